@@ -1,0 +1,1 @@
+"""The `quiz` command line."""

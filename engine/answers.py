@@ -1,0 +1,526 @@
+"""Answer kinds: what a correct answer is, how close is close enough, and the recognisable wrong answers.
+
+Every kind is a frozen dataclass holding plain Python values (no numpy), so that variants compare,
+hash and serialise the same way everywhere. Parsing a student's text is `engine.parse`'s job and
+scoring it is `engine.grading`'s; this module only says what the target is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+Scoring = Literal["net", "all-or-nothing", "each-answer"]
+SCORING_SCHEMES: tuple[Scoring, ...] = ("net", "all-or-nothing", "each-answer")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tolerance
+# ---------------------------------------------------------------------------------------------
+
+ToleranceMode = Literal["decimals", "sigfigs", "relative", "exact"]
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerance:
+    """How far a number may be from the target and still be right.
+
+    - ``decimals n``: |x - t| <= 0.51 * 10**-n, i.e. the target rounded to n places, with a
+      sliver of slack so that a correctly rounded answer is never refused by float noise.
+    - ``sigfigs n``: the same, at the place of the n-th significant digit of the target.
+    - ``relative``: |x - t| <= max(rtol * |t|, atol).
+    - ``exact``: equal (integer counts).
+    """
+
+    mode: ToleranceMode = "relative"
+    places: int = 0
+    rtol: float = 1e-3
+    atol: float = 1e-9
+
+    @classmethod
+    def decimals(cls, n: int) -> Tolerance:
+        """Right when it rounds like the target does to ``n`` decimal places."""
+        return cls(mode="decimals", places=n)
+
+    @classmethod
+    def sigfigs(cls, n: int) -> Tolerance:
+        """Right when it agrees with the target to ``n`` significant figures."""
+        return cls(mode="sigfigs", places=n)
+
+    @classmethod
+    def relative(cls, rtol: float = 1e-3, atol: float = 1e-9) -> Tolerance:
+        """Right within a relative tolerance, with an absolute floor for targets near zero."""
+        return cls(mode="relative", rtol=rtol, atol=atol)
+
+    @classmethod
+    def exact(cls) -> Tolerance:
+        """Right only when equal (for integer counts)."""
+        return cls(mode="exact")
+
+    def half_width(self, target: float) -> float:
+        """The largest accepted |x - target| (what an LMS export writes as its tolerance)."""
+        if self.mode == "decimals":
+            return 0.51 * 10.0 ** (-self.places)
+        if self.mode == "sigfigs":
+            if target == 0:
+                return 0.51 * 10.0 ** (-self.places)
+            exponent = math.floor(math.log10(abs(target))) - self.places + 1
+            return 0.51 * 10.0**exponent
+        if self.mode == "relative":
+            return max(self.rtol * abs(target), self.atol)
+        return 0.0
+
+    def accepts(self, target: float, value: float) -> bool:
+        """Whether ``value`` is close enough to ``target``."""
+        if not (math.isfinite(target) and math.isfinite(value)):
+            return False
+        if self.mode == "exact":
+            return value == target
+        return abs(value - target) <= self.half_width(target)
+
+    def describe(self) -> str:
+        """The precision asked for, as a prompt states it."""
+        if self.mode == "decimals":
+            return f"to {self.places} decimal place{'s' if self.places != 1 else ''}"
+        if self.mode == "sigfigs":
+            return f"to {self.places} significant figure{'s' if self.places != 1 else ''}"
+        if self.mode == "exact":
+            return "exactly"
+        return f"to within {_percent(self.rtol)} of the exact value"
+
+    def format(self, value: float) -> str:
+        """``value`` written at the precision asked for (how a key or a model answer shows it)."""
+        if self.mode == "decimals":
+            return _strip_negative_zero(f"{value:.{self.places}f}")
+        if self.mode == "sigfigs":
+            return _format_sigfigs(value, self.places)
+        if self.mode == "exact":
+            return _format_exact(value)
+        return _format_sigfigs(value, max(4, 1 - math.floor(math.log10(self.rtol))))
+
+    def to_json(self) -> dict[str, Any]:
+        """The tolerance as it would be written in a bank."""
+        if self.mode == "decimals":
+            return {"decimals": self.places}
+        if self.mode == "sigfigs":
+            return {"sigfigs": self.places}
+        if self.mode == "exact":
+            return {"exact": True}
+        return {"rtol": self.rtol, "atol": self.atol}
+
+
+DEFAULT_REAL_TOLERANCE = Tolerance.relative()
+EXACT = Tolerance.exact()
+
+
+def _percent(fraction: float) -> str:
+    text = f"{fraction * 100:.6g}"
+    return f"{text} %"
+
+
+def _strip_negative_zero(text: str) -> str:
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def _format_exact(value: float) -> str:
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+def _format_sigfigs(value: float, n: int) -> str:
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    if -4 <= exponent < 15:
+        decimals = max(n - 1 - exponent, 0)
+        return _strip_negative_zero(f"{round(value, decimals):.{decimals}f}")
+    return f"{value:.{n - 1}e}"
+
+
+def format_number(value: float, tolerance: Tolerance = DEFAULT_REAL_TOLERANCE) -> str:
+    """A number for prompts and solutions: integers plainly, others at the tolerance's precision."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return tolerance.format(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Answer kinds
+# ---------------------------------------------------------------------------------------------
+
+Vector = tuple[float, ...]
+Matrix = tuple[tuple[float, ...], ...]
+Dim = int | str
+ShapeValue = tuple[Dim, ...]
+MistakeValue = float | int | Vector | Matrix | ShapeValue | frozenset[str]
+
+
+def _as_vector(values: Iterable[Any]) -> Vector:
+    return tuple(float(v) for v in values)
+
+
+def _as_matrix(rows: Iterable[Iterable[Any]]) -> Matrix:
+    return tuple(_as_vector(row) for row in rows)
+
+
+@dataclass(frozen=True, slots=True)
+class NumericAnswer:
+    """A real number, graded within a tolerance."""
+
+    kind: ClassVar[str] = "numeric"
+    value: float
+    tolerance: Tolerance = DEFAULT_REAL_TOLERANCE
+    allow_percent: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", float(self.value))
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether ``value`` would be graded as this answer."""
+        return isinstance(value, int | float) and self.tolerance.accepts(self.value, float(value))
+
+    def format(self) -> str:
+        """The answer at the precision asked for."""
+        return self.tolerance.format(self.value)
+
+    def instructions(self) -> str:
+        """What the student should type, including the precision."""
+        return f"Give a number {self.tolerance.describe()}."
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON."""
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class IntegerAnswer:
+    """A count, graded exactly (parameters, entries, volumes)."""
+
+    kind: ClassVar[str] = "integer"
+    value: int
+    tolerance: Tolerance = EXACT
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, float) and not self.value.is_integer():
+            raise ValueError(f"an integer answer cannot be {self.value!r}")
+        object.__setattr__(self, "value", int(self.value))
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether ``value`` would be graded as this answer."""
+        return isinstance(value, int | float) and float(value) == self.value
+
+    def format(self) -> str:
+        """The count with thousands separators, as the notes write it."""
+        return f"{self.value:,}"
+
+    def instructions(self) -> str:
+        """What the student should type."""
+        return "Give a whole number (exactly)."
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON."""
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class VectorAnswer:
+    """A vector, graded entry by entry within a tolerance."""
+
+    kind: ClassVar[str] = "vector"
+    values: Vector
+    tolerance: Tolerance = DEFAULT_REAL_TOLERANCE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", _as_vector(self.values))
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether ``value`` would be graded as this answer."""
+        if not isinstance(value, tuple) or len(value) != len(self.values):
+            return False
+        if not all(isinstance(v, int | float) for v in value):
+            return False
+        return all(
+            self.tolerance.accepts(t, float(v)) for t, v in zip(self.values, value, strict=True)
+        )
+
+    def format(self) -> str:
+        """The vector at the precision asked for."""
+        return "[" + ", ".join(self.tolerance.format(v) for v in self.values) + "]"
+
+    def instructions(self) -> str:
+        """What the student should type, including the precision."""
+        return (
+            f"Give {len(self.values)} numbers as a vector, e.g. [a, b], "
+            f"each {self.tolerance.describe()}."
+        )
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON."""
+        return list(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixAnswer:
+    """A matrix, graded entry by entry within a tolerance."""
+
+    kind: ClassVar[str] = "matrix"
+    rows: Matrix
+    tolerance: Tolerance = DEFAULT_REAL_TOLERANCE
+
+    def __post_init__(self) -> None:
+        rows = _as_matrix(self.rows)
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise ValueError("a matrix answer needs rows of one length")
+        object.__setattr__(self, "rows", rows)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, columns)."""
+        return len(self.rows), len(self.rows[0])
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether ``value`` would be graded as this answer."""
+        if not isinstance(value, tuple) or len(value) != len(self.rows):
+            return False
+        for target_row, row in zip(self.rows, value, strict=True):
+            if not isinstance(row, tuple) or len(row) != len(target_row):
+                return False
+            if not all(
+                isinstance(v, int | float) and self.tolerance.accepts(t, float(v))
+                for t, v in zip(target_row, row, strict=True)
+            ):
+                return False
+        return True
+
+    def format(self) -> str:
+        """The matrix at the precision asked for, row by row."""
+        return (
+            "["
+            + ", ".join(
+                "[" + ", ".join(self.tolerance.format(v) for v in row) + "]" for row in self.rows
+            )
+            + "]"
+        )
+
+    def instructions(self) -> str:
+        """What the student should type, including the precision."""
+        r, c = self.shape
+        return (
+            f"Give the {r}×{c} matrix row by row, e.g. [[a, b], [c, d]] or a b; c d, "
+            f"each entry {self.tolerance.describe()}."
+        )
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON."""
+        return [list(row) for row in self.rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeAnswer:
+    """A tensor shape: integers, or symbols such as ``T`` where the item is symbolic."""
+
+    kind: ClassVar[str] = "shape"
+    dims: ShapeValue
+    tolerance: Tolerance = EXACT
+
+    def __post_init__(self) -> None:
+        dims = tuple(d if isinstance(d, str) else int(d) for d in self.dims)
+        object.__setattr__(self, "dims", dims)
+
+    @property
+    def symbolic(self) -> bool:
+        """Whether some dimension is a symbol rather than a number."""
+        return any(isinstance(d, str) for d in self.dims)
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether ``value`` would be graded as this answer."""
+        return isinstance(value, tuple) and value == self.dims
+
+    def format(self) -> str:
+        """The shape as the notes write it, e.g. [T, 512]."""
+        return "[" + ", ".join(str(d) for d in self.dims) + "]"
+
+    def instructions(self) -> str:
+        """What the student should type."""
+        example = "[T, 512]" if self.symbolic else "[50, 512]"
+        return f"Give the shape as a list of {len(self.dims)} dimensions, e.g. {example}."
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON."""
+        return list(self.dims)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a choice item; ``why`` explains a false option (shown when it is ticked)."""
+
+    text: str
+    correct: bool
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceAnswer:
+    """Single choice (exactly one option is right) or multiple select (any number, at least one)."""
+
+    kind: ClassVar[str] = "choice"
+    options: tuple[Option, ...]
+    multiple: bool = True
+    scoring: Scoring = "net"
+    tolerance: Tolerance = EXACT
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", tuple(self.options))
+        if not 2 <= len(self.options) <= len(LETTERS):
+            raise ValueError(f"a choice item needs 2 to 26 options, not {len(self.options)}")
+        right = sum(o.correct for o in self.options)
+        if right == 0:
+            raise ValueError("a choice item needs at least one correct option")
+        if not self.multiple and right != 1:
+            raise ValueError(f"a single-choice item needs exactly one correct option, not {right}")
+        if self.scoring not in SCORING_SCHEMES:
+            raise ValueError(f"unknown scoring scheme {self.scoring!r}")
+
+    @property
+    def letters(self) -> str:
+        """The letters of the options, in order (A, B, C, ...)."""
+        return LETTERS[: len(self.options)]
+
+    @property
+    def correct_letters(self) -> frozenset[str]:
+        """The letters of the true options."""
+        return frozenset(LETTERS[i] for i, o in enumerate(self.options) if o.correct)
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether the set of letters ``value`` is exactly the correct set."""
+        return isinstance(value, frozenset) and value == self.correct_letters
+
+    def format(self) -> str:
+        """The correct letters, e.g. "A, C"."""
+        return ", ".join(sorted(self.correct_letters))
+
+    def instructions(self) -> str:
+        """What the student should type."""
+        if self.multiple:
+            return "Select all that apply: type the letters, e.g. A, C."
+        return "Choose one: type its letter."
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON: the correct letters."""
+        return sorted(self.correct_letters)
+
+
+Answer = NumericAnswer | IntegerAnswer | VectorAnswer | MatrixAnswer | ShapeAnswer | ChoiceAnswer
+
+
+@dataclass(frozen=True, slots=True)
+class Mistake:
+    """A wrong answer that a named misconception produces, and what to tell a student who gives it."""
+
+    tag: str
+    value: MistakeValue
+    feedback: str
+    score: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", normalise_value(self.value))
+
+    def format(self, answer: Answer) -> str:
+        """The mistaken value written the way the answer is written."""
+        if isinstance(answer, ShapeAnswer) and isinstance(self.value, tuple):
+            return "[" + ", ".join(str(d) for d in self.value) + "]"
+        return format_value(self.value, answer.tolerance)
+
+    def to_json(self) -> dict[str, Any]:
+        """The mistake as the JSON outputs show it."""
+        value: Any = self.value
+        if isinstance(value, frozenset):
+            value = sorted(value)
+        elif isinstance(value, tuple):
+            value = [list(v) if isinstance(v, tuple) else v for v in value]
+        return {"tag": self.tag, "value": value, "feedback": self.feedback}
+
+
+def normalise_value(value: Any) -> MistakeValue:
+    """numpy scalars and arrays, lists and sets turned into the plain values the kinds hold."""
+    if isinstance(value, frozenset | set):
+        return frozenset(str(v) for v in value)
+    if isinstance(value, str):
+        raise TypeError("a mistake value is a number, a vector, a matrix, a shape or a set of letters")
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, Sequence):
+        return tuple(
+            normalise_value(v) if isinstance(v, Sequence) and not isinstance(v, str) else _scalar(v)
+            for v in value
+        )  # type: ignore[return-value]
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, str | bool):
+        return value
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, int):
+        return value
+    as_float = float(value)
+    return int(as_float) if as_float.is_integer() and abs(as_float) < 2**53 else as_float
+
+
+def format_value(value: MistakeValue, tolerance: Tolerance) -> str:
+    """Any answer-shaped value written at a tolerance's precision."""
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value))
+    if isinstance(value, tuple):
+        return "[" + ", ".join(format_value(v, tolerance) for v in value) + "]"  # type: ignore[arg-type]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and tolerance.mode == "exact":
+        return f"{value:,}"
+    return tolerance.format(float(value))
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The answer as the JSON outputs show it: kind, value, tolerance (and options for choice)."""
+    data: dict[str, Any] = {
+        "kind": answer.kind,
+        "value": answer.json_value(),
+        "tolerance": answer.tolerance.to_json(),
+    }
+    if isinstance(answer, ChoiceAnswer):
+        data["multiple"] = answer.multiple
+        data["scoring"] = answer.scoring
+        data["options"] = [
+            {"letter": letter, "text": o.text, "correct": o.correct, "why": o.why}
+            for letter, o in zip(answer.letters, answer.options, strict=True)
+        ]
+    return data
+
+
+__all__ = [
+    "DEFAULT_REAL_TOLERANCE",
+    "EXACT",
+    "LETTERS",
+    "SCORING_SCHEMES",
+    "Answer",
+    "ChoiceAnswer",
+    "IntegerAnswer",
+    "MatrixAnswer",
+    "Mistake",
+    "MistakeValue",
+    "NumericAnswer",
+    "Option",
+    "Scoring",
+    "ShapeAnswer",
+    "Tolerance",
+    "VectorAnswer",
+    "answer_json",
+    "format_number",
+    "format_value",
+    "normalise_value",
+]

@@ -1,0 +1,122 @@
+"""A loaded bank and its items, and how an item becomes a Question for a seed (or the past paper's own)."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
+from engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
+from engine.registry import GeneratorSpec
+from engine.schema import Item
+from engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
+from engine.variant import Question, Variant
+
+
+class NoOriginalError(QuizError):
+    """The item has no past-paper instance (its statement is not in the notes)."""
+
+
+@dataclass(frozen=True)
+class BankItem:
+    """An item of a loaded bank: its YAML, its generator and its validated parameters."""
+
+    item: Item
+    spec: GeneratorSpec
+    kwargs: Mapping[str, Any]
+    original_kwargs: Mapping[str, Any] | None
+    line: int
+    bank: str
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+        return self.item.id
+
+    @property
+    def has_original(self) -> bool:
+        """Whether the past paper's own instance can be shown."""
+        return self.original_kwargs is not None
+
+    def question(self, seed: int) -> Question:
+        """The variant of this item for ``seed``."""
+        check_seed(seed)
+        variant = self._run(question_rng(seed, self.bank, self.id), self.kwargs, seed)
+        return self._wrap(variant, seed, variant_code(seed))
+
+    def original(self) -> Question:
+        """The past paper's own instance, with its inputs."""
+        if self.original_kwargs is None:
+            raise NoOriginalError(
+                f"{self.id}: this item has no original instance"
+                + (f" ({self.item.note})" if self.item.note else "")
+                + "; try --seed N for a variant"
+            )
+        # The original's inputs are all given, so the generator draws nothing that matters;
+        # a fixed stream keeps even incidental draws (such as option order) reproducible.
+        variant = self._run(question_rng(0, self.bank, self.id), self.original_kwargs, None)
+        return self._wrap(variant, None, ORIGINAL_CODE)
+
+    def _run(self, rng: np.random.Generator, kwargs: Mapping[str, Any], seed: int | None) -> Variant:
+        try:
+            variant = self.spec.fn(rng, **kwargs)
+        except Exception as exc:
+            # A generator bug must still reach the user as one clear line that reproduces it.
+            raise GeneratorRunError(
+                f"item {self.id!r}: generator {self.spec.name!r} raised {type(exc).__name__}: {exc} "
+                f"(seed={seed if seed is not None else 'original'}, params={dict(self.kwargs)})"
+            ) from exc
+        return self._apply_overrides(variant)
+
+    def _apply_overrides(self, variant: Variant) -> Variant:
+        answer = variant.answer
+        if self.item.tolerance is not None and not isinstance(
+            answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer
+        ):
+            answer = dataclasses.replace(answer, tolerance=self.item.tolerance.to_tolerance())
+        if self.item.scoring is not None and isinstance(answer, ChoiceAnswer):
+            answer = dataclasses.replace(answer, scoring=self.item.scoring)
+        if answer is variant.answer:
+            return variant
+        return dataclasses.replace(variant, answer=answer)
+
+    def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
+        return Question(
+            bank=self.bank,
+            item_id=self.id,
+            source=self.item.source,
+            topic=self.item.topic,
+            seed=seed,
+            code=code,
+            variant=variant,
+            note=self.item.note,
+        )
+
+
+@dataclass(frozen=True)
+class Bank:
+    """A validated bank: its name, title, where it came from, and its items in order."""
+
+    name: str
+    title: str
+    description: str
+    path: str
+    items: tuple[BankItem, ...]
+
+    def get(self, item_id: str) -> BankItem:
+        """The item with that id, or an error that suggests the closest ids."""
+        for entry in self.items:
+            if entry.id == item_id:
+                return entry
+        close = difflib.get_close_matches(item_id, [e.id for e in self.items], n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else f"; `quiz list {self.name}` shows its items"
+        raise ItemNotFoundError(f"bank {self.name!r} has no item {item_id!r}{hint}")
+
+    def topics(self) -> list[str]:
+        """The bank's topics, in the order they first appear."""
+        return list(dict.fromkeys(e.item.topic for e in self.items))

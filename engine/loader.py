@@ -1,0 +1,250 @@
+"""YAML bank file → validated `Bank`, with every problem reported as ``file:line: field: message``.
+
+This is the only module that imports yaml. It reads YAML 1.2 scalars (``1e-3`` is a number,
+``no`` and ``off`` are strings, dates stay text) rather than PyYAML's YAML 1.1 defaults, records
+the line of every key, validates the file against `engine.schema`, then checks each item's
+generator and parameters against the registry, and reports all problems at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import yaml
+
+from engine.bank import Bank, BankItem
+from engine.errors import BankError, Issue
+from engine.registry import Registry, load_builtin_generators
+from engine.schema import BankModel
+
+Loc = tuple[str | int, ...]
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Yaml12Loader(_BaseLoader):  # type: ignore[misc]
+    """SafeLoader with YAML 1.2 core-schema booleans and floats, and no timestamps."""
+
+
+_resolvers = {
+    first: [(tag, rx) for tag, rx in entries if tag not in {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"}]
+    for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.yaml_implicit_resolvers = _resolvers
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+
+_MAX_DEPTH = 50
+
+
+class _Located:
+    """Python data built from a YAML node tree, with the line of every key path."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.lines: dict[Loc, int] = {}
+        self.issues: list[Issue] = []
+
+    def build(self, loader: Any, node: yaml.Node, path: Loc) -> Any:
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if len(path) > _MAX_DEPTH:
+            self.issue(path, "nested too deeply")
+            return None
+        if isinstance(node, yaml.MappingNode):
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+                if not isinstance(key, str | int) or isinstance(key, bool):
+                    self.issues.append(
+                        Issue(self.file, key_node.start_mark.line + 1, format_loc(path), "keys must be plain names")
+                    )
+                    continue
+                key = str(key)
+                child = (*path, key)
+                if key in result:
+                    self.issues.append(
+                        Issue(
+                            self.file,
+                            key_node.start_mark.line + 1,
+                            format_loc(child),
+                            f"duplicate key (first given at line {self.lines[child]})",
+                        )
+                    )
+                    continue
+                self.lines[child] = key_node.start_mark.line + 1
+                result[key] = self.build(loader, value_node, child)
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(loader, v, (*path, i)) for i, v in enumerate(node.value)]
+        return loader.construct_object(node, deep=True)
+
+    def line_of(self, loc: Loc) -> int:
+        """The line of the deepest part of ``loc`` that the file has (a missing key: its parent)."""
+        for end in range(len(loc), -1, -1):
+            line = self.lines.get(loc[:end])
+            if line is not None:
+                return line
+        return 1
+
+    def issue(self, loc: Loc, message: str) -> None:
+        self.issues.append(Issue(self.file, self.line_of(loc), format_loc(loc), message))
+
+
+def format_loc(loc: Loc) -> str:
+    """``('items', 3, 'params', 'dim')`` → ``items[3].params.dim``."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, bool | int | float) or value is None:
+        return repr(value)
+    return type(value).__name__
+
+
+def _pydantic_issues(
+    located: _Located, error: pydantic.ValidationError, prefix: Loc, known_lines: Loc | None = None
+) -> None:
+    """Translate pydantic's errors into issues at the lines of the offending keys."""
+    for detail in error.errors(include_url=False):
+        loc: Loc = tuple(detail["loc"])
+        full = (*prefix, *loc)
+        message = str(detail["msg"]).removeprefix("Value error, ")
+        kind = detail["type"]
+        if kind == "extra_forbidden":
+            message = "unknown field"
+        elif kind == "missing":
+            message = "required field is missing"
+        value = detail.get("input")
+        if kind not in {"missing", "extra_forbidden"} and not isinstance(value, dict | list):
+            message += f" (got {_describe(value)})"
+        where = known_lines if known_lines is not None and full not in located.lines else full
+        located.issues.append(Issue(located.file, located.line_of(where), format_loc(full), message))
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, _Located]:
+    """The data of a YAML document and the lines of its keys; a syntax error is a BankError."""
+    located = _Located(file)
+    loader = _Yaml12Loader(text)
+    try:
+        node = loader.get_single_node()
+        data = located.build(loader, node, ()) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        column = mark.column + 1 if mark else None
+        problem = exc.problem or exc.context or "cannot be read"
+        raise BankError(file, [Issue(file, line, "", f"YAML syntax: {problem}", column)]) from None
+    except yaml.YAMLError as exc:
+        raise BankError(file, [Issue(file, 1, "", f"YAML: {exc}")]) from None
+    finally:
+        loader.dispose()
+    return data, located
+
+
+def load_bank_text(text: str, file: str, registry: Registry | None = None) -> Bank:
+    """Validate a bank's YAML text; every problem in it is raised at once as a BankError."""
+    registry = registry or load_builtin_generators()
+    data, located = parse_yaml(text, file)
+    if not isinstance(data, dict):
+        located.issue((), "a bank is a mapping with bank, title and items")
+        raise BankError(file, located.issues)
+
+    model: BankModel | None = None
+    try:
+        model = BankModel.model_validate(data)
+    except pydantic.ValidationError as exc:
+        _pydantic_issues(located, exc, ())
+
+    items: list[BankItem] = []
+    raw_items = data.get("items")
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_items if isinstance(raw_items, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        item_id = raw.get("id")
+        if isinstance(item_id, str):
+            if item_id in seen:
+                located.issue(("items", index, "id"), f"duplicate id {item_id!r} (first used at line {seen[item_id]})")
+            else:
+                seen[item_id] = located.line_of(("items", index, "id"))
+        resolved = _check_generator(located, registry, raw, index)
+        if model is not None and resolved is not None:
+            spec, kwargs, original_kwargs = resolved
+            items.append(
+                BankItem(
+                    item=model.items[index],
+                    spec=spec,
+                    kwargs=kwargs,
+                    original_kwargs=original_kwargs,
+                    line=located.line_of(("items", index)),
+                    bank=model.bank,
+                )
+            )
+
+    if located.issues or model is None:
+        raise BankError(file, located.issues)
+    return Bank(name=model.bank, title=model.title, description=model.description, path=file, items=tuple(items))
+
+
+def _check_generator(
+    located: _Located, registry: Registry, raw: Mapping[str, Any], index: int
+) -> tuple[Any, dict[str, Any], dict[str, Any] | None] | None:
+    """Check an item's generator and parameters; the validated keyword arguments if they are fine."""
+    name = raw.get("generator")
+    if not isinstance(name, str):
+        return None
+    spec = registry.get(name)
+    if spec is None:
+        suggestion = registry.suggest(name)
+        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+        located.issue(("items", index, "generator"), f"unknown generator {name!r}{hint}")
+        return None
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        return None
+    prefix: Loc = ("items", index, "params")
+    try:
+        kwargs = spec.validate_params(params)
+    except pydantic.ValidationError as exc:
+        _pydantic_issues(located, exc, prefix, known_lines=prefix)
+        return None
+    original = raw.get("original")
+    original_kwargs = None
+    if isinstance(original, dict):
+        try:
+            original_kwargs = spec.validate_params({**params, **original})
+        except pydantic.ValidationError as exc:
+            _pydantic_issues(located, exc, ("items", index, "original"), known_lines=("items", index, "original"))
+            return None
+    return spec, kwargs, original_kwargs
+
+
+def load_bank_file(path: Path, shown_as: str | None = None, registry: Registry | None = None) -> Bank:
+    """Read and validate a bank file; ``shown_as`` is the name used in error messages."""
+    file = shown_as or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BankError(file, [Issue(file, 1, "", f"cannot read the file ({exc})")]) from None
+    return load_bank_text(text, file, registry)

@@ -1,0 +1,77 @@
+"""The seeding policy, in one place: how seeds become random generators and short variant codes.
+
+A question's random stream depends on the seed, the bank name and the item id (never on
+``hash()``, which changes between runs), so the same seed gives the same variant on every machine
+and two items never share a stream. A variant code is the seed written in Crockford base 32 with
+a check character, short enough to print on a worksheet and to type back in.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from engine.errors import VariantCodeError
+
+MAX_SEED = 2**32 - 1
+_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford: no I, L, O, U
+_READS_AS = {"O": "0", "I": "1", "L": "1"}
+_CODE_DIGITS = 7  # 35 bits hold any 32-bit seed
+
+
+def _crc(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def question_rng(seed: int, bank: str, item: str) -> np.random.Generator:
+    """The random generator a generator receives for this seed, bank and item."""
+    return np.random.default_rng([seed, _crc(bank), _crc(item)])
+
+
+def derive_seed(master: int, *keys: int | str) -> int:
+    """A seed for one part of a larger whole (a question of a session, a student of a class)."""
+    entropy = [master, *(k if isinstance(k, int) else _crc(k) for k in keys)]
+    return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint32)[0])
+
+
+def check_seed(seed: int) -> int:
+    """``seed`` if it is a valid seed, else a clear error."""
+    if not 0 <= seed <= MAX_SEED:
+        raise VariantCodeError(f"a seed is a whole number from 0 to {MAX_SEED}, not {seed}")
+    return seed
+
+
+def _check_char(value: int) -> str:
+    return _ALPHABET[value % 31]
+
+
+def variant_code(seed: int) -> str:
+    """The printable code of a seed, e.g. ``0000-0077`` for seed 7 (four, a dash, four)."""
+    check_seed(seed)
+    digits = ""
+    rest = seed
+    for _ in range(_CODE_DIGITS):
+        rest, digit = divmod(rest, 32)
+        digits = _ALPHABET[digit] + digits
+    text = digits + _check_char(seed)
+    return f"{text[:4]}-{text[4:]}"
+
+
+def seed_from_code(code: str) -> int:
+    """The seed a variant code stands for; forgiving of case, dashes, spaces, O/0 and I/L/1."""
+    cleaned = "".join(code.split()).replace("-", "").upper()
+    cleaned = "".join(_READS_AS.get(ch, ch) for ch in cleaned)
+    if len(cleaned) != _CODE_DIGITS + 1 or any(ch not in _ALPHABET for ch in cleaned):
+        raise VariantCodeError(
+            f"{code!r} is not a variant code: a code has 8 characters, like 0000-0077"
+        )
+    seed = 0
+    for ch in cleaned[:-1]:
+        seed = seed * 32 + _ALPHABET.index(ch)
+    if seed > MAX_SEED or _check_char(seed) != cleaned[-1]:
+        raise VariantCodeError(f"{code!r} is not a valid variant code (check the characters)")
+    return seed
+
+
+ORIGINAL_CODE = "original"

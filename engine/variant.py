@@ -1,0 +1,135 @@
+"""What a generator returns (a Variant) and what every consumer uses (a Question: a variant of an item)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.answers import Answer, ChoiceAnswer, Mistake, answer_json
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One concrete instance of a question family, as its generator built it.
+
+    ``prompt``, ``solution`` steps and ``hint`` are Markdown with TeX maths in ``$...$`` (the
+    subset `engine.markup` understands). ``inputs`` are the drawn inputs (JSON-able), shown by
+    ``quiz show --json`` and used to tell variants apart.
+
+    Mistakes whose value would be graded as the answer are dropped, and so are later mistakes
+    with the value of an earlier one: a wrong answer is named by the first misconception that
+    produces it.
+    """
+
+    prompt: str
+    answer: Answer
+    solution: Sequence[str]
+    mistakes: Sequence[Mistake] = ()
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    hint: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "solution", tuple(self.solution))
+        kept: list[Mistake] = []
+        for mistake in self.mistakes:
+            if _is_nonfinite(mistake.value) or self.answer.matches(mistake.value):
+                continue
+            if any(_same_value(self.answer, mistake, k) for k in kept):
+                continue
+            kept.append(mistake)
+        object.__setattr__(self, "mistakes", tuple(kept))
+        object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
+
+
+def _is_nonfinite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, tuple):
+        return any(_is_nonfinite(v) for v in value)
+    return False
+
+
+def _same_value(answer: Answer, a: Mistake, b: Mistake) -> bool:
+    """Two mistakes the grader could not tell apart at the answer's tolerance."""
+    if a.value == b.value:
+        return True
+    probe: Any = answer
+    if isinstance(answer, ChoiceAnswer):
+        return False
+    try:
+        shifted = _replace_target(probe, b.value)
+    except (TypeError, ValueError):
+        return False
+    return bool(shifted is not None and shifted.matches(a.value))
+
+
+def _replace_target(answer: Any, value: Any) -> Any:
+    from engine import answers as kinds
+
+    if isinstance(answer, kinds.NumericAnswer | kinds.IntegerAnswer) and isinstance(value, int | float):
+        return kinds.NumericAnswer(float(value), answer.tolerance)
+    if isinstance(answer, kinds.VectorAnswer) and isinstance(value, tuple):
+        if all(isinstance(v, int | float) for v in value):
+            return kinds.VectorAnswer(value, answer.tolerance)  # type: ignore[arg-type]
+    if isinstance(answer, kinds.MatrixAnswer) and isinstance(value, tuple):
+        if value and all(isinstance(r, tuple) for r in value):
+            return kinds.MatrixAnswer(value, answer.tolerance)  # type: ignore[arg-type]
+    return None
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A variant of one bank item, with everything needed to show, grade, store and rebuild it."""
+
+    bank: str
+    item_id: str
+    source: str
+    topic: str
+    seed: int | None
+    code: str
+    variant: Variant
+    note: str = ""
+
+    @property
+    def is_original(self) -> bool:
+        """Whether this is the past paper's own instance rather than a seeded variant."""
+        return self.seed is None
+
+    @property
+    def answer(self) -> Answer:
+        """The variant's answer."""
+        return self.variant.answer
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields ``quiz show --json`` and the JSON export print."""
+        variant = self.variant
+        return {
+            "bank": self.bank,
+            "item": self.item_id,
+            "source": self.source,
+            "topic": self.topic,
+            "seed": self.seed,
+            "original": self.is_original,
+            "variant_code": self.code,
+            "prompt": variant.prompt,
+            "instructions": variant.answer.instructions(),
+            "answer": answer_json(variant.answer),
+            "answer_text": variant.answer.format(),
+            "mistakes": [m.to_json() for m in variant.mistakes],
+            "solution": list(variant.solution),
+            "hint": variant.hint,
+            "params": dict(variant.inputs),
+            "note": self.note,
+        }

@@ -1,0 +1,1 @@
+"""The question banks shipped with quiz (YAML files beside this module)."""
