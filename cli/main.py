@@ -98,10 +98,16 @@ def list_command(bank: BankArg, as_json: JsonOpt = False) -> None:
 def show_command(
     bank: BankArg,
     item: Annotated[str, typer.Argument(help="The item's id (see `quiz list BANK`).")],
-    seed: Annotated[int | None, typer.Option("--seed", "-s", min=0, max=2**32 - 1, help="Build the variant of this seed.")] = None,
-    code: Annotated[str | None, typer.Option("--code", help="Build the variant of this variant code.")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", min=0, max=2**32 - 1, help="Build the variant of this seed.")
+    ] = None,
+    code: Annotated[
+        str | None, typer.Option("--code", help="Build the variant of this variant code.")
+    ] = None,
     original: Annotated[bool, typer.Option("--original", help="The past paper's own question.")] = False,
-    solution: Annotated[bool, typer.Option("--solution", help="Add the worked solution and the known mistakes.")] = False,
+    solution: Annotated[
+        bool, typer.Option("--solution", help="Add the worked solution and the known mistakes.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Show one variant of an item with its answer (a random one unless --seed, --code or --original).
@@ -141,6 +147,7 @@ def schema_command() -> None:
 # Commands defined in their own modules register themselves on `app` when imported here.
 # Each such module imports only typer at the top, so `quiz --help` stays fast.
 
+
 def main() -> None:
     """Entry point of the `quiz` script."""
     try:
@@ -148,3 +155,7 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("\nquiz: interrupted", err=True)
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 Scoring = Literal["net", "all-or-nothing", "each-answer"]
 SCORING_SCHEMES: tuple[Scoring, ...] = ("net", "all-or-nothing", "each-answer")
@@ -205,9 +205,10 @@ class IntegerAnswer:
     tolerance: Tolerance = EXACT
 
     def __post_init__(self) -> None:
-        if isinstance(self.value, float) and not self.value.is_integer():
-            raise ValueError(f"an integer answer cannot be {self.value!r}")
-        object.__setattr__(self, "value", int(self.value))
+        given: Any = self.value
+        if isinstance(given, float) and not given.is_integer():
+            raise ValueError(f"an integer answer cannot be {given!r}")
+        object.__setattr__(self, "value", int(given))
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
@@ -239,13 +240,7 @@ class VectorAnswer:
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
-        if not isinstance(value, tuple) or len(value) != len(self.values):
-            return False
-        if not all(isinstance(v, int | float) for v in value):
-            return False
-        return all(
-            self.tolerance.accepts(t, float(v)) for t, v in zip(self.values, value, strict=True)
-        )
+        return isinstance(value, tuple) and values_close(self.tolerance, self.values, value)
 
     def format(self) -> str:
         """The vector at the precision asked for."""
@@ -253,10 +248,7 @@ class VectorAnswer:
 
     def instructions(self) -> str:
         """What the student should type, including the precision."""
-        return (
-            f"Give {len(self.values)} numbers as a vector, e.g. [a, b], "
-            f"each {self.tolerance.describe()}."
-        )
+        return f"Give {len(self.values)} numbers as a vector, e.g. [a, b], each {self.tolerance.describe()}."
 
     def json_value(self) -> Any:
         """The answer's value in JSON."""
@@ -284,25 +276,13 @@ class MatrixAnswer:
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
-        if not isinstance(value, tuple) or len(value) != len(self.rows):
-            return False
-        for target_row, row in zip(self.rows, value, strict=True):
-            if not isinstance(row, tuple) or len(row) != len(target_row):
-                return False
-            if not all(
-                isinstance(v, int | float) and self.tolerance.accepts(t, float(v))
-                for t, v in zip(target_row, row, strict=True)
-            ):
-                return False
-        return True
+        return isinstance(value, tuple) and values_close(self.tolerance, self.rows, value)
 
     def format(self) -> str:
         """The matrix at the precision asked for, row by row."""
         return (
             "["
-            + ", ".join(
-                "[" + ", ".join(self.tolerance.format(v) for v in row) + "]" for row in self.rows
-            )
+            + ", ".join("[" + ", ".join(self.tolerance.format(v) for v in row) + "]" for row in self.rows)
             + "]"
         )
 
@@ -454,11 +434,12 @@ def normalise_value(value: Any) -> MistakeValue:
     if hasattr(value, "tolist"):
         value = value.tolist()
     if isinstance(value, Sequence):
-        return tuple(
+        items: Any = tuple(
             normalise_value(v) if isinstance(v, Sequence) and not isinstance(v, str) else _scalar(v)
             for v in value
-        )  # type: ignore[return-value]
-    return _scalar(value)
+        )
+        return cast(MistakeValue, items)
+    return cast(MistakeValue, _scalar(value))
 
 
 def _scalar(value: Any) -> Any:
@@ -472,17 +453,30 @@ def _scalar(value: Any) -> Any:
     return int(as_float) if as_float.is_integer() and abs(as_float) < 2**53 else as_float
 
 
-def format_value(value: MistakeValue, tolerance: Tolerance) -> str:
-    """Any answer-shaped value written at a tolerance's precision."""
+def format_value(value: MistakeValue | str, tolerance: Tolerance) -> str:
+    """Any answer-shaped value (or a symbolic dimension) written at a tolerance's precision."""
     if isinstance(value, frozenset):
         return ", ".join(sorted(value))
     if isinstance(value, tuple):
-        return "[" + ", ".join(format_value(v, tolerance) for v in value) + "]"  # type: ignore[arg-type]
+        return "[" + ", ".join(format_value(v, tolerance) for v in value) + "]"
     if isinstance(value, str):
         return value
     if isinstance(value, int) and tolerance.mode == "exact":
         return f"{value:,}"
     return tolerance.format(float(value))
+
+
+def values_close(tolerance: Tolerance, target: object, value: object) -> bool:
+    """Whether ``value`` equals ``target`` at ``tolerance``, entry by entry for vectors and matrices."""
+    if isinstance(target, bool) or isinstance(value, bool):
+        return target == value
+    if isinstance(target, int | float) and isinstance(value, int | float):
+        return tolerance.accepts(float(target), float(value))
+    if isinstance(target, tuple) and isinstance(value, tuple):
+        return len(target) == len(value) and all(
+            values_close(tolerance, t, v) for t, v in zip(target, value, strict=True)
+        )
+    return target == value
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -523,4 +517,5 @@ __all__ = [
     "format_number",
     "format_value",
     "normalise_value",
+    "values_close",
 ]

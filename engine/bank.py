@@ -114,7 +114,9 @@ class Bank:
             if entry.id == item_id:
                 return entry
         close = difflib.get_close_matches(item_id, [e.id for e in self.items], n=3, cutoff=0.5)
-        hint = f" (did you mean {', '.join(close)}?)" if close else f"; `quiz list {self.name}` shows its items"
+        hint = (
+            f" (did you mean {', '.join(close)}?)" if close else f"; `quiz list {self.name}` shows its items"
+        )
         raise ItemNotFoundError(f"bank {self.name!r} has no item {item_id!r}{hint}")
 
     def topics(self) -> list[str]:

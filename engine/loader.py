@@ -8,6 +8,7 @@ generator and parameters against the registry, and reports all problems at once.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +20,7 @@ import yaml
 from engine.bank import Bank, BankItem
 from engine.errors import BankError, Issue
 from engine.registry import Registry, load_builtin_generators
-from engine.schema import BankModel
+from engine.schema import KEBAB, SNAKE, BankModel, GeneratorItem, ToleranceSpec
 
 Loc = tuple[str | int, ...]
 
@@ -30,14 +31,32 @@ class _Yaml12Loader(_BaseLoader):  # type: ignore[misc]
     """SafeLoader with YAML 1.2 core-schema booleans and floats, and no timestamps."""
 
 
+_REPLACED_TAGS = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:timestamp",
+}
 _resolvers = {
-    first: [(tag, rx) for tag, rx in entries if tag not in {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"}]
+    first: [(tag, rx) for tag, rx in entries if tag not in _REPLACED_TAGS]
     for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Yaml12Loader.yaml_implicit_resolvers = _resolvers
 _Yaml12Loader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
+    # YAML 1.2: 017 is seventeen (PyYAML's 1.1 reading would make it octal 15).
+    text = str(loader.construct_scalar(node))
+    return int(text, 0) if text[:2] in {"0o", "0x"} else int(text, 10)
+
+
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Yaml12Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(
@@ -66,10 +85,19 @@ class _Located:
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+                key = (
+                    loader.construct_object(key_node, deep=True)
+                    if isinstance(key_node, yaml.ScalarNode)
+                    else None
+                )
                 if not isinstance(key, str | int) or isinstance(key, bool):
                     self.issues.append(
-                        Issue(self.file, key_node.start_mark.line + 1, format_loc(path), "keys must be plain names")
+                        Issue(
+                            self.file,
+                            key_node.start_mark.line + 1,
+                            format_loc(path),
+                            "keys must be plain names",
+                        )
                     )
                     continue
                 key = str(key)
@@ -122,20 +150,57 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
+_PATTERN_WORDS = {
+    KEBAB: "must be kebab-case: lower-case letters and digits joined by '-' (e.g. additive-score)",
+    SNAKE: "must be a snake_case Python name (e.g. additive_score)",
+}
+
+
+def _model_at(loc: Loc, params_model: type[pydantic.BaseModel] | None) -> type[pydantic.BaseModel] | None:
+    """The model whose fields are allowed at ``loc`` (for "did you mean" on unknown fields)."""
+    if not loc:
+        return BankModel
+    if loc[0] == "items" and len(loc) == 2:
+        return GeneratorItem
+    if loc[0] == "items" and len(loc) == 3:
+        if loc[2] in {"params", "original"}:
+            return params_model
+        if loc[2] == "tolerance":
+            return ToleranceSpec
+    return None
+
+
 def _pydantic_issues(
-    located: _Located, error: pydantic.ValidationError, prefix: Loc, known_lines: Loc | None = None
+    located: _Located,
+    error: pydantic.ValidationError,
+    prefix: Loc,
+    known_lines: Loc | None = None,
+    params_model: type[pydantic.BaseModel] | None = None,
 ) -> None:
-    """Translate pydantic's errors into issues at the lines of the offending keys."""
+    """Translate pydantic's errors into issues at the lines of the offending keys, in plain words."""
     for detail in error.errors(include_url=False):
         loc: Loc = tuple(detail["loc"])
         full = (*prefix, *loc)
         message = str(detail["msg"]).removeprefix("Value error, ")
         kind = detail["type"]
+        value = detail.get("input")
         if kind == "extra_forbidden":
-            message = "unknown field"
+            model = _model_at(full[:-1], params_model)
+            allowed = sorted(model.model_fields) if model is not None else []
+            close = difflib.get_close_matches(str(full[-1]), allowed, n=1, cutoff=0.6)
+            message = "unknown field" + (
+                f" (did you mean {close[0]!r}?)"
+                if close
+                else f" (allowed: {', '.join(allowed)})"
+                if allowed
+                else ""
+            )
         elif kind == "missing":
             message = "required field is missing"
-        value = detail.get("input")
+        elif kind == "string_pattern_mismatch":
+            message = _PATTERN_WORDS.get(str(detail.get("ctx", {}).get("pattern")), message)
+        elif kind in {"model_type", "dict_type"} and len(full) == 2 and full[0] == "items":
+            message = "an item must be a mapping with id, source, topic and generator"
         if kind not in {"missing", "extra_forbidden"} and not isinstance(value, dict | list):
             message += f" (got {_describe(value)})"
         where = known_lines if known_lines is not None and full not in located.lines else full
@@ -185,7 +250,9 @@ def load_bank_text(text: str, file: str, registry: Registry | None = None) -> Ba
         item_id = raw.get("id")
         if isinstance(item_id, str):
             if item_id in seen:
-                located.issue(("items", index, "id"), f"duplicate id {item_id!r} (first used at line {seen[item_id]})")
+                located.issue(
+                    ("items", index, "id"), f"duplicate id {item_id!r} (first used at line {seen[item_id]})"
+                )
             else:
                 seen[item_id] = located.line_of(("items", index, "id"))
         resolved = _check_generator(located, registry, raw, index)
@@ -204,7 +271,9 @@ def load_bank_text(text: str, file: str, registry: Registry | None = None) -> Ba
 
     if located.issues or model is None:
         raise BankError(file, located.issues)
-    return Bank(name=model.bank, title=model.title, description=model.description, path=file, items=tuple(items))
+    return Bank(
+        name=model.bank, title=model.title, description=model.description, path=file, items=tuple(items)
+    )
 
 
 def _check_generator(
@@ -227,7 +296,7 @@ def _check_generator(
     try:
         kwargs = spec.validate_params(params)
     except pydantic.ValidationError as exc:
-        _pydantic_issues(located, exc, prefix, known_lines=prefix)
+        _pydantic_issues(located, exc, prefix, known_lines=prefix, params_model=spec.params_model)
         return None
     original = raw.get("original")
     original_kwargs = None
@@ -235,7 +304,8 @@ def _check_generator(
         try:
             original_kwargs = spec.validate_params({**params, **original})
         except pydantic.ValidationError as exc:
-            _pydantic_issues(located, exc, ("items", index, "original"), known_lines=("items", index, "original"))
+            where: Loc = ("items", index, "original")
+            _pydantic_issues(located, exc, where, known_lines=where, params_model=spec.params_model)
             return None
     return spec, kwargs, original_kwargs
 

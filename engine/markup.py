@@ -199,7 +199,8 @@ class _Parser:
         sub: Node | None = None
         sup: Node | None = None
         if isinstance(base, Scripts):
-            base, sub, sup = base.base, base.sub, base.sup
+            sub, sup = base.sub, base.sup
+            base = base.base
         arg = self.argument()
         if first == "_":
             if sub is not None:
@@ -300,7 +301,11 @@ class _Parser:
         if name in DELIMITER_SIZES:
             token = self.take()
             if token[0] == "cmd":
-                return Sym(SYMBOLS.get(token[1], token[1]), "op") if token[1] in SYMBOLS or token[1] in "{}|" else self._unknown(token[1])
+                return (
+                    Sym(SYMBOLS.get(token[1], token[1]), "op")
+                    if token[1] in SYMBOLS or token[1] in "{}|"
+                    else self._unknown(token[1])
+                )
             return Sym("" if token[1] == "." else token[1], "op")
         if name == "begin":
             return self.environment()
@@ -344,7 +349,13 @@ def _rejoin_text(tokens: list[tuple[str, str]]) -> str:
     # Tokens dropped the spaces; \text arguments are short phrases, so rejoin words with spaces.
     words: list[str] = []
     for kind, value in tokens:
-        piece = "\\" + value if kind == "cmd" and value not in SYMBOLS else SYMBOLS.get(value, value) if kind == "cmd" else value
+        piece = (
+            "\\" + value
+            if kind == "cmd" and value not in SYMBOLS
+            else SYMBOLS.get(value, value)
+            if kind == "cmd"
+            else value
+        )
         if words and kind in {"letter", "num"} and words[-1][-1:].isalnum():
             words[-1] += piece
         else:
@@ -391,10 +402,14 @@ def check(text: str) -> None:
 # Terminal rendering (Unicode)
 # ---------------------------------------------------------------------------------------------
 
-_SUPERSCRIPT = dict(
-    zip("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ", strict=True)
-) | {"ᵀ": "ᵀ", "−": "⁻", "'": "′"}
-_SUBSCRIPT = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)) | {"−": "₋"}
+_SUPERSCRIPT = dict(zip("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ", strict=True)) | {
+    "ᵀ": "ᵀ",
+    "−": "⁻",
+    "'": "′",
+}
+_SUBSCRIPT = dict(
+    zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+) | {"−": "₋"}
 _SPACED_OPS = {"=", "≈", "≤", "≥", "≠", "→", "∈", "⇒", "⇔", "↦", "+", "×", "−", "-", "<", ">", "±", "∝", "≡"}
 
 
@@ -410,6 +425,13 @@ def _needs_parens(text: str) -> bool:
     return any(ch in text for ch in " +−-·×/") and not (text.startswith("(") and text.endswith(")"))
 
 
+def _starts_operand(prev: Node | None) -> bool:
+    """Whether a sign after ``prev`` is unary (at the start, or after an operator or opening bracket)."""
+    if prev is None:
+        return True
+    return isinstance(prev, Sym) and prev.kind == "op" and prev.text not in {")", "]", "|", "!", "′"}
+
+
 def to_unicode(node: Node, *, display: bool = False) -> str:
     """One formula as Unicode text for a terminal."""
     if isinstance(node, Sym):
@@ -421,10 +443,15 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
             return node.text
         return node.text
     if isinstance(node, Group):
+        if node.items == (Sym(",", "op"),):
+            return ","  # 589{,}824: a thousands separator, not a list comma
         out = ""
         for i, item in enumerate(node.items):
-            piece = to_unicode(item, display=display)
             prev = node.items[i - 1] if i else None
+            if isinstance(item, Sym) and item.text in {"-", "+"} and _starts_operand(prev):
+                out += "−" if item.text == "-" else "+"  # unary sign: no spaces
+                continue
+            piece = to_unicode(item, display=display)
             if isinstance(prev, Sym) and prev.kind == "func" and not piece.startswith(("(", " ")):
                 out += " "
             elif isinstance(item, Sym) and item.kind == "func" and out and not out.endswith((" ", "(")):
@@ -479,12 +506,12 @@ def matrix_lines(cells: list[list[str]], left: str = "[", right: str = "]") -> l
     lines = []
     for i, row in enumerate(body):
         if i == 0:
-            l, r = tops[0], tops[1]
+            opening, closing = tops[0], tops[1]
         elif i == len(body) - 1:
-            l, r = tops[4], tops[5]
+            opening, closing = tops[4], tops[5]
         else:
-            l, r = tops[2], tops[3]
-        lines.append(f"{l} {row} {r}")
+            opening, closing = tops[2], tops[3]
+        lines.append(f"{opening} {row} {closing}")
     return lines
 
 

@@ -34,7 +34,8 @@ def softmax(scores: ArrayLike, axis: int = -1, mask: ArrayLike | None = None) ->
     peak = np.where(np.isfinite(peak), peak, 0.0)
     e = np.exp(z - peak)
     total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    weights: Array = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return weights
 
 
 def additive_score(v: ArrayLike, s_proj: ArrayLike, h_proj: ArrayLike) -> float:
@@ -140,7 +141,7 @@ def layer_norm(
     arr = np.asarray(x, dtype=np.float64)
     mean = arr.mean(axis=-1, keepdims=True)
     var = arr.var(axis=-1, keepdims=True)
-    out = (arr - mean) / np.sqrt(var + eps)
+    out: Array = (arr - mean) / np.sqrt(var + eps)
     if gamma is not None:
         out = out * np.asarray(gamma, dtype=np.float64)
     if beta is not None:
@@ -155,7 +156,9 @@ def relu(x: ArrayLike) -> Array:
 
 def feed_forward(x: ArrayLike, w1: ArrayLike, b1: ArrayLike, w2: ArrayLike, b2: ArrayLike) -> Array:
     """Position-wise FFN: ReLU(x W₁ + b₁) W₂ + b₂."""
-    hidden = relu(np.asarray(x, dtype=np.float64) @ np.asarray(w1, dtype=np.float64) + b1)
+    hidden = relu(
+        np.asarray(x, dtype=np.float64) @ np.asarray(w1, dtype=np.float64) + np.asarray(b1, dtype=np.float64)
+    )
     return hidden @ np.asarray(w2, dtype=np.float64) + np.asarray(b2, dtype=np.float64)
 
 
@@ -188,9 +191,9 @@ def encoder_layer(
     """Post-norm encoder layer: U = LN(X + MHA(X)), Y = LN(U + FFN(U))."""
     g1, b1 = ln1 if ln1 is not None else (None, None)
     g2, b2 = ln2 if ln2 is not None else (None, None)
-    attended = multi_head_attention(x, x, heads=heads, **mha)  # type: ignore[arg-type]
+    attended = multi_head_attention(x, x, heads=heads, **mha)
     u = layer_norm(np.asarray(x, dtype=np.float64) + attended, gamma=g1, beta=b1, eps=eps)
-    return layer_norm(u + feed_forward(u, **ffn), gamma=g2, beta=b2, eps=eps)  # type: ignore[arg-type]
+    return layer_norm(u + feed_forward(u, **ffn), gamma=g2, beta=b2, eps=eps)
 
 
 # ---------------------------------------------------------------------------------------------

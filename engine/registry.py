@@ -120,7 +120,7 @@ def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
             raise fail(f"parameter {param.name!r} needs a default, so that `params:` may omit it")
         fields[param.name] = (hints[param.name], param.default)
 
-    model = pydantic.create_model(  # type: ignore[call-overload]
+    model = pydantic.create_model(
         f"{name}_params",
         __config__=pydantic.ConfigDict(extra="forbid", frozen=True),
         **fields,

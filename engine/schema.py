@@ -1,4 +1,4 @@
-"""The bank format as pydantic models: strict (unknown keys are errors), frozen, and documented field by field.
+"""The bank format as pydantic models: strict (unknown keys are errors), frozen, documented field by field.
 
 These models describe the file. Whether a generator exists and whether its ``params`` fit its
 signature is checked by `engine.loader` against the registry, which knows the generators.
@@ -84,10 +84,12 @@ class GeneratorItem(StrictModel):
     )
     source: str = Field(
         min_length=1,
-        description='Where the question comes from, exactly as the notes cite it (e.g. "2026 T1 Quiz 1, Q13").',
+        description='Where the question comes from, as the notes cite it (e.g. "2026 T1 Quiz 1, Q13").',
     )
     topic: str = Field(pattern=KEBAB, description="Kebab-case topic, used by --topic and in stats.")
-    generator: str = Field(pattern=SNAKE, description="Name of the registered generator that builds variants.")
+    generator: str = Field(
+        pattern=SNAKE, description="Name of the registered generator that builds variants."
+    )
     params: dict[str, Any] = Field(
         default_factory=dict,
         description="Keyword arguments for the generator, checked against its signature.",
@@ -97,7 +99,8 @@ class GeneratorItem(StrictModel):
         description="Inputs of the past paper itself, merged over params to build the --original instance.",
     )
     tolerance: ToleranceSpec | None = Field(
-        default=None, description="Overrides the generator's tolerance for numeric, vector and matrix answers."
+        default=None,
+        description="Overrides the generator's tolerance for numeric, vector and matrix answers.",
     )
     scoring: Scoring | None = Field(
         default=None,

@@ -63,9 +63,7 @@ def seed_from_code(code: str) -> int:
     cleaned = "".join(code.split()).replace("-", "").upper()
     cleaned = "".join(_READS_AS.get(ch, ch) for ch in cleaned)
     if len(cleaned) != _CODE_DIGITS + 1 or any(ch not in _ALPHABET for ch in cleaned):
-        raise VariantCodeError(
-            f"{code!r} is not a variant code: a code has 8 characters, like 0000-0077"
-        )
+        raise VariantCodeError(f"{code!r} is not a variant code: a code has 8 characters, like 0000-0077")
     seed = 0
     for ch in cleaned[:-1]:
         seed = seed * 32 + _ALPHABET.index(ch)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.answers import Answer, ChoiceAnswer, Mistake, answer_json
+from engine.answers import Answer, Mistake, answer_json, values_close
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class Variant:
         for mistake in self.mistakes:
             if _is_nonfinite(mistake.value) or self.answer.matches(mistake.value):
                 continue
-            if any(_same_value(self.answer, mistake, k) for k in kept):
+            if any(values_close(self.answer.tolerance, k.value, mistake.value) for k in kept):
                 continue
             kept.append(mistake)
         object.__setattr__(self, "mistakes", tuple(kept))
@@ -49,34 +49,6 @@ def _is_nonfinite(value: Any) -> bool:
     if isinstance(value, tuple):
         return any(_is_nonfinite(v) for v in value)
     return False
-
-
-def _same_value(answer: Answer, a: Mistake, b: Mistake) -> bool:
-    """Two mistakes the grader could not tell apart at the answer's tolerance."""
-    if a.value == b.value:
-        return True
-    probe: Any = answer
-    if isinstance(answer, ChoiceAnswer):
-        return False
-    try:
-        shifted = _replace_target(probe, b.value)
-    except (TypeError, ValueError):
-        return False
-    return bool(shifted is not None and shifted.matches(a.value))
-
-
-def _replace_target(answer: Any, value: Any) -> Any:
-    from engine import answers as kinds
-
-    if isinstance(answer, kinds.NumericAnswer | kinds.IntegerAnswer) and isinstance(value, int | float):
-        return kinds.NumericAnswer(float(value), answer.tolerance)
-    if isinstance(answer, kinds.VectorAnswer) and isinstance(value, tuple):
-        if all(isinstance(v, int | float) for v in value):
-            return kinds.VectorAnswer(value, answer.tolerance)  # type: ignore[arg-type]
-    if isinstance(answer, kinds.MatrixAnswer) and isinstance(value, tuple):
-        if value and all(isinstance(r, tuple) for r in value):
-            return kinds.MatrixAnswer(value, answer.tolerance)  # type: ignore[arg-type]
-    return None
 
 
 def _jsonable(value: Any) -> Any:

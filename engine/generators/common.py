@@ -49,7 +49,9 @@ def tex_matrix(rows: Iterable[Iterable[Any]], places: int | None = None) -> str:
     return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
 
 
-def small_ints(rng: np.random.Generator, size: int | Sequence[int], low: int = -2, high: int = 2) -> np.ndarray:
+def small_ints(
+    rng: np.random.Generator, size: int | Sequence[int], low: int = -2, high: int = 2
+) -> np.ndarray:
     """Integers in [low, high], for inputs a student can handle by hand."""
     return rng.integers(low, high + 1, size=size)
 
