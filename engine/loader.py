@@ -18,7 +18,7 @@ import pydantic
 import yaml
 
 from engine.bank import Bank, BankItem
-from engine.errors import BankError, Issue
+from engine.errors import BankError, GeneratorSpecError, Issue
 from engine.registry import Registry, load_builtin_generators
 from engine.schema import KEBAB, SNAKE, BankModel, GeneratorItem, ToleranceSpec
 
@@ -90,6 +90,9 @@ class _Located:
                     if isinstance(key_node, yaml.ScalarNode)
                     else None
                 )
+                if isinstance(key, bool) and isinstance(key_node, yaml.ScalarNode):
+                    # A plain `true:` key (a choice statement's truth) is a name, not a boolean.
+                    key = key_node.value
                 if not isinstance(key, str | int) or isinstance(key, bool):
                     self.issues.append(
                         Issue(
@@ -227,13 +230,21 @@ def parse_yaml(text: str, file: str) -> tuple[Any, _Located]:
     return data, located
 
 
-def load_bank_text(text: str, file: str, registry: Registry | None = None) -> Bank:
-    """Validate a bank's YAML text; every problem in it is raised at once as a BankError."""
+def load_bank_text(
+    text: str, file: str, registry: Registry | None = None, base_dir: Path | None = None
+) -> Bank:
+    """Validate a bank's YAML text; every problem in it is raised at once as a BankError.
+
+    ``base_dir`` is where the bank's ``plugins`` are looked for (default: the folder of ``file``).
+    """
     registry = registry or load_builtin_generators()
     data, located = parse_yaml(text, file)
     if not isinstance(data, dict):
         located.issue((), "a bank is a mapping with bank, title and items")
         raise BankError(file, located.issues)
+    plugins = data.get("plugins")
+    if isinstance(plugins, list) and plugins:
+        registry = _with_plugins(located, registry, plugins, base_dir or Path(file).parent)
 
     model: BankModel | None = None
     try:
@@ -274,6 +285,25 @@ def load_bank_text(text: str, file: str, registry: Registry | None = None) -> Ba
     return Bank(
         name=model.bank, title=model.title, description=model.description, path=file, items=tuple(items)
     )
+
+
+def _with_plugins(located: _Located, builtin: Registry, plugins: list[Any], base_dir: Path) -> Registry:
+    """The bank's registry: the built-in generators plus those of its plugin modules."""
+    from engine.plugins import PluginError, load_plugin
+
+    registry = Registry(builtin)
+    for index, name in enumerate(plugins):
+        if not isinstance(name, str):
+            continue  # the schema reports it
+        try:
+            plugin = load_plugin(base_dir / name, builtin)
+            for generator_name in plugin.own():
+                spec = plugin.get(generator_name)
+                if spec is not None:
+                    registry.adopt(spec)
+        except (PluginError, GeneratorSpecError) as exc:
+            located.issue(("plugins", index), str(exc))
+    return registry
 
 
 def _check_generator(
@@ -317,4 +347,4 @@ def load_bank_file(path: Path, shown_as: str | None = None, registry: Registry |
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BankError(file, [Issue(file, 1, "", f"cannot read the file ({exc})")]) from None
-    return load_bank_text(text, file, registry)
+    return load_bank_text(text, file, registry, base_dir=path.parent)

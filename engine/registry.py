@@ -12,6 +12,8 @@ import difflib
 import inspect
 import typing
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,39 +47,61 @@ class GeneratorSpec:
 
 
 class Registry:
-    """Generators by name. The module-level ``generators`` is the one banks use; tests make their own."""
+    """Generators by name. The module-level ``generators`` holds the built-in ones; a bank with
+    plugins gets a registry of its own whose ``parent`` is the built-in one; tests make their own.
+    """
 
-    def __init__(self) -> None:
+    def __init__(self, parent: Registry | None = None) -> None:
         self._specs: dict[str, GeneratorSpec] = {}
+        self._parent = parent
 
     def register(self, fn: GeneratorFn) -> GeneratorFn:
         """Check ``fn`` against the generator rules and record it under its function name."""
         spec = _make_spec(fn)
-        if spec.name in self._specs:
-            other = self._specs[spec.name]
+        other = self.get(spec.name)
+        if other is not None:
             raise GeneratorSpecError(
                 f"generator {spec.name!r} is defined twice: in {other.module} and in {spec.module}"
             )
         self._specs[spec.name] = spec
         return fn
 
+    def adopt(self, spec: GeneratorSpec) -> None:
+        """Record a generator already checked by another registry (a plugin's, for its bank)."""
+        other = self.get(spec.name)
+        if other is not None and other is not spec:
+            raise GeneratorSpecError(
+                f"generator {spec.name!r} is defined twice: in {other.module} and in {spec.module}"
+            )
+        self._specs[spec.name] = spec
+
     def get(self, name: str) -> GeneratorSpec | None:
-        """The generator of that name, if registered."""
-        return self._specs.get(name)
+        """The generator of that name, if registered here or in the parent registry."""
+        spec = self._specs.get(name)
+        if spec is None and self._parent is not None:
+            return self._parent.get(name)
+        return spec
+
+    def own(self) -> list[str]:
+        """The names registered here (not in the parent), sorted."""
+        return sorted(self._specs)
 
     def suggest(self, name: str) -> str | None:
         """The registered name closest to a misspelt one."""
-        close = difflib.get_close_matches(name, self._specs, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(name, list(self), n=1, cutoff=0.6)
         return close[0] if close else None
 
     def __contains__(self, name: object) -> bool:
-        return name in self._specs
+        return isinstance(name, str) and self.get(name) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._specs))
+        names = set(self._specs)
+        if self._parent is not None:
+            names.update(self._parent)
+        return iter(sorted(names))
 
     def __len__(self) -> int:
-        return len(self._specs)
+        return len(list(iter(self)))
 
 
 def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
@@ -135,7 +159,26 @@ def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
 
 
 generators = Registry()
-generator = generators.register
+
+# While a bank's plugin module is being imported, its @generator functions go to the bank's own
+# registry rather than the built-in one (see engine.plugins).
+_registering_into: ContextVar[Registry | None] = ContextVar("registering_into", default=None)
+
+
+def generator(fn: GeneratorFn) -> GeneratorFn:
+    """Decorator: check a generator function and register it (see the module docstring)."""
+    target = _registering_into.get() or generators
+    return target.register(fn)
+
+
+@contextmanager
+def registering_into(registry: Registry) -> Iterator[None]:
+    """Within this block, ``@generator`` registers into ``registry``."""
+    token = _registering_into.set(registry)
+    try:
+        yield
+    finally:
+        _registering_into.reset(token)
 
 
 def load_builtin_generators() -> Registry:

@@ -122,6 +122,13 @@ class BankModel(StrictModel):
     bank: str = Field(pattern=KEBAB, description="The bank's name (e.g. week1).")
     title: str = Field(min_length=1, description="The bank's title, shown on sessions and worksheets.")
     description: str = Field(default="", description="A paragraph about the bank, for instructors.")
+    plugins: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Python files (relative to this bank) whose @generator functions this bank may use. "
+            "They are code and run with your rights; formula items never need them."
+        ),
+    )
     items: list[Item] = Field(min_length=1, description="The bank's items, in the order of the course.")
 
 

@@ -19,7 +19,12 @@ BAD = Path(__file__).resolve().parent.parent / "data" / "bad_banks"
 def quiz(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, env=env, timeout=60, check=False
+        [sys.executable, "-m", "cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
     )
 
 
@@ -52,11 +57,24 @@ def test_show_original_gives_the_papers_question_and_answer() -> None:
 def test_show_json_has_the_documented_fields() -> None:
     result = runner.invoke(app, ["show", "week1", "additive-score", "--seed", "7", "--json"])
     data = json.loads(result.output)
-    assert {"bank", "item", "source", "seed", "variant_code", "prompt", "answer", "mistakes", "solution", "params"} <= set(data)
+    assert {
+        "bank",
+        "item",
+        "source",
+        "seed",
+        "variant_code",
+        "prompt",
+        "answer",
+        "mistakes",
+        "solution",
+        "params",
+    } <= set(data)
     assert data["seed"] == 7
     assert data["answer"]["kind"] == "numeric"
     assert data["answer"]["tolerance"] == {"decimals": 2}
-    by_code = runner.invoke(app, ["show", "week1", "additive-score", "--code", data["variant_code"], "--json"])
+    by_code = runner.invoke(
+        app, ["show", "week1", "additive-score", "--code", data["variant_code"], "--json"]
+    )
     assert json.loads(by_code.output) == data
 
 
@@ -112,5 +130,7 @@ def test_help_does_not_import_the_engine() -> None:
         "heavy = sorted(m for m in ('numpy', 'pydantic', 'yaml', 'sympy', 'typst') if m in sys.modules)\n"
         "print('HEAVY', heavy)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
     assert "HEAVY []" in result.stdout, result.stdout + result.stderr
