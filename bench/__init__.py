@@ -1,0 +1,1 @@
+"""Benchmarks of what users wait for (not tests): ``python -m bench``."""
