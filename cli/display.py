@@ -37,7 +37,7 @@ def item_table(bank: Bank, rows: list[dict[str, Any]]) -> None:
         table.add_row(row["id"], source, row["topic"], row["kind"])
     console.print(table)
     if not all(row["original"] for row in rows):
-        console.print("* no --original instance: the paper's own statement is not in the notes", style="dim")
+        console.print("* no --original: the notes give no fixed statement or numbers to rebuild", style="dim")
 
 
 def question_header(question: Question) -> Text:

@@ -1,18 +1,26 @@
 """Choice items drawn from a pool of true and false statements written in the bank.
 
-The pool lives in YAML (``params.statements``), so an instructor can add a conceptual question
-without writing Python. Each variant shows ``options`` statements, shuffled, with at least one
-true and one false; a single-choice item shows exactly one true statement. Statements that carry
-the past paper's ``letter`` rebuild the paper's own question, in its order, with ``paper_order``.
+The pool lives in YAML (``params.pool``), so an instructor can add a conceptual question without
+writing Python. Each variant shows ``options`` statements, shuffled, with at least one true and one
+false; a single-choice item shows exactly one true statement (the pool may hold several true
+paraphrases). Statements that share a ``group`` (a fact and its negation) are never drawn together,
+so that one option does not give another away. Statements that carry the past paper's ``letter``
+rebuild the paper's own question, in its order, with ``paper_order: true``.
+
+The pool is checked as a whole when the bank loads (both truths present, no statement repeated,
+letters A, B, C, ... without gaps, TeX within the `engine.markup` subset), so a slip in the YAML is
+reported at its own line rather than when a variant happens to draw it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Self
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator, model_validator
 
+from engine import markup
 from engine.answers import LETTERS, ChoiceAnswer, Option
 from engine.registry import generator
 from engine.variant import Variant
@@ -25,48 +33,158 @@ class Statement(BaseModel):
 
     text: str = Field(min_length=1, description="The statement as the option shows it.")
     true: bool = Field(description="Whether the statement is true.")
-    why: str = Field(default="", description="The explanation shown with the solution (and when a false one is ticked).")
+    why: str = Field(
+        default="",
+        description="The explanation shown with the solution (and when a false one is ticked).",
+    )
     letter: str | None = Field(
         default=None, pattern=r"^[A-Z]$", description="Its letter in the past paper, where the notes give it."
     )
+    group: str | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "Statements with the same group are versions of one claim (a fact and its negation, or "
+            "paraphrases): a variant shows at most one of them, so one option cannot give another away."
+        ),
+    )
+
+    @field_validator("text", "why")
+    @classmethod
+    def _supported_markup(cls, value: str) -> str:
+        try:
+            markup.check(value)
+        except markup.MarkupError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
 
-class Pool(BaseModel):
-    """Checks that need the whole pool."""
+def _same_wording(text: str) -> str:
+    """The text with case, spacing and end punctuation ignored: what makes two options look alike."""
+    return re.sub(r"\s+", " ", text).strip().rstrip(".").casefold()
 
-    statements: list[Statement]
+
+# A statement with its group: the group name, or its own index when it has none.
+Keyed = list[tuple[str | int, Statement]]
+
+
+class Pool(RootModel[list[Statement]]):
+    """The statements of an item, with the checks that need all of them at once."""
+
+    model_config = ConfigDict(frozen=True)
 
     @model_validator(mode="after")
-    def _has_both(self) -> Self:
-        if not any(s.true for s in self.statements) or all(s.true for s in self.statements):
+    def _consistent(self) -> Self:
+        statements = self.root
+        if not any(s.true for s in statements) or all(s.true for s in statements):
             raise ValueError("a pool needs at least one true and one false statement")
+        seen: dict[str, int] = {}
+        for index, statement in enumerate(statements):
+            key = _same_wording(statement.text)
+            if key in seen:
+                raise ValueError(
+                    f"statement [{index}] repeats statement [{seen[key]}] ({statement.text[:50]!r}); "
+                    "a variant could show the same option twice"
+                )
+            seen[key] = index
+        owners: dict[str, int] = {}
+        for index, statement in enumerate(statements):
+            if statement.letter is None:
+                continue
+            if statement.letter in owners:
+                raise ValueError(
+                    f"letter {statement.letter} is given to statements [{owners[statement.letter]}] "
+                    f"and [{index}]"
+                )
+            owners[statement.letter] = index
+        letters = "".join(sorted(owners))
+        if letters and letters != LETTERS[: len(letters)]:
+            raise ValueError(
+                f"the paper's letters must run A, B, C, ... without gaps (got {', '.join(letters)})"
+            )
         return self
 
+    @property
+    def true(self) -> list[Statement]:
+        """The true statements, in pool order."""
+        return [s for s in self.root if s.true]
 
-def _draw(rng: np.random.Generator, pool: list[Statement], options: int, multiple: bool) -> list[Statement]:
-    true = [s for s in pool if s.true]
-    false = [s for s in pool if not s.true]
-    if multiple:
-        # At least one true and one false, each count allowed by the pool equally likely.
-        low = max(1, options - len(false))
-        high = min(len(true), options - 1)
-        if low > high:
-            raise ValueError(f"the pool cannot fill {options} options with both true and false statements")
-        n_true = int(rng.integers(low, high + 1))
-    else:
-        if len(false) < options - 1:
-            raise ValueError(f"a single-choice item with {options} options needs {options - 1} false statements")
-        n_true = 1
-    chosen = [true[i] for i in rng.choice(len(true), n_true, replace=False)]
-    chosen += [false[i] for i in rng.choice(len(false), options - n_true, replace=False)]
+    @property
+    def false(self) -> list[Statement]:
+        """The false statements, in pool order."""
+        return [s for s in self.root if not s.true]
+
+    def keyed(self) -> Keyed:
+        """Each statement with its group (a statement without one is a group of its own)."""
+        return [(s.group if s.group is not None else i, s) for i, s in enumerate(self.root)]
+
+    def lettered(self) -> list[Statement]:
+        """The statements that carry the paper's letters, in the paper's order."""
+        return sorted((s for s in self.root if s.letter), key=lambda s: s.letter or "")
+
+
+def _kinds(keyed: Keyed, used: set[str | int]) -> list[tuple[bool, bool]]:
+    """For each group not yet used: whether it can supply a true statement, and a false one."""
+    kinds: dict[str | int, tuple[bool, bool]] = {}
+    for key, s in keyed:
+        if key not in used:
+            has_true, has_false = kinds.get(key, (False, False))
+            kinds[key] = (has_true or s.true, has_false or not s.true)
+    return list(kinds.values())
+
+
+def _feasible(kinds: list[tuple[bool, bool]], n_true: int, n_false: int) -> bool:
+    """Whether distinct groups of these kinds can supply ``n_true`` true and ``n_false`` false statements."""
+    only_true = sum(t and not f for t, f in kinds)
+    only_false = sum(f and not t for t, f in kinds)
+    either = sum(t and f for t, f in kinds)
+    # Groups that hold both truths cover whatever the one-truth groups cannot.
+    return max(0, n_true - only_true) + max(0, n_false - only_false) <= either
+
+
+def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) -> list[Statement]:
+    keyed = pool.keyed()
+    everything = _kinds(keyed, set())
+    counts = range(1, options) if multiple else range(1, 2)
+    # Every count of true options the pool allows (keeping one of each truth) is equally likely,
+    # so a student cannot learn that "about half" or "all but one" is usually right.
+    feasible = [n for n in counts if _feasible(everything, n, options - n)]
+    if not feasible:
+        kind = "multiple-select" if multiple else "single-choice"
+        raise ValueError(
+            f"the pool ({len(pool.true)} true, {len(pool.false)} false, {len(everything)} groups) cannot "
+            f"fill a {kind} item of {options} options with one statement per group"
+        )
+    n_true = feasible[int(rng.integers(len(feasible)))]
+    need = {True: n_true, False: options - n_true}
+    used: set[str | int] = set()
+    chosen: list[Statement] = []
+    order = [int(i) for i in rng.permutation(len(keyed))]
+    for position, index in enumerate(order):
+        key, statement = keyed[index]
+        if key in used or need[statement.true] == 0:
+            continue
+        need[statement.true] -= 1
+        rest = [keyed[i] for i in order[position + 1 :]]
+        # Take the statement only if the rest of the pool can still complete the variant; some
+        # completion always exists, so the walk never gets stuck.
+        if _feasible(_kinds(rest, used | {key}), need[True], need[False]):
+            used.add(key)
+            chosen.append(statement)
+        else:
+            need[statement.true] += 1
     return [chosen[i] for i in rng.permutation(len(chosen))]
 
 
-def _paper(pool: list[Statement]) -> list[Statement]:
-    lettered = sorted((s for s in pool if s.letter), key=lambda s: s.letter or "")
-    letters = "".join(s.letter or "" for s in lettered)
-    if not lettered or letters != LETTERS[: len(lettered)]:
-        raise ValueError(f"paper_order needs statements lettered A, B, C, ... without gaps (got {letters or 'none'})")
+def _paper(pool: Pool, multiple: bool) -> list[Statement]:
+    lettered = pool.lettered()
+    if len(lettered) < 2:
+        raise ValueError("paper_order needs at least two statements with the paper's letters (A, B, ...)")
+    right = sum(s.true for s in lettered)
+    if right == 0:
+        raise ValueError("paper_order: none of the lettered statements is true")
+    if not multiple and right != 1:
+        raise ValueError(f"paper_order: a single-choice item needs one true lettered statement, not {right}")
     return lettered
 
 
@@ -76,20 +194,20 @@ def statements(
     /,
     *,
     stem: str = "Which of the following statements are true?",
-    pool: list[Statement] | None = None,
+    pool: Pool | None = None,
     options: int = 4,
     multiple: bool = True,
     paper_order: bool = False,
+    hint: str = "",
 ) -> Variant:
     """Choose the true statements from a shuffled draw of a bank-written pool."""
-    pool = Pool(statements=pool or []).statements
-    if not 2 <= options <= len(pool):
-        raise ValueError(f"options must be 2 to {len(pool)} (the pool's size), not {options}")
-    shown = _paper(pool) if paper_order else _draw(rng, pool, options, multiple)
-    answer = ChoiceAnswer(
-        tuple(Option(s.text, s.true, s.why) for s in shown),
-        multiple=multiple,
-    )
+    if pool is None:
+        raise ValueError("a statements item needs params.pool: a list of {text, true, why} statements")
+    size = len(pool.root)
+    if not paper_order and not 2 <= options <= size:
+        raise ValueError(f"options must be 2 to {size} (the pool's size), not {options}")
+    shown = _paper(pool, multiple) if paper_order else _draw(rng, pool, options, multiple)
+    answer = ChoiceAnswer(tuple(Option(s.text, s.true, s.why) for s in shown), multiple=multiple)
     solution = []
     for letter, s in zip(LETTERS, shown, strict=False):
         verdict = "true" if s.true else "false"
@@ -100,5 +218,6 @@ def statements(
         prompt=stem,
         answer=answer,
         solution=solution,
-        inputs={"shown": [pool.index(s) for s in shown]},
+        inputs={"shown": [pool.root.index(s) for s in shown]},
+        hint=hint,
     )
