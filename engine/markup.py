@@ -418,7 +418,8 @@ def _script(text: str, table: dict[str, str], marker: str) -> str:
         return "".join(table[ch] for ch in text)
     if len(text) == 1:
         return marker + text
-    return f"{marker}{{{text}}}" if marker == "^" else f"{marker}{text}"
+    # A superscript with no Unicode form reads best in parentheses, as in a calculator: e^(0.707).
+    return f"^({text})" if marker == "^" else f"_{text}"
 
 
 def _needs_parens(text: str) -> bool:
