@@ -135,6 +135,8 @@ def _format_sigfigs(value: float, n: int) -> str:
     if value == 0:
         return "0"
     exponent = math.floor(math.log10(abs(value)))
+    if abs(round(value, n - 1 - exponent)) >= 10.0 ** (exponent + 1):
+        exponent += 1  # rounding carried into the next power of ten: 9.9996 → 10.0, not 10.00
     if -4 <= exponent < 15:
         decimals = max(n - 1 - exponent, 0)
         return _strip_negative_zero(f"{round(value, decimals):.{decimals}f}")
@@ -326,8 +328,12 @@ class ShapeAnswer:
 
     def instructions(self) -> str:
         """What the student should type."""
-        example = "[T, 512]" if self.symbolic else "[50, 512]"
-        return f"Give the shape as a list of {len(self.dims)} dimensions, e.g. {example}."
+        # The example only shows the format: its numbers must not be a likely answer (the
+        # notes' own [T, 512] and [50, 512] are answers of week-1 items).
+        dims: list[str] = [str(n) for n in (3, 7, 11, 13, 17, 19, 23, 29)[: len(self.dims)]]
+        if self.symbolic:
+            dims[0] = "T"
+        return f"Give the shape as a list of {len(self.dims)} dimensions, e.g. [{', '.join(dims)}]."
 
     def json_value(self) -> Any:
         """The answer's value in JSON."""

@@ -42,32 +42,49 @@ def check_seed(seed: int) -> int:
     return seed
 
 
-def _check_char(value: int) -> str:
-    return _ALPHABET[value % 31]
+# The check character c makes c + Σⱼ xʲ·dⱼ = 0 in the field GF(32), reading each character as a
+# 5-bit polynomial modulo the primitive x⁵ + x² + 1, with the last seed digit weighted x and the
+# first x⁷. The eight weights 1, x, …, x⁷ are distinct and non-zero, so a single wrong character and
+# a swap of two neighbouring different characters (the check included) always change the sum: both
+# are refused. A plain "seed mod 31" check could not do this: 32 ≡ 1 (mod 31) makes it the digit
+# sum, blind to every swap and to 0 ↔ Z.
+_GF32_MODULUS = 0b100101
+
+
+def _check_char(digits: str) -> str:
+    total = 0
+    for ch in digits:  # Horner's rule: ((d₀x + d₁)x + …)x
+        total = (total ^ _ALPHABET.index(ch)) << 1
+        if total & 0b100000:
+            total ^= _GF32_MODULUS
+    return _ALPHABET[total]
 
 
 def variant_code(seed: int) -> str:
-    """The printable code of a seed, e.g. ``0000-0077`` for seed 7 (four, a dash, four)."""
+    """The printable code of a seed, e.g. ``0000-007E`` for seed 7 (four, a dash, four)."""
     check_seed(seed)
     digits = ""
     rest = seed
     for _ in range(_CODE_DIGITS):
         rest, digit = divmod(rest, 32)
         digits = _ALPHABET[digit] + digits
-    text = digits + _check_char(seed)
+    text = digits + _check_char(digits)
     return f"{text[:4]}-{text[4:]}"
 
 
 def seed_from_code(code: str) -> int:
     """The seed a variant code stands for; forgiving of case, dashes, spaces, O/0 and I/L/1."""
+    if code.strip().lower() == ORIGINAL_CODE:
+        # "original" reads as 0R1G1NA1 with O→0, I/L→1: refuse it rather than return a random seed.
+        raise VariantCodeError(f"{code!r} is the past paper's own question, not the code of a seed")
     cleaned = "".join(code.split()).replace("-", "").upper()
     cleaned = "".join(_READS_AS.get(ch, ch) for ch in cleaned)
     if len(cleaned) != _CODE_DIGITS + 1 or any(ch not in _ALPHABET for ch in cleaned):
-        raise VariantCodeError(f"{code!r} is not a variant code: a code has 8 characters, like 0000-0077")
+        raise VariantCodeError(f"{code!r} is not a variant code: a code has 8 characters, like 0000-007E")
     seed = 0
     for ch in cleaned[:-1]:
         seed = seed * 32 + _ALPHABET.index(ch)
-    if seed > MAX_SEED or _check_char(seed) != cleaned[-1]:
+    if seed > MAX_SEED or _check_char(cleaned[:-1]) != cleaned[-1]:
         raise VariantCodeError(f"{code!r} is not a valid variant code (check the characters)")
     return seed
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.answers import Answer, Mistake, answer_json, values_close
+from engine.answers import Answer, ChoiceAnswer, Mistake, ShapeAnswer, answer_json, values_close
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +36,25 @@ class Variant:
         for mistake in self.mistakes:
             if _is_nonfinite(mistake.value) or self.answer.matches(mistake.value):
                 continue
+            if self.answer.matches(_as_written(mistake.value, self.answer)):
+                # Outside the tolerance, but written at the precision asked for it reads as the answer.
+                continue
             if any(values_close(self.answer.tolerance, k.value, mistake.value) for k in kept):
                 continue
             kept.append(mistake)
         object.__setattr__(self, "mistakes", tuple(kept))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
+
+
+def _as_written(value: Any, answer: Answer) -> Any:
+    """A mistake's numbers rounded the way the answer's tolerance writes them (as a student types it)."""
+    if isinstance(value, bool) or isinstance(answer, ChoiceAnswer | ShapeAnswer):
+        return value
+    if isinstance(value, int | float):
+        return float(answer.tolerance.format(float(value)))
+    if isinstance(value, tuple):
+        return tuple(_as_written(v, answer) for v in value)
+    return value
 
 
 def _is_nonfinite(value: Any) -> bool:

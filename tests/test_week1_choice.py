@@ -1,0 +1,163 @@
+"""The week-1 choice items: the paper's letters for each original, fair variants, and well-written pools."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import banks, markup
+from engine.answers import ChoiceAnswer
+from engine.bank import BankItem, NoOriginalError
+from engine.generators.statements import Pool
+
+WEEK1 = banks.load("week1")
+CHOICE = [entry for entry in WEEK1.items if entry.spec.name == "statements"]
+TOPICS = {
+    "seq2seq-rnn",
+    "additive-attention",
+    "self-attention",
+    "scaled-dot-product",
+    "multi-head-attention",
+    "encoder-layer",
+}
+
+# The past-paper items and the correct letters the notes derive for them (000 "Where the exam asks
+# this"): (item id, source, multiple select?, correct letters).
+PAPER = [
+    ("long-sentence-models", "2025 T1 Quiz 1, Q107", False, "A"),
+    ("rnn-vs-transformer", "2026 T1 Quiz 2, Q9", True, "ACD"),
+    ("traditional-attention", "2026 T2 Quiz 1, Q2", True, "AC"),
+    ("why-sqrt-dk-q173", "2025 T3 Quiz 1, Q173", False, "D"),
+    ("why-sqrt-dk-q3", "2026 T1 Quiz 1, Q3", False, "C"),
+    ("mha-motivation", "2026 T1 Quiz 1, Q9", True, "ABD"),
+    ("encoder-components", "2026 T1 Quiz 2, Q8", True, "AB"),
+]
+# Cited past-paper items whose wording or letters are not in the notes: no original instance.
+NOT_IN_NOTES = [
+    ("softmax-purpose", "2025 T2 Quiz 1, Q136", False),
+    ("mha-statements", "2025 T3 Quiz 1, Q183", True),
+    ("parallel-tokens", "2025 T2 Quiz 1, Q135", False),
+]
+CONCEPTS = [
+    "scaling-effects",
+    "self-attention-facts",
+    "shuffled-tokens",
+    "encoder-layer-facts",
+    "w-o-placement",
+]
+
+
+def pool_of(entry: BankItem) -> Pool:
+    pool = entry.kwargs["pool"]
+    assert isinstance(pool, Pool)
+    return pool
+
+
+def choice(entry: BankItem, seed: int) -> ChoiceAnswer:
+    answer = entry.question(seed).answer
+    assert isinstance(answer, ChoiceAnswer)
+    return answer
+
+
+def test_every_listed_item_is_a_choice_item_of_the_bank() -> None:
+    listed = {row[0] for row in PAPER} | {row[0] for row in NOT_IN_NOTES} | set(CONCEPTS)
+    assert listed == {entry.id for entry in CHOICE}
+
+
+@pytest.mark.parametrize(("item", "source", "multiple", "letters"), PAPER, ids=[row[0] for row in PAPER])
+def test_original_has_the_papers_correct_letters(
+    item: str, source: str, multiple: bool, letters: str
+) -> None:
+    entry = WEEK1.get(item)
+    assert entry.item.source == source
+    question = entry.original()
+    answer = question.answer
+    assert isinstance(answer, ChoiceAnswer)
+    assert answer.multiple is multiple
+    assert answer.correct_letters == frozenset(letters)
+    # The notes quote no option text: the note must say the wording is the bank's.
+    assert "no option text" in question.note
+    assert "written for this bank" in question.note
+
+
+@pytest.mark.parametrize(("item", "source", "multiple"), NOT_IN_NOTES, ids=[row[0] for row in NOT_IN_NOTES])
+def test_items_whose_paper_is_not_in_the_notes_have_no_original(
+    item: str, source: str, multiple: bool
+) -> None:
+    entry = WEEK1.get(item)
+    assert entry.item.source == source
+    assert not entry.has_original
+    assert not any(s.letter for s in pool_of(entry).root), "letters would claim to be the paper's"
+    assert "not in the notes" in entry.item.note
+    with pytest.raises(NoOriginalError):
+        entry.original()
+    assert choice(entry, 0).multiple is multiple
+
+
+@pytest.mark.parametrize("entry", CHOICE, ids=lambda e: e.id)
+def test_every_variant_is_a_fair_choice(entry: BankItem) -> None:
+    pool = pool_of(entry)
+    group = {s.text: s.group for s in pool.root}
+    expected_options = entry.kwargs["options"]
+    selections = set()
+    for seed in range(200):
+        answer = choice(entry, seed)
+        texts = [o.text for o in answer.options]
+        assert len(texts) == expected_options
+        assert len(set(texts)) == len(texts), f"seed {seed}: an option repeats"
+        groups = [group[t] for t in texts if group[t] is not None]
+        assert len(groups) == len(set(groups)), f"seed {seed}: two versions of one claim shown together"
+        right = sum(o.correct for o in answer.options)
+        assert right >= 1
+        assert right < len(texts), f"seed {seed}: no false option"
+        if not answer.multiple:
+            assert right == 1
+        selections.add(frozenset(texts))
+    # Variants really differ: many different sets of options, not just reshuffles of a few.
+    assert len(selections) >= 6
+
+
+@pytest.mark.parametrize("entry", CHOICE, ids=lambda e: e.id)
+def test_pool_is_well_written(entry: BankItem) -> None:
+    assert entry.item.topic in TOPICS
+    pool = pool_of(entry)
+    for statement in pool.root:
+        assert statement.why.strip(), f"{statement.text!r} has no why"
+        markup.check(statement.text)
+        markup.check(statement.why)
+        markup.to_terminal(statement.text)
+    stem = entry.kwargs["stem"]
+    assert stem.rstrip().endswith("?")
+    markup.check(stem)
+    assert entry.kwargs["hint"], "every choice item has a hint"
+    if entry.kwargs["multiple"]:
+        assert len(pool.true) >= 3
+        assert len(pool.false) >= 3
+    else:
+        assert len(pool.false) >= entry.kwargs["options"]
+
+
+@pytest.mark.parametrize("item", CONCEPTS)
+def test_conceptual_items_cite_the_notes(item: str) -> None:
+    entry = WEEK1.get(item)
+    assert entry.item.source.startswith(("Week 1 notes, §", "Key results, "))
+    assert "concept" in entry.item.tags
+
+
+def test_mha_statements_seed_3_gives_issue_3_its_partial_credit() -> None:
+    # Issue 3: `quiz answer week1 mha-statements --seed 3 "A, D"` is partial credit 0.5 and names
+    # the wrong tick. Under each-answer scoring: 1 - (wrong ticks + missed true options) / options.
+    entry = WEEK1.get("mha-statements")
+    answer = choice(entry, 3)
+    assert answer.scoring == "each-answer"
+    ticked = frozenset("AD")
+    wrong = ticked - answer.correct_letters
+    missed = answer.correct_letters - ticked
+    assert len(wrong) == 1
+    assert 1 - (len(wrong) + len(missed)) / len(answer.options) == 0.5
+
+
+def test_mha_statements_seed_3_grades_as_partial_when_grading_exists() -> None:
+    grading = pytest.importorskip("engine.grading")
+    grade = grading.grade(WEEK1.get("mha-statements").question(3), "A, D")
+    assert grade.status == "partial"
+    assert grade.score == pytest.approx(0.5)
