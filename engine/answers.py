@@ -8,6 +8,7 @@ scoring it is `engine.grading`'s; this module only says what the target is.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, cast
@@ -94,7 +95,7 @@ class Tolerance:
     def format(self, value: float) -> str:
         """``value`` written at the precision asked for (how a key or a model answer shows it)."""
         if self.mode == "decimals":
-            return _strip_negative_zero(f"{value:.{self.places}f}")
+            return _fixed(value, self.places)
         if self.mode == "sigfigs":
             return _format_sigfigs(value, self.places)
         if self.mode == "exact":
@@ -131,15 +132,28 @@ def _format_exact(value: float) -> str:
     return repr(float(value))
 
 
+def _fixed(value: float, places: int) -> str:
+    """``value`` rounded half up to ``places`` decimals (negative: to tens, hundreds, ...).
+
+    Rounding goes by the number as written (its shortest repr), the way a person rounds it:
+    0.125 → 0.13 and 2.675 → 2.68, where binary floats and Python's format would give 0.12 and 2.67.
+    """
+    if not math.isfinite(value):
+        return str(value)
+    quantum = Decimal(1).scaleb(-places)
+    rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
+    text = f"{rounded:f}" if places > 0 else str(int(rounded))
+    return _strip_negative_zero(text)
+
+
 def _format_sigfigs(value: float, n: int) -> str:
     if value == 0:
         return "0"
     exponent = math.floor(math.log10(abs(value)))
-    if abs(round(value, n - 1 - exponent)) >= 10.0 ** (exponent + 1):
+    if abs(float(_fixed(value, n - 1 - exponent))) >= 10.0 ** (exponent + 1):
         exponent += 1  # rounding carried into the next power of ten: 9.9996 → 10.0, not 10.00
     if -4 <= exponent < 15:
-        decimals = max(n - 1 - exponent, 0)
-        return _strip_negative_zero(f"{round(value, decimals):.{decimals}f}")
+        return _fixed(value, n - 1 - exponent)
     return f"{value:.{n - 1}e}"
 
 
