@@ -12,8 +12,8 @@ from engine.registry import generator
 from engine.variant import Variant
 
 PE_FORMULA = (
-    r"$\mathrm{PE}(pos, 2i) = \sin(pos / 10000^{2i/d})$ and "
-    r"$\mathrm{PE}(pos, 2i+1) = \cos(pos / 10000^{2i/d})$"
+    r"$\operatorname{PE}(pos, 2i) = \sin(pos / 10000^{2i/d})$ and "
+    r"$\operatorname{PE}(pos, 2i+1) = \cos(pos / 10000^{2i/d})$"
 )
 # Widths of real models, plus the notes' toy width 4.
 PE_WIDTHS = (4, 8, 16, 64, 128, 256, 512, 768, 1024)
@@ -48,6 +48,11 @@ def dimension_feedback() -> str:
 DEGREES_FEEDBACK = (
     "That takes the sine and cosine in degrees; the angles are in radians (set the calculator to RAD)."
 )
+
+
+def _pe_dot(a: int, b: int) -> str:
+    """TeX for PE(a)·PE(b)."""
+    return rf"\operatorname{{PE}}({a}) \cdot \operatorname{{PE}}({b})"
 
 
 def _check_width(d: int) -> None:
@@ -90,7 +95,7 @@ def pe_vector(
         + ".",
         rf"The angles for position ${pos}$ are ${tex_row(angles, None)}$.",
         r"Sine in each even dimension, cosine in each odd one: "
-        rf"$\mathrm{{PE}}({pos}) \approx {tex_vector(pe, 4)} \approx {tex_vector(pe, 3)}$.",
+        rf"$\operatorname{{PE}}({pos}) \approx {tex_vector(pe, 4)} \approx {tex_vector(pe, 3)}$.",
     ]
     mistakes = [
         Mistake(
@@ -251,8 +256,8 @@ def pe_similarity(
     cosines = [float(np.cos(k / numerics.pair_denominator(i, d))) for i in pairs]
     prompt = (
         rf"With $d_{{\text{{model}}}} = {d}$ and sinusoidal positional encodings, {PE_FORMULA} "
-        rf"(radians), compute the two dot products $\mathrm{{PE}}({p}) \cdot \mathrm{{PE}}({p + k})$ and "
-        rf"$\mathrm{{PE}}({q}) \cdot \mathrm{{PE}}({q + k})$. Give them as a vector in that order."
+        rf"(radians), compute the two dot products ${_pe_dot(p, p + k)}$ and ${_pe_dot(q, q + k)}$. "
+        "Give them as a vector in that order."
     )
     solution = [
         rf"Each pair contributes $\sin a \sin b + \cos a \cos b = \cos(a - b)$, and the two angles "
@@ -260,8 +265,8 @@ def pe_similarity(
         rf"So both dot products equal ${terms} \approx "
         + " + ".join(num(c, 4) for c in cosines)
         + rf" \approx {num(sims[0], 4)}$.",
-        rf"Directly: $\mathrm{{PE}}({p}) \cdot \mathrm{{PE}}({p + k}) \approx {num(sims[0], 4)}$ and "
-        rf"$\mathrm{{PE}}({q}) \cdot \mathrm{{PE}}({q + k}) \approx {num(sims[1], 4)}$: the same number, "
+        rf"Directly: ${_pe_dot(p, p + k)} \approx {num(sims[0], 4)}$ and "
+        rf"${_pe_dot(q, q + k)} \approx {num(sims[1], 4)}$: the same number, "
         "because the similarity of two positions depends only on how far apart they are.",
     ]
     mistakes = [

@@ -271,5 +271,5 @@ def embedding_shape(
         solution=solution,
         mistakes=mistakes,
         inputs={"part": part, "tokens": t, "d_model": d, "vocab_size": v, "model": name},
-        hint="One row per what?",
+        hint="Ask what each row of the matrix stands for.",
     )
