@@ -102,6 +102,14 @@ class Tolerance:
             return _format_exact(value)
         return _format_sigfigs(value, max(4, 1 - math.floor(math.log10(self.rtol))))
 
+    def rounded(self, value: float) -> float:
+        """``value`` as a student who rounds to the precision asked for would type it (fast; for checks)."""
+        if self.mode == "decimals":
+            return round(value, self.places)
+        if self.mode == "sigfigs" and value != 0 and math.isfinite(value):
+            return round(value, self.places - 1 - math.floor(math.log10(abs(value))))
+        return value
+
     def to_json(self) -> dict[str, Any]:
         """The tolerance as it would be written in a bank."""
         if self.mode == "decimals":

@@ -78,7 +78,9 @@ class BankItem:
         if self.item.tolerance is not None and not isinstance(
             answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer
         ):
-            answer = dataclasses.replace(answer, tolerance=self.item.tolerance.to_tolerance())
+            tolerance = self.item.tolerance.to_tolerance()
+            if tolerance != answer.tolerance:  # rebuilding re-checks every mistake: only when it differs
+                answer = dataclasses.replace(answer, tolerance=tolerance)
         if self.item.scoring is not None and isinstance(answer, ChoiceAnswer):
             answer = dataclasses.replace(answer, scoring=self.item.scoring)
         if answer is variant.answer:

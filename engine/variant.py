@@ -51,7 +51,7 @@ def _as_written(value: Any, answer: Answer) -> Any:
     if isinstance(value, bool) or isinstance(answer, ChoiceAnswer | ShapeAnswer):
         return value
     if isinstance(value, int | float):
-        return float(answer.tolerance.format(float(value)))
+        return answer.tolerance.rounded(float(value))
     if isinstance(value, tuple):
         return tuple(_as_written(v, answer) for v in value)
     return value
