@@ -55,7 +55,7 @@ class Figure:
 def quiz_command() -> list[str]:
     """The installed ``quiz`` script (as users start it), or the module as a fallback."""
     script = shutil.which("quiz", path=str(Path(sys.executable).parent)) or shutil.which("quiz")
-    return [script] if script else [sys.executable, "-m", "cli.main"]
+    return [script] if script else [sys.executable, "-m", "cli"]
 
 
 def environment(home: Path) -> dict[str, str]:

@@ -19,7 +19,7 @@ BAD = Path(__file__).resolve().parent.parent / "data" / "bad_banks"
 def quiz(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args],
+        [sys.executable, "-m", "cli", *args],
         capture_output=True,
         text=True,
         env=env,

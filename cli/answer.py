@@ -1,0 +1,100 @@
+"""The `quiz answer` command: grade one response to one variant of an item and print the grade."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cli.main import BankArg, JsonOpt, app, fail, print_json, user_errors
+
+if TYPE_CHECKING:
+    from engine.grading import Grade
+    from engine.variant import Question
+
+_STYLES = {"correct": "bold green", "partial": "bold yellow", "wrong": "bold red", "invalid": "bold magenta"}
+
+
+@app.command(
+    "answer",
+    # A response such as -0.5 must reach RESPONSE instead of being taken for an option.
+    context_settings={"ignore_unknown_options": True},
+)
+@user_errors
+def answer_command(
+    bank: BankArg,
+    item: Annotated[str, typer.Argument(help="The item's id (see `quiz list BANK`).")],
+    response: Annotated[
+        str | None,
+        typer.Argument(
+            help="Your answer, e.g. 1.93, 2*tanh(2), [0.881, 0.119] or A, C. Omit it (or give -) "
+            "to read it from standard input."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", min=0, max=2**32 - 1, help="The variant of this seed.")
+    ] = None,
+    code: Annotated[str | None, typer.Option("--code", help="The variant of this variant code.")] = None,
+    original: Annotated[bool, typer.Option("--original", help="The past paper's own question.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Grade one answer to a variant: correct, partial, wrong or invalid, with feedback and the mistake.
+
+    Exit code 0 for any grade (an invalid answer costs nothing), 1 for a user error such as an
+    unknown item.
+
+    Example: quiz answer week1 additive-score --original "2*tanh(2)"
+    """
+    from engine import banks
+    from engine.grading import grade
+    from engine.seeding import seed_from_code
+
+    chosen = sum((seed is not None, code is not None, original))
+    if chosen != 1:
+        fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
+    text = _read_response(response)
+    entry = banks.load(bank).get(item)
+    if original:
+        question = entry.original()
+    else:
+        question = entry.question(seed if seed is not None else seed_from_code(code or ""))
+    result = grade(question, text)
+    if as_json:
+        print_json(result.to_json())
+    else:
+        show_grade(question, result)
+
+
+def _read_response(response: str | None) -> str:
+    """The response argument, or standard input when it is omitted or ``-``."""
+    from engine.parse import MAX_LENGTH
+
+    if response is not None and response != "-":
+        return response
+    if sys.stdin is None or sys.stdin.isatty():
+        fail("give the answer as an argument, or pipe it on standard input", 2)
+    # Read one character beyond the limit: enough for the grader to say the answer is too long.
+    text = sys.stdin.read(MAX_LENGTH + 1)
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+def show_grade(question: Question, result: Grade) -> None:
+    """A grade as the terminal shows it: the variant, the verdict, the feedback, what was read."""
+    from rich.text import Text
+
+    from cli.display import console, question_header
+    from engine.markup import to_terminal
+
+    console.print(question_header(question))
+    verdict = Text(result.status.upper(), style=_STYLES[result.status])
+    if result.counts:
+        verdict.append(f"  score {result.score:.2f}", style="bold")
+    else:
+        verdict.append("  (not counted: try again)", style="dim")
+    if result.mistake is not None:
+        verdict.append(f"  [{result.mistake.tag}]", style="dim")
+    console.print(verdict)
+    console.print(Text(to_terminal(result.feedback)))
+    if result.read_as:
+        console.print(Text.assemble(("read as: ", "dim"), result.read_as))

@@ -1,0 +1,561 @@
+"""Grading: a response to a question becomes a Grade (status, score, feedback, the mistake recognised).
+
+One scoring function serves every caller (the terminal session, ``quiz answer``, class grading
+and the exports' answer keys). The order of the checks, for every kind:
+
+1. **invalid**: the response cannot be read as the kind asked for (empty, unreadable, an unknown
+   name, a number where a vector is asked). It costs nothing, is never compared with mistakes, and
+   the feedback says what was expected.
+2. **correct** within the answer's tolerance.
+3. **precision too low**: a number that agrees with the answer as far as its own digits go, but
+   gives fewer digits than asked (1.9 for 1.9281 with 2 decimal places asked). It is wrong, and it
+   is not taken for a method mistake, since its digits are those of the right method. Two
+   exceptions, where the response is a listed mistake: it equals the mistake's value exactly
+   (``[[2, 3], [2, 3]]`` for whole-number mistakes, written without trailing zeros), or the answer
+   is an exact count (whose trailing zeros may be real digits).
+4. the variant's **listed mistakes**, compared at the answer's tolerance; the first match names the
+   mistake and gives its feedback (score 0 unless the mistake carries one).
+5. **generic slips**, when no listed mistake matched: a sign error, a power of ten, a percentage
+   given as a number, a transposed matrix, the dimensions of a shape in reverse order.
+6. otherwise **wrong**, saying which entries are off, or that the length or shape is wrong.
+
+Generic slips come back as a `Mistake` with one of the tags in ``GENERIC_TAGS``, so that stored
+attempts can count them like the listed ones. Multiple-select items score by their scheme (see
+`choice_score`) and are ``partial`` when the score is strictly between 0 and 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from engine import parse
+from engine.answers import (
+    Answer,
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    Mistake,
+    MistakeValue,
+    NumericAnswer,
+    ShapeAnswer,
+    Tolerance,
+    VectorAnswer,
+)
+
+if TYPE_CHECKING:
+    from engine.variant import Question
+
+Status = Literal["correct", "partial", "wrong", "invalid"]
+
+PRECISION = "precision-too-low"
+SIGN = "sign-error"
+POWER_OF_TEN = "power-of-ten"
+PERCENT = "percent-as-number"
+TRANSPOSED = "transposed"
+REVERSED = "dims-reversed"
+GENERIC_TAGS = (PRECISION, SIGN, POWER_OF_TEN, PERCENT, TRANSPOSED, REVERSED)
+"""Tags of the slips recognised for any item, in addition to each variant's listed mistakes."""
+
+_MAX_POWER = 12  # off by up to 10^12: beyond that a match is more likely chance than a slip
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """The outcome of grading one response.
+
+    ``score`` is 0..1 (0 for wrong and invalid unless a recognised mistake carries a score);
+    ``feedback`` is Markdown with TeX maths in the `engine.markup` subset; ``read_as`` is plain
+    text echoing how the response was read ("" when nothing could be read).
+    """
+
+    status: Status
+    score: float
+    feedback: str
+    mistake: Mistake | None
+    read_as: str
+
+    @property
+    def counts(self) -> bool:
+        """Whether the attempt counts: an invalid response costs nothing."""
+        return self.status != "invalid"
+
+    def to_json(self) -> dict[str, Any]:
+        """The grade as ``quiz answer --json`` and the session logs show it."""
+        return {
+            "status": self.status,
+            "score": self.score,
+            "feedback": self.feedback,
+            "mistake": self.mistake.tag if self.mistake is not None else None,
+            "read_as": self.read_as,
+        }
+
+
+def grade(question: Question, response: str) -> Grade:
+    """Grade a response to a question (its answer, and its variant's listed mistakes)."""
+    return grade_answer(question.answer, response, question.variant.mistakes)
+
+
+def grade_answer(answer: Answer, response: str, mistakes: Sequence[Mistake] = ()) -> Grade:
+    """Grade a response against an answer, naming the first of ``mistakes`` it matches."""
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        return _grade_number(answer, response, mistakes)
+    if isinstance(answer, VectorAnswer):
+        return _grade_vector(answer, response, mistakes)
+    if isinstance(answer, MatrixAnswer):
+        return _grade_matrix(answer, response, mistakes)
+    if isinstance(answer, ShapeAnswer):
+        return _grade_shape(answer, response, mistakes)
+    return _grade_choice(answer, response, mistakes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Outcomes
+# ---------------------------------------------------------------------------------------------
+
+
+def _invalid(answer: Answer, reason: str, read_as: str = "") -> Grade:
+    return Grade("invalid", 0.0, f"{reason} {answer.instructions()}", None, read_as)
+
+
+def _correct(read_as: str, feedback: str = "Correct.") -> Grade:
+    return Grade("correct", 1.0, feedback, None, read_as)
+
+
+def _wrong(feedback: str, read_as: str, mistake: Mistake | None = None) -> Grade:
+    return Grade("wrong", 0.0, feedback, mistake, read_as)
+
+
+def _named(mistake: Mistake, read_as: str) -> Grade:
+    """The grade for a listed mistake: wrong, or partial/correct when the item gives it credit."""
+    score = min(max(mistake.score, 0.0), 1.0)
+    status: Status = "wrong" if score == 0 else "correct" if score == 1 else "partial"
+    return Grade(status, score, mistake.feedback, mistake, read_as)
+
+
+def _slip(tag: str, value: MistakeValue, feedback: str, read_as: str) -> Grade:
+    return _wrong(feedback, read_as, Mistake(tag, value, feedback))
+
+
+def _entries_list(positions: Sequence[str]) -> str:
+    """'entry 2 is', 'entries 2 and 3 are', 'entries 1, 2 and 4 are'."""
+    if len(positions) == 1:
+        return f"entry {positions[0]} is"
+    return f"entries {', '.join(positions[:-1])} and {positions[-1]} are"
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing numbers
+# ---------------------------------------------------------------------------------------------
+
+
+def _near(tolerance: Tolerance, target: float | int, value: parse.Number) -> bool:
+    """Whether a read number equals ``target`` at ``tolerance`` (exactly, where both are exact)."""
+    if tolerance.mode == "exact":
+        if value.exact is not None:
+            return value.exact == (target if isinstance(target, int) else Fraction(target)) or (
+                float(value.exact) == target
+            )
+        # A float result (from sqrt, say) may carry rounding noise that is not the student's doing.
+        return abs(value.value - target) <= 1e-12 * max(1.0, abs(target))
+    return tolerance.accepts(float(target), value.value)
+
+
+def _exactly(mistake: Mistake, values: Sequence[float]) -> bool:
+    """Whether the response is exactly a mistake's value (then it is that mistake, not a precision slip:
+    ``[[2, 3], [2, 3]]`` for a mistake of whole numbers carries no trailing zeros to show its precision)."""
+    flat: list[float] = []
+    stack: list[Any] = [mistake.value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            flat.append(float(item))
+        else:
+            return False
+    return len(flat) == len(values) and all(
+        abs(m - v) <= 1e-9 * max(1.0, abs(m)) for m, v in zip(flat, values, strict=True)
+    )
+
+
+def _too_coarse(tolerance: Tolerance, target: float, value: parse.Number) -> bool:
+    """A number written with fewer digits than asked whose digits agree with the target's rounding."""
+    if value.last_place is None or value.value == 0:
+        return False
+    place = value.last_place - (2 if value.percent else 0)
+    unit = 10.0**place
+    coarser = 0.5 * unit > tolerance.half_width(target)
+    # Half a unit of its last place (and float noise): the answer rounded at the response's precision.
+    return coarser and abs(value.value - target) <= 0.5 * unit * (1 + 1e-9)
+
+
+def _scaled(tolerance: Tolerance, target: float, value: parse.Number, power: int) -> bool:
+    """Whether ``value`` is ``target`` times 10**power (compared after undoing the scale)."""
+    descaled = parse.Number(value.value * 10.0**-power, None, value.text)
+    return _near(tolerance, target, descaled)
+
+
+def _resolved(tolerance: Tolerance, target: float) -> bool:
+    """Whether the tolerance tells ``target`` apart from zero (so that -t or 10t is a real difference)."""
+    return target != 0 and abs(target) > 2 * tolerance.half_width(target)
+
+
+def _number_slip(answer: NumericAnswer | IntegerAnswer, value: parse.Number) -> Grade | None:
+    """A generic slip that explains a wrong number, if one does."""
+    target, tolerance, read = answer.value, answer.tolerance, value.echo()
+    if not _resolved(tolerance, target):
+        return None
+    negated = parse.Number(-value.value, -value.exact if value.exact is not None else None, value.text)
+    if _near(tolerance, target, negated):
+        return _slip(
+            SIGN, value.value, "The size is right but the sign is wrong: check the sign of each step.", read
+        )
+    if value.value == 0:
+        return None
+    # Only the power of ten nearest the ratio can match, so one comparison decides.
+    power = round(math.log10(abs(value.value / target)))
+    if power == 0 or abs(power) > _MAX_POWER or not _scaled(tolerance, target, value, power):
+        return None
+    if power == 2 and abs(target) <= 1:
+        allow_percent = isinstance(answer, NumericAnswer) and answer.allow_percent
+        # The student's own number, rescaled: the feedback must not reveal more digits than given.
+        fraction = _plain(value.value / 100)
+        how = f"{fraction} or {_plain(value.value)}%" if allow_percent else fraction
+        feedback = (
+            f"That looks like a percentage without its sign: write {how}."
+            if allow_percent
+            else f"That looks like a percentage: the answer is a fraction, so write it as {how}."
+        )
+        return _slip(PERCENT, value.value, feedback, read)
+    return _slip(POWER_OF_TEN, value.value, _power_feedback(answer, value, power), read)
+
+
+def _power_feedback(answer: NumericAnswer | IntegerAnswer, value: parse.Number, power: int) -> str:
+    size = abs(power)
+    if isinstance(answer, IntegerAnswer) and power < 0 and size % 3 == 0 and "." in value.text:
+        return (
+            "A point is a decimal point: group the thousands of a count with commas or spaces "
+            "(589,824 or 589 824), not with points."
+        )
+    times = {1: "10", 2: "100", 3: "1000"}.get(size, f"$10^{{{size}}}$")
+    direction = "large" if power > 0 else "small"
+    return (
+        f"The digits are right but the size is not: your answer is {times} times too {direction}. "
+        "Check the units and where the decimal point goes."
+    )
+
+
+def _plain(value: float) -> str:
+    return parse.format_plain(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers and counts
+# ---------------------------------------------------------------------------------------------
+
+
+def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+    allow_percent = isinstance(answer, NumericAnswer) and answer.allow_percent
+    value = parse.number(response, allow_percent=allow_percent)
+    if isinstance(value, parse.Invalid):
+        return _invalid(answer, value.reason, value.read_as)
+    read = value.echo()
+    tolerance, target = answer.tolerance, answer.value
+    if _near(tolerance, target, value):
+        if value.is_literal or isinstance(answer, IntegerAnswer):
+            return _correct(read)
+        return _correct(read, f"Correct: that is {answer.format()} {_precision_words(tolerance)}.")
+    listed = next(
+        (m for m in mistakes if isinstance(m.value, int | float) and _near(tolerance, m.value, value)), None
+    )
+    # A count's trailing zeros may be real digits (589,820), so there a listed mistake comes first.
+    if listed is not None and (tolerance.mode == "exact" or _exactly(listed, [value.value])):
+        return _named(listed, read)
+    if _too_coarse(tolerance, target, value):
+        feedback = (
+            f"Your digits agree with the answer, but the precision is too low: give the answer "
+            f"{_precision_words(tolerance)}."
+        )
+        return _slip(PRECISION, value.value, feedback, read)
+    if listed is not None:
+        return _named(listed, read)
+    slip = _number_slip(answer, value)
+    if slip is not None:
+        return slip
+    return _wrong("Not correct: that is not the answer, within the precision asked for.", read)
+
+
+def _precision_words(tolerance: Tolerance) -> str:
+    return "as a whole number, exactly" if tolerance.mode == "exact" else tolerance.describe()
+
+
+# ---------------------------------------------------------------------------------------------
+# Vectors and matrices
+# ---------------------------------------------------------------------------------------------
+
+
+def _all_near(tolerance: Tolerance, targets: Sequence[Any], values: Sequence[parse.Number]) -> bool:
+    return len(targets) == len(values) and all(
+        isinstance(t, int | float) and _near(tolerance, t, v) for t, v in zip(targets, values, strict=True)
+    )
+
+
+def _flat(values: Sequence[Sequence[parse.Number]]) -> list[parse.Number]:
+    return [v for row in values for v in row]
+
+
+def _coarse_entries(
+    tolerance: Tolerance, targets: Sequence[float], values: Sequence[parse.Number]
+) -> list[int] | None:
+    """Indices of entries written too coarsely, when every other entry is right; else None."""
+    coarse: list[int] = []
+    for index, (target, value) in enumerate(zip(targets, values, strict=True)):
+        if _too_coarse(tolerance, target, value):
+            coarse.append(index)
+        elif not _near(tolerance, target, value):
+            return None
+    return coarse or None
+
+
+def _grade_vector(answer: VectorAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+    found = parse.structure(response)
+    n = len(answer.values)
+    if isinstance(found, parse.Invalid):
+        return _invalid(answer, found.reason, found.read_as)
+    if isinstance(found, parse.Number):
+        return _invalid(answer, f"Expected a vector of {n} numbers, but read a single number.", found.echo())
+    values: tuple[parse.Number, ...]
+    flat, matrix = _split(found)
+    if matrix is not None:
+        rows = list(matrix)
+        if len(rows) == 1 or all(len(r) == 1 for r in rows):
+            values = tuple(_flat(rows))  # a single row or a single column is a vector
+        else:
+            shown = parse.echo_structure(found)
+            return _invalid(
+                answer,
+                f"Expected a vector of {n} numbers, but read a {len(rows)}×{len(rows[0])} matrix.",
+                shown,
+            )
+    else:
+        values = flat
+    read = parse.echo_structure(values)
+    tolerance = answer.tolerance
+    if _all_near(tolerance, answer.values, values):
+        return _correct(read)
+    listed = next(
+        (m for m in mistakes if isinstance(m.value, tuple) and _all_near(tolerance, m.value, values)), None
+    )
+    if listed is not None and _exactly(listed, [v.value for v in values]):
+        return _named(listed, read)
+    if len(values) == n:
+        coarse = _coarse_entries(tolerance, answer.values, values)
+        if coarse is not None:
+            where = _entries_list([str(i + 1) for i in coarse])
+            feedback = (
+                f"Your digits agree with the answer, but {where} written with too few digits: give every "
+                f"entry {tolerance.describe()}."
+            )
+            return _slip(PRECISION, tuple(v.value for v in values), feedback, read)
+    if listed is not None:
+        return _named(listed, read)
+    if len(values) != n:
+        return _wrong(f"The answer has {n} entries; you gave {len(values)}.", read)
+    negated = [parse.Number(-v.value, None, v.text) for v in values]
+    if _all_near(tolerance, answer.values, negated) and any(_resolved(tolerance, t) for t in answer.values):
+        feedback = "Every entry has the wrong sign: check the sign of each step."
+        return _slip(SIGN, tuple(v.value for v in values), feedback, read)
+    off = [
+        str(i + 1)
+        for i, (t, v) in enumerate(zip(answer.values, values, strict=True))
+        if not _near(tolerance, t, v)
+    ]
+    return _wrong(_off_message(off, n), read)
+
+
+def _split(found: parse.Vector | parse.Matrix) -> tuple[parse.Vector, parse.Matrix | None]:
+    """A read list as either a vector (flat) or a matrix (rows)."""
+    if found and isinstance(found[0], tuple):
+        return (), found
+    return cast(parse.Vector, found), None
+
+
+def _off_message(off: Sequence[str], total: int) -> str:
+    if len(off) == total and total > 1:
+        return "Not correct: every entry is off."
+    where = _entries_list(off)
+    return f"Not correct: {where} off."
+
+
+def _grade_matrix(answer: MatrixAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+    found = parse.structure(response)
+    r, c = answer.shape
+    if isinstance(found, parse.Invalid):
+        return _invalid(answer, found.reason, found.read_as)
+    if isinstance(found, parse.Number):
+        return _invalid(answer, f"Expected a {r}×{c} matrix, but read a single number.", found.echo())
+    rows: list[tuple[parse.Number, ...]]
+    flat, matrix = _split(found)
+    if matrix is not None:
+        rows = list(matrix)
+    else:
+        if r == 1 and len(flat) == c:
+            rows = [tuple(flat)]
+        elif c == 1 and len(flat) == r:
+            rows = [(v,) for v in flat]
+        else:
+            return _invalid(
+                answer,
+                f"Expected a {r}×{c} matrix, but read a list of {len(flat)} numbers: separate the rows "
+                "with `;` or new lines, or write [[a, b], [c, d]].",
+                parse.echo_structure(tuple(flat)),
+            )
+    read = parse.echo_structure(tuple(rows))
+    tolerance = answer.tolerance
+    shape = (len(rows), len(rows[0]))
+    if shape == (r, c) and all(_all_near(tolerance, t, v) for t, v in zip(answer.rows, rows, strict=True)):
+        return _correct(read)
+    listed = next((m for m in mistakes if _matrix_matches(tolerance, m.value, rows)), None)
+    if listed is not None and _exactly(listed, [v.value for v in _flat(rows)]):
+        return _named(listed, read)
+    if shape == (r, c):
+        coarse = _coarse_entries(tolerance, [t for row in answer.rows for t in row], _flat(rows))
+        if coarse is not None:
+            where = _entries_list([f"({i // c + 1}, {i % c + 1})" for i in coarse])
+            feedback = (
+                f"Your digits agree with the answer, but {where} written with too few digits: give every "
+                f"entry {tolerance.describe()}."
+            )
+            return _slip(PRECISION, tuple(tuple(v.value for v in row) for row in rows), feedback, read)
+    if listed is not None:
+        return _named(listed, read)
+    as_values = tuple(tuple(v.value for v in row) for row in rows)
+    if shape == (c, r) and _matrix_matches(tolerance, _transpose(answer.rows), rows):
+        feedback = (
+            "That is the transpose of the answer: rows and columns are swapped. Check which index "
+            "runs along the rows (queries along rows, keys along columns)."
+        )
+        return _slip(TRANSPOSED, as_values, feedback, read)
+    if shape != (r, c):
+        return _wrong(f"The answer is a {r}×{c} matrix; you gave a {shape[0]}×{shape[1]} one.", read)
+    off = [
+        f"({i + 1}, {j + 1})"
+        for i, (target_row, row) in enumerate(zip(answer.rows, rows, strict=True))
+        for j, (t, v) in enumerate(zip(target_row, row, strict=True))
+        if not _near(tolerance, t, v)
+    ]
+    return _wrong(_off_message(off, r * c), read)
+
+
+def _transpose(rows: Sequence[Sequence[float]]) -> tuple[tuple[float, ...], ...]:
+    return tuple(zip(*rows, strict=True))
+
+
+def _matrix_matches(tolerance: Tolerance, target: Any, rows: Sequence[Sequence[parse.Number]]) -> bool:
+    if not isinstance(target, tuple) or len(target) != len(rows):
+        return False
+    return all(isinstance(t, tuple) and _all_near(tolerance, t, v) for t, v in zip(target, rows, strict=True))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------------------------
+
+
+def _canonical(dims: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(parse.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
+
+
+def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+    found = parse.shape(response)
+    if isinstance(found, parse.Invalid):
+        return _invalid(answer, found.reason, found.read_as)
+    read = parse.echo_shape(found)
+    given, target = _canonical(found), _canonical(answer.dims)
+    if given == target:
+        return _correct(read)
+    for mistake in mistakes:
+        if isinstance(mistake.value, tuple) and _canonical(mistake.value) == given:
+            return _named(mistake, read)
+    n = len(target)
+    if len(given) != n:
+        return _wrong(f"The answer has {n} dimensions; you gave {len(given)}.", read)
+    if n > 1 and given[::-1] == target:
+        feedback = "Those are the right dimensions in reverse order: check which axis comes first."
+        return _slip(REVERSED, found, feedback, read)
+    off = [str(i + 1) for i, (t, g) in enumerate(zip(target, given, strict=True)) if t != g]
+    where = (
+        f"dimension {off[0]} is" if len(off) == 1 else f"dimensions {', '.join(off[:-1])} and {off[-1]} are"
+    )
+    return _wrong(f"Not correct: {where} off.", read)
+
+
+# ---------------------------------------------------------------------------------------------
+# Choice
+# ---------------------------------------------------------------------------------------------
+
+
+def choice_score(answer: ChoiceAnswer, selected: frozenset[str]) -> float:
+    """The score of a set of ticked letters under the item's scheme.
+
+    With C the correct letters, S the ticked ones and N the number of options:
+
+    - ``net`` (the default; PrairieLearn's net-correct, Canvas's rule): +1/|C| per right tick,
+      -1/|C| per wrong tick, floored at 0: max(0, (|S∩C| - |S∖C|) / |C|);
+    - ``all-or-nothing``: 1 if S = C, else 0;
+    - ``each-answer``: each option is a true/false decision worth 1/N: 1 - (|S∖C| + |C∖S|) / N.
+
+    A single-choice item scores 1 or 0 whatever its scheme: a wrong pick is simply wrong.
+    """
+    unknown = selected - set(answer.letters)
+    if unknown:
+        raise ValueError(f"letters {', '.join(sorted(unknown))} are not options of this item")
+    correct = answer.correct_letters
+    if selected == correct:
+        return 1.0
+    if not answer.multiple or answer.scoring == "all-or-nothing":
+        return 0.0
+    right, wrong = len(selected & correct), len(selected - correct)
+    if answer.scoring == "net":
+        return max(0.0, (right - wrong) / len(correct))
+    missed = len(correct - selected)
+    return 1.0 - (wrong + missed) / len(answer.options)
+
+
+def _grade_choice(answer: ChoiceAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+    selected = parse.letters(response, answer.letters, multiple=answer.multiple)
+    if isinstance(selected, parse.Invalid):
+        return _invalid(answer, selected.reason, selected.read_as)
+    read = ", ".join(sorted(selected))
+    score = choice_score(answer, selected)
+    if score == 1.0:
+        return _correct(read)
+    status: Status = "partial" if score > 0 else "wrong"
+    mistake = next((m for m in mistakes if isinstance(m.value, frozenset) and m.value == selected), None)
+    lines: list[str] = []
+    if mistake is not None:
+        lines.append(mistake.feedback)
+    for letter, option in zip(answer.letters, answer.options, strict=True):
+        if letter in selected and not option.correct:
+            verdict = "is not the answer" if not answer.multiple else "is false"
+            lines.append(f"**{letter}** {verdict}" + (f": {option.why}" if option.why else "."))
+    missed = len(answer.correct_letters - selected)
+    if answer.multiple and missed:
+        lines.append(f"{missed} true option{'s are' if missed != 1 else ' is'} not ticked.")
+    if status == "partial":
+        lines.insert(0, f"Partly right: score {score:.2f}.")
+    return Grade(status, score, "\n\n".join(lines), mistake, read)
+
+
+__all__ = [
+    "GENERIC_TAGS",
+    "Grade",
+    "Status",
+    "choice_score",
+    "grade",
+    "grade_answer",
+]

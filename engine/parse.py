@@ -1,0 +1,1156 @@
+"""Student response text → values (numbers, vectors, matrices, shapes, letters), never with eval.
+
+A response is read by a small tokenizer and a recursive-descent parser over an allow-list of
+operators (``+ - * / ^ **``, signs, parentheses), functions (``sqrt exp log ln log10 log2 tanh sin
+cos tan abs``) and constants (``pi``/``π``, ``e``). Nothing a student types is ever handed to
+Python's ``eval``/``exec`` or to sympy. Every step is bounded before it is computed: the length of
+the text, the nesting depth, the size of exponents, of results and of exact integers, so hostile
+input (``9**9**9``, a megabyte of digits, ten thousand parentheses) is refused at once.
+
+Arithmetic is exact (``fractions.Fraction``) while only rationals are involved, so counts such as
+``768^2 + 768`` stay exact, and continues in floats after a function or a constant.
+
+Readers return the value or an ``Invalid`` that says why in a sentence (Markdown within the
+`engine.markup` subset) and echoes what could be read. What separates entries depends on the kind
+being read, because the same characters mean different things: in a single number ``589,824`` and
+``589 824`` group thousands, while in a vector commas and spaces separate entries, and MATLAB's
+rule tells ``[1 -2]`` (two entries) from ``[1 - 2]`` (one).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+# ---------------------------------------------------------------------------------------------
+# Limits
+# ---------------------------------------------------------------------------------------------
+
+MAX_LENGTH = 2000
+"""Longest response read, in characters (a 10×10 matrix fits; a megabyte is refused unread)."""
+MAX_DEPTH = 50
+"""Deepest nesting of brackets, signs, powers and function calls."""
+MAX_MAGNITUDE = 1e300
+"""Largest absolute value of any literal or intermediate result."""
+_MAX_LOG10 = 300.0
+_MAX_BITS = 4096  # exact rationals beyond this size continue as floats, so big-integer work stays tiny
+_MAX_EXPONENT_DIGITS = 6  # 1e9999999 is judged by the length of its exponent, never computed
+_INT_LIMIT = 10**300
+_EXACT_LIMIT = Fraction(_INT_LIMIT)
+_SAFE_BITS = 996  # 2**996 < 1e300
+
+FUNCTIONS: dict[str, str] = {
+    "sqrt": "square root",
+    "exp": "exponential",
+    "log": "natural logarithm",
+    "ln": "natural logarithm",
+    "log10": "base-10 logarithm",
+    "log2": "base-2 logarithm",
+    "tanh": "hyperbolic tangent",
+    "sin": "sine",
+    "cos": "cosine",
+    "tan": "tangent",
+    "abs": "absolute value",
+}
+CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
+ALLOWED_NAMES = ", ".join([*CONSTANTS, *FUNCTIONS])
+_NOT_FINITE = {"nan", "inf", "infinity", "infty", "oo"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A response that cannot be graded: ``reason`` says why (Markdown); ``read_as`` echoes what was read.
+
+    ``read_as`` is plain text (not markup), empty when nothing could be read.
+    """
+
+    reason: str
+    read_as: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    """One number as read: its value (exact where possible) and how precisely it was written.
+
+    ``text`` is the response normalised (``2*tanh(2)``, ``589824``). For a plain literal such as
+    ``1.90`` or ``-5.9e5`` (one number as written, perhaps signed), ``last_place`` is the power of
+    ten of its last significant digit (-2 for ``1.90``, 4 for ``5.9e5``) and ``sigfigs`` its count
+    of significant figures; trailing zeros of a whole number count as not significant (``590000``
+    has 2), the reading that gives a student the benefit of the doubt. Both are None for
+    expressions, whose precision is exact.
+    """
+
+    value: float
+    exact: Fraction | None
+    text: str
+    last_place: int | None = None
+    sigfigs: int | None = None
+    percent: bool = False
+
+    @property
+    def is_literal(self) -> bool:
+        """Whether the response was one number as written (so its precision is known)."""
+        return self.last_place is not None
+
+    def echo(self) -> str:
+        """How the number was read, e.g. ``1.93`` or ``2*tanh(2) = 1.92806``."""
+        if self.is_literal and not self.percent:
+            return self.text
+        return f"{self.text} = {format_plain(self.value)}"
+
+
+Dim = int | str
+Vector = tuple[Number, ...]
+Matrix = tuple[tuple[Number, ...], ...]
+Structure = Number | Vector | Matrix
+
+
+def format_plain(value: float) -> str:
+    """A number for echoes: whole numbers in full, others to 6 significant figures."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def echo_structure(value: Structure) -> str:
+    """A number, vector or matrix as read, e.g. ``[0.881, 0.119]``."""
+    if isinstance(value, Number):
+        return value.echo()
+    parts = [echo_structure(v) if isinstance(v, tuple) else _entry_echo(v) for v in value]
+    return "[" + ", ".join(parts) + "]"
+
+
+def _entry_echo(value: Number) -> str:
+    return value.text if value.is_literal else format_plain(value.value)
+
+
+def echo_shape(dims: tuple[Dim, ...]) -> str:
+    """A shape as read, e.g. ``[T, 512]``."""
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+class _Error(Exception):
+    """Internal: the first problem found, with what was read up to it."""
+
+    def __init__(self, reason: str, read_as: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.read_as = read_as
+
+
+class _Several(_Error):
+    """Internal: a single number was expected but the response goes on with another entry."""
+
+    def __init__(self) -> None:
+        super().__init__("Expected a single number, but read several.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Characters
+# ---------------------------------------------------------------------------------------------
+
+_TRANSLATE = str.maketrans(
+    {
+        "\u2212": "-",  # minus sign
+        "\u2013": "-",  # en dash, which word processors put in place of a minus
+        "\u00b7": "*",
+        "\u22c5": "*",
+        "\u2219": "*",
+        "\u00d7": "*",
+        "\u00f7": "/",
+        "\u2044": "/",
+        "\u2215": "/",
+        "\r": "\n",
+        "\t": " ",
+        "\u00a0": " ",
+        "\u2007": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+    }
+)
+_SUPERSCRIPTS = {
+    "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8",
+    "⁹": "9", "⁻": "-", "⁺": "+",
+}  # fmt: skip
+_SHOWN_AS_IS = set("!\"#%&'()*+,-./:;<=>?@[]^_{|}~")
+
+
+def describe_char(ch: str) -> str:
+    """A character named so that feedback can show it safely, whatever it is."""
+    if (ch.isascii() and ch.isalnum()) or ch in _SHOWN_AS_IS:
+        return f"`{ch}`"
+    name = unicodedata.name(ch, "")
+    code = f"U+{ord(ch):04X}"
+    return f"{code} ({name.lower()})" if name else code
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _prepare(text: str) -> str:
+    if len(text) > MAX_LENGTH:
+        raise _Error(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
+    # A translation table, not NFKC: NFKC would turn 768² into 7682.
+    clean = text.replace("\r\n", "\n").translate(_TRANSLATE).strip(" \n")
+    if not clean:
+        raise _Error("The response is empty.")
+    return clean
+
+
+# ---------------------------------------------------------------------------------------------
+# Tokens
+# ---------------------------------------------------------------------------------------------
+
+TokenKind = Literal["num", "name", "op", "open", "close", "sep", "nl", "sqrt", "sup", "bad"]
+
+
+@dataclass(slots=True)
+class _Token:
+    kind: TokenKind
+    text: str
+    pos: int
+    space: bool  # whitespace before it
+
+
+_TAIL = r"(?:\.\d*)?(?:[eE][+-]?\d+)?"
+# In a single number, commas, spaces or underscores (one kind per number) group digits in threes.
+_NUMBER_GROUPED = rf"(?:\d{{1,3}}(?P<sep>[,_ ])\d{{3}}(?:(?P=sep)\d{{3}})*(?!\d)|\d+){_TAIL}|\.\d+{_TAIL}"
+_NUMBER_PLAIN = rf"(?:\d{{1,3}}(?:_\d{{3}})+(?!\d)|\d+){_TAIL}|\.\d+{_TAIL}"
+_REST = r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<pow>\*\*)|(?P<single>[-+*/^%()\[\]{},;\n√π])"
+_REST += r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)|(?P<space> +)|(?P<bad>.)"
+_TOKEN_GROUPED = re.compile(rf"(?P<num>{_NUMBER_GROUPED}){_REST}", re.DOTALL)
+_TOKEN_PLAIN = re.compile(rf"(?P<num>{_NUMBER_PLAIN}){_REST}", re.DOTALL)
+_SINGLE: dict[str, TokenKind] = {
+    "+": "op", "-": "op", "*": "op", "/": "op", "^": "op", "%": "op",
+    "(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close",
+    ",": "sep", ";": "sep", "\n": "nl", "√": "sqrt", "π": "name",
+}  # fmt: skip
+_PARTNER = {"(": ")", "[": "]", "{": "}"}
+
+
+def _tokenize(text: str, *, grouping: bool) -> list[_Token]:
+    """Split normalised text into tokens; unknown characters become ``bad`` tokens, reported in order."""
+    tokens: list[_Token] = []
+    space = False
+    for m in (_TOKEN_GROUPED if grouping else _TOKEN_PLAIN).finditer(text):
+        kind, piece, pos = m.lastgroup, m.group(), m.start()
+        if kind == "space":
+            space = True
+            continue
+        if kind == "single":
+            tokens.append(_Token(_SINGLE[piece], "pi" if piece == "π" else piece, pos, space))
+        elif kind == "pow":
+            tokens.append(_Token("op", "^", pos, space))
+        elif kind == "sup":
+            tokens.append(_Token("sup", "".join(_SUPERSCRIPTS[c] for c in piece), pos, space))
+        elif kind == "num":
+            tokens.append(_Token("num", piece, pos, space))
+        elif kind == "name":
+            tokens.append(_Token("name", piece, pos, space))
+        else:
+            tokens.append(_Token("bad", piece, pos, space))
+        space = False
+    return tokens
+
+
+def _bad_char_reason(tok: _Token) -> str:
+    ch = tok.text
+    where = f"at character {tok.pos + 1}"
+    if ch == "∞":
+        return "Infinity is not a number that can be graded: give a finite number."
+    if ch in "'\"`":
+        return f"Unexpected {describe_char(ch)} {where}: type the answer without quotes."
+    if unicodedata.category(ch).startswith("C"):
+        return f"The response contains a control character, {describe_char(ch)}, {where}."
+    return f"Unexpected character {describe_char(ch)} {where}."
+
+
+# ---------------------------------------------------------------------------------------------
+# Arithmetic with limits
+# ---------------------------------------------------------------------------------------------
+
+Num = int | Fraction | float  # exact whole numbers stay ints (fast); other rationals are Fractions
+
+
+def _too_large() -> _Error:
+    return _Error("The number is too large to grade (the limit is 1e300).")
+
+
+def _checked(value: Num) -> Num:
+    """``value`` if it is finite and not too large; exact values that grew too long become floats."""
+    if isinstance(value, int):
+        # Below 2**996 (< 1e300) there is nothing to compare.
+        if value.bit_length() > _SAFE_BITS and abs(value) > _INT_LIMIT:
+            raise _too_large()
+        return value
+    if isinstance(value, Fraction):
+        top, bottom = value.numerator.bit_length(), value.denominator.bit_length()
+        if top > _SAFE_BITS and abs(value) > _EXACT_LIMIT:
+            raise _too_large()
+        if bottom == 1:
+            return value.numerator
+        if top > _MAX_BITS or bottom > _MAX_BITS:
+            return float(value)
+        return value
+    if math.isnan(value):
+        raise _Error("The result is not a number (NaN).")
+    if abs(value) > MAX_MAGNITUDE:
+        raise _too_large()
+    return value
+
+
+def _divide(a: Num, b: Num) -> Num:
+    if b == 0:
+        raise _Error("Division by zero.")
+    if isinstance(a, int) and isinstance(b, int):
+        q, r = divmod(a, b)
+        return q if r == 0 else _checked(Fraction(a, b))
+    return _checked(a / b)
+
+
+def _int_log10(n: int) -> float:
+    bits = n.bit_length()
+    if bits < 1000:
+        return math.log10(n)
+    shift = bits - 64
+    return math.log10(n >> shift) + shift * math.log10(2)
+
+
+def _log10_abs(value: Num) -> float:
+    """log10 of a nonzero value, without converting huge exact values to float."""
+    if isinstance(value, int):
+        return _int_log10(abs(value))
+    if isinstance(value, Fraction):
+        return _int_log10(abs(value.numerator)) - _int_log10(value.denominator)
+    return math.log10(abs(value))
+
+
+def _bits(value: int | Fraction) -> int:
+    if isinstance(value, int):
+        return value.bit_length()
+    return max(value.numerator.bit_length(), value.denominator.bit_length())
+
+
+def _float_op(fn: Callable[..., float], *args: float) -> float:
+    """A math function whose overflow or domain error becomes an invalid response, not a crash."""
+    try:
+        return fn(*args)
+    except OverflowError:
+        raise _too_large() from None
+    except ValueError:
+        raise _Error("The expression is not defined for these numbers.") from None
+
+
+def _power(base: Num, exponent: Num) -> Num:
+    """``base ** exponent``, refused before it is computed when the result would be too large."""
+    if isinstance(exponent, Fraction) and exponent.denominator == 1:
+        exponent = exponent.numerator
+    if base == 0:
+        if exponent < 0:
+            raise _Error("Division by zero (zero to a negative power).")
+        return 1 if exponent == 0 else 0
+    if isinstance(exponent, int):
+        n = exponent
+        if abs(base) == 1:
+            return base if n % 2 else _abs(base)
+        size = float(n) * _log10_abs(base)
+        if size > _MAX_LOG10:
+            raise _too_large()
+        if size < -_MAX_LOG10:
+            return 0.0
+        if not isinstance(base, float) and abs(n) * _bits(base) <= _MAX_BITS:
+            return _checked(Fraction(base) ** n) if n < 0 else _checked(base**n)
+        return _checked(_float_op(math.pow, float(base), float(n)))
+    if base < 0:
+        raise _Error("A negative number to a fractional power is not a real number.")
+    size = float(exponent) * _log10_abs(base)
+    if size > _MAX_LOG10:
+        raise _too_large()
+    if size < -_MAX_LOG10:
+        return 0.0
+    return _checked(_float_op(math.pow, float(base), float(exponent)))
+
+
+def _abs(value: Num) -> Num:
+    return -value if value < 0 else value
+
+
+def _exact_sqrt(value: int | Fraction) -> Num | None:
+    """The square root of a rational square (sqrt(4/9) = 2/3), else None."""
+    value = Fraction(value)
+    num, den = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    if num * num == value.numerator and den * den == value.denominator:
+        return _checked(Fraction(num, den))
+    return None
+
+
+def _call(name: str, arg: Num) -> Num:
+    """An allowed function applied to a value, with its domain checked."""
+    if name == "abs":
+        return _abs(arg)
+    if name == "sqrt":
+        if arg < 0:
+            raise _Error("The square root of a negative number is not real.")
+        exact = None if isinstance(arg, float) else _exact_sqrt(arg)
+        return exact if exact is not None else math.sqrt(float(arg))
+    if name in {"log", "ln", "log10", "log2"}:
+        if arg <= 0:
+            raise _Error(f"The logarithm of {'zero' if arg == 0 else 'a negative number'} is not defined.")
+        log10 = _log10_abs(arg)
+        return {"log10": log10, "log2": log10 / math.log10(2)}.get(name, log10 * math.log(10))
+    x = float(arg)
+    if name == "exp":
+        if x > 690:
+            raise _too_large()
+        return math.exp(x)
+    functions: dict[str, Callable[[float], float]] = {"tanh": math.tanh, "sin": math.sin, "cos": math.cos}
+    if name in functions:
+        return functions[name](x)
+    if name == "tan":
+        return _checked(math.tan(x))
+    raise _Error(unknown_name_reason(name))  # pragma: no cover - names are checked before calls
+
+
+# ---------------------------------------------------------------------------------------------
+# Literals
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Literal:
+    value: Num
+    text: str
+    last_place: int
+    sigfigs: int
+
+
+def _literal(raw: str) -> _Literal:
+    """A number as written: its exact value, and the place of its last significant digit."""
+    if raw.isdigit() and len(raw) < 19:
+        # The common case (a plain whole number) without the general bookkeeping below.
+        significant = raw.lstrip("0").rstrip("0")
+        zeros = len(raw) - len(raw.rstrip("0")) if significant else 0
+        return _Literal(int(raw), raw, zeros, len(significant))
+    text = raw.replace(",", "").replace("_", "").replace(" ", "")
+    mantissa, _, exp_text = text.replace("E", "e").partition("e")
+    if len(exp_text.lstrip("+-")) > _MAX_EXPONENT_DIGITS:
+        raise _Error(f"The exponent of `{_clip(text)}` is too large to grade.")
+    exponent = int(exp_text) if exp_text else 0
+    int_part, point, frac_part = mantissa.partition(".")
+    whole = int_part.lstrip("0")
+    digits = (whole + frac_part).lstrip("0")
+    if not digits:
+        return _Literal(0, _clip(text), -len(frac_part) + exponent, 0)
+    # The place of the leading digit bounds the magnitude before any big number is built.
+    leading = len(whole) - 1 if whole else -(len(frac_part) - len(frac_part.lstrip("0")) + 1)
+    if leading + exponent > _MAX_LOG10:
+        raise _too_large()
+    if point:
+        last_place, sigfigs = exponent - len(frac_part), len(digits)
+    else:
+        significant = whole.rstrip("0")
+        last_place, sigfigs = exponent + len(whole) - len(significant), len(significant)
+    scale = 10 ** len(frac_part)
+    value = Fraction(int(int_part or "0") * scale + int(frac_part or "0"), scale) * Fraction(10) ** exponent
+    return _Literal(_checked(value), _clip(text), last_place, sigfigs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Val:
+    num: Num
+    text: str
+    literal: _Literal | None = None
+
+
+class _Expr:
+    """Recursive descent over ``tokens[start:end]``, evaluating as it goes (no tree is kept).
+
+    Grammar (``^`` is right-associative and binds tighter than a sign, so -2^2 = -4)::
+
+        sum     := product (("+" | "-") product)*
+        product := signed (("*" | "/") signed | <implicit> signed)*
+        signed  := ("+" | "-") signed | power
+        power   := postfix ("^" signed)?
+        postfix := atom [superscript] ["%"]
+        atom    := number | constant | function "(" sum ")" | "(" sum ")" | "√" postfix
+    """
+
+    def __init__(self, tokens: list[_Token], start: int, end: int, *, allow_percent: bool = False) -> None:
+        self.tokens = tokens
+        self.start = start
+        self.i = start
+        self.end = end
+        self.depth = 0
+        self.allow_percent = allow_percent
+
+    def peek(self) -> _Token | None:
+        return self.tokens[self.i] if self.i < self.end else None
+
+    def take(self) -> _Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Error(f"The expression is nested too deeply (more than {MAX_DEPTH} levels).")
+
+    def parse(self) -> _Val:
+        """The value of the whole span (an error if anything is left over)."""
+        if self.i >= self.end:
+            raise _Error("An entry is empty.")
+        val = self.sum()
+        tok = self.peek()
+        if tok is not None:
+            self._leftover(tok, val)
+        return val
+
+    def _op(self, ops: str) -> _Token | None:
+        tok = self.peek()
+        if tok is not None and tok.kind == "op" and tok.text in ops:
+            return self.take()
+        return None
+
+    def sum(self) -> _Val:
+        left = self.product()
+        while (tok := self._op("+-")) is not None:
+            right = self.product()
+            num = left.num + right.num if tok.text == "+" else left.num - right.num
+            left = _Val(_checked(num), f"{left.text}{tok.text}{right.text}")
+        return left
+
+    def product(self) -> _Val:
+        left = self.signed()
+        divided = False
+        while (tok := self.peek()) is not None:
+            if tok.kind == "op" and tok.text in "*/":
+                self.take()
+                right = self.signed()
+                if tok.text == "/":
+                    if right.num == 0:
+                        raise _Error("Division by zero.", f"{left.text}/{right.text}")
+                    divided = True
+                num = _checked(left.num * right.num) if tok.text == "*" else _divide(left.num, right.num)
+                left = _Val(num, f"{left.text}{tok.text}{right.text}")
+            elif self._implicit(tok):
+                if divided:
+                    raise _Error(
+                        "A product written without `*` after a `/` is ambiguous: write 1/(2*pi) or (1/2)*pi.",
+                        left.text,
+                    )
+                right = self.signed()
+                left = _Val(_checked(left.num * right.num), f"{left.text}*{right.text}")
+            else:
+                break
+        return left
+
+    def _implicit(self, tok: _Token) -> bool:
+        """Whether ``tok`` starts a factor multiplied without ``*``: only where it is unambiguous."""
+        if tok.space or self.i == self.start:
+            return False
+        prev = self.tokens[self.i - 1]
+        starts = (
+            tok.kind == "sqrt"
+            or (tok.kind == "open" and tok.text == "(")
+            or (tok.kind == "name" and _known(tok.text))
+        )
+        # 2pi, 2(3+4), 2sqrt(2), 2√2, (1+2)(3+4), (1+2)pi; never pi(2), which looks like a call.
+        return starts and (prev.kind in {"num", "sup"} or (prev.kind == "close" and prev.text == ")"))
+
+    def signed(self) -> _Val:
+        tok = self._op("+-")
+        if tok is None:
+            return self.power()
+        self.enter()
+        inner = self.signed()
+        self.depth -= 1
+        num = inner.num if tok.text == "+" else -inner.num
+        # A signed literal keeps its precision; a sign on a sign or on an expression does not.
+        bare = inner.literal is not None and inner.text.removesuffix("%") == inner.literal.text
+        return _Val(num, f"{tok.text}{inner.text}", inner.literal if bare else None)
+
+    def power(self) -> _Val:
+        base = self.postfix()
+        if self._op("^") is None:
+            return base
+        self.enter()
+        exponent = self.signed()
+        self.depth -= 1
+        return _Val(_power(base.num, exponent.num), f"{base.text}^{exponent.text}")
+
+    def postfix(self) -> _Val:
+        val = self.atom()
+        tok = self.peek()
+        if tok is not None and tok.kind == "sup" and not tok.space:
+            self.take()
+            if not re.fullmatch(r"[+-]?\d{1,4}", tok.text):
+                raise _Error(f"Could not read the superscript at character {tok.pos + 1}.", val.text)
+            val = _Val(_power(val.num, int(tok.text)), f"{val.text}^{int(tok.text)}")
+        tok = self.peek()
+        if tok is not None and tok.kind == "op" and tok.text == "%":
+            if not self.allow_percent:
+                raise _Error(
+                    "A percent sign is not expected here: give the number as a decimal (35% is 0.35).",
+                    val.text,
+                )
+            self.take()
+            val = _Val(_divide(val.num, 100), f"{val.text}%", val.literal)
+        return val
+
+    def atom(self) -> _Val:
+        tok = self.peek()
+        if tok is None:
+            prev = self.tokens[self.i - 1] if self.i > self.start else None
+            after = f" after `{prev.text}`" if prev is not None else ""
+            raise _Error(f"The expression ends too early: a number is missing{after}.")
+        if tok.kind == "num":
+            self.take()
+            lit = _literal(tok.text)
+            return _Val(lit.value, lit.text, lit)
+        if tok.kind == "name":
+            return self.name()
+        if tok.kind == "open" and tok.text == "(":
+            self.take()
+            self.enter()
+            inner = self.sum()
+            self.close(tok)
+            self.depth -= 1
+            return _Val(inner.num, f"({inner.text})")
+        if tok.kind == "open":
+            raise _Several()
+        if tok.kind == "sqrt":
+            self.take()
+            self.enter()
+            inner = self.postfix()
+            self.depth -= 1
+            text = inner.text if inner.text.startswith("(") else f"({inner.text})"
+            return _Val(_checked(_call("sqrt", inner.num)), f"sqrt{text}")
+        raise _Error(self._unexpected(tok))
+
+    def close(self, opening: _Token) -> None:
+        tok = self.peek()
+        if tok is None:
+            raise _Error(f"A `{opening.text}` is not closed (opened at character {opening.pos + 1}).")
+        if tok.kind != "close":
+            self._leftover(tok, None)
+        if tok.text != ")":
+            raise _Error(f"`(` at character {opening.pos + 1} is closed by `{tok.text}`.")
+        self.take()
+
+    def name(self) -> _Val:
+        tok = self.take()
+        key = _canonical_name(tok.text)
+        if key in CONSTANTS:
+            return _Val(CONSTANTS[key], key)
+        if key not in FUNCTIONS:
+            raise _Error(unknown_name_reason(tok.text))
+        opening = self.peek()
+        if opening is None or opening.kind != "open" or opening.text != "(":
+            raise _Error(f"`{key}` needs its argument in parentheses, e.g. {key}(2).")
+        self.take()
+        self.enter()
+        inner = self.sum()
+        self.close(opening)
+        self.depth -= 1
+        return _Val(_checked(_call(key, inner.num)), f"{key}({inner.text})")
+
+    def _unexpected(self, tok: _Token) -> str:
+        where = f"at character {tok.pos + 1}"
+        if tok.kind == "bad":
+            return _bad_char_reason(tok)
+        if tok.kind == "close":
+            return f"Unexpected `{tok.text}` {where}: there is no bracket to close."
+        if tok.kind == "sup":
+            return f"The superscript {where} has nothing to raise."
+        if tok.kind == "op":
+            return f"Unexpected `{tok.text}` {where}: a number is missing before it."
+        return f"Unexpected `{tok.text}` {where}."
+
+    def _leftover(self, tok: _Token, val: _Val | None) -> None:
+        """Raise the error for a token that cannot continue the expression."""
+        read = val.text if val is not None else ""
+        if tok.kind in {"bad", "close", "sup"}:
+            raise _Error(self._unexpected(tok), read)
+        if tok.kind == "name" and not _known(tok.text):
+            raise _Error(unknown_name_reason(tok.text), read)
+        if tok.kind in {"sep", "nl"} or tok.space or (tok.kind == "open" and tok.text != "("):
+            raise _Several()
+        prev = self.tokens[self.i - 1].text
+        raise _Error(f"Missing operator between `{prev}` and `{tok.text}`: write `*` for a product.", read)
+
+
+def _canonical_name(name: str) -> str:
+    # Function names and pi forgive case (Sqrt, PI); e stays lower case, since E reads as an exponent.
+    lower = name.lower()
+    return lower if lower in FUNCTIONS or lower == "pi" else name
+
+
+def _known(name: str) -> bool:
+    key = _canonical_name(name)
+    return key in FUNCTIONS or key in CONSTANTS
+
+
+def unknown_name_reason(name: str) -> str:
+    """Why a name cannot be used in an answer, naming it and listing the allowed ones."""
+    shown = f"`{_clip(name)}`"
+    lower = name.lower()
+    if lower in _NOT_FINITE:
+        return f"{shown} is not a number that can be graded: give a finite number."
+    for fn in FUNCTIONS:
+        rest = name[len(fn) :]
+        if lower.startswith(fn) and rest.isdigit():
+            return f"Unknown name {shown}: write {fn}({rest}), with parentheses."
+    close = difflib.get_close_matches(lower, [*FUNCTIONS, *CONSTANTS], n=1, cutoff=0.75)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    return f"Unknown name {shown}: an answer may use only the names {ALLOWED_NAMES}.{hint}"
+
+
+def _number_from(val: _Val) -> Number:
+    exact = None if isinstance(val.num, float) else Fraction(val.num)
+    lit = val.literal  # set only for a literal, perhaps signed, perhaps a percentage
+    if lit is not None:
+        return Number(float(val.num), exact, val.text, lit.last_place, lit.sigfigs, val.text.endswith("%"))
+    return Number(float(val.num), exact, val.text)
+
+
+# ---------------------------------------------------------------------------------------------
+# One number
+# ---------------------------------------------------------------------------------------------
+
+
+def number(text: str, *, allow_percent: bool = False) -> Number | Invalid:
+    """Read one number, or an arithmetic expression of numbers.
+
+    Commas, spaces or underscores between groups of three digits group thousands (``589,824``,
+    ``589 824``, ``589_824``); ``0,35`` is refused with a request for a point. ``35%`` is read as
+    0.35 where ``allow_percent``, after a single number only. A list of numbers is invalid here.
+    """
+    try:
+        clean = _prepare(text)
+        tokens = _tokenize(clean, grouping=True)
+        _check_words(tokens, names=False)
+        _check_decimal_comma(tokens)
+        _check_percent(tokens, allow_percent)
+        _match_brackets(tokens)
+        return _number_from(_Expr(tokens, 0, len(tokens), allow_percent=allow_percent).parse())
+    except _Several:
+        return _several_numbers(clean)
+    except _Error as err:
+        return Invalid(err.reason, err.read_as)
+
+
+def _several_numbers(text: str) -> Invalid:
+    """The message for a list where one number was expected, showing the list when it can be read."""
+    found = structure(text)
+    if isinstance(found, tuple):
+        return Invalid(
+            "Expected a single number, but read a list. Write decimals with a point and products with `*`.",
+            echo_structure(found),
+        )
+    return Invalid("Expected a single number, but read several. Write products with `*`.")
+
+
+def _check_words(tokens: list[_Token], *, names: bool) -> None:
+    """The first character that cannot appear (or name that is not allowed, unless ``names``), if any.
+
+    Checked before brackets and grammar, so the reason given is the first foreign thing typed.
+    """
+    for tok in tokens:
+        if tok.kind == "bad":
+            raise _Error(_bad_char_reason(tok))
+        if tok.kind == "name" and not names and not _known(tok.text):
+            raise _Error(unknown_name_reason(tok.text))
+
+
+def _check_decimal_comma(tokens: list[_Token]) -> None:
+    """``0,35`` (a decimal comma) and ``1234,567`` (misplaced grouping) are refused with advice."""
+    for a, sep, b in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if a.kind != "num" or sep.text != "," or b.kind != "num" or sep.space or b.space:
+            continue
+        pair = _clip(f"{a.text},{b.text}")
+        if b.text.isdigit() and len(b.text) == 3:
+            raise _Error(f"`{pair}`: commas group thousands in threes (589,824).")
+        raise _Error(f"`{pair}`: write decimals with a point ({_clip(a.text)}.{_clip(b.text)}), not a comma.")
+
+
+def _check_percent(tokens: list[_Token], allowed: bool) -> None:
+    """A percent sign only ends a single number: ``35%`` or ``-2.5%``."""
+    if not any(tok.kind == "op" and tok.text == "%" for tok in tokens):
+        return
+    if not allowed:
+        raise _Error("A percent sign is not expected here: give the number as a decimal (35% is 0.35).")
+    kinds = [(tok.kind, tok.text) for tok in tokens]
+    if kinds and kinds[0] in {("op", "-"), ("op", "+")}:
+        kinds = kinds[1:]
+    if len(kinds) != 2 or kinds[0][0] != "num" or kinds[1] != ("op", "%"):
+        raise _Error("A percent sign may only follow a single number, as in 35%.")
+
+
+def _match_brackets(tokens: list[_Token]) -> list[int]:
+    """Each bracket's partner, refusing unbalanced or too deeply nested brackets before any parsing."""
+    partner = [-1] * len(tokens)
+    stack: list[int] = []
+    for j, tok in enumerate(tokens):
+        if tok.kind == "open":
+            stack.append(j)
+            if len(stack) > MAX_DEPTH:
+                raise _Error(f"The response is nested too deeply (more than {MAX_DEPTH} brackets).")
+        elif tok.kind == "close":
+            if not stack:
+                raise _Error(
+                    f"Unexpected `{tok.text}` at character {tok.pos + 1}: there is no bracket to close."
+                )
+            k = stack.pop()
+            if _PARTNER[tokens[k].text] != tok.text:
+                raise _Error(
+                    f"`{tokens[k].text}` at character {tokens[k].pos + 1} is closed by `{tok.text}` "
+                    f"at character {tok.pos + 1}."
+                )
+            partner[j], partner[k] = k, j
+    if stack:
+        first = tokens[stack[-1]]
+        raise _Error(f"A `{first.text}` is not closed (opened at character {first.pos + 1}).")
+    return partner
+
+
+# ---------------------------------------------------------------------------------------------
+# Lists: vectors, matrices and shapes
+# ---------------------------------------------------------------------------------------------
+
+_OPERAND_STARTS = {"num", "name", "open", "sqrt"}
+
+
+def _ends_operand(tok: _Token) -> bool:
+    if tok.kind == "name":
+        return _canonical_name(tok.text) not in FUNCTIONS
+    return tok.kind in {"num", "close", "sup"} or (tok.kind == "op" and tok.text == "%")
+
+
+def _starts_operand(tokens: list[_Token], j: int) -> bool:
+    tok = tokens[j]
+    if tok.kind in _OPERAND_STARTS:
+        return True
+    # MATLAB's rule: "1 -2" is two entries, while "1 - 2" and "1 -  2" are one.
+    if tok.kind == "op" and tok.text in "+-" and j + 1 < len(tokens):
+        nxt = tokens[j + 1]
+        return not nxt.space and nxt.kind in _OPERAND_STARTS
+    return False
+
+
+def _soften_newlines(tokens: list[_Token]) -> list[_Token]:
+    """New lines separate rows only between two entries; elsewhere (after a comma, before a closing
+    bracket, around an operator, blank lines) they are spaces."""
+    kept: list[_Token] = []
+    pending = False
+    for j, tok in enumerate(tokens):
+        if tok.kind == "nl":
+            prev = kept[-1] if kept else None
+            nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+            hard = (
+                prev is not None
+                and nxt is not None
+                and _ends_operand(prev)
+                and (nxt.kind in _OPERAND_STARTS or (nxt.kind == "op" and nxt.text in "+-"))
+            )
+            if not hard:
+                pending = True
+                continue
+        if pending:
+            tok = _Token(tok.kind, tok.text, tok.pos, True)
+            pending = False
+        kept.append(tok)
+    return kept
+
+
+Item = list["Item"] | tuple[int, int]  # a list of items, or the token span (start, end) of one entry
+
+
+class _Lists:
+    """Splits tokens into nested lists of entries: brackets; ``,`` between entries; ``;`` or a new
+    line between rows; whitespace between two operands (MATLAB's rule)."""
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.tokens = _soften_newlines(tokens)
+        self.partner = _match_brackets(self.tokens)
+        self.is_list = self._mark_lists()
+
+    def splits(self, j: int) -> bool:
+        """Whether the whitespace before token ``j`` separates two entries."""
+        return (
+            self.tokens[j].space
+            and j > 0
+            and _ends_operand(self.tokens[j - 1])
+            and _starts_operand(self.tokens, j)
+        )
+
+    def _mark_lists(self) -> list[bool]:
+        """Which opening brackets hold a list: every ``[`` and ``{``, and a ``(`` holding a separator."""
+        marks = [tok.kind == "open" and tok.text != "(" for tok in self.tokens]
+        stack: list[int] = []
+        for j, tok in enumerate(self.tokens):
+            if stack and (tok.kind in {"sep", "nl"} or self.splits(j)):
+                marks[stack[-1]] = True
+            if tok.kind == "open":
+                stack.append(j)
+            elif tok.kind == "close":
+                stack.pop()
+        return marks
+
+    def top(self) -> tuple[list[Item], bool]:
+        """The items of the whole response, and whether it was one bracketed list."""
+        items = self.level(0, len(self.tokens))
+        whole = bool(self.tokens) and self.is_list[0] and self.partner[0] == len(self.tokens) - 1
+        return items, whole
+
+    def level(self, start: int, end: int) -> list[Item]:
+        """The items between ``start`` and ``end``; several rows become a list of rows."""
+        rows: list[list[Item]] = [[]]
+        j = entry = start
+        after_separator = True
+        while j < end:
+            tok = self.tokens[j]
+            if tok.kind in {"sep", "nl"}:
+                if j > entry:
+                    rows[-1].append((entry, j))
+                elif tok.text == "," and after_separator:
+                    raise _Error(f"An entry is missing before the comma at character {tok.pos + 1}.")
+                if tok.text != ",":
+                    rows.append([])
+                after_separator = True
+                j = entry = j + 1
+                continue
+            if j > entry and self.splits(j):
+                rows[-1].append((entry, j))
+                entry = j
+            after_separator = False
+            if tok.kind == "open" and self.is_list[j]:
+                if j != entry:
+                    raise _Error(f"Unexpected `{tok.text}` at character {tok.pos + 1}, inside an entry.")
+                close = self.partner[j]
+                follow = close + 1
+                if follow < end and self.tokens[follow].kind not in {"sep", "nl"} and not self.splits(follow):
+                    bad = self.tokens[follow]
+                    raise _Error(
+                        f"Unexpected `{_clip(bad.text)}` at character {bad.pos + 1}, after a bracket."
+                    )
+                rows[-1].append(self.level(j + 1, close))
+                j = entry = close + 1
+                continue
+            j = self.partner[j] + 1 if tok.kind == "open" else j + 1
+        if end > entry:
+            rows[-1].append((entry, end))
+        filled = [row for row in rows if row]
+        if len(filled) <= 1:
+            return filled[0] if filled else []
+        # A row holding a single bracketed list is that list: "[1, 2]; [3, 4]".
+        return [row[0] if len(row) == 1 and isinstance(row[0], list) else list(row) for row in filled]
+
+
+Entry = Number | str
+Nested = list["Nested"] | Entry
+EntryReader = Callable[[list[_Token], int, int], Entry]
+
+
+def _read_entries(lists: _Lists, items: list[Item], read: EntryReader) -> list[Nested]:
+    return [
+        read(lists.tokens, item[0], item[1]) if isinstance(item, tuple) else _read_entries(lists, item, read)
+        for item in items
+    ]
+
+
+def _read_number(tokens: list[_Token], start: int, end: int) -> Entry:
+    tok = tokens[start]
+    if end - start == 1 and tok.kind == "num":  # the common entry, without the expression machinery
+        lit = _literal(tok.text)
+        return _number_from(_Val(lit.value, lit.text, lit))
+    return _number_from(_Expr(tokens, start, end).parse())
+
+
+def _read_dim(tokens: list[_Token], start: int, end: int) -> Entry:
+    tok = tokens[start]
+    if end - start == 1 and tok.kind == "name" and _canonical_name(tok.text) not in FUNCTIONS:
+        return tok.text
+    if any(t.kind == "name" and not _known(t.text) for t in tokens[start:end]):
+        written = _clip("".join(t.text for t in tokens[start:end] if t.kind != "bad"))
+        raise _Error(
+            f"`{written}` is not a dimension: write one name (such as T or d_model) or a whole number."
+        )
+    return _read_number(tokens, start, end)
+
+
+def _lists(text: str, read: EntryReader, *, names: bool) -> tuple[list[Nested], bool]:
+    tokens = _tokenize(_prepare(text), grouping=False)
+    _check_words(tokens, names=names)
+    lists = _Lists(tokens)
+    items, whole = lists.top()
+    return _read_entries(lists, items, read), whole
+
+
+def structure(text: str) -> Structure | Invalid:
+    """Read a number, a vector or a matrix, whichever the response is.
+
+    A vector is ``[0.881, 0.119]``, ``(0.881, 0.119)``, ``0.881 0.119`` or ``0.881, 0.119``; a
+    matrix is ``[[1, 2], [3, 4]]``, ``[1 2; 3 4]``, ``1 2; 3 4`` or rows on separate lines. A
+    single entry without brackets is a number. Ragged rows and deeper nesting are invalid.
+    """
+    try:
+        values, whole = _lists(text, _read_number, names=False)
+    except _Several:
+        return Invalid("Could not tell the entries apart: separate them with commas, e.g. [a, b].")
+    except _Error as err:
+        return Invalid(err.reason, err.read_as)
+    if whole:
+        inner = values[0]
+        values = inner if isinstance(inner, list) else [inner]
+    elif len(values) == 1 and isinstance(values[0], Number):
+        return values[0]
+    if not values:
+        return Invalid("The list is empty.")
+    if all(isinstance(v, Number) for v in values):
+        return tuple(v for v in values if isinstance(v, Number))
+    if not all(isinstance(v, list) for v in values):
+        return Invalid("The response mixes numbers and rows: write [a, b] or [[a, b], [c, d]].")
+    rows: list[tuple[Number, ...]] = []
+    for row in values:
+        if not isinstance(row, list) or not all(isinstance(v, Number) for v in row):
+            return Invalid("Too many levels of brackets: a matrix is a list of rows of numbers.")
+        rows.append(tuple(v for v in row if isinstance(v, Number)))
+    lengths = [len(r) for r in rows]
+    if len(set(lengths)) != 1:
+        shown = ", ".join(str(n) for n in lengths)
+        return Invalid(
+            f"The rows have different lengths ({shown}): every row needs the same number of entries.",
+            "[" + ", ".join(echo_structure(r) for r in rows) + "]",
+        )
+    return tuple(rows)
+
+
+_SHAPE_TIMES = re.compile(r"×|(?<=\d)\s*[xX]\s*(?=[\d(])|(?<![\w.])[xX](?![\w.])|\s+by\s+")
+_SUBSCRIPT_BRACES = re.compile(r"_\{(\w+)\}")
+
+
+def shape(text: str) -> tuple[Dim, ...] | Invalid:
+    """Read a tensor shape: ``[50, 512]``, ``(50,512)``, ``50x512``, ``50 × 512``, ``50 by 512``,
+    ``[T, 512]``, ``(B, T, d_model)``. Each dimension is a whole number (or an expression giving
+    one, like ``8*64``) or a name (``d_{model}`` is read as ``d_model``)."""
+    if len(text) > MAX_LENGTH:
+        return Invalid(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
+    spelled = _SUBSCRIPT_BRACES.sub(r"_\1", _SHAPE_TIMES.sub(",", text))
+    try:
+        values, whole = _lists(spelled, _read_dim, names=True)
+    except _Several:
+        return Invalid("Could not tell the dimensions apart: separate them with commas, e.g. [T, 512].")
+    except _Error as err:
+        return Invalid(err.reason, err.read_as)
+    if whole or (len(values) == 1 and isinstance(values[0], list)):
+        inner = values[0]
+        values = inner if isinstance(inner, list) else [inner]
+    dims: list[Dim] = []
+    for position, value in enumerate(values, 1):
+        if isinstance(value, str):
+            dims.append(value)
+        elif isinstance(value, Number):
+            if value.exact is None or value.exact.denominator != 1 or value.exact < 1:
+                return Invalid(
+                    f"Dimension {position} is {format_plain(value.value)}: a dimension is a whole number "
+                    "of at least 1, or a name such as T."
+                )
+            dims.append(value.exact.numerator)
+        else:
+            return Invalid("A shape is one list of dimensions, e.g. [T, 512]: there are too many brackets.")
+    if not dims:
+        return Invalid("The shape is empty: give its dimensions, e.g. [T, 512].")
+    return tuple(dims)
+
+
+def canonical_symbol(name: str) -> str:
+    """A dimension name without subscript marks, so ``d_model``, ``dmodel`` and ``d_{model}`` agree.
+
+    Case still matters (``T`` is not ``t``), and no other aliases are made: a bare ``d`` could
+    mean d_model, d_k or d_ff.
+    """
+    return name.replace("_", "").replace("{", "").replace("}", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Letters
+# ---------------------------------------------------------------------------------------------
+
+_CHOICE_SPLIT = re.compile(r"[\s,;/&+()\[\]{}]+")
+
+
+def letters(text: str, options: str, *, multiple: bool) -> frozenset[str] | Invalid:
+    """Read the letters of a choice: ``B``, ``b``, ``(b)``, ``B.``, ``A, C, D``, ``acd``, ``C D A``,
+    ``A and C``, ``{A,C}``. Duplicates are ignored; letters outside ``options`` and an empty
+    selection are invalid, and a single-choice item takes exactly one letter."""
+    span = f"{options[0]}–{options[-1]}"
+    try:
+        clean = _prepare(text)
+    except _Error as err:
+        if len(text) > MAX_LENGTH:
+            return Invalid(err.reason)
+        return Invalid(f"No option chosen: type the letter{'s' if multiple else ''} of your choice ({span}).")
+    words = [w.rstrip(".):") for w in _CHOICE_SPLIT.split(clean)]
+    chosen: set[str] = set()
+    for word in words:
+        if not word or word.lower() == "and":
+            continue
+        bad = next((ch for ch in word if not (ch.isascii() and ch.isalpha())), None)
+        if bad is not None:
+            return Invalid(f"Unexpected {describe_char(bad)}: type the letters of your choice ({span}).")
+        outside = sorted({ch.upper() for ch in word} - set(options))
+        if outside and len(word) > 1 and len(outside) > 1:
+            return Invalid(f"`{_clip(word)}` is not a choice: type the letters of your choice ({span}).")
+        if outside:
+            return Invalid(f"There is no option {', '.join(outside)}: the options are {span}.")
+        chosen.update(ch.upper() for ch in word)
+    if not chosen:
+        return Invalid(f"No option chosen: type the letter{'s' if multiple else ''} of your choice ({span}).")
+    if not multiple and len(chosen) > 1:
+        shown = ", ".join(sorted(chosen))
+        return Invalid(f"Choose one option only (read {shown}).", shown)
+    return frozenset(chosen)
+
+
+__all__ = [
+    "ALLOWED_NAMES",
+    "CONSTANTS",
+    "FUNCTIONS",
+    "MAX_DEPTH",
+    "MAX_LENGTH",
+    "MAX_MAGNITUDE",
+    "Dim",
+    "Invalid",
+    "Matrix",
+    "Number",
+    "Structure",
+    "Vector",
+    "canonical_symbol",
+    "describe_char",
+    "echo_shape",
+    "echo_structure",
+    "format_plain",
+    "letters",
+    "number",
+    "shape",
+    "structure",
+    "unknown_name_reason",
+]

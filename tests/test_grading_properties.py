@@ -1,0 +1,255 @@
+"""Grading properties over every item of every shipped bank, and over arbitrary text.
+
+For many seeds of every item: the canonical answer (as formatted, and as its exact value) grades
+correct; each listed mistake, written the way the answer is written, grades as that mistake; a
+nudge beyond the tolerance does not grade correct. For arbitrary text (control characters, huge
+strings, deep nesting, grammar soup) grading never raises, and hostile input is refused by the
+limits, never computed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from engine import banks, markup, parse
+from engine.answers import (
+    Answer,
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    NumericAnswer,
+    ShapeAnswer,
+    VectorAnswer,
+)
+from engine.bank import BankItem
+from engine.grading import Grade, grade
+from engine.variant import Question
+
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+PER_ITEM = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+
+
+def shipped_items() -> Iterator[BankItem]:
+    for found in banks.discover():
+        if found.origin == "built-in":
+            yield from banks.load(found.name).items
+
+
+ITEMS = list(shipped_items())
+IDS = [f"{entry.bank}/{entry.id}" for entry in ITEMS]
+
+
+def well_formed(result: Grade) -> Grade:
+    assert result.status in {"correct", "partial", "wrong", "invalid"}
+    assert 0.0 <= result.score <= 1.0
+    assert (result.status == "correct") == (result.score == 1.0) or result.mistake is not None
+    if result.status in {"wrong", "invalid"} and result.mistake is None:
+        assert result.score == 0.0
+    markup.check(result.feedback)
+    return result
+
+
+def exact_text(answer: Answer) -> str:
+    """The answer's exact value written out in full (repr keeps every digit of a float)."""
+    if isinstance(answer, NumericAnswer):
+        return repr(answer.value)
+    if isinstance(answer, IntegerAnswer):
+        return str(answer.value)
+    if isinstance(answer, VectorAnswer):
+        return "[" + ", ".join(repr(v) for v in answer.values) + "]"
+    if isinstance(answer, MatrixAnswer):
+        return "[" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in answer.rows) + "]"
+    return answer.format()
+
+
+def beyond(answer: Answer, value: float, direction: int) -> float:
+    """A value just outside the tolerance around ``value``."""
+    width = answer.tolerance.half_width(value)
+    return value + direction * max(3 * width, 1.0 if answer.tolerance.mode == "exact" else 1e-6)
+
+
+def nudged(answer: Answer, index: int, direction: int) -> str:
+    """The answer with one entry moved beyond tolerance (one letter flipped, one dimension changed)."""
+    if isinstance(answer, NumericAnswer):
+        return repr(beyond(answer, answer.value, direction))
+    if isinstance(answer, IntegerAnswer):
+        return str(answer.value + direction)
+    if isinstance(answer, VectorAnswer):
+        values = list(answer.values)
+        i = index % len(values)
+        values[i] = beyond(answer, values[i], direction)
+        return "[" + ", ".join(repr(v) for v in values) + "]"
+    if isinstance(answer, MatrixAnswer):
+        rows = [list(row) for row in answer.rows]
+        r, c = answer.shape
+        i, j = (index // c) % r, index % c
+        rows[i][j] = beyond(answer, rows[i][j], direction)
+        return "[" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in rows) + "]"
+    if isinstance(answer, ShapeAnswer):
+        dims = list(answer.dims)
+        i = index % len(dims)
+        dim = dims[i]
+        dims[i] = dim + 1 if isinstance(dim, int) else f"{dim}q"
+        return "[" + ", ".join(str(d) for d in dims) + "]"
+    letters = answer.letters
+    if not answer.multiple:
+        wrong = [letter for letter in letters if letter not in answer.correct_letters]
+        return wrong[index % len(wrong)]
+    flipped = set(answer.correct_letters) ^ {letters[index % len(letters)]}
+    if not flipped:
+        flipped = set(letters) - answer.correct_letters
+    return ", ".join(sorted(flipped))
+
+
+@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+@PER_ITEM
+@given(seed=SEEDS)
+def test_the_canonical_answer_grades_correct(entry: BankItem, seed: int) -> None:
+    question = entry.question(seed)
+    for text in (question.answer.format(), exact_text(question.answer)):
+        result = well_formed(grade(question, text))
+        assert result.status == "correct", (seed, text, result)
+        assert result.score == 1.0
+
+
+@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+@PER_ITEM
+@given(seed=SEEDS)
+def test_each_mistake_grades_as_itself(entry: BankItem, seed: int) -> None:
+    question = entry.question(seed)
+    for mistake in question.variant.mistakes:
+        text = mistake.format(question.answer)
+        result = well_formed(grade(question, text))
+        assert result.mistake is not None, (seed, mistake.tag, text, result)
+        assert result.mistake.tag == mistake.tag, (seed, text, result)
+        assert result.status == ("wrong" if mistake.score == 0 else result.status)
+        assert result.counts
+
+
+@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+@PER_ITEM
+@given(seed=SEEDS, index=st.integers(0, 63), direction=st.sampled_from([-1, 1]))
+def test_a_nudge_beyond_tolerance_is_not_correct(
+    entry: BankItem, seed: int, index: int, direction: int
+) -> None:
+    question = entry.question(seed)
+    text = nudged(question.answer, index, direction)
+    result = well_formed(grade(question, text))
+    assert result.status in {"wrong", "partial"}, (seed, text, result)
+    assert result.score < 1.0
+
+
+@pytest.mark.parametrize("entry", [e for e in ITEMS if e.has_original], ids=lambda e: f"{e.bank}/{e.id}")
+def test_the_original_answer_and_mistakes_grade_as_themselves(entry: BankItem) -> None:
+    question = entry.original()
+    assert grade(question, question.answer.format()).status == "correct"
+    for mistake in question.variant.mistakes:
+        result = grade(question, mistake.format(question.answer))
+        assert result.mistake is not None
+        assert result.mistake.tag == mistake.tag
+
+
+# -- arbitrary text -----------------------------------------------------------------------------
+
+
+def representatives() -> list[Question]:
+    """One question of each answer kind (and each choice mode) among the shipped items."""
+    found: dict[str, Question] = {}
+    for entry in ITEMS:
+        question = entry.question(0)
+        answer = question.answer
+        key = answer.kind + (f"-{answer.multiple}" if isinstance(answer, ChoiceAnswer) else "")
+        if isinstance(answer, ShapeAnswer):
+            key += f"-{answer.symbolic}"
+        found.setdefault(key, question)
+    return list(found.values())
+
+
+QUESTIONS = representatives()
+GRAMMAR = "0123456789.,;:+-*/^%()[]{}\n\t eE πpixXTBd_√²⁻×·−sqrtanhlogABCDabcd'\"$\\!="
+
+
+def grade_everywhere(text: str) -> None:
+    for question in QUESTIONS:
+        well_formed(grade(question, text))
+
+
+def test_there_is_a_question_of_every_kind() -> None:
+    kinds = {q.answer.kind for q in QUESTIONS}
+    assert {"numeric", "integer", "vector", "matrix", "shape", "choice"} <= kinds
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(st.characters(codec=None), max_size=200))
+def test_any_text_grades_without_raising(text: str) -> None:
+    grade_everywhere(text)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(st.sampled_from(GRAMMAR), max_size=80))
+def test_grammar_soup_grades_without_raising(text: str) -> None:
+    grade_everywhere(text)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(st.characters(min_codepoint=0, max_codepoint=0x1F), max_size=50))
+def test_control_characters_grade_without_raising(text: str) -> None:
+    grade_everywhere(text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    depth=st.integers(1, 12_000),
+    opening=st.sampled_from(["(", "[", "{", "sqrt(", "-", "2^", "√", "((", "[("]),
+    inner=st.sampled_from(["1", "", "1,2", "T", "A"]),
+)
+def test_deep_nesting_grades_without_raising(depth: int, opening: str, inner: str) -> None:
+    closing = {"(": ")", "[": "]", "{": "}", "sqrt(": ")", "((": "))", "[(": ")]"}.get(opening, "")
+    text = opening * depth + inner + closing * depth
+    for question in QUESTIONS:
+        result = well_formed(grade(question, text))
+        if len(text) > parse.MAX_LENGTH or depth > parse.MAX_DEPTH:
+            assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(unit=st.sampled_from(["9", "1,", "(", "-", "A", "\x00", "1e9", "é", " "]))
+def test_a_megabyte_is_refused_unread(unit: str) -> None:
+    text = unit * (1_000_000 // len(unit))
+    for question in QUESTIONS:
+        result = well_formed(grade(question, text))
+        assert result.status == "invalid"
+        assert "too long" in result.feedback
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    base=st.integers(-(10**6), 10**6),
+    exponents=st.lists(st.integers(-(10**6), 10**6), min_size=1, max_size=4),
+    operator=st.sampled_from(["^", "**"]),
+)
+def test_towers_of_powers_are_refused_or_computed_within_the_limits(
+    base: int, exponents: list[int], operator: str
+) -> None:
+    text = operator.join(str(n) if n >= 0 else f"({n})" for n in [base, *exponents])
+    result = parse.number(text)
+    if isinstance(result, parse.Number):
+        assert math.isfinite(result.value)
+        assert abs(result.value) <= parse.MAX_MAGNITUDE
+        assert result.exact is None or result.exact.denominator.bit_length() <= 4096
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.floats(allow_nan=False, allow_infinity=False, min_value=-1e250, max_value=1e250))
+def test_any_float_written_by_python_is_read_back_exactly(value: float) -> None:
+    assume(value == 0 or abs(value) > 1e-250)
+    result = parse.number(repr(value))
+    assert isinstance(result, parse.Number), result
+    assert result.value == value
