@@ -201,6 +201,11 @@ def grading_figures(quick: bool) -> list[Figure]:
         "1+" * 100_000 + "1",
         "\x00" * 100_000,
         "sqrt(" * 3_000 + "2" + ")" * 3_000,
+        # Inputs just inside the length limit do the most work before they are refused or read.
+        "1+" * 999 + "1",
+        "[" + ", ".join(["1"] * 660) + "]",
+        "(" * 990 + "1" + ")" * 990,
+        "2^" * 660 + "2",
     ]
     question = banks.load("week1").items[0].question(0)
     worst = 0.0
