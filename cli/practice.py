@@ -1,0 +1,331 @@
+"""The `quiz run`, `quiz review` and `quiz stats` commands: options in, a session or a report out.
+
+Only typer is imported at the top (so `quiz --help` stays fast); the engine and rich are imported
+when a command runs.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from cli.main import app, fail, new_seed, print_json, user_errors
+
+if TYPE_CHECKING:
+    from cli.session_view import SessionView
+    from engine.session import Plan, Summary
+    from engine.store import Store
+
+DbOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="History database file (default: $QUIZ_HOME/history.sqlite3, else the user data folder).",
+        dir_okay=False,
+    ),
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print JSON Lines: one object per answer and a summary.")
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed", "-s", min=0, max=2**32 - 1, help="The session's seed (printed, so it can be repeated)."
+    ),
+]
+
+
+class Solutions(enum.StrEnum):
+    """When the worked solution is shown without asking."""
+
+    always = "always"
+    wrong = "wrong"
+    never = "never"
+
+
+SolutionsOpt = Annotated[
+    Solutions,
+    typer.Option(
+        "--solutions",
+        case_sensitive=False,
+        help="Show the worked solution after every answer, after wrong ones (default; w asks), or never.",
+    ),
+]
+NoHistoryOpt = Annotated[bool, typer.Option("--no-history", help="Do not read or save history.")]
+
+
+def _open_store(db: Path | None, view: SessionView) -> Store | None:
+    """The history, or None (with a warning) when it cannot be used: the session runs without it."""
+    from engine.store import StoreError, open_store
+
+    try:
+        return open_store(db)
+    except StoreError as exc:
+        view.warning(f"{exc}. This session runs without history.")
+        return None
+
+
+def _run_plan(
+    plan: Plan, store: Store | None, view: SessionView, *, solutions: Solutions, as_json: bool
+) -> Summary:
+    from cli.session_loop import LineReader, SessionLoop, stdin_is_terminal
+    from engine.session import Session
+
+    session = Session(plan, store=store)
+    if not as_json:
+        view.header(plan, history=session.history)
+    reader = LineReader(sys.stdin, interactive=stdin_is_terminal() and not as_json)
+    loop = SessionLoop(
+        session, view, reader, solutions=solutions.value, json_out=sys.stdout if as_json else None
+    )
+    try:
+        return loop.run()
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _exit_for(summary: Summary) -> None:
+    if summary.ended == "interrupted":
+        # The conventional status of a program stopped by Ctrl-C, after the summary was shown.
+        raise typer.Exit(130)
+
+
+@app.command("run")
+@user_errors
+def run_command(
+    bank: Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")],
+    topic: Annotated[str | None, typer.Option("--topic", "-t", help="Only this topic's items.")] = None,
+    item: Annotated[
+        list[str] | None, typer.Option("--item", "-i", help="Only this item (repeat the option for more).")
+    ] = None,
+    count: Annotated[
+        int | None, typer.Option("--count", "-n", min=1, max=500, help="Number of questions (default 10).")
+    ] = None,
+    seed: SeedOpt = None,
+    original: Annotated[
+        bool, typer.Option("--original", help="The past papers' own questions, in the bank's order.")
+    ] = False,
+    exam: Annotated[
+        bool, typer.Option("--exam", help="Exam conditions: no feedback until you submit.")
+    ] = False,
+    time_limit: Annotated[
+        str | None, typer.Option("--time", help="Exam time limit, e.g. 20m, 1h30m, 90s (implies --exam).")
+    ] = None,
+    solutions: SolutionsOpt = Solutions.wrong,
+    db: DbOpt = None,
+    no_history: NoHistoryOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Practise a bank: fresh variants one at a time, graded at once, saved to your history.
+
+    Answers can also be piped in, one per line: a session is scriptable (see --json).
+
+    Example: quiz run week1 --topic multi-head-attention --count 5 --seed 42
+    """
+    from cli.session_view import SessionView
+    from engine import banks
+    from engine.session import parse_duration, plan_practice
+
+    limit = parse_duration(time_limit) if time_limit is not None else None
+    if original and seed is not None:
+        fail("--original asks the papers' own questions, which have no seed: drop --seed", 2)
+    chosen_seed = seed if seed is not None else new_seed()
+    loaded = banks.load(bank)
+    plan = plan_practice(
+        loaded,
+        seed=chosen_seed,
+        bank_ref=bank,
+        topic=topic,
+        items=item or (),
+        count=count,
+        original=original,
+        exam=exam,
+        time_limit=limit,
+    )
+    view = SessionView()
+    store = None if no_history else _open_store(db, view)
+    _exit_for(_run_plan(plan, store, view, solutions=solutions, as_json=as_json))
+
+
+@app.command("review")
+@user_errors
+def review_command(
+    bank: Annotated[
+        list[str] | None,
+        typer.Argument(help="Banks to review (default: every bank found).", show_default=False),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500, help="Most questions to ask.")] = 20,
+    new: Annotated[int, typer.Option("--new", min=0, max=500, help="New items a day to mix in.")] = 10,
+    seed: SeedOpt = None,
+    solutions: SolutionsOpt = Solutions.wrong,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Review what is due today, chosen by spaced repetition (FSRS), with fresh variants.
+
+    Items you got wrong come back within minutes; items you know come back after days, then weeks.
+    New items are mixed in, a few at a time.
+
+    Example: quiz review week1 --limit 10
+    """
+    from cli.session_view import SessionView
+    from engine.session import plan_review
+    from engine.store import utc_now
+
+    view = SessionView()
+    loaded = _load_banks(bank, view)
+    store = _open_store(db, view)
+    chosen_seed = seed if seed is not None else new_seed()
+    try:
+        plan = plan_review(loaded, store, seed=chosen_seed, now=utc_now(), limit=limit, new_per_day=new)
+        if not plan.questions:
+            _nothing_due(store, loaded, view, as_json=as_json)
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
+    if not plan.questions:
+        if store is not None:
+            store.close()
+        return
+    _exit_for(_run_plan(plan, store, view, solutions=solutions, as_json=as_json))
+
+
+def _load_banks(names: list[str] | None, view: SessionView) -> list[Any]:
+    """The named banks, or every bank found (a broken one is skipped with a warning)."""
+    from engine import banks
+    from engine.errors import QuizError
+
+    if names:
+        return [banks.load(name) for name in names]
+    loaded = []
+    for found in banks.discover():
+        try:
+            loaded.append(banks.load(str(found.path)))
+        except QuizError as exc:
+            view.warning(f"bank {found.name} is skipped: {str(exc).splitlines()[-1]}")
+    if not loaded:
+        fail("no bank could be loaded")
+    return loaded
+
+
+def _nothing_due(store: Store | None, loaded: list[Any], view: SessionView, *, as_json: bool) -> None:
+    names = [b.name for b in loaded]
+    upcoming = store.cards(names) if store is not None else []
+    soonest = min((c.due for c in upcoming), default=None)
+    if as_json:
+        print_json({"type": "summary", "due": 0, "next_due": soonest.isoformat() if soonest else None})
+        return
+    if soonest is None:
+        view.note("Nothing to review, and no new items left in these banks.")
+    else:
+        when = soonest.astimezone().strftime("%a %d %b %H:%M")
+        view.note(
+            f"Nothing is due now. The next review is due {when}; quiz run practises anything meanwhile."
+        )
+
+
+@app.command("stats")
+@user_errors
+def stats_command(
+    bank: Annotated[list[str] | None, typer.Argument(help="Only these banks.", show_default=False)] = None,
+    days: Annotated[
+        int, typer.Option("--days", min=1, max=3650, help="Days shown in the activity chart.")
+    ] = 14,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show your history: accuracy and due reviews per bank and topic, frequent mistakes, recent days.
+
+    Example: quiz stats --json
+    """
+    from datetime import timedelta
+
+    from cli.session_view import SessionView
+    from engine import review
+    from engine.store import Store, default_path, utc_now
+
+    path = default_path(db)
+    view = SessionView()
+    if not path.exists():
+        if as_json:
+            print_json(
+                {"history": str(path), "banks": [], "topics": [], "mistakes": [], "days": [], "due": 0}
+            )
+        else:
+            view.note(f"No history yet ({path} does not exist).")
+            view.note("Start with: quiz run week1")
+        return
+    now = utc_now()
+    with Store.open(path) as store:
+        names = bank or None
+        bank_rows = store.group_stats(by_topic=False, banks=names)
+        topic_rows = store.group_stats(by_topic=True, banks=names)
+        mistakes = store.mistake_stats(banks=names)
+        day_rows = store.daily_stats(review.start_of_day(now) - timedelta(days=days - 1), banks=names)
+        cards = store.cards(names)
+    due: dict[tuple[str, str], int] = {}
+    recall_sum: dict[tuple[str, str], list[float]] = {}
+    for card in cards:
+        key = (card.bank, card.topic)
+        due[key] = due.get(key, 0) + review.is_due(card, now)
+        # FSRS predicts recall in whole days, which says nothing about an item still being learnt.
+        if review.in_review(card):
+            recall_sum.setdefault(key, []).append(review.retrievability(card, now))
+    recall = {k: sum(v) / len(v) for k, v in recall_sum.items()}
+    if as_json:
+        print_json(
+            {
+                "history": str(path),
+                "banks": [
+                    {**_group_json(g), "due": sum(n for (b, _), n in due.items() if b == g.bank)}
+                    for g in bank_rows
+                ],
+                "topics": [
+                    {
+                        **_group_json(g),
+                        "due": due.get((g.bank, g.topic or ""), 0),
+                        "recall": round(recall[(g.bank, g.topic or "")], 4)
+                        if (g.bank, g.topic or "") in recall
+                        else None,
+                    }
+                    for g in topic_rows
+                ],
+                "mistakes": [
+                    {"tag": m.tag, "count": m.count, "topics": list(m.topics), "last": m.last.isoformat()}
+                    for m in mistakes
+                ],
+                "days": [
+                    {"day": d.day, "attempts": d.attempts, "accuracy": round(d.accuracy, 4)} for d in day_rows
+                ],
+                "due": sum(due.values()),
+            }
+        )
+        return
+    view.stats(
+        banks=bank_rows,
+        topics=topic_rows,
+        mistakes=mistakes,
+        days=day_rows,
+        due=due,
+        recall=recall,
+        history=str(path),
+    )
+
+
+def _group_json(group: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"bank": group.bank}
+    if group.topic is not None:
+        data["topic"] = group.topic
+    data.update(
+        attempts=group.attempts,
+        correct=group.correct,
+        accuracy=round(group.accuracy, 4),
+        last=group.last.isoformat() if group.last else None,
+    )
+    return data

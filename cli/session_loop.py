@@ -1,0 +1,478 @@
+"""The input loop of a session: reads answers and prompt commands, handles Ctrl-C, EOF and the exam clock.
+
+On a terminal the answer line has readline editing and history; from a pipe each line is one
+answer (or command) and nothing waits for a key. Storing an attempt runs with SIGINT, SIGTERM and
+the exam alarm held back, so an interruption lands between attempts and never inside one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import FrameType
+from typing import TYPE_CHECKING, Literal, TextIO
+
+from cli.session_view import SessionView, clock, json_line
+
+if TYPE_CHECKING:
+    from engine.grading import Grade
+    from engine.session import Ending, Session, Slot, SolutionPolicy, Summary
+    from engine.variant import Question
+
+
+class TimeUp(Exception):
+    """Raised by the exam alarm when the time limit is reached."""
+
+
+CommandName = Literal[
+    "answer", "empty", "hint", "skip", "quit", "help", "why", "next", "back", "go", "submit", "list"
+]
+
+_WORDS: dict[str, CommandName] = {
+    "?": "hint",
+    "hint": "hint",
+    "s": "skip",
+    "skip": "skip",
+    "q": "quit",
+    "quit": "quit",
+    "exit": "quit",
+    "h": "help",
+    "help": "help",
+    "w": "why",
+    "why": "why",
+    "solution": "why",
+    "n": "next",
+    "next": "next",
+    "b": "back",
+    "back": "back",
+    "submit": "submit",
+    "l": "list",
+    "list": "list",
+}
+_GO = re.compile(r"^(?:g|go|goto)\s*(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What a line typed at the prompt means."""
+
+    name: CommandName
+    argument: int = 0
+
+
+def parse_command(line: str, *, letters: str = "") -> Command:
+    """Read a prompt line as a command or an answer.
+
+    Args:
+        line: What was typed.
+        letters: The option letters of the current choice question: a single one of these is an
+            answer (option B), not a command (back), so that choice items stay answerable.
+    """
+    text = line.strip()
+    if not text:
+        return Command("empty")
+    lowered = text.lower()
+    if len(lowered) == 1 and lowered.upper() in letters:
+        return Command("answer")
+    go = _GO.match(lowered)
+    if go:
+        return Command("go", int(go.group(1)))
+    name = _WORDS.get(lowered)
+    return Command(name) if name is not None else Command("answer")
+
+
+# ---------------------------------------------------------------------------------------------
+# Input
+# ---------------------------------------------------------------------------------------------
+
+
+class LineReader:
+    """Lines from a terminal (readline, with a prompt) or from a pipe (one answer per line)."""
+
+    def __init__(self, stream: TextIO, *, interactive: bool) -> None:
+        self.stream = stream
+        self.interactive = interactive
+        if interactive:
+            # Importing readline is what gives input() line editing and a history of answers.
+            with contextlib.suppress(ImportError):
+                import readline  # noqa: F401
+
+    def read(self, prompt: str) -> str | None:
+        """The next line without its newline; None at end of input."""
+        if self.interactive:
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+        line = self.stream.readline()
+        if not line:
+            return None
+        return line.rstrip("\r\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals
+# ---------------------------------------------------------------------------------------------
+
+_HELD = {signal.SIGINT, signal.SIGTERM} | ({signal.SIGALRM} if hasattr(signal, "SIGALRM") else set())
+
+
+@contextlib.contextmanager
+def held_signals() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and the exam alarm back while an attempt is being stored."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        # A signal that arrived meanwhile is delivered here, after the commit.
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+# ---------------------------------------------------------------------------------------------
+
+
+class SessionLoop:
+    """Runs a session to its end and returns the summary.
+
+    Args:
+        session: The session to run.
+        view: Where everything is drawn.
+        reader: Where lines come from.
+        solutions: When the worked solution is shown without asking.
+        json_out: A stream for JSON Lines (``--json``); None for the human view.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        view: SessionView,
+        reader: LineReader,
+        *,
+        solutions: SolutionPolicy = "wrong",
+        json_out: TextIO | None = None,
+    ) -> None:
+        self.session = session
+        self.view = view
+        self.reader = reader
+        self.solutions = solutions
+        self.json_out = json_out
+        self._timer = False
+        self._closing = False
+        self._warm_up: threading.Thread | None = None
+
+    @property
+    def interactive(self) -> bool:
+        """Whether a person types at a terminal (the loop may then wait for Enter)."""
+        return self.reader.interactive and self.json_out is None
+
+    # -- output helpers -------------------------------------------------------------------------
+
+    def _emit(self, data: dict[str, object]) -> None:
+        if self.json_out is not None:
+            self.json_out.write(json_line(data) + "\n")
+            self.json_out.flush()
+
+    @property
+    def visible(self) -> bool:
+        """Whether the human view is drawn (not in --json mode)."""
+        return self.json_out is None
+
+    def _warnings(self) -> None:
+        for message in self.session.take_warnings():
+            self.view.warning(message)
+
+    def _read(self, prompt: str) -> str | None:
+        if self._warm_up is None and self.interactive:
+            # The first question is on screen: load the grader and FSRS while the student reads it,
+            # so that the first answer is graded as quickly as the others.
+            self._warm_up = threading.Thread(target=_load_grading, name="quiz-warm-up")
+            self._warm_up.start()
+        line = self.reader.read(prompt)
+        if line is not None and not self.reader.interactive and self.json_out is None:
+            self.view.echo(line)
+        return line
+
+    # -- running --------------------------------------------------------------------------------
+
+    def run(self) -> Summary:
+        """Ask every question (or until the student stops), then end the session and return its summary."""
+        previous = {signum: signal.signal(signum, self._on_signal) for signum in _HELD}
+        ending: Ending
+        try:
+            try:
+                self._start_timer()
+                ending = self._exam() if self.session.exam else self._practice()
+                self._closing = True
+            except KeyboardInterrupt:
+                self._closing = True
+                ending = "interrupted"
+            except TimeUp:
+                self._closing = True
+                ending = "time-up"
+            self._stop_timer()
+            with held_signals():
+                summary = self.session.finish(ending)
+        finally:
+            self._stop_timer()
+            if self._warm_up is not None:
+                self._warm_up.join()
+            for signum, handler in previous.items():
+                if handler is not None:  # None: a handler set outside Python, which cannot be put back
+                    signal.signal(signum, handler)
+        if self.json_out is None and ending == "interrupted":
+            self.view.console.print()
+        if ending == "time-up" and self.visible:
+            self.view.time_up()
+        if self.session.exam and self.visible and any(s.answered for s in self.session.slots):
+            self.view.exam_results(self.session, solutions=self.solutions)
+        self._warnings()
+        if self.json_out is not None:
+            if self.session.exam:
+                from engine.session import graded_json
+
+                for slot in self.session.slots:
+                    if slot.grade is not None:
+                        self._emit(graded_json(self.session, slot, slot.grade, slot.response))
+            self._emit(summary.to_json())
+        else:
+            self.view.summary(summary)
+        return summary
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        """Ctrl-C and SIGTERM stop the session, the alarm ends the exam; once it is closing, neither does."""
+        if self._closing:
+            return
+        if hasattr(signal, "SIGALRM") and signum == signal.SIGALRM:
+            raise TimeUp
+        raise KeyboardInterrupt
+
+    def _start_timer(self) -> None:
+        remaining = self.session.remaining()
+        if remaining is not None and hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, max(remaining, 0.001))
+            self._timer = True
+
+    def _stop_timer(self) -> None:
+        if self._timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._timer = False
+
+    # -- practice and review --------------------------------------------------------------------
+
+    def _practice(self) -> Ending:
+        session = self.session
+        while True:
+            slot = session.current
+            question = session.show()
+            if slot is None or question is None:
+                return "completed"
+            if self.visible:
+                self.view.question(session, slot, question)
+            outcome = self._ask(slot, question)
+            if outcome is not None:
+                return outcome
+
+    def _ask(self, slot: Slot, question: Question) -> Ending | None:
+        """Prompts for one practice question until it is answered or skipped; an ending stops the session."""
+        session = self.session
+        letters = _letters(question)
+        prompt = f"[{slot.position}/{len(session.slots)}] › "
+        while True:
+            line = self._read(prompt)
+            if line is None:
+                return "end-of-input"
+            command = parse_command(line, letters=letters)
+            if command.name == "empty":
+                if self.visible:
+                    self.view.reminder(exam=False)
+            elif command.name == "hint":
+                text = session.hint()
+                self._emit({"type": "hint", "position": slot.position, "hint": text})
+                if self.visible:
+                    self.view.hint(text)
+            elif command.name == "help":
+                if self.visible:
+                    self.view.help(exam=False, choice=bool(letters))
+            elif command.name == "quit":
+                return "quit"
+            elif command.name == "skip":
+                with held_signals():
+                    session.skip()
+                self._emit({"type": "skip", "position": slot.position, "item": question.item_id})
+                if self.visible:
+                    self.view.skipped(question)
+                return self._pause(question, shown=False)
+            elif command.name == "why":
+                if self.visible:
+                    self.view.note("The worked solution comes after your answer (s skips).")
+            elif command.name in ("next", "back", "go", "submit", "list"):
+                if self.visible:
+                    self.view.note("That is for exams; here, s skips and q stops.")
+            else:
+                with held_signals():
+                    result = session.answer(line)
+                self._report(slot, question, result, line)
+                if result.counts:
+                    return self._after_answer(result, question)
+
+    def _report(self, slot: Slot, question: Question, result: Grade, response: str) -> None:
+        from engine.session import graded_json
+
+        if self.session.exam and result.counts:
+            # No verdict before submission, in JSON either: the grades follow the submission.
+            self._emit(
+                {"type": "saved", "position": slot.position, "item": question.item_id, "response": response}
+            )
+        else:
+            self._emit(graded_json(self.session, slot, result, response))
+        if self.visible and not result.counts:
+            self.view.invalid(result)
+        elif self.visible and not self.session.exam:
+            self.view.feedback(result, question, response)
+        self._warnings()
+
+    def _after_answer(self, result: Grade, question: Question) -> Ending | None:
+        wrong = result.status != "correct"
+        shown = self.solutions == "always" or (self.solutions == "wrong" and wrong)
+        if shown and self.visible:
+            self.view.solution(question)
+        return self._pause(question, shown=shown)
+
+    def _pause(self, question: Question, *, shown: bool) -> Ending | None:
+        """On a terminal, wait before the next question (time to read; ``w`` shows the solution)."""
+        if not self.interactive:
+            return None
+        last = self.session.finished
+        while True:
+            action = "summary" if last else "next"
+            offer = "" if shown else " · w solution"
+            line = self.reader.read(f"Enter {action}{offer} · q quit › ")
+            if line is None:
+                return "end-of-input"
+            command = parse_command(line)
+            if command.name == "why" and not shown:
+                self.view.solution(question)
+                shown = True
+                continue
+            if command.name == "quit":
+                return "quit"
+            return None
+
+    # -- exams ----------------------------------------------------------------------------------
+
+    def _exam_prompt(self, slot: Slot | None) -> str:
+        where = f"{slot.position}/{len(self.session.slots)}" if slot is not None else "done"
+        remaining = self.session.remaining()
+        if remaining is not None:
+            return f"[{where} · {clock(remaining)} left] › "
+        return f"[{where}] › "
+
+    def _exam(self) -> Ending:
+        session = self.session
+        redraw = True
+        while True:
+            if session.time_up:
+                raise TimeUp
+            slot = session.current
+            question = session.show() if slot is not None else None
+            if redraw:
+                if slot is not None and question is not None:
+                    if self.visible:
+                        self.view.question(session, slot, question)
+                else:
+                    if self.visible:
+                        self.view.overview(session)
+            redraw = True
+            letters = _letters(question) if question is not None else ""
+            line = self._read(self._exam_prompt(slot))
+            if line is None:
+                return "end-of-input"
+            command = parse_command(line, letters=letters)
+            if command.name == "empty":
+                if self.visible:
+                    self.view.reminder(exam=True)
+                redraw = False
+            elif command.name in ("submit", "quit"):
+                if self._confirm_submit():
+                    return "submitted"
+                redraw = False
+            elif command.name == "help":
+                if self.visible:
+                    self.view.help(exam=True, choice=bool(letters))
+                redraw = False
+            elif command.name == "list":
+                if self.visible:
+                    self.view.overview(session)
+                redraw = False
+            elif command.name in ("hint", "why"):
+                if self.visible:
+                    self.view.note("No hints or solutions during an exam; they come after submit.")
+                redraw = False
+            elif command.name in ("next", "skip"):
+                session.next()
+            elif command.name == "back":
+                session.back()
+            elif command.name == "go":
+                try:
+                    session.go(command.argument)
+                except ValueError as exc:
+                    if self.visible:
+                        self.view.note(str(exc))
+                    redraw = False
+            elif slot is None or question is None:
+                if self.visible:
+                    self.view.note("Every question has an answer: submit, or g N to revisit.")
+                redraw = False
+            else:
+                with held_signals():
+                    result = session.answer(line)
+                self._report(slot, question, result, line)
+                if result.counts:
+                    if self.visible:
+                        self.view.saved(slot)
+                else:
+                    redraw = False
+
+    def _confirm_submit(self) -> bool:
+        missing = self.session.unanswered()
+        if not missing or not self.interactive:
+            return True
+        self.view.overview(self.session)
+        line = self.reader.read(f"Submit with {len(missing)} unanswered? [y/N] › ")
+        return line is not None and line.strip().lower() in {"y", "yes", "submit"}
+
+
+def _load_grading() -> None:
+    """Import what grading an answer needs (run in a thread while the first question is read)."""
+    # A failure here is not reported: the main thread imports the same modules and reports it.
+    with contextlib.suppress(ImportError):
+        import engine.grading  # noqa: F401
+        from engine import review
+
+        review.scheduler()
+
+
+def _letters(question: Question | None) -> str:
+    from engine.answers import ChoiceAnswer
+
+    if question is not None and isinstance(question.answer, ChoiceAnswer):
+        return question.answer.letters
+    return ""
+
+
+def stdin_is_terminal() -> bool:
+    """Whether answers are typed at a terminal (rather than piped in)."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,772 @@
+"""A practice, exam or review session without a terminal: which questions, grading, timing, history, summary.
+
+The command line drives a `Session` (cli/session_loop.py) and draws it (cli/session_view.py); tests
+drive it directly. A session is planned first (a `Plan`: items and seeds, nothing generated yet),
+then its questions are built one at a time as they are shown, so the first question appears
+without waiting for the rest.
+
+Practice and review grade each answer at once and store it, with its FSRS review, in one
+transaction. An exam keeps answers (stored as they are given, so a killed process loses none)
+but shows nothing until it is submitted; the reviews are applied at submission.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from engine import review
+from engine.errors import QuizError
+from engine.seeding import derive_seed
+from engine.store import Attempt, Store, StoreError, utc_now
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
+
+    from engine.bank import Bank, BankItem
+    from engine.grading import Grade
+    from engine.variant import Question
+
+Mode = Literal["practice", "exam", "review"]
+SolutionPolicy = Literal["always", "wrong", "never"]
+Ending = Literal["completed", "submitted", "quit", "interrupted", "time-up", "end-of-input"]
+RowStatus = Literal["correct", "partial", "wrong", "skipped", "unanswered"]
+
+DEFAULT_COUNT = 10
+"""Questions in a practice session when --count is not given (fewer if the selection is smaller)."""
+
+
+class SelectionError(QuizError):
+    """The options select no questions (an unknown topic, no original instances, ...)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One question of a plan: an item and the seed of its variant (None: the past paper's own)."""
+
+    entry: BankItem
+    seed: int | None
+    reason: str = ""
+    prebuilt: Question | None = None
+
+    def build(self) -> Question:
+        """The question (generated now unless the planner already built it)."""
+        if self.prebuilt is not None:
+            return self.prebuilt
+        return self.entry.original() if self.seed is None else self.entry.question(self.seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a session will ask, and how to ask it again."""
+
+    title: str
+    mode: Mode
+    seed: int
+    questions: tuple[Planned, ...]
+    banks: tuple[str, ...]
+    repeat: str
+    bank_ref: str | None = None
+    time_limit: float | None = None
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+
+def _suggest(word: str, choices: Sequence[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.5)
+    return f" (did you mean {', '.join(close)}?)" if close else f" (choose from {', '.join(choices)})"
+
+
+def format_duration(seconds: float) -> str:
+    """A duration as the options write it and the summary shows it: ``20m``, ``1h30m``, ``45s``."""
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours}h" if hours else "", f"{minutes}m" if minutes else "", f"{secs}s" if secs else ""]
+    return "".join(parts) or "0s"
+
+
+_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m(?:in)?)?(?:(\d+)s)?$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``20m``, ``1h30m``, ``90s``, ``45`` (minutes) or ``1:30:00`` / ``20:00``.
+
+    Raises:
+        SelectionError: the text is not a duration, or is zero or longer than a day.
+    """
+    cleaned = text.strip().lower().replace(" ", "")
+    seconds: float | None = None
+    if cleaned.isdigit():
+        seconds = int(cleaned) * 60.0
+    elif re.fullmatch(r"\d+(:\d{1,2}){1,2}", cleaned):
+        parts = [int(p) for p in cleaned.split(":")]
+        while len(parts) < 3:
+            parts.insert(0, 0)
+        seconds = parts[0] * 3600.0 + parts[1] * 60.0 + parts[2]
+    else:
+        match = _DURATION.fullmatch(cleaned)
+        if match and any(match.groups()):
+            h, m, s = (int(g) if g else 0 for g in match.groups())
+            seconds = h * 3600.0 + m * 60.0 + s
+    if seconds is None:
+        raise SelectionError(f"{text!r} is not a duration: write it like 20m, 1h30m, 90s or 45 (minutes)")
+    if not 1 <= seconds <= 24 * 3600:
+        raise SelectionError(f"a time limit is from 1s to 24h, not {text!r}")
+    return seconds
+
+
+def plan_practice(
+    bank: Bank,
+    *,
+    seed: int,
+    bank_ref: str | None = None,
+    topic: str | None = None,
+    items: Sequence[str] = (),
+    count: int | None = None,
+    original: bool = False,
+    exam: bool = False,
+    time_limit: float | None = None,
+) -> Plan:
+    """Choose the questions of a ``quiz run`` session.
+
+    Items are drawn at random (from the session seed) without repeats until every selected item
+    has appeared once; a count larger than the selection goes round again with new variants. The
+    variant of an item depends only on the session seed, the bank, the item and its round, so the
+    same ``--seed`` gives the same questions whatever the count. ``original`` asks the past
+    papers' own questions in the bank's order.
+
+    Args:
+        bank: The loaded bank.
+        seed: The session's seed (printed in the header, so the session can be repeated).
+        bank_ref: How the user named the bank (for the repeat command); the bank's name if None.
+        topic: Only items of this topic.
+        items: Only these items, in this order.
+        count: How many questions (default: all originals, or up to `DEFAULT_COUNT`).
+        original: The past papers' own instances instead of variants.
+        exam: Exam conditions (no feedback until the end).
+        time_limit: The exam's time limit in seconds.
+
+    Raises:
+        SelectionError: the options select nothing.
+        ItemNotFoundError: an item id is not in the bank.
+    """
+    if count is not None and count < 1:
+        raise SelectionError(f"--count must be at least 1, not {count}")
+    pool = list(bank.items)
+    if topic is not None:
+        topics = bank.topics()
+        if topic not in topics:
+            raise SelectionError(f"bank {bank.name!r} has no topic {topic!r}{_suggest(topic, topics)}")
+        pool = [e for e in pool if e.item.topic == topic]
+    if items:
+        chosen = [bank.get(i) for i in items]
+        pool = [e for e in chosen if e in pool]
+        if not pool:
+            raise SelectionError(f"none of the items {', '.join(items)} is in topic {topic!r}")
+    if original:
+        pool = [e for e in pool if e.has_original]
+        if not pool:
+            where = f"topic {topic!r} of " if topic else ""
+            raise SelectionError(
+                f"no item of {where}bank {bank.name!r} has an original instance; drop --original for variants"
+            )
+
+    if original:
+        picked = pool[:count] if count is not None else pool
+        planned = tuple(Planned(e, None) for e in picked)
+    else:
+        wanted = count if count is not None else (len(pool) if items else min(DEFAULT_COUNT, len(pool)))
+        order_rng = np.random.default_rng(derive_seed(seed, bank.name, "order"))
+        sequence: list[BankItem] = []
+        while len(sequence) < wanted:
+            if items:
+                sequence.extend(pool)
+            else:
+                sequence.extend(pool[i] for i in order_rng.permutation(len(pool)))
+        rounds: dict[str, int] = {}
+        planned_list = []
+        for entry in sequence[:wanted]:
+            k = rounds.get(entry.id, 0)
+            rounds[entry.id] = k + 1
+            planned_list.append(Planned(entry, derive_seed(seed, bank.name, entry.id, k)))
+        planned = tuple(planned_list)
+
+    mode: Mode = "exam" if exam or time_limit is not None else "practice"
+    words = ["quiz", "run", bank_ref or bank.name]
+    if topic:
+        words += ["--topic", topic]
+    for item_id in items:
+        words += ["--item", item_id]
+    if count is not None:
+        words += ["--count", str(count)]
+    if original:
+        words.append("--original")
+    if mode == "exam":
+        words.append("--exam")
+    if time_limit is not None:
+        words += ["--time", format_duration(time_limit)]
+    if not original:
+        words += ["--seed", str(seed)]
+    return Plan(
+        title=bank.title,
+        mode=mode,
+        seed=seed,
+        questions=planned,
+        banks=(bank.name,),
+        repeat=shlex.join(words),
+        bank_ref=bank_ref or bank.name,
+        time_limit=time_limit,
+    )
+
+
+def plan_review(
+    banks: Sequence[Bank],
+    store: Store | None,
+    *,
+    seed: int,
+    now: datetime | None = None,
+    limit: int = review.REVIEW_LIMIT,
+    new_per_day: int = review.NEW_PER_DAY,
+) -> Plan:
+    """Choose the questions of a ``quiz review`` session: what is due, new items mixed in, fresh variants.
+
+    Without a store (no history) every item is new.
+    """
+    moment = now or utc_now()
+    cards = store.cards([b.name for b in banks]) if store is not None else []
+    new_today = store.cards_created_since(review.start_of_day(moment)) if store is not None else 0
+    queue = review.review_queue(
+        banks, cards, now=moment, new_today=new_today, limit=limit, new_per_day=new_per_day
+    )
+    planned = []
+    for slot in queue:
+        recent = store.recent_seeds(slot.bank, slot.entry.id) if store is not None else []
+        question = review.fresh_question(slot.entry, derive_seed(seed, slot.bank, slot.entry.id), recent)
+        planned.append(Planned(slot.entry, question.seed, slot.reason, question))
+    names = tuple(b.name for b in banks)
+    title = banks[0].title if len(banks) == 1 else "Banks " + ", ".join(names)
+    return Plan(
+        title=title,
+        mode="review",
+        seed=seed,
+        questions=tuple(planned),
+        banks=names,
+        repeat="quiz review",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Slot:
+    """One question of a running session and what happened to it."""
+
+    position: int
+    planned: Planned
+    question: Question | None = None
+    response: str = ""
+    grade: Grade | None = None
+    skipped: bool = False
+    seconds: float = 0.0
+    hints: int = 0
+    rating: str | None = None
+
+    @property
+    def answered(self) -> bool:
+        """Whether a readable answer was given."""
+        return self.grade is not None
+
+    @property
+    def status(self) -> RowStatus:
+        """How the question went (in an exam, only meaningful after submission)."""
+        if self.grade is not None:
+            status = self.grade.status
+            if status in ("correct", "partial", "wrong"):
+                return status
+        return "skipped" if self.skipped else "unanswered"
+
+    @property
+    def score(self) -> float:
+        """The score earned (0 when unanswered)."""
+        return self.grade.score if self.grade is not None else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One question in the end-of-session table."""
+
+    position: int
+    source: str
+    item: str
+    topic: str
+    status: RowStatus
+    score: float
+    mistake: str | None
+    seconds: float
+    variant_code: str
+    response: str
+    answer: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as the JSON summary shows it."""
+        return {
+            "position": self.position,
+            "source": self.source,
+            "item": self.item,
+            "topic": self.topic,
+            "status": self.status,
+            "score": round(self.score, 4),
+            "mistake": self.mistake,
+            "seconds": round(self.seconds, 1),
+            "variant_code": self.variant_code,
+            "response": self.response,
+            "answer": self.answer,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The end of a session: score, time, a row per question, what to revisit, and what to type next."""
+
+    title: str
+    mode: Mode
+    seed: int
+    planned: int
+    rows: tuple[SummaryRow, ...]
+    score: float
+    out_of: int
+    seconds: float
+    ended: Ending
+    revisit: tuple[str, ...]
+    mistakes: tuple[str, ...]
+    repeat: str
+    follow_up: str | None
+    history: str | None
+    stored: int
+
+    @property
+    def correct(self) -> int:
+        """Questions answered correctly."""
+        return sum(r.status == "correct" for r in self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary object that ``--json`` prints last."""
+        return {
+            "type": "summary",
+            "title": self.title,
+            "mode": self.mode,
+            "seed": self.seed,
+            "ended": self.ended,
+            "planned": self.planned,
+            "asked": len(self.rows),
+            "score": round(self.score, 4),
+            "out_of": self.out_of,
+            "correct": self.correct,
+            "seconds": round(self.seconds, 1),
+            "rows": [r.to_json() for r in self.rows],
+            "revisit": list(self.revisit),
+            "mistakes": list(self.mistakes),
+            "repeat": self.repeat,
+            "follow_up": self.follow_up,
+            "history": self.history,
+            "stored": self.stored,
+        }
+
+
+class Session:
+    """A session in progress. Practice/review: `answer` grades at once. Exam: `answer` saves; `submit` grades.
+
+    Args:
+        plan: What to ask.
+        store: Where attempts go; None runs without history.
+        clock: Monotonic seconds (for durations and the exam's time limit).
+        now: The wall-clock time in UTC (for the stored timestamps and the reviews).
+        session_id: Identifies the session's attempts in the history (random if None).
+        fsrs_scheduler: The FSRS scheduler (the default one if None).
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        store: Store | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = utc_now,
+        session_id: str | None = None,
+        fsrs_scheduler: Scheduler | None = None,
+    ) -> None:
+        self.plan = plan
+        self.store = store
+        self.history = str(store.path) if store is not None else None
+        self._clock = clock
+        self._now = now
+        self.id = session_id or uuid.uuid4().hex
+        self._scheduler = fsrs_scheduler
+        self.slots = [Slot(i + 1, p) for i, p in enumerate(plan.questions)]
+        self.index: int | None = 0 if self.slots else None
+        self.started = clock()
+        self.deadline = self.started + plan.time_limit if plan.time_limit is not None else None
+        self.ended: Ending | None = None
+        self._stored: set[int] = set()
+        self._warnings: list[str] = []
+        self._visit_started: float | None = None
+        self._finished_at: float | None = None
+
+    # -- state ----------------------------------------------------------------------------------
+
+    @property
+    def exam(self) -> bool:
+        """Whether feedback waits until submission."""
+        return self.plan.mode == "exam"
+
+    @property
+    def finished(self) -> bool:
+        """Whether the session has ended (no more answers are taken)."""
+        return self.ended is not None
+
+    @property
+    def current(self) -> Slot | None:
+        """The question being asked, or None when there is none left (or the session has ended)."""
+        if self.ended is not None or self.index is None:
+            return None
+        return self.slots[self.index]
+
+    def question(self, slot: Slot) -> Question:
+        """The slot's question, generated on first use."""
+        if slot.question is None:
+            slot.question = slot.planned.build()
+        return slot.question
+
+    def take_warnings(self) -> list[str]:
+        """Warnings not yet shown (e.g. that history could not be written), cleared once taken."""
+        warnings, self._warnings = self._warnings, []
+        return warnings
+
+    def remaining(self) -> float | None:
+        """Seconds left in a timed exam (never negative), None when untimed."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - self._clock())
+
+    @property
+    def time_up(self) -> bool:
+        """Whether a timed exam has run out of time."""
+        remaining = self.remaining()
+        return remaining is not None and remaining <= 0
+
+    def elapsed(self) -> float:
+        """Seconds since the session began (until it ended)."""
+        end = self._finished_at if self._finished_at is not None else self._clock()
+        return end - self.started
+
+    # -- timing ---------------------------------------------------------------------------------
+
+    def _stop_timer(self) -> None:
+        if self._visit_started is not None and self.index is not None:
+            self.slots[self.index].seconds += self._clock() - self._visit_started
+        self._visit_started = None
+
+    def show(self) -> Question | None:
+        """The current question, starting its timer (call when it is put on screen)."""
+        slot = self.current
+        if slot is None:
+            return None
+        question = self.question(slot)
+        if self._visit_started is None:
+            self._visit_started = self._clock()
+        return question
+
+    # -- answering ------------------------------------------------------------------------------
+
+    def hint(self) -> str:
+        """The current question's hint (Markdown), counted against an Easy rating; "" if it has none."""
+        slot = self.current
+        if slot is None:
+            return ""
+        slot.hints += 1
+        return self.question(slot).variant.hint
+
+    def answer(self, response: str) -> Grade:
+        """Grade a response to the current question.
+
+        An invalid response (one that cannot be read) changes nothing and is not stored. In
+        practice and review, a readable response is stored with its review and the session moves
+        on. In an exam it is stored without review (so that it survives a crash) and the session
+        moves to the next question; answering again replaces it.
+        """
+        from engine.grading import grade
+
+        slot = self.current
+        if slot is None:
+            raise RuntimeError("the session has no current question")
+        question = self.question(slot)
+        result = grade(question, response)
+        if not result.counts:
+            return result
+        self._stop_timer()
+        slot.response = response
+        slot.grade = result
+        slot.skipped = False
+        if self.exam:
+            self._record(slot, review_now=False)
+            self._advance_exam()
+        else:
+            self._record(slot, review_now=True)
+            self._advance_practice()
+        return result
+
+    def skip(self) -> None:
+        """Move on without answering (in an exam, the question stays open for a later visit)."""
+        slot = self.current
+        if slot is None:
+            return
+        self._stop_timer()
+        if self.exam:
+            self._advance_exam()
+        else:
+            slot.skipped = True
+            self._advance_practice()
+
+    def _advance_practice(self) -> None:
+        assert self.index is not None
+        self.index += 1
+        if self.index >= len(self.slots):
+            self.index = None
+            self.finish("completed")
+
+    # -- exam navigation ------------------------------------------------------------------------
+
+    def unanswered(self) -> list[int]:
+        """Positions (1-based) of the exam's questions without an answer."""
+        return [s.position for s in self.slots if not s.answered]
+
+    def go(self, position: int) -> None:
+        """Visit question ``position`` (1-based) of an exam.
+
+        Raises:
+            ValueError: no such question.
+        """
+        if not 1 <= position <= len(self.slots):
+            raise ValueError(f"there is no question {position}: choose 1 to {len(self.slots)}")
+        self._stop_timer()
+        self.index = position - 1
+
+    def next(self) -> None:
+        """The exam's next question (from the last, the first)."""
+        self.go(self._position() % len(self.slots) + 1)
+
+    def back(self) -> None:
+        """The exam's previous question (from the first, the last)."""
+        self.go((self._position() - 2) % len(self.slots) + 1)
+
+    def _position(self) -> int:
+        return self.index + 1 if self.index is not None else len(self.slots)
+
+    def _advance_exam(self) -> None:
+        """After an answer: the next question if there is one, else the first unanswered, else none."""
+        assert self.index is not None
+        if self.index + 1 < len(self.slots):
+            self.index += 1
+            return
+        remaining = self.unanswered()
+        self.index = remaining[0] - 1 if remaining else None
+
+    # -- ending ---------------------------------------------------------------------------------
+
+    def finish(self, ending: Ending) -> Summary:
+        """End the session (an exam is submitted: its answers are reviewed) and summarise it.
+
+        Safe to call more than once: the first ending is kept.
+        """
+        if self.ended is None:
+            self._stop_timer()
+            self._finished_at = self._clock()
+            if self.exam:
+                for slot in self.slots:
+                    if slot.answered:
+                        self._record(slot, review_now=True)
+            self.ended = ending
+        return self.summary()
+
+    def _attempt(self, slot: Slot, *, reviewed: bool) -> Attempt:
+        question = self.question(slot)
+        assert slot.grade is not None
+        mistake = slot.grade.mistake
+        return Attempt(
+            session=self.id,
+            position=slot.position,
+            mode=self.plan.mode,
+            bank=question.bank,
+            item=question.item_id,
+            topic=question.topic,
+            source=question.source,
+            seed=question.seed,
+            variant_code=question.code,
+            response=slot.response,
+            status=slot.grade.status,
+            score=slot.grade.score,
+            mistake=mistake.tag if mistake is not None else None,
+            seconds=slot.seconds,
+            at=self._now(),
+            hints=slot.hints,
+            reviewed=reviewed,
+        )
+
+    def _record(self, slot: Slot, *, review_now: bool) -> None:
+        """Store the attempt (and its review when ``review_now``); on failure, go on without history."""
+        question = self.question(slot)
+        assert slot.grade is not None
+        update = None
+        if review_now:
+            rating = review.rate(
+                slot.grade, answer=question.answer, seconds=slot.seconds, hinted=slot.hints > 0
+            )
+            if rating is not None:
+                slot.rating = review.rating_name(rating)
+                update = review.card_update(
+                    bank=question.bank,
+                    item=question.item_id,
+                    topic=question.topic,
+                    rating=rating,
+                    when=self._now(),
+                    seconds=slot.seconds,
+                    fsrs_scheduler=self._scheduler,
+                )
+        if self.store is None:
+            return
+        try:
+            self.store.record(self._attempt(slot, reviewed=False), update)
+        except StoreError as exc:
+            self._warnings.append(f"{exc}; the session goes on without saving history")
+            self.store = None
+            return
+        self._stored.add(slot.position)
+
+    @property
+    def stored(self) -> int:
+        """How many of the session's questions have an attempt in the history."""
+        return len(self._stored)
+
+    # -- summary --------------------------------------------------------------------------------
+
+    def rows(self) -> list[SummaryRow]:
+        """The summary's rows: every question of an exam; the questions reached in practice."""
+        shown = self.slots if self.exam else [s for s in self.slots if s.answered or s.skipped]
+        rows = []
+        for slot in shown:
+            question = self.question(slot)
+            mistake = slot.grade.mistake if slot.grade is not None else None
+            rows.append(
+                SummaryRow(
+                    position=slot.position,
+                    source=question.source,
+                    item=question.item_id,
+                    topic=question.topic,
+                    status=slot.status,
+                    score=slot.score,
+                    mistake=mistake.tag if mistake is not None else None,
+                    seconds=slot.seconds,
+                    variant_code=question.code,
+                    response=slot.response,
+                    answer=question.answer.format(),
+                )
+            )
+        return rows
+
+    def summary(self) -> Summary:
+        """The summary of the session so far."""
+        rows = self.rows()
+        by_topic: dict[str, list[float]] = {}
+        for row in rows:
+            by_topic.setdefault(row.topic, []).append(row.score)
+        weak = [t for t, scores in by_topic.items() if min(scores) < 1.0]
+        weak.sort(key=lambda t: sum(by_topic[t]) / len(by_topic[t]))
+        mistakes = tuple(dict.fromkeys(r.mistake for r in rows if r.mistake is not None))
+        return Summary(
+            title=self.plan.title,
+            mode=self.plan.mode,
+            seed=self.plan.seed,
+            planned=len(self.slots),
+            rows=tuple(rows),
+            score=sum(r.score for r in rows),
+            out_of=len(rows),
+            seconds=self.elapsed(),
+            ended=self.ended or "quit",
+            revisit=tuple(weak),
+            mistakes=mistakes,
+            repeat=self.plan.repeat,
+            follow_up=self._follow_up(rows),
+            history=self.history,
+            stored=self.stored,
+        )
+
+    def _follow_up(self, rows: Sequence[SummaryRow]) -> str | None:
+        """The command that practises what went wrong, with fresh variants."""
+        missed = list(dict.fromkeys(r.item for r in rows if r.score < 1.0))
+        if not missed:
+            return None
+        if self.plan.bank_ref is None or len(missed) > 4:
+            return "quiz review"
+        words = ["quiz", "run", self.plan.bank_ref]
+        for item in missed:
+            words += ["--item", item]
+        return shlex.join(words)
+
+
+def graded_json(session: Session, slot: Slot, result: Grade, response: str) -> dict[str, Any]:
+    """The object ``quiz run --json`` prints for one response: the grade and the question it answers."""
+    question = session.question(slot)
+    return {
+        "type": "grade",
+        "position": slot.position,
+        "bank": question.bank,
+        "item": question.item_id,
+        "source": question.source,
+        "topic": question.topic,
+        "seed": question.seed,
+        "variant_code": question.code,
+        "response": response,
+        **result.to_json(),
+        "seconds": round(slot.seconds, 1) if result.counts else None,
+        "review": slot.rating,
+    }
+
+
+__all__ = [
+    "DEFAULT_COUNT",
+    "Ending",
+    "Mode",
+    "Plan",
+    "Planned",
+    "SelectionError",
+    "Session",
+    "Slot",
+    "SolutionPolicy",
+    "Summary",
+    "SummaryRow",
+    "format_duration",
+    "graded_json",
+    "parse_duration",
+    "plan_practice",
+    "plan_review",
+]
