@@ -1,0 +1,387 @@
+"""The `quiz export` and `quiz grade` commands: worksheets, keys and LMS files, and marking a class."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from cli.main import BankArg, JsonOpt, app, fail, new_seed, print_json, user_errors
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from engine.bank import Bank
+    from engine.classgrade import ClassMarks
+    from engine.export.worksheet import ClassPlan
+
+FormatName = Literal["pdf", "html", "md", "moodle", "qti", "json"]
+KeyName = Literal["full", "brief", "none"]
+PaperName = Literal["a4", "us-letter"]
+
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        "-s",
+        min=0,
+        max=2**32 - 1,
+        help="Master seed of the class: student n gets the variant of derive_seed(seed, n). "
+        "Random (and printed) when not given.",
+    ),
+]
+ItemsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--items", "-i", help="Only these items (ids, comma-separated or repeated)."),
+]
+TopicOpt = Annotated[
+    list[str] | None,
+    typer.Option("--topic", "-t", help="Only items of these topics (comma-separated or repeated)."),
+]
+CountOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--count", "-n", min=1, help="Draw this many of the selected items (the same for the class)."
+    ),
+]
+OriginalOpt = Annotated[
+    bool, typer.Option("--original", help="The past papers' own questions, not variants.")
+]
+StudentsOpt = Annotated[
+    int | None, typer.Option("--students", min=1, max=10_000, help="Number of students (one variant each).")
+]
+
+_SHOW_AFTER = 0.3  # seconds: a bar for anything that takes longer than a moment, none for quick runs
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+class _Bar:
+    """A progress bar on standard error, drawn only on a terminal and only once a step takes a moment.
+
+    The first report starts a timer; if the step is still running when it fires, the bar appears
+    (with a spinner and the elapsed time, which keep moving while a PDF compiles in one go).
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.lock = threading.Lock()
+        self.done = 0
+        self.total = 0
+        self.closed = False
+        self.timer: threading.Timer | None = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        with self.lock:
+            self.done, self.total = done, total
+            if self.progress is not None and self.task is not None:
+                self.progress.update(self.task, completed=done, total=total)
+            elif self.timer is None and not self.closed and sys.stderr.isatty():
+                self.timer = threading.Timer(_SHOW_AFTER, self._show)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def _show(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TimeElapsedColumn
+
+        with self.lock:
+            if self.closed:
+                return
+            self.progress = Progress(
+                SpinnerColumn(),
+                "{task.description}",
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=self.total, completed=self.done)
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        with self.lock:
+            self.closed = True
+            if self.timer is not None:
+                self.timer.cancel()
+            if self.progress is not None:
+                self.progress.stop()
+
+
+def _plan(
+    bank: Bank,
+    *,
+    students: int,
+    seed: int | None,
+    original: bool,
+    items: list[str],
+    topics: list[str],
+    count: int | None,
+) -> ClassPlan:
+    from engine.export.worksheet import plan_class
+
+    with _Bar("Building variants") as bar:
+        return plan_class(
+            bank,
+            students=students,
+            master_seed=None if original else seed,
+            items=items,
+            topics=topics,
+            count=count,
+            progress=bar,
+        )
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"quiz: warning: {message}", err=True)
+
+
+@app.command("export")
+@user_errors
+def export_command(
+    bank: BankArg,
+    fmt: Annotated[
+        FormatName,
+        typer.Option(
+            "--format", "-f", help="pdf, html or md (worksheets and key); moodle, qti or json (LMS)."
+        ),
+    ] = "pdf",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="A folder for pdf/html/md (default: here); a file for moodle/qti/json "
+            "(default: BANK.xml, BANK-canvas.zip, BANK.json).",
+        ),
+    ] = None,
+    students: StudentsOpt = None,
+    variants: Annotated[
+        int | None,
+        typer.Option("--variants", min=1, max=10_000, help="Variants per item (the same as --students)."),
+    ] = None,
+    seed: SeedOpt = None,
+    original: OriginalOpt = False,
+    items: ItemsOpt = None,
+    topic: TopicOpt = None,
+    count: CountOpt = None,
+    key: Annotated[
+        KeyName, typer.Option("--key", help="Answer key: full (answers and worked solutions), brief, none.")
+    ] = "full",
+    split: Annotated[bool, typer.Option("--split", help="One file per student (pdf, html, md).")] = False,
+    paper: Annotated[PaperName, typer.Option("--paper", help="Page size: a4 or us-letter.")] = "a4",
+) -> None:
+    """Export worksheets with an answer key, or a Moodle, Canvas (QTI 1.2) or JSON question bank.
+
+    Each student (or LMS variant) n gets its own variant of every item, from the master seed;
+    its variant code is printed on the sheet, and `quiz grade` rebuilds it to mark the answers.
+
+    \b
+    Examples:
+      quiz export week1 --students 30 --seed 2026 --format pdf -o out/
+      quiz export week1 --variants 20 --format moodle -o week1.xml
+    """
+    from engine import banks
+    from engine.export.files import LMS_FORMATS, Written, default_output, lms_file, write
+
+    if students is not None and variants is not None and students != variants:
+        fail("--students and --variants mean the same here: give one of them", 2)
+    if original and seed is not None:
+        fail("give --seed or --original, not both: the original questions have no seed", 2)
+    if split and fmt in LMS_FORMATS:
+        fail(f"--split is for worksheets (pdf, html, md), not {fmt}", 2)
+    count_of = students or variants or 1
+    if original and fmt in LMS_FORMATS and count_of > 1:
+        _warn("the original questions have one version each: exporting 1 variant per item")
+        count_of = 1
+    seed_given = seed is not None
+    if not original and seed is None:
+        seed = new_seed()
+    loaded = banks.load(bank)
+    plan = _plan(
+        loaded,
+        students=count_of,
+        seed=seed,
+        original=original,
+        items=_split(items),
+        topics=_split(topic),
+        count=count,
+    )
+    if plan.skipped:
+        _warn(
+            f"left out {len(plan.skipped)} item(s) with no original question (the paper's statement is not "
+            f"in the notes): {', '.join(plan.skipped)}"
+        )
+    to_stdout = output is not None and str(output) == "-"
+    if to_stdout and fmt not in {"moodle", "json"}:
+        fail(f"-o - (standard output) is for moodle and json; a {fmt} export needs a file or folder", 2)
+    target = output if output is not None else default_output(fmt, loaded.name)
+    with _Bar(f"Writing {fmt}") as bar:
+        if to_stdout:
+            data, warnings = lms_file(plan, fmt, progress=bar)
+            written = Written([], warnings)
+        else:
+            written = write(
+                plan, fmt, target, paper=paper, key=None if key == "none" else key, split=split, progress=bar
+            )
+    for message in written.warnings:
+        _warn(message)
+    if to_stdout:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    # With the export itself on standard output, the report goes to standard error.
+    report = typer.echo if not to_stdout else _note
+    what = "past-paper questions" if original else f"{count_of} variant{'s' if count_of != 1 else ''}"
+    report(f"Wrote {len(plan.items)} item{'s' if len(plan.items) != 1 else ''} × {what}:")
+    for path in [str(p) for p in written.files] or ["standard output"]:
+        report(f"  {path}")
+    if not original:
+        source = "" if seed_given else " (chosen at random; keep it)"
+        report(
+            f"Master seed {seed}{source}: grade with `quiz grade {loaded.name} answers.csv --seed {seed}`."
+        )
+
+
+def _note(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+@app.command("grade")
+@user_errors
+def grade_command(
+    bank: BankArg,
+    answers: Annotated[
+        Path | None,
+        typer.Argument(
+            help="CSV: a header (student and/or code, name, one column per item id), a row per student."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            "-s",
+            min=0,
+            max=2**32 - 1,
+            help="The master seed of the worksheets (for rows without a code).",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the marks (or the --template) as CSV here.")
+    ] = None,
+    template: Annotated[
+        bool, typer.Option("--template", help="Write an empty answers.csv for the class instead of grading.")
+    ] = False,
+    students: StudentsOpt = None,
+    original: OriginalOpt = False,
+    items: ItemsOpt = None,
+    topic: TopicOpt = None,
+    count: CountOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Grade a class: rebuild each student's variants and mark every answer with the shared grader.
+
+    Writes marks per question, the total and the named mistakes (-o marks.csv) and prints a
+    summary: the mean per question and the most common mistakes. Rows that cannot be graded are
+    listed by line (and kept in the marks with the reason); the exit code is then 1.
+
+    \b
+    Examples:
+      quiz grade week1 --template --students 30 --seed 2026 -o answers.csv
+      quiz grade week1 answers.csv --seed 2026 -o marks.csv
+    """
+    from engine import banks
+    from engine.classgrade import grade_file, marks_csv, template_csv
+
+    loaded = banks.load(bank)
+    if template:
+        if answers is not None:
+            fail("--template writes a new answers file: give no ANSWERS file with it", 2)
+        if students is None:
+            fail("--template needs --students N: the number of rows to write", 2)
+        if seed is None and not original:
+            fail("--template needs --seed (the master seed of the worksheets) or --original", 2)
+        plan = _plan(
+            loaded, students=students, seed=seed, original=original, items=_split(items),
+            topics=_split(topic), count=count,
+        )  # fmt: skip
+        text = template_csv(plan)
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            output.write_text(text, encoding="utf-8")
+            typer.echo(f"Wrote {output}: {students} rows, {len(plan.items)} question columns.")
+        return
+    if answers is None:
+        fail("give the answers file (CSV), or --template to write an empty one", 2)
+    if items or topic or count is not None or original:
+        fail("the answers file's header names the items: --items, --topic, --count and --original "
+             "are for --template", 2)  # fmt: skip
+    marks = grade_file(loaded, answers, master_seed=seed, students=students)
+    if output is not None:
+        output.write_text(marks_csv(marks), encoding="utf-8")
+    if as_json:
+        print_json(marks.to_json())
+    else:
+        _show_marks(marks, wrote=output)
+    if marks.problems:
+        raise typer.Exit(1)
+
+
+def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
+    """The class summary (and the marks themselves when they were not written to a file)."""
+    from rich.table import Table
+
+    from cli.display import console
+
+    summary = marks.summary()
+    if wrote is None:
+        table = Table(title=f"Marks: {marks.file}", title_justify="left")
+        for column in ("line", "student", "name", "code", "total", "mistakes"):
+            table.add_column(column, justify="right" if column in {"line", "total"} else "left")
+        for row in marks.rows:
+            if row.graded:
+                mistakes = ", ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
+                table.add_row(str(row.line), row.student, row.name, row.code,
+                              f"{row.total:.2f} / {len(marks.items)}", mistakes)  # fmt: skip
+            else:
+                table.add_row(str(row.line), row.student, row.name, row.code, "—", "not graded")
+        console.print(table)
+    items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / {summary.out_of}",
+                  title_justify="left")  # fmt: skip
+    items.add_column("question")
+    items.add_column("mean", justify="right")
+    for status in ("correct", "partial", "wrong", "invalid", "blank"):
+        items.add_column(status, justify="right")
+    for entry in summary.items:
+        items.add_row(entry.item, f"{entry.mean:.2f}", *(str(entry.counts[s]) for s in entry.counts))
+    console.print(items)
+    if summary.mistakes:
+        console.print("Most common mistakes:")
+        for item, tag, n in summary.mistakes:
+            console.print(f"  {n:>3} × {item}: {tag}")
+    if wrote is not None:
+        console.print(f"Marks written to {wrote}.")
+    for row in marks.problems:
+        typer.echo(f"{marks.file}:{row.line}: {row.problem}", err=True)
+    if marks.problems:
+        count = len(marks.problems)
+        typer.echo(
+            f"quiz: {count} row{'s' if count != 1 else ''} could not be graded (listed above, kept in the "
+            "marks with the reason)",
+            err=True,
+        )

@@ -1,0 +1,477 @@
+"""Grading a class: answers.csv → each student's variants rebuilt from their seed → marks and a summary.
+
+The file has a header row naming its columns: ``student`` (the number on the worksheet) and/or
+``code`` (the variant code printed on it), optionally ``name``, then one column per question,
+headed by the item's id (``quiz grade BANK --template`` writes such a file for a class). Each
+cell is graded by `engine.grading.grade`, the grader every other part of quiz uses. A row that
+cannot be graded (an unknown student, a bad code, missing cells) is reported with its line
+number and kept in the marks with the reason, never dropped; a file that cannot be read at all
+(not text, no header, a column that names no item) is an error.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.bank import Bank, BankItem
+from engine.errors import QuizError, VariantCodeError
+from engine.export.worksheet import ClassPlan, student_seed
+from engine.grading import grade
+from engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
+from engine.variant import Question
+
+CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank"]
+
+ID_COLUMNS = {
+    "student": "student",
+    "student number": "student",
+    "student_number": "student",
+    "number": "student",
+    "code": "code",
+    "variant": "code",
+    "variant code": "code",
+    "variant_code": "code",
+    "name": "name",
+}
+"""Header names (case-insensitive) of the columns that say who a row is, and their meaning."""
+
+MAX_FILE_BYTES = 20_000_000
+
+
+class AnswersFileError(QuizError):
+    """An answers file that cannot be read as a class's answers at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One graded answer: what was written, how it was graded, and the mistake it showed."""
+
+    item: str
+    response: str
+    status: CellStatus
+    score: float
+    mistake: str | None
+    feedback: str
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One student's marks, or (with ``problem``) a row that could not be graded and why."""
+
+    line: int
+    student: str
+    name: str
+    code: str
+    cells: tuple[Cell, ...] = ()
+    problem: str = ""
+
+    @property
+    def graded(self) -> bool:
+        """Whether the row was graded (it has no problem)."""
+        return not self.problem
+
+    @property
+    def total(self) -> float:
+        """The sum of the row's scores."""
+        return sum(cell.score for cell in self.cells)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSummary:
+    """How the class did on one question."""
+
+    item: str
+    mean: float
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The class at a glance: graded and bad rows, the mean total, each question, the common mistakes."""
+
+    graded: int
+    problems: int
+    out_of: int
+    mean_total: float
+    items: tuple[ItemSummary, ...]
+    mistakes: tuple[tuple[str, str, int], ...]  # (item, tag, how many), most common first
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as JSON."""
+        return {
+            "graded": self.graded,
+            "problems": self.problems,
+            "out_of": self.out_of,
+            "mean_total": self.mean_total,
+            "items": [{"item": i.item, "mean": i.mean, "counts": i.counts} for i in self.items],
+            "mistakes": [{"item": i, "tag": t, "count": n} for i, t, n in self.mistakes],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ClassMarks:
+    """The marks of a class: the questions (item ids, in column order) and one row per data row."""
+
+    bank: str
+    file: str
+    items: tuple[str, ...]
+    rows: tuple[Row, ...]
+    has_names: bool = False
+
+    @property
+    def problems(self) -> list[Row]:
+        """The rows that could not be graded."""
+        return [row for row in self.rows if not row.graded]
+
+    def summary(self, top: int = 10) -> Summary:
+        """Mean per question, the mean total and the ``top`` most common named mistakes."""
+        graded = [row for row in self.rows if row.graded]
+        items: list[ItemSummary] = []
+        mistakes: Counter[tuple[str, str]] = Counter()
+        for index, item in enumerate(self.items):
+            cells = [row.cells[index] for row in graded]
+            counts = Counter(cell.status for cell in cells)
+            mean = sum(cell.score for cell in cells) / len(cells) if cells else 0.0
+            items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}))
+            mistakes.update((item, cell.mistake) for cell in cells if cell.mistake)
+        totals = [row.total for row in graded]
+        common = sorted(mistakes.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        return Summary(
+            graded=len(graded),
+            problems=len(self.rows) - len(graded),
+            out_of=len(self.items),
+            mean_total=sum(totals) / len(totals) if totals else 0.0,
+            items=tuple(items),
+            mistakes=tuple((item, tag, n) for (item, tag), n in common),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Every row and the summary, for scripts."""
+        return {
+            "bank": self.bank,
+            "file": self.file,
+            "items": list(self.items),
+            "rows": [
+                {
+                    "line": row.line,
+                    "student": row.student,
+                    "name": row.name,
+                    "code": row.code,
+                    "problem": row.problem or None,
+                    "total": row.total if row.graded else None,
+                    "cells": [
+                        {
+                            "item": c.item,
+                            "response": c.response,
+                            "status": c.status,
+                            "score": c.score,
+                            "mistake": c.mistake,
+                        }
+                        for c in row.cells
+                    ],
+                }
+                for row in self.rows
+            ],
+            "summary": self.summary().to_json(),
+        }
+
+
+_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Header:
+    """Which column holds what."""
+
+    student: int | None = None
+    code: int | None = None
+    name: int | None = None
+    items: list[tuple[int, str]] = field(default_factory=list)
+    width: int = 0
+
+
+def decode(data: bytes, file: str) -> str:
+    """The text of an answers file (UTF-8, with or without the BOM spreadsheets write)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise AnswersFileError(f"{file}: too large for an answers file ({len(data):,} bytes)")
+    if b"\x00" in data[:4096]:
+        raise AnswersFileError(f"{file}: not a text file (save the sheet as CSV)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise AnswersFileError(f"{file}:{line}: not UTF-8 text (save the sheet as 'CSV UTF-8')") from exc
+
+
+def _dialect(first_line: str) -> str:
+    """The delimiter a spreadsheet used: tab, semicolon (in comma-decimal locales) or comma."""
+    if "\t" in first_line:
+        return "\t"
+    if first_line.count(";") > first_line.count(","):
+        return ";"
+    return ","
+
+
+def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """CSV rows with the line each starts on (a quoted cell may span lines)."""
+    first = text.split("\n", 1)[0]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_dialect(first))
+    line = 1
+    for row in reader:
+        yield line, row
+        line = reader.line_num + 1
+
+
+def _header(cells: list[str], bank: Bank, file: str) -> _Header:
+    header = _Header(width=len(cells))
+    ids = [entry.id for entry in bank.items]
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(cells):
+        label = raw.strip()
+        role = ID_COLUMNS.get(label.lower())
+        key = role or label
+        if key in seen:
+            raise AnswersFileError(
+                f"{file}:1: column {label!r} appears twice (columns {seen[key] + 1} and {index + 1})"
+            )
+        seen[key] = index
+        if role is not None:
+            setattr(header, role, index)
+        elif label in ids:
+            header.items.append((index, label))
+        elif not label:
+            raise AnswersFileError(f"{file}:1: column {index + 1} has no name (name it after an item id)")
+        else:
+            close = difflib.get_close_matches(label, ids, n=1, cutoff=0.6)
+            hint = (
+                f" (did you mean {close[0]}?)" if close else f"; `quiz list {bank.name}` shows the item ids"
+            )
+            raise AnswersFileError(
+                f"{file}:1: column {label!r} is neither student, code nor name, nor an item of bank "
+                f"{bank.name!r}{hint}"
+            )
+    if header.student is None and header.code is None:
+        raise AnswersFileError(
+            f"{file}:1: the first row must name the columns: `student` or `code` (or both), optionally "
+            f"`name`, then one column per question headed by its item id (`quiz grade {bank.name} "
+            "--template` writes one)"
+        )
+    if not header.items:
+        raise AnswersFileError(f"{file}:1: no column is headed by an item id of bank {bank.name!r}")
+    return header
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading
+# ---------------------------------------------------------------------------------------------
+
+
+class _RowProblem(Exception):
+    """A reason a row cannot be graded (reported with its line; the other rows go on)."""
+
+
+def _seed_of(
+    student: str, code: str, master_seed: int | None, students: int | None
+) -> tuple[int | None, str]:
+    """The row's seed (None for the past papers' own questions) and its variant code."""
+    number: int | None = None
+    if student:
+        try:
+            number = int(student)
+        except ValueError:
+            raise _RowProblem(f"student {student!r} is not a student number") from None
+        if number < 1 or (students is not None and number > students):
+            limit = f" (the class has students 1 to {students})" if students is not None else ""
+            raise _RowProblem(f"unknown student {number}{limit}")
+    if code:
+        if code.strip().lower() == ORIGINAL_CODE:
+            return None, ORIGINAL_CODE
+        try:
+            seed = seed_from_code(code)
+        except VariantCodeError as exc:
+            raise _RowProblem(str(exc)) from None
+        if number is not None and master_seed is not None:
+            expected = variant_code(student_seed(master_seed, number))
+            if expected != variant_code(seed):
+                raise _RowProblem(
+                    f"student {number} has variant {expected} with --seed {master_seed}, but the row says "
+                    f"{code.strip()}: check the code, the student number and the seed"
+                )
+        return seed, variant_code(seed)
+    if number is None:
+        raise _RowProblem("the row gives neither a student number nor a variant code")
+    if master_seed is None:
+        raise _RowProblem(
+            f"student {number} has no variant code in the file, and no --seed was given to rebuild it"
+        )
+    seed = student_seed(master_seed, number)
+    return seed, variant_code(seed)
+
+
+def _question(entry: BankItem, seed: int | None) -> Question:
+    return entry.original() if seed is None else entry.question(seed)
+
+
+def _cell(question: Question, response: str) -> Cell:
+    text = response.strip()
+    if not text:
+        return Cell(question.item_id, "", "blank", 0.0, None, "No answer.")
+    result = grade(question, text)
+    mistake = result.mistake.tag if result.mistake is not None else None
+    return Cell(question.item_id, text, result.status, result.score, mistake, result.feedback)
+
+
+def grade_text(
+    bank: Bank,
+    text: str,
+    *,
+    file: str = "answers.csv",
+    master_seed: int | None = None,
+    students: int | None = None,
+) -> ClassMarks:
+    """Grade the answers in ``text`` (CSV with a header row); see the module docstring."""
+    rows = _rows(text)
+    first = next(rows, None)
+    while first is not None and not any(c.strip() for c in first[1]):
+        first = next(rows, None)
+    if first is None:
+        raise AnswersFileError(f"{file}: the file is empty (`quiz grade {bank.name} --template` writes one)")
+    header = _header(first[1], bank, file)
+    item_ids = tuple(item for _, item in header.items)
+    entries = {item: bank.get(item) for item in item_ids}
+    out: list[Row] = []
+    seen: dict[str, int] = {}
+
+    def get(cells: list[str], index: int | None) -> str:
+        return cells[index].strip() if index is not None and index < len(cells) else ""
+
+    for line, cells in rows:
+        if not any(c.strip() for c in cells):
+            continue  # a blank line between rows is not a student
+        student, code, name = get(cells, header.student), get(cells, header.code), get(cells, header.name)
+        try:
+            if len(cells) < header.width:
+                raise _RowProblem(
+                    f"{len(cells)} cells where the header has {header.width}: missing cells (an empty "
+                    "answer is an empty cell between commas)"
+                )
+            if any(c.strip() for c in cells[header.width :]):
+                raise _RowProblem(f"{len(cells)} cells where the header has {header.width}")
+            seed, shown = _seed_of(student, code, master_seed, students)
+            who = f"student {student}" if student else f"variant {shown}"
+            if who in seen:
+                raise _RowProblem(f"{who} is already on line {seen[who]}")
+            seen[who] = line
+            graded = tuple(_cell(_question(entries[item], seed), cells[i]) for i, item in header.items)
+        except _RowProblem as problem:
+            out.append(Row(line, student, name, code, problem=str(problem)))
+            continue
+        except QuizError as exc:  # e.g. an item with no original asked for with code "original"
+            out.append(Row(line, student, name, code, problem=str(exc)))
+            continue
+        out.append(Row(line, student, name, shown, graded))
+    return ClassMarks(bank.name, file, item_ids, tuple(out), has_names=header.name is not None)
+
+
+def grade_file(
+    bank: Bank, path: Path, *, master_seed: int | None = None, students: int | None = None
+) -> ClassMarks:
+    """Grade an answers file on disk."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AnswersFileError(f"{path}: cannot read the answers file ({exc.strerror or exc})") from exc
+    return grade_text(
+        bank, decode(data, str(path)), file=str(path), master_seed=master_seed, students=students
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------------
+
+
+def _score_text(score: float) -> str:
+    return f"{score:.3f}".rstrip("0").rstrip(".")
+
+
+def marks_csv(marks: ClassMarks) -> str:
+    """The marks as CSV: who, one score per question, total, out of, the named mistakes, notes."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["line", "student", "name", "code", *marks.items, "total", "out_of", "mistakes", "notes"])
+    for row in marks.rows:
+        if not row.graded:
+            blanks = [""] * len(marks.items)
+            writer.writerow(
+                [
+                    row.line,
+                    row.student,
+                    row.name,
+                    row.code,
+                    *blanks,
+                    "",
+                    len(marks.items),
+                    "",
+                    f"not graded: {row.problem}",
+                ]
+            )
+            continue
+        mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
+        notes = "; ".join(
+            f"{c.item}: {'no answer' if c.status == 'blank' else 'could not be read'}"
+            for c in row.cells
+            if c.status in {"blank", "invalid"}
+        )
+        writer.writerow(
+            [
+                row.line,
+                row.student,
+                row.name,
+                row.code,
+                *(_score_text(c.score) for c in row.cells),
+                _score_text(row.total),
+                len(marks.items),
+                mistakes,
+                notes,
+            ]
+        )
+    return buffer.getvalue()
+
+
+def template_csv(plan: ClassPlan) -> str:
+    """An empty answers file for a class: one row per student with their variant code, a column per item."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "name", "code", *plan.items])
+    for sheet in plan.sheets:
+        writer.writerow([sheet.student, "", sheet.code, *([""] * len(plan.items))])
+    return buffer.getvalue()
+
+
+__all__ = [
+    "ID_COLUMNS",
+    "AnswersFileError",
+    "Cell",
+    "ClassMarks",
+    "ItemSummary",
+    "Row",
+    "Summary",
+    "decode",
+    "grade_file",
+    "grade_text",
+    "marks_csv",
+    "template_csv",
+]

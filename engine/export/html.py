@@ -1,0 +1,237 @@
+"""Self-contained HTML worksheets and keys: MathML maths, print CSS, no JavaScript, no network.
+
+One file holds the whole class; each student is a ``<section class="sheet">`` that starts a new
+printed page. The maths is MathML Core (see `engine.export.mathml`), which current browsers
+typeset natively, so the file prints from a browser exactly as it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+from engine.answers import Answer, ChoiceAnswer, MatrixAnswer, VectorAnswer
+from engine.export import mathml
+from engine.export import text as md
+from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet
+from engine.variant import Question
+
+_PAGE_SIZES = {"a4": "A4", "us-letter": "letter"}
+_TRAILING = ".,;:!?)"
+
+_CSS = """
+:root { color-scheme: light; }
+body { font-family: "Latin Modern Roman", "New Computer Modern", "CMU Serif", Georgia, "Times New Roman",
+  serif;
+  font-size: 11pt; line-height: 1.45; color: #111; background: #fff; margin: 0; }
+main { max-width: 170mm; margin: 0 auto; padding: 12mm 0; }
+math { font-family: "Latin Modern Math", "New Computer Modern Math", "STIX Two Math", "Cambria Math",
+  "DejaVu Math TeX Gyre", math; }
+math[display="block"] { margin: 0.6em 0; }
+.nobr { white-space: nowrap; }
+code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; }
+.sheet { break-after: page; page-break-after: always; }
+.sheet:last-child { break-after: auto; page-break-after: auto; }
+.head { display: flex; justify-content: space-between; align-items: flex-start; gap: 1em;
+  border-bottom: 1.2px solid #111; padding-bottom: 0.5em; margin-bottom: 0.8em; }
+.head h1 { font-size: 13pt; margin: 0; }
+.head .sub { color: #555; }
+.head .who { text-align: right; }
+.name { margin-top: 0.4em; }
+.name span { display: inline-block; width: 9cm; border-bottom: 0.6px solid #111; }
+.question { break-inside: avoid; page-break-inside: avoid; margin-top: 1.3em; }
+.question h2 { font-size: 11pt; margin: 0 0 0.2em; }
+.question h2 .source, .entry .source { font-weight: normal; font-size: 9pt; color: #666; margin-left: 0.5em; }
+.question p { margin: 0.3em 0; }
+.options { list-style: none; padding-left: 0; margin: 0.4em 0; }
+.options li { display: flex; gap: 0.5em; align-items: baseline; margin: 0.35em 0; }
+.options .tick { display: inline-block; width: 0.8em; height: 0.8em; border: 0.7px solid #111; flex: none;
+  transform: translateY(0.1em); }
+.options .letter { font-weight: bold; flex: none; }
+.instructions { font-style: italic; font-size: 9.5pt; color: #555; }
+.note { font-size: 9pt; color: #666; }
+.answer-box { border: 0.6px solid #999; border-radius: 2px; margin-top: 0.5em; padding: 3px 5px;
+  font-size: 8pt; color: #888; }
+.entry { break-inside: avoid; page-break-inside: avoid; margin-top: 1em; }
+.entry .line { display: flex; justify-content: space-between; gap: 1em; }
+.entry ol { margin: 0.3em 0; }
+.mistakes { font-size: 9.5pt; }
+.brief { columns: 2; column-gap: 8mm; }
+.brief .student { break-inside: avoid; page-break-inside: avoid; margin-bottom: 1em; }
+.brief .line { display: flex; justify-content: space-between; }
+@media screen { .sheet { border-bottom: 1px dashed #bbb; padding-bottom: 2em; margin-bottom: 2em; } }
+@media print { main { max-width: none; padding: 0; } }
+"""
+
+
+def _inlines(nodes: Iterable[md.Inline]) -> str:
+    out: list[str] = []
+    glued = ""
+    for node in nodes:
+        if isinstance(node, md.Plain):
+            text = node.text
+            if glued:
+                # Punctuation right after a formula stays on its line (no ". " alone at a line start).
+                stripped = text.lstrip(_TRAILING)
+                mark, text = text[: len(text) - len(stripped)], stripped
+                out[-1] = f'<span class="nobr">{glued}{escape(mark, quote=False)}</span>' if mark else glued
+                glued = ""
+            out.append(escape(text, quote=False))
+        elif isinstance(node, md.Strong):
+            out.append(f"<strong>{_inlines(node.children)}</strong>")
+        elif isinstance(node, md.Emph):
+            out.append(f"<em>{_inlines(node.children)}</em>")
+        elif isinstance(node, md.Code):
+            out.append(f"<code>{escape(node.text, quote=False)}</code>")
+        else:
+            glued = mathml.formula(node.math)
+            out.append(glued)
+            continue
+        glued = ""
+    return "".join(out)
+
+
+def content(source: str) -> str:
+    """Markdown with TeX maths as HTML with MathML: paragraphs and lists."""
+    out: list[str] = []
+    for block in md.blocks(source):
+        if isinstance(block, md.Paragraph):
+            out.append(f"<p>{_inlines(block.inlines)}</p>")
+        else:
+            tag = "ol" if block.ordered else "ul"
+            items = "".join(f"<li>{_inlines(item)}</li>" for item in block.items)
+            out.append(f"<{tag}>{items}</{tag}>")
+    return "\n".join(out)
+
+
+def inline_content(source: str) -> str:
+    """Markdown with TeX maths as HTML for a list item or a table cell (no paragraph tags)."""
+    pieces: list[str] = []
+    for block in md.blocks(source):
+        if isinstance(block, md.Paragraph):
+            pieces.append(_inlines(block.inlines))
+        else:
+            pieces.extend(_inlines(item) for item in block.items)
+    return " ".join(pieces)
+
+
+def _document(title: str, paper: Paper, body: list[str]) -> str:
+    css = _CSS + f"@page {{ size: {_PAGE_SIZES[paper]}; margin: 16mm 18mm 18mm; }}\n"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="generator" content="quiz">\n'
+        f"<title>{escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
+        + "\n".join(body)
+        + "\n</main>\n</body>\n</html>\n"
+    )
+
+
+def _answer_height(answer: Answer) -> str:
+    if isinstance(answer, MatrixAnswer):
+        return f"{1.2 + 0.8 * answer.shape[0]:.1f}cm"
+    if isinstance(answer, VectorAnswer):
+        return "1.6cm"
+    return "1.4cm"
+
+
+def _question(number: int, question: Question) -> str:
+    answer = question.answer
+    parts = [
+        f'<section class="question"><h2>Question {number}'
+        f'<span class="source">{escape(question.source)}</span></h2>',
+        content(question.variant.prompt),
+    ]
+    if isinstance(answer, ChoiceAnswer):
+        options = "".join(
+            f'<li><span class="tick"></span><span class="letter">{letter}.</span>'
+            f"<span>{inline_content(option.text)}</span></li>"
+            for letter, option in zip(answer.letters, answer.options, strict=True)
+        )
+        parts.append(f'<ul class="options">{options}</ul>')
+    parts.append(f'<p class="instructions">{escape(answer.instructions())}</p>')
+    if question.note:
+        parts.append(f'<p class="note">Note: {escape(question.note)}</p>')
+    if not isinstance(answer, ChoiceAnswer):
+        parts.append(f'<div class="answer-box" style="height: {_answer_height(answer)}">Answer</div>')
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _who(plan: ClassPlan, sheet: Sheet) -> str:
+    if plan.original:
+        return ""
+    return (
+        f'Student <strong class="student">{sheet.student}</strong><br>'
+        f'Variant <span class="code">{escape(sheet.code)}</span>'
+    )
+
+
+def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
+    """The worksheets of ``sheets`` as one HTML file (a page break before each student)."""
+    subtitle = "Past-paper questions" if plan.original else "Practice worksheet"
+    body: list[str] = []
+    for sheet in sheets:
+        body.append(
+            f'<section class="sheet" data-student="{sheet.student}" data-code="{escape(sheet.code)}">\n'
+            f'<header class="head"><div><h1>{escape(plan.title)}</h1>'
+            f'<div class="sub">{subtitle}</div>'
+            '<div class="name">Name: <span>&nbsp;</span></div></div>'
+            f'<div class="who">{_who(plan, sheet)}</div></header>'
+        )
+        body.extend(_question(n, q) for n, q in enumerate(sheet.questions, 1))
+        body.append("</section>")
+    return _document(f"{plan.title}: worksheets", paper, body)
+
+
+def _key_entry(number: int, question: Question) -> str:
+    answer = question.answer
+    parts = [
+        f'<div class="entry"><div class="line"><span><strong>{number}.</strong> {escape(question.item_id)}'
+        f'<span class="source">({escape(question.source)})</span></span>'
+        f"<span>Answer: <strong>{escape(answer.format())}</strong></span></div>"
+    ]
+    steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
+    if steps:
+        parts.append(f"<ol>{steps}</ol>")
+    if question.variant.mistakes:
+        items = "".join(
+            f"<li><strong>{escape(m.format(answer))}</strong> ({escape(m.tag)}): "
+            f"{inline_content(m.feedback)}</li>"
+            for m in question.variant.mistakes
+        )
+        parts.append(f'<div class="mistakes"><em>Wrong answers to recognise:</em><ul>{items}</ul></div>')
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
+    """The answer key of ``sheets`` as one HTML file: per student and variant code, answers and solutions."""
+    seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
+    intro = f"{plan.title}: answer key ({seed})"
+    body: list[str] = []
+    if style == "brief":
+        body.append(f'<h1 style="font-size: 13pt">{escape(intro)}</h1><div class="brief">')
+    for sheet in sheets:
+        heading = f'Student {sheet.student} · variant <span class="code">{escape(sheet.code)}</span>'
+        if style == "brief":
+            lines = "".join(
+                f'<div class="line"><span><strong>{n}.</strong> {escape(q.item_id)}</span>'
+                f"<strong>{escape(q.answer.format())}</strong></div>"
+                for n, q in enumerate(sheet.questions, 1)
+            )
+            body.append(f'<div class="student"><strong>{heading}</strong>{lines}</div>')
+            continue
+        body.append(
+            f'<section class="sheet" data-student="{sheet.student}" data-code="{escape(sheet.code)}">'
+            f'<p class="note">{escape(intro)}</p><header class="head"><h1>{heading}</h1></header>'
+        )
+        body.extend(_key_entry(n, q) for n, q in enumerate(sheet.questions, 1))
+        body.append("</section>")
+    if style == "brief":
+        body.append("</div>")
+    return _document(f"{plan.title}: answer key", paper, body)
+
+
+__all__ = ["content", "inline_content", "key", "worksheets"]

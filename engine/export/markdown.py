@@ -1,0 +1,113 @@
+"""Markdown worksheets and keys with TeX maths in ``$...$``, as Pandoc and R/exams users write them.
+
+Prompts are already Markdown with TeX maths, so they pass through; every formula is rewritten
+from its parsed source with tight dollars (``$x$``, never ``$ x $``), which is what Pandoc's
+``tex_math_dollars`` needs to see maths. Students are separated by ``\\newpage``, which Pandoc
+passes to LaTeX (a page break in the PDF) and drops elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine import markup
+from engine.answers import ChoiceAnswer
+from engine.export.worksheet import ClassPlan, KeyStyle, Sheet
+from engine.variant import Question
+
+_MD_SPECIAL = set("\\`*_<>$|")
+_RULE = "_" * 32
+
+
+def escape(text: str) -> str:
+    """Plain text as Markdown that shows exactly that text."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+
+
+def tex(text: str) -> str:
+    """Prompt text with every formula's dollars made tight (and the text checked against the subset)."""
+    out: list[str] = []
+    for segment in markup.parse(text):
+        if isinstance(segment, markup.Text):
+            out.append(segment.text)
+        elif segment.display:
+            out.append(f"$${segment.source.strip()}$$")
+        else:
+            out.append(f"${segment.source.strip()}$")
+    return "".join(out)
+
+
+def _one_line(text: str) -> str:
+    """Text for a list item: its paragraphs joined, so the item stays one item."""
+    return " ".join(line.strip() for line in tex(text).splitlines() if line.strip())
+
+
+def _question(number: int, question: Question) -> str:
+    answer = question.answer
+    parts = [f"## Question {number} · {escape(question.source)}", tex(question.variant.prompt).strip()]
+    if isinstance(answer, ChoiceAnswer):
+        parts.append(
+            "\n".join(
+                f"- [ ] **{letter}.** {_one_line(option.text)}"
+                for letter, option in zip(answer.letters, answer.options, strict=True)
+            )
+        )
+    parts.append(f"*{escape(answer.instructions())}*")
+    if question.note:
+        parts.append(f"Note: {escape(question.note)}")
+    if not isinstance(answer, ChoiceAnswer):
+        parts.append(f"Answer: {_RULE}")
+    return "\n\n".join(parts)
+
+
+def worksheets(plan: ClassPlan, sheets: Iterable[Sheet]) -> str:
+    """The worksheets of ``sheets`` as one Markdown file (``\\newpage`` between students)."""
+    subtitle = "Past-paper questions" if plan.original else "Practice worksheet"
+    out: list[str] = []
+    for sheet in sheets:
+        if out:
+            out.append("\\newpage")
+        who = "" if plan.original else f" · **Student {sheet.student}** · variant `{sheet.code}`"
+        out.append(f"# {escape(plan.title)}\n\n{subtitle}{who}\n\nName: {_RULE}")
+        out.extend(_question(n, q) for n, q in enumerate(sheet.questions, 1))
+    return "\n\n".join(out) + "\n"
+
+
+def _key_entry(number: int, question: Question) -> str:
+    answer = question.answer
+    lines = [
+        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{escape(answer.format())}**"
+    ]
+    lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
+    if question.variant.mistakes:
+        lines.append("")
+        lines.append("    *Wrong answers to recognise:*")
+        lines.append("")
+        lines.extend(
+            f"    - **{escape(m.format(answer))}** ({escape(m.tag)}): {_one_line(m.feedback)}"
+            for m in question.variant.mistakes
+        )
+    return "\n".join(lines)
+
+
+def key(plan: ClassPlan, sheets: Iterable[Sheet], style: KeyStyle = "full") -> str:
+    """The answer key of ``sheets``: per student and variant code, answers (and worked solutions)."""
+    seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
+    out = [f"# {escape(plan.title)}: answer key\n\n{seed}"]
+    for sheet in sheets:
+        heading = f"## Student {sheet.student} · variant `{sheet.code}`"
+        if style == "brief":
+            rows = "\n".join(
+                f"| {n} | {escape(q.item_id)} | {escape(q.answer.format())} |"
+                for n, q in enumerate(sheet.questions, 1)
+            )
+            out.append(f"{heading}\n\n| # | item | answer |\n|---:|---|---|\n{rows}")
+            continue
+        if len(out) > 1:
+            out.append("\\newpage")
+        out.append(heading)
+        out.append("\n\n".join(_key_entry(n, q) for n, q in enumerate(sheet.questions, 1)))
+    return "\n\n".join(out) + "\n"
+
+
+__all__ = ["escape", "key", "tex", "worksheets"]

@@ -1,0 +1,411 @@
+"""Moodle XML: one question category per item holding its seeded variants, so a quiz can draw one at random.
+
+Per answer kind:
+
+- number and count: ``numerical``. Moodle's ``<tolerance>`` is absolute ("nominal"), so it is the
+  item's tolerance as a half-width around the answer, `Tolerance.half_width`: ``decimals: n`` is
+  ``0.51·10⁻ⁿ`` (the engine's own slack: a correctly rounded answer is never refused),
+  ``sigfigs: n`` is ``0.51`` units of the n-th significant digit of the answer, ``rtol``/``atol``
+  is ``max(rtol·|answer|, atol)`` worked out for this variant's answer, and a count is exact (0).
+  Each known mistake is a further answer at its own value and the same kind of tolerance, with
+  fraction 0 and the mistake's feedback; Moodle takes the first answer that matches, as the
+  grader checks the correct answer first and then the mistakes in order.
+- vector, matrix, shape: ``cloze`` (multianswer), one NUMERICAL blank per entry (SHORTANSWER_C
+  for a symbolic dimension), weight 1 each. A mistake adds, to each blank where its value
+  differs, a wrong alternative with its feedback (plain text: cloze feedback cannot hold TeX).
+- single choice: ``multichoice`` with ``single=true``; multiple select: ``single=false`` with
+  per-option fractions from Moodle's list whose clamped sum reproduces
+  `engine.grading.choice_score` for every selection. Where no such fractions exist (the
+  ``all-or-nothing`` scheme with several right options, ``each-answer``, more than 10 right
+  options) the export stops with an error naming the item. Options are not shuffled, because
+  the worked solution refers to them by letter.
+
+Prompts are HTML with TeX between ``\\(...\\)`` for Moodle's MathJax filter; the worked
+solution is the general feedback; the variant code and the seed are in each question's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from xml.sax.saxutils import escape
+
+from engine import markup
+from engine.answers import (
+    Answer,
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    Mistake,
+    NumericAnswer,
+    ShapeAnswer,
+    Tolerance,
+    VectorAnswer,
+)
+from engine.export import lms
+from engine.export.worksheet import ClassPlan, ExportError, Progress
+from engine.variant import Question
+
+# Moodle's grade fractions (question/engine/bank.php), as percentages in the text Moodle writes.
+MOODLE_FRACTIONS: tuple[str, ...] = (
+    "100", "90", "83.33333", "80", "75", "70", "66.66667", "60", "50", "40", "33.33333", "30",
+    "25", "20", "16.66667", "14.28571", "12.5", "11.11111", "10", "5", "0",
+)  # fmt: skip
+_MATCH = 1e-5  # how close a fraction must be to one of the list (Moodle's own import check)
+_SIGNED_FRACTIONS = tuple(
+    (float(text), text) for text in (*MOODLE_FRACTIONS, *(f"-{t}" for t in MOODLE_FRACTIONS if t != "0"))
+)
+
+ChoiceScore = Callable[[ChoiceAnswer, frozenset[str]], float]
+
+
+@dataclass(frozen=True, slots=True)
+class MoodleFile:
+    """A built Moodle XML file, and what Moodle will score differently from quiz."""
+
+    text: str
+    warnings: list[str]
+
+
+def _cdata(text: str) -> str:
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def _text(text: str, *, html: bool = True) -> str:
+    return f"<text>{_cdata(text) if html else escape(text)}</text>"
+
+
+def fraction_text(fraction: float, where: str) -> str:
+    """A score (``-1`` to ``1``) as one of Moodle's percentages, or an error naming ``where``."""
+    percent = fraction * 100
+    for value, text in _SIGNED_FRACTIONS:
+        if abs(value - percent) <= _MATCH * 100:
+            return text
+    raise ExportError(
+        f"{where}: a score of {percent:.6g} % is not one of Moodle's grade fractions "
+        f"({', '.join(MOODLE_FRACTIONS)} and their negatives)"
+    )
+
+
+def _selections(answer: ChoiceAnswer) -> list[frozenset[str]]:
+    """The responses a scheme is checked on: one letter for single choice, else every selection."""
+    if not answer.multiple:
+        return [frozenset({letter}) for letter in answer.letters]
+    return [*lms.subsets(answer.letters), answer.correct_letters]
+
+
+def _multichoice_fractions(
+    answer: ChoiceAnswer, selections: list[frozenset[str]], expected: list[float]
+) -> list[str] | None:
+    """Per-option fractions whose clamped sum gives ``expected`` on every selection, if any do."""
+    right = answer.correct_letters
+    candidates: list[list[float]] = []
+    if not answer.multiple:
+        candidates.append([1.0 if letter in right else 0.0 for letter in answer.letters])
+    candidates.append([(1.0 if letter in right else -1.0) / len(right) for letter in answer.letters])
+    candidates.append([1.0 / len(right) if letter in right else -1.0 for letter in answer.letters])
+    for weights in candidates:
+        try:
+            texts = [fraction_text(w, "") for w in weights]
+        except ExportError:
+            continue
+        snapped = dict(zip(answer.letters, (float(t) / 100 for t in texts), strict=True))
+        if all(
+            abs(min(max(sum(snapped[x] for x in selection), 0.0), 1.0) - want) <= _MATCH
+            for selection, want in zip(selections, expected, strict=True)
+        ):
+            return texts
+    return None
+
+
+def _true_false_matches(
+    answer: ChoiceAnswer, selections: list[frozenset[str]], expected: list[float]
+) -> bool:
+    """Whether one true/false decision per option, each worth 1/N, gives ``expected`` everywhere."""
+    n = len(answer.options)
+    return answer.multiple and all(
+        abs(
+            sum(
+                (letter in selection) == option.correct
+                for letter, option in zip(answer.letters, answer.options, strict=True)
+            )
+            / n
+            - want
+        )
+        <= _MATCH
+        for selection, want in zip(selections, expected, strict=True)
+    )
+
+
+def choice_fractions(answer: ChoiceAnswer, where: str, score: ChoiceScore | None = None) -> list[str] | None:
+    """How Moodle can reproduce the engine's score of a choice item on every selection.
+
+    Returns per-option fractions for a ``multichoice`` question, where Moodle adds the fractions
+    of the ticked options and clamps the sum to [0, 1]: the first candidate that reproduces
+    ``score`` (by default `engine.grading.choice_score`) everywhere (the net rule: ±1/|right|;
+    one right option: +1 and -1 for a wrong tick). Returns None when one true/false decision per
+    option does (the ``each-answer`` scheme, written as a cloze question). Raises otherwise.
+    """
+    if score is None:
+        from engine.grading import choice_score
+
+        score = choice_score
+    selections = _selections(answer)
+    expected = [score(answer, selection) for selection in selections]
+    fractions = _multichoice_fractions(answer, selections, expected)
+    if fractions is not None:
+        return fractions
+    if _true_false_matches(answer, selections, expected):
+        return None
+    kind = "multiple-select" if answer.multiple else "single-choice"
+    raise ExportError(
+        f"{where}: Moodle cannot reproduce the {answer.scoring!r} scoring of this {kind} question "
+        f"({len(answer.correct_letters)} right of {len(answer.options)}) with its grade fractions; "
+        "use `scoring: net` for this item or leave it out of the Moodle export"
+    )
+
+
+def _mistake_fraction(mistake: Mistake, where: str) -> str:
+    return fraction_text(mistake.score, f"{where}: mistake {mistake.tag!r}")
+
+
+def _header(question: Question, qtype: str) -> list[str]:
+    name = lms.question_name(question)
+    return [
+        f'  <question type="{qtype}">',
+        f"    <name>{_text(name, html=False)}</name>",
+        f'    <questiontext format="html">{_text(lms.question_html(question))}</questiontext>',
+        f'    <generalfeedback format="html">{_text(lms.solution_html(question))}</generalfeedback>',
+        "    <defaultgrade>1</defaultgrade>",
+        "    <penalty>0</penalty>",
+        "    <hidden>0</hidden>",
+    ]
+
+
+def _tags(question: Question) -> list[str]:
+    tags = "".join(f"<tag>{_text(t, html=False)}</tag>" for t in (question.bank, question.topic))
+    return [f"    <tags>{tags}</tags>", "  </question>"]
+
+
+def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, where: str) -> list[str]:
+    lines = _header(question, "numerical")
+    tolerance = answer.tolerance
+    value_text = _text(lms.number_text(answer.value), html=False)
+    lines.append(
+        f'    <answer fraction="100" format="moodle_auto_format">{value_text}'
+        f"<tolerance>{lms.tolerance_text(tolerance.half_width(answer.value))}</tolerance>"
+        f'<feedback format="html"><text></text></feedback></answer>'
+    )
+    for mistake in question.variant.mistakes:
+        if not isinstance(mistake.value, int | float):
+            continue
+        value = float(mistake.value)
+        feedback = lms.tex_html(mistake.feedback)
+        lines.append(
+            f'    <answer fraction="{_mistake_fraction(mistake, where)}" format="moodle_auto_format">'
+            f"{_text(lms.number_text(value), html=False)}"
+            f"<tolerance>{lms.tolerance_text(tolerance.half_width(value))}</tolerance>"
+            f'<feedback format="html">{_text(feedback)}</feedback></answer>'
+        )
+    lines += [
+        "    <unitgradingtype>0</unitgradingtype>",
+        "    <unitpenalty>0.1</unitpenalty>",
+        "    <showunits>3</showunits>",
+        "    <unitsleft>0</unitsleft>",
+    ]
+    return lines + _tags(question)
+
+
+def _choice(question: Question, answer: ChoiceAnswer, where: str, score: ChoiceScore | None) -> list[str]:
+    fractions = choice_fractions(answer, where, score)
+    if fractions is None:
+        return _true_false(question, answer)
+    lines = _header(question, "multichoice")
+    lines += [
+        f"    <single>{'true' if not answer.multiple else 'false'}</single>",
+        "    <shuffleanswers>0</shuffleanswers>",
+        "    <answernumbering>ABCD</answernumbering>",
+        "    <showstandardinstruction>0</showstandardinstruction>",
+        '    <correctfeedback format="html"><text>Your answer is correct.</text></correctfeedback>',
+        '    <partiallycorrectfeedback format="html"><text>Your answer is partially correct.</text>'
+        "</partiallycorrectfeedback>",
+        '    <incorrectfeedback format="html"><text>Your answer is incorrect.</text></incorrectfeedback>',
+        "    <shownumcorrect/>",
+    ]
+    for option, fraction in zip(answer.options, fractions, strict=True):
+        feedback = _text(lms.tex_html(option.why)) if option.why else "<text></text>"
+        lines.append(
+            f'    <answer fraction="{fraction}" format="html">{_text(lms.tex_html_inline(option.text))}'
+            f'<feedback format="html">{feedback}</feedback></answer>'
+        )
+    return lines + _tags(question)
+
+
+def _true_false(question: Question, answer: ChoiceAnswer) -> list[str]:
+    """An each-answer item as a cloze: one true/false choice per option, each worth the same."""
+    rows: list[str] = []
+    for letter, option in zip(answer.letters, answer.options, strict=True):
+        why = f"#{_cloze_feedback(option.why)}" if option.why else ""
+        right, wrong = ("True", "False") if option.correct else ("False", "True")
+        blank = f"{{1:MULTICHOICE_H:={right}{why}~{wrong}{why}}}"
+        rows.append(f"<li><strong>{letter}.</strong> {lms.tex_html_inline(option.text)} {blank}</li>")
+    html = lms.question_html(question, "Decide for each statement: true or false?")
+    lines = _header(question, "cloze")
+    lines[2] = (
+        f'    <questiontext format="html">{_text(html + "<ul>" + "".join(rows) + "</ul>")}</questiontext>'
+    )
+    return lines + _tags(question)
+
+
+# Characters that end or split a cloze alternative, escaped as Moodle's multianswer parser expects.
+_CLOZE_SPECIAL = str.maketrans({"}": "\\}", "#": "\\#", "~": "\\~"})
+
+
+@lru_cache(maxsize=4096)
+def _cloze_feedback(text: str) -> str:
+    """Feedback for a cloze alternative: plain Unicode text (cloze feedback cannot typeset TeX)."""
+    return markup.to_terminal(text).replace("\n", " ").translate(_CLOZE_SPECIAL)
+
+
+def _cloze_blank(
+    value: float | int | str, tolerance: Tolerance, wrong: Sequence[tuple[float | int | str, str, str]]
+) -> str:
+    """One embedded answer: the right value, then (value, fraction, feedback) alternatives."""
+    if isinstance(value, str):
+        alternatives = [f"={value.translate(_CLOZE_SPECIAL)}"]
+        alternatives += [
+            f"%{fraction}%{str(v).translate(_CLOZE_SPECIAL)}#{feedback}" for v, fraction, feedback in wrong
+        ]
+        return "{1:SHORTANSWER_C:" + "~".join(alternatives) + "}"
+    alternatives = [f"={_cloze_number(value, tolerance)}"]
+    alternatives += [
+        f"%{fraction}%{_cloze_number(v, tolerance)}#{feedback}"
+        for v, fraction, feedback in wrong
+        if not isinstance(v, str)
+    ]
+    return "{1:NUMERICAL:" + "~".join(alternatives) + "}"
+
+
+def _cloze_number(value: float, tolerance: Tolerance) -> str:
+    """``value:tolerance``, the only form a cloze NUMERICAL alternative takes."""
+    return f"{lms.number_text(value)}:{lms.tolerance_text(tolerance.half_width(float(value)))}"
+
+
+def _cloze_targets(answer: VectorAnswer | MatrixAnswer | ShapeAnswer) -> list[float | int | str]:
+    if isinstance(answer, VectorAnswer):
+        return list(answer.values)
+    if isinstance(answer, MatrixAnswer):
+        return list(lms.entries(answer))
+    return list(answer.dims)
+
+
+def _flatten(value: object) -> list[float | int | str] | None:
+    if not isinstance(value, tuple):
+        return None
+    out: list[float | int | str] = []
+    for v in value:
+        if isinstance(v, tuple):
+            out.extend(v)
+        elif isinstance(v, int | float | str):
+            out.append(v)
+        else:
+            return None
+    return out
+
+
+def _entry_equal(tolerance: Tolerance, target: float | int | str, value: float | int | str) -> bool:
+    if isinstance(target, str) or isinstance(value, str):
+        return target == value
+    return tolerance.accepts(float(target), float(value))
+
+
+def _cloze(
+    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, where: str, warnings: list[str]
+) -> list[str]:
+    targets = _cloze_targets(answer)
+    if len(targets) > 1:
+        kind = {"vector": "a vector", "matrix": "a matrix", "shape": "a shape"}[answer.kind]
+        warnings.append(
+            f"item {question.item_id!r}: a Moodle cloze question gives credit blank by blank, while quiz "
+            f"marks {kind} right only when every entry is"
+        )
+    tolerance = answer.tolerance
+    wrong: list[list[tuple[float | int | str, str, str]]] = [[] for _ in targets]
+    for mistake in question.variant.mistakes:
+        values = _flatten(mistake.value)
+        if values is None or len(values) != len(targets):
+            continue  # a wrong-length answer has no blank of its own to match
+        fraction = _mistake_fraction(mistake, where)
+        feedback = _cloze_feedback(mistake.feedback)
+        for j, (target, value) in enumerate(zip(targets, values, strict=True)):
+            # A symbolic blank takes any text; a numeric blank only numbers.
+            text_for_number = isinstance(value, str) and not isinstance(target, str)
+            if text_for_number or _entry_equal(tolerance, target, value):
+                continue
+            if any(_entry_equal(tolerance, earlier, value) for earlier, _, _ in wrong[j]):
+                continue  # the first mistake with this entry names it
+            wrong[j].append((value, fraction, feedback))
+    blanks = [_cloze_blank(t, tolerance, w) for t, w in zip(targets, wrong, strict=True)]
+    if isinstance(answer, MatrixAnswer):
+        rows, cols = answer.shape
+        cells = "".join(
+            "<tr>" + "".join(f"<td>{blanks[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
+            for r in range(rows)
+        )
+        style = "border-left: 1px solid; border-right: 1px solid"
+        blank_html = f'<table class="quiz-matrix" style="{style}">{cells}</table>'
+    else:
+        blank_html = "<p>[ " + " , ".join(blanks) + " ]</p>"
+    lines = _header(question, "cloze")
+    # Cloze questions carry their answers inside the question text.
+    lines[2] = (
+        f'    <questiontext format="html">{_text(lms.question_html(question) + blank_html)}</questiontext>'
+    )
+    return lines + _tags(question)
+
+
+def question_xml(
+    question: Question, score: ChoiceScore | None = None, warnings: list[str] | None = None
+) -> list[str]:
+    """The ``<question>`` element of one variant, as lines (notes on scoring go to ``warnings``)."""
+    answer: Answer = question.answer
+    where = f"item {question.item_id!r} (variant {question.code})"
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        return _numerical(question, answer, where)
+    if isinstance(answer, ChoiceAnswer):
+        return _choice(question, answer, where, score)
+    return _cloze(question, answer, where, warnings if warnings is not None else [])
+
+
+def build(
+    plan: ClassPlan, *, score: ChoiceScore | None = None, progress: Progress | None = None
+) -> MoodleFile:
+    """The whole Moodle XML file: a category per item (``$course$/<bank>/<item>``), then its variants."""
+    warnings: list[str] = []
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<!-- quiz export of bank {plan.bank}: "
+        + ("past-paper questions" if plan.original else f"master seed {plan.master_seed}")
+        + f", {len(plan.sheets)} variant(s) per item -->",
+        "<quiz>",
+    ]
+    groups = plan.by_item()
+    for done, (item_id, questions) in enumerate(groups, 1):
+        category = f"$course$/{plan.bank}/{item_id}"
+        source = questions[0].source if questions else ""
+        lines += [
+            '  <question type="category">',
+            f"    <category>{_text(category, html=False)}</category>",
+            f'    <info format="html">{_text(escape(source))}</info>',
+            "  </question>",
+        ]
+        for question in questions:
+            lines += question_xml(question, score, warnings)
+        if progress is not None:
+            progress(done, len(groups))
+    lines.append("</quiz>")
+    return MoodleFile("\n".join(lines) + "\n", list(dict.fromkeys(warnings)))
+
+
+__all__ = ["MOODLE_FRACTIONS", "MoodleFile", "build", "choice_fractions", "fraction_text", "question_xml"]

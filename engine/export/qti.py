@@ -1,0 +1,393 @@
+"""Canvas QTI 1.2 package: a zip of ``imsmanifest.xml``, the assessment and ``assessment_meta.xml``.
+
+Each item is a question group (a ``<section>`` with ``selection_number`` 1) holding its seeded
+variants, so every student draws one. Per answer kind:
+
+- number and count: ``numerical_question``, correct when the response is the answer or lies in
+  ``[answer - h, answer + h]`` with ``h = Tolerance.half_width(answer)`` (both ends inclusive, as
+  Canvas compares). Canvas numerical answers have no wrong alternatives, so the known mistakes
+  and their feedback go into the incorrect-answer feedback.
+- multiple select: ``multiple_answers_question``; Canvas applies its own partial credit
+  (+1/|right| per right tick, -1/|right| per wrong tick, floored at 0), which is the engine's
+  ``net`` scheme. Other schemes are exported with a warning that Canvas will score differently.
+- single choice: ``multiple_choice_question``.
+- vector, matrix, shape: ``fill_in_multiple_blanks_question``, one blank per entry. Canvas
+  matches blanks as text, so each blank lists the spellings the tolerance accepts (see
+  `engine.export.lms.spellings`), with a warning; each blank is worth an equal share.
+
+The worked solution is the general feedback; maths is TeX between ``\\(...\\)`` for Canvas's
+MathJax. Identifiers derive from the bank, the seed and the selection, and the zip entries carry
+a fixed date, so the same export gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape, quoteattr
+
+from engine.answers import ChoiceAnswer, IntegerAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
+from engine.export import lms
+from engine.export.worksheet import ClassPlan, Progress
+from engine.variant import Question
+
+_QTI_NS = (
+    'xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" '
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+    'xsi:schemaLocation="http://www.imsglobal.org/xsd/ims_qtiasiv1p2 '
+    'http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd"'
+)
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+_CANVAS_SMALLEST = 1e-4  # Canvas stores smaller non-zero numeric bounds as 0 (text2qti issue 51)
+
+
+@dataclass
+class _Item:
+    """The pieces of one ``<item>``: question type, presentation, response processing, feedback."""
+
+    question_type: str
+    presentation: list[str]
+    conditions: list[str]
+    feedback: dict[str, str] = field(default_factory=dict)
+    answer_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Package:
+    """A built QTI package: the zip's bytes, its file names, and what Canvas will do differently."""
+
+    data: bytes
+    files: list[str]
+    warnings: list[str]
+
+
+def _mattext(html: str, texttype: str = "text/html") -> str:
+    return f'<material><mattext texttype="{texttype}">{escape(html)}</mattext></material>'
+
+
+def _metadata(fields: dict[str, str]) -> str:
+    entries = "".join(
+        f"<qtimetadatafield><fieldlabel>{escape(k)}</fieldlabel><fieldentry>{escape(v)}</fieldentry>"
+        "</qtimetadatafield>"
+        for k, v in fields.items()
+    )
+    return f"<itemmetadata><qtimetadata>{entries}</qtimetadata></itemmetadata>"
+
+
+def _mistakes_html(question: Question) -> str:
+    mistakes = question.variant.mistakes
+    if not mistakes:
+        return ""
+    items = "".join(
+        f"<li><strong>{escape(m.format(question.answer))}</strong>: {lms.tex_html_inline(m.feedback)}</li>"
+        for m in mistakes
+    )
+    return f"<p>Common wrong answers:</p><ul>{items}</ul>"
+
+
+def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, warnings: list[str]) -> _Item:
+    value = float(answer.value)
+    half = answer.tolerance.half_width(value)
+    low, high = value - half, value + half
+    if any(0 < abs(bound) < _CANVAS_SMALLEST for bound in (low, high)):
+        warnings.append(
+            f"item {question.item_id!r}: Canvas stores numeric bounds smaller than {_CANVAS_SMALLEST:g} "
+            "as 0, so the accepted range of some variants is wider in Canvas"
+        )
+    presentation = [
+        '<response_str ident="response1" rcardinality="Single"><render_fib fibtype="Decimal">'
+        '<response_label ident="answer1"/></render_fib></response_str>'
+    ]
+    condition = (
+        '<respcondition continue="No"><conditionvar><or>'
+        f'<varequal respident="response1">{lms.number_text(value)}</varequal>'
+        f'<and><vargte respident="response1">{lms.number_text(low)}</vargte>'
+        f'<varlte respident="response1">{lms.number_text(high)}</varlte></and>'
+        '</or></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition>'
+    )
+    item = _Item("numerical_question", presentation, [condition])
+    incorrect = _mistakes_html(question)
+    if incorrect:
+        item.feedback["general_incorrect_fb"] = incorrect
+    return item
+
+
+def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: list[str]) -> _Item:
+    if answer.multiple and answer.scoring != "net":
+        warnings.append(
+            f"item {question.item_id!r}: Canvas scores multiple-answer questions its own way (+1/|right| "
+            f"per right tick, -1/|right| per wrong tick, floored at 0), not by this item's "
+            f"{answer.scoring!r} scheme"
+        )
+    ids = [f"{ident}_{letter}" for letter in answer.letters]
+    labels = "".join(
+        f"<response_label ident={quoteattr(i)}>{_mattext(lms.tex_html_inline(o.text))}</response_label>"
+        for i, o in zip(ids, answer.options, strict=True)
+    )
+    cardinality = "Multiple" if answer.multiple else "Single"
+    presentation = [
+        f'<response_lid ident="response1" rcardinality="{cardinality}">'
+        f'<render_choice shuffle="No">{labels}</render_choice></response_lid>'
+    ]
+    conditions: list[str] = []
+    feedback: dict[str, str] = {}
+    for i, option in zip(ids, answer.options, strict=True):
+        if option.why:
+            feedback[f"{i}_fb"] = lms.tex_html(option.why)
+            conditions.append(
+                f'<respcondition continue="Yes"><conditionvar><varequal respident="response1">{i}</varequal>'
+                f'</conditionvar><displayfeedback feedbacktype="Response" linkrefid="{i}_fb"/>'
+                "</respcondition>"
+            )
+    if answer.multiple:
+        tests = "".join(
+            f'<varequal respident="response1">{i}</varequal>'
+            if o.correct
+            else f'<not><varequal respident="response1">{i}</varequal></not>'
+            for i, o in zip(ids, answer.options, strict=True)
+        )
+        test = f"<and>{tests}</and>"
+    else:
+        right = next(i for i, o in zip(ids, answer.options, strict=True) if o.correct)
+        test = f'<varequal respident="response1">{right}</varequal>'
+    conditions.append(
+        f'<respcondition continue="No"><conditionvar>{test}</conditionvar>'
+        '<setvar action="Set" varname="SCORE">100</setvar></respcondition>'
+    )
+    kind = "multiple_answers_question" if answer.multiple else "multiple_choice_question"
+    return _Item(kind, presentation, conditions, feedback, ids)
+
+
+def _blanks(
+    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, ident: str, warnings: list[str]
+) -> tuple[_Item, str]:
+    if isinstance(answer, VectorAnswer):
+        targets: list[float | int | str] = list(answer.values)
+    elif isinstance(answer, MatrixAnswer):
+        targets = list(lms.entries(answer))
+    else:
+        targets = list(answer.dims)
+    names = [f"e{j + 1}" for j in range(len(targets))]
+    share = f"{100 / len(targets):.2f}"
+    presentation: list[str] = []
+    conditions: list[str] = []
+    for name, target in zip(names, targets, strict=True):
+        accepted = lms.spellings(target, answer.tolerance)
+        labels = ""
+        for k, text in enumerate(accepted):
+            label = f"{ident}_{name}_{k}"
+            labels += (
+                f"<response_label ident={quoteattr(label)}>{_mattext(text, 'text/plain')}</response_label>"
+            )
+            conditions.append(
+                f'<respcondition><conditionvar><varequal respident="response_{name}">{label}</varequal>'
+                f'</conditionvar><setvar varname="SCORE" action="Add">{share}</setvar></respcondition>'
+            )
+        presentation.append(
+            f'<response_lid ident="response_{name}"><material><mattext>{name}</mattext></material>'
+            f"<render_choice>{labels}</render_choice></response_lid>"
+        )
+    if not isinstance(answer, ShapeAnswer):
+        warnings.append(
+            f"item {question.item_id!r}: Canvas has no numeric blanks, so each entry is matched as text "
+            "against the spellings its tolerance accepts (such as 0.88 and .88 for 0.8808 to 2 places)"
+        )
+    if len(targets) > 1:
+        warnings.append(
+            f"item {question.item_id!r}: Canvas gives credit blank by blank, while quiz marks "
+            f"{'a shape' if isinstance(answer, ShapeAnswer) else 'it'} right only when every entry is"
+        )
+    if isinstance(answer, MatrixAnswer):
+        rows, cols = answer.shape
+        cells = "".join(
+            "<tr>" + "".join(f"<td>[{names[r * cols + c]}]</td>" for c in range(cols)) + "</tr>"
+            for r in range(rows)
+        )
+        blank_html = f"<table>{cells}</table>"
+    else:
+        blank_html = "<p>[ " + " , ".join(f"[{n}]" for n in names) + " ]</p>"
+    item = _Item("fill_in_multiple_blanks_question", presentation, conditions)
+    incorrect = _mistakes_html(question)
+    if incorrect:
+        item.feedback["general_incorrect_fb"] = incorrect
+    return item, blank_html
+
+
+def _item_xml(question: Question, ident: str, warnings: list[str]) -> str:
+    answer = question.answer
+    text = lms.question_html(question)
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        item = _numerical(question, answer, warnings)
+    elif isinstance(answer, ChoiceAnswer):
+        item = _choice(question, answer, ident, warnings)
+    else:
+        item, blank_html = _blanks(question, answer, ident, warnings)
+        text += blank_html
+    item.feedback = {"general_fb": lms.solution_html(question), **item.feedback}
+    metadata = _metadata(
+        {
+            "question_type": item.question_type,
+            "points_possible": "1.0",
+            "original_answer_ids": ",".join(item.answer_ids),
+            "assessment_question_identifierref": f"{ident}_ref",
+        }
+    )
+    general = (
+        '<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
+        '<displayfeedback feedbacktype="Response" linkrefid="general_fb"/></respcondition>'
+    )
+    incorrect = (
+        '<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
+        '<displayfeedback feedbacktype="Response" linkrefid="general_incorrect_fb"/></respcondition>'
+        if "general_incorrect_fb" in item.feedback
+        else ""
+    )
+    feedback = "".join(
+        f"<itemfeedback ident={quoteattr(k)}><flow_mat>{_mattext(v)}</flow_mat></itemfeedback>"
+        for k, v in item.feedback.items()
+    )
+    return (
+        f"      <item ident={quoteattr(ident)} title={quoteattr(lms.question_name(question))}>\n"
+        f"        {metadata}\n"
+        f"        <presentation>{_mattext(text)}{''.join(item.presentation)}</presentation>\n"
+        '        <resprocessing><outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" '
+        f'vartype="Decimal"/></outcomes>{general}{"".join(item.conditions)}{incorrect}</resprocessing>\n'
+        f"        {feedback}\n"
+        "      </item>"
+    )
+
+
+def _identifier(plan: ClassPlan) -> str:
+    key = f"{plan.bank}|{plan.master_seed}|{','.join(plan.items)}|{len(plan.sheets)}"
+    return "quiz" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
+
+def assessment_xml(plan: ClassPlan, warnings: list[str], progress: Progress | None = None) -> str:
+    """The ``questestinterop`` document: one question group per item."""
+    aid = _identifier(plan)
+    title = _title(plan)
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<questestinterop {_QTI_NS}>",
+        f"  <assessment ident={quoteattr(aid)} title={quoteattr(title)}>",
+        "    <qtimetadata><qtimetadatafield><fieldlabel>cc_maxattempts</fieldlabel>"
+        "<fieldentry>1</fieldentry></qtimetadatafield></qtimetadata>",
+        '    <section ident="root_section">',
+    ]
+    groups = plan.by_item()
+    for g, (item_id, questions) in enumerate(groups, 1):
+        lines += [
+            f"    <section ident={quoteattr(f'{aid}_g{g}')} title={quoteattr(item_id)}>",
+            "      <selection_ordering><selection><selection_number>1</selection_number>"
+            "<selection_extension><points_per_item>1</points_per_item></selection_extension>"
+            "</selection></selection_ordering>",
+        ]
+        for v, question in enumerate(questions, 1):
+            lines.append(_item_xml(question, f"{aid}_g{g}_v{v}", warnings))
+        lines.append("    </section>")
+        if progress is not None:
+            progress(g, len(groups))
+    lines += ["    </section>", "  </assessment>", "</questestinterop>"]
+    return "\n".join(lines) + "\n"
+
+
+def _title(plan: ClassPlan) -> str:
+    return plan.title if plan.original else f"{plan.title} (seed {plan.master_seed})"
+
+
+def assessment_meta_xml(plan: ClassPlan) -> str:
+    """Canvas's quiz settings for the assessment (unpublished, one attempt, answers shown after)."""
+    aid = _identifier(plan)
+    description = (
+        f"Generated by quiz from bank {plan.bank}: {len(plan.items)} question groups, "
+        f"{len(plan.sheets)} variant(s) each."
+    )
+    return "\n".join(
+        [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            f'<quiz identifier={quoteattr(aid)} xmlns="http://canvas.instructure.com/xsd/cccv1p0" '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            'xsi:schemaLocation="http://canvas.instructure.com/xsd/cccv1p0 '
+            'https://canvas.instructure.com/xsd/cccv1p0.xsd">',
+            f"  <title>{escape(_title(plan))}</title>",
+            f"  <description>{escape(description)}</description>",
+            "  <shuffle_answers>false</shuffle_answers>",
+            "  <scoring_policy>keep_highest</scoring_policy>",
+            "  <quiz_type>assignment</quiz_type>",
+            f"  <points_possible>{float(len(plan.items)):.1f}</points_possible>",
+            "  <show_correct_answers>true</show_correct_answers>",
+            "  <allowed_attempts>1</allowed_attempts>",
+            "  <one_question_at_a_time>false</one_question_at_a_time>",
+            "  <available>false</available>",
+            f"  <assignment identifier={quoteattr(aid + '_assignment')}>",
+            f"    <title>{escape(_title(plan))}</title>",
+            "    <workflow_state>unpublished</workflow_state>",
+            f"    <quiz_identifierref>{aid}</quiz_identifierref>",
+            f"    <points_possible>{float(len(plan.items)):.1f}</points_possible>",
+            "    <grading_type>points</grading_type>",
+            "    <submission_types>online_quiz</submission_types>",
+            "  </assignment>",
+            f"  <assignment_group_identifierref>{aid}_group</assignment_group_identifierref>",
+            "</quiz>",
+            "",
+        ]
+    )
+
+
+def manifest_xml(plan: ClassPlan) -> str:
+    """``imsmanifest.xml``: the assessment and its Canvas settings as resources, every file listed."""
+    aid = _identifier(plan)
+    return "\n".join(
+        [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            f'<manifest identifier="{aid}_manifest" '
+            'xmlns="http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1" '
+            'xmlns:imsmd="http://www.imsglobal.org/xsd/imsmd_v1p2" '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            'xsi:schemaLocation="http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1 '
+            "http://www.imsglobal.org/xsd/imscp_v1p1.xsd http://www.imsglobal.org/xsd/imsmd_v1p2 "
+            'http://www.imsglobal.org/xsd/imsmd_v1p2p2.xsd">',
+            "  <metadata><schema>IMS Content</schema><schemaversion>1.1.3</schemaversion>",
+            f"    <imsmd:lom><imsmd:general><imsmd:title><imsmd:string>{escape(_title(plan))}</imsmd:string>"
+            "</imsmd:title></imsmd:general></imsmd:lom>",
+            "  </metadata>",
+            "  <organizations/>",
+            "  <resources>",
+            f'    <resource identifier="{aid}" type="imsqti_xmlv1p2">',
+            f'      <file href="{aid}/{aid}.xml"/>',
+            f'      <dependency identifierref="{aid}_meta"/>',
+            "    </resource>",
+            f'    <resource identifier="{aid}_meta" '
+            'type="associatedcontent/imscc_xmlv1p1/learning-application-resource" '
+            f'href="{aid}/assessment_meta.xml">',
+            f'      <file href="{aid}/assessment_meta.xml"/>',
+            "    </resource>",
+            "  </resources>",
+            "</manifest>",
+            "",
+        ]
+    )
+
+
+def package(plan: ClassPlan, *, progress: Progress | None = None) -> Package:
+    """The zip (manifest first), with warnings about what Canvas will score differently."""
+    aid = _identifier(plan)
+    warnings: list[str] = []
+    files = {
+        "imsmanifest.xml": manifest_xml(plan),
+        f"{aid}/{aid}.xml": assessment_xml(plan, warnings, progress),
+        f"{aid}/assessment_meta.xml": assessment_meta_xml(plan),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, text.encode("utf-8"))
+    return Package(buffer.getvalue(), list(files), list(dict.fromkeys(warnings)))
+
+
+__all__ = ["Package", "assessment_meta_xml", "assessment_xml", "manifest_xml", "package"]

@@ -1,0 +1,320 @@
+"""Typst source for worksheets and answer keys, with maths typeset from `engine.markup`'s formula tree.
+
+The documents are plain Typst with no packages, set in the fonts the `typst` wheel embeds (New
+Computer Modern for text and maths), so a PDF compiles the same on every machine with no TeX
+installation and no network. A whole class is one document: one compile per file is what makes
+30 sheets take a fraction of a second. Nothing in the source depends on the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from engine import markup
+from engine.answers import Answer, ChoiceAnswer, MatrixAnswer, VectorAnswer
+from engine.export import text as md
+from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet
+from engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
+from engine.variant import Question
+
+# ---------------------------------------------------------------------------------------------
+# Maths
+# ---------------------------------------------------------------------------------------------
+
+_MATH_ESCAPE = str.maketrans({ch: "\\" + ch for ch in '\\/,;^_&$#"()[]{}@~'})
+_MATH_SPACES = {" ": "thin", "  ": "quad", "    ": "wide"}
+_ACCENTS = {"hat": "hat", "bar": "overline", "tilde": "tilde", "vec": "arrow"}
+
+
+@lru_cache(maxsize=16384)
+def math(formula: markup.Math) -> str:
+    """One formula as Typst maths: ``$...$`` inline, ``$ ... $`` (spaced) for display."""
+    body = _node(formula.tree, formula.display)
+    return f"$ {body} $" if formula.display else f"${body}$"
+
+
+def _string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _node(node: Node, display: bool) -> str:
+    if isinstance(node, Sym):
+        return _sym(node)
+    if isinstance(node, Group):
+        if len(node.items) == 1 and isinstance(node.items[0], Sym) and node.items[0].text == ",":
+            return 'class("normal", \\,)'  # TeX's {,}: a comma with no space after it
+        parts = [p for p in (_node(item, display) for item in node.items) if p]
+        return " ".join(parts) if parts else '""'
+    if isinstance(node, Scripts):
+        args = [_arg(node.base, display)]
+        if node.sub is not None:
+            args.append("b: " + _arg(node.sub, display))
+        if node.sup is not None:
+            args.append("t: " + _arg(node.sup, display))
+        return f"attach({', '.join(args)})"
+    if isinstance(node, Frac):
+        return f"frac({_arg(node.num, display)}, {_arg(node.den, display)})"
+    if isinstance(node, Sqrt):
+        if node.index is None:
+            return f"sqrt({_arg(node.body, display)})"
+        return f"root({_arg(node.index, display)}, {_arg(node.body, display)})"
+    if isinstance(node, Accent):
+        return f"{_ACCENTS[node.name]}({_arg(node.body, display)})"
+    return _matrix(node, display)
+
+
+def _arg(node: Node, display: bool) -> str:
+    """A node as one function argument (never empty, which Typst refuses)."""
+    return _node(node, display) or '""'
+
+
+def _sym(node: Sym) -> str:
+    text = node.text
+    if node.kind == "text":
+        return _string(text)
+    if node.kind == "func":
+        return f"op({_string(text)})"
+    if node.kind in {"ident", "number"}:
+        if node.kind == "ident" and len(text) > 1:
+            return f"italic({_string(text)})"
+        return text.translate(_MATH_ESCAPE)
+    if text in _MATH_SPACES:
+        return _MATH_SPACES[text]
+    if text == "ᵀ":
+        return "top"
+    if text == "Σ":
+        return "sum"  # \sum is read as the letter Σ; Typst's sum is the large operator
+    return text.translate(_MATH_ESCAPE)
+
+
+def _matrix(node: Matrix, display: bool) -> str:
+    rows = "; ".join(", ".join(_arg(cell, True) for cell in row) for row in node.rows)
+    delim = _string(node.left) if node.left else "#none"
+    body = f"mat(delim: {delim}, {rows})"
+    # Inline, Typst would shrink the entries to script size; TeX keeps them at text size.
+    return body if display else f"display({body})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------------------------
+
+# `(` too: right after `#strong[...]` or `#raw(...)` it would read as more arguments.
+_TEXT_ESCAPE = str.maketrans({ch: "\\" + ch for ch in "\\#$*_`<>@[]()~/=+-."})
+
+
+def escape(text: str) -> str:
+    """Plain text as Typst markup that shows exactly that text."""
+    # A word joiner between hyphens stops the font from setting `--` as an en dash (--original).
+    text = text.replace("\n", " ").replace("--", "-\u2060-")
+    return text.translate(_TEXT_ESCAPE)
+
+
+def _inlines(nodes: Iterable[md.Inline]) -> str:
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, md.Plain):
+            out.append(escape(node.text))
+        elif isinstance(node, md.Strong):
+            out.append(f"#strong[{_inlines(node.children)}]")
+        elif isinstance(node, md.Emph):
+            out.append(f"#emph[{_inlines(node.children)}]")
+        elif isinstance(node, md.Code):
+            out.append(f"#raw({_string(node.text)})")
+        else:
+            out.append(math(node.math))
+    return "".join(out)
+
+
+@lru_cache(maxsize=8192)
+def content(source: str) -> str:
+    """Markdown with TeX maths as Typst markup, one paragraph or list per block."""
+    out: list[str] = []
+    for block in md.blocks(source):
+        if isinstance(block, md.Paragraph):
+            out.append(_inlines(block.inlines))
+        else:
+            marker = "+ " if block.ordered else "- "
+            out.append("\n".join(marker + _inlines(item) for item in block.items))
+    return "\n\n".join(out)
+
+
+def _bracket(text: str) -> str:
+    """Typst content ``[...]`` holding markup (blank lines inside keep the paragraphs apart)."""
+    return f"[{text}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# Documents
+# ---------------------------------------------------------------------------------------------
+
+_PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
+#let sheet-label = state("sheet-label", [])
+#set page(
+  paper: PAPER,
+  margin: (x: 20mm, top: 18mm, bottom: 22mm),
+  footer: context {
+    set text(size: 8pt, fill: luma(90))
+    sheet-label.get()
+    h(1fr)
+    [page #counter(page).display()]
+  },
+)
+#set text(font: "New Computer Modern", size: 11pt, lang: "en", hyphenate: false)
+#set par(justify: false, leading: 0.62em, spacing: 0.9em)
+#show math.equation: set text(font: "New Computer Modern Math")
+#show raw: set text(font: "DejaVu Sans Mono", size: 0.9em)
+#set enum(spacing: 0.7em)
+#let code(c) = text(font: "DejaVu Sans Mono", size: 0.95em, c)
+#let start-sheet(label) = {
+  pagebreak(weak: true)
+  sheet-label.update(label)
+  counter(page).update(1)
+}
+#let sheet-head(title, subtitle, student, code-text, name: true) = {
+  grid(
+    columns: (1fr, auto),
+    gutter: 6pt,
+    [#text(size: 13pt, weight: "bold", title) \ #text(fill: luma(70), subtitle)],
+    if student == none { [] } else {
+      align(right)[Student #text(weight: "bold", student) \ Variant #code(code-text)]
+    },
+  )
+  if name {
+    v(4pt)
+    [Name: #box(width: 9cm, stroke: (bottom: 0.5pt), outset: (bottom: 2pt))[]]
+  }
+  v(2pt)
+  line(length: 100%, stroke: 0.8pt)
+  v(4pt)
+}
+#let question(number, source, body) = block(breakable: false, width: 100%, above: 1.4em)[
+  #text(weight: "bold")[Question #number] #h(0.6em) #text(size: 9pt, fill: luma(80), source)
+  #v(-2pt)
+  #body
+]
+#let instructions(t) = text(size: 9.5pt, style: "italic", fill: luma(60), t)
+#let answer-box(height) = block(
+  width: 100%, height: height, stroke: 0.5pt + luma(150), radius: 2pt, inset: 5pt, above: 0.7em,
+  text(size: 8pt, fill: luma(120))[Answer],
+)
+#let tick = box(width: 0.75em, height: 0.75em, stroke: 0.6pt, baseline: 0.1em)
+#let options(..items) = grid(
+  columns: (auto, auto, 1fr),
+  column-gutter: 0.5em,
+  row-gutter: 0.7em,
+  ..items.pos().enumerate().map(((i, body)) => (tick, strong(numbering("A.", i + 1)), body)).flatten()
+)
+"""
+
+
+def _preamble(title: str, paper: Paper) -> str:
+    return _PREAMBLE.replace("TITLE", _string(title)).replace("PAPER", _string(paper))
+
+
+def _answer_height(answer: Answer) -> str:
+    if isinstance(answer, MatrixAnswer):
+        return f"{1.2 + 0.8 * answer.shape[0]:.1f}cm"
+    if isinstance(answer, VectorAnswer):
+        return "1.6cm"
+    return "1.4cm"
+
+
+def _question(number: int, question: Question) -> str:
+    answer = question.answer
+    body = [content(question.variant.prompt)]
+    if isinstance(answer, ChoiceAnswer):
+        body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")")
+    body.append(f"#instructions[{escape(answer.instructions())}]")
+    if question.note:
+        body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.note)}]")
+    if not isinstance(answer, ChoiceAnswer):
+        body.append(f"#answer-box({_answer_height(answer)})")
+    return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
+
+
+def _label(plan: ClassPlan, sheet: Sheet) -> str:
+    if plan.original:
+        return _bracket(escape(f"{plan.bank} · past-paper questions"))
+    return _bracket(
+        escape(f"{plan.bank} · student {sheet.student} · variant ") + f"#code({_string(sheet.code)})"
+    )
+
+
+def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
+    """The Typst source of the worksheets of ``sheets`` (one section per student, page breaks between)."""
+    subtitle = "Past-paper questions" if plan.original else "Practice worksheet"
+    out = [_preamble(f"{plan.title}: worksheets", paper)]
+    for sheet in sheets:
+        out.append(f"#start-sheet({_label(plan, sheet)})")
+        student = "none" if plan.original else _string(str(sheet.student))
+        head = f"{_string(plan.title)}, {_string(subtitle)}, {student}, {_string(sheet.code)}"
+        out.append(f"#sheet-head({head})")
+        out.extend(_question(n, q) for n, q in enumerate(sheet.questions, 1))
+    return "\n".join(out) + "\n"
+
+
+def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
+    answer = question.answer
+    head = (
+        f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
+        f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
+        f'Answer: #text(weight: "bold")[{escape(answer.format())}]'
+    )
+    if style == "brief":
+        return (
+            f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} #h(1fr) '
+            f'#text(weight: "bold")[{escape(answer.format())}]'
+        )
+    parts = [head]
+    steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
+    if steps:
+        parts.append(f"#pad(left: 1em)[\n{steps}\n]")
+    if question.variant.mistakes:
+        lines = "\n".join(
+            f'- #text(weight: "bold")[{escape(m.format(answer))}] '
+            f"#text(fill: luma(80))[({escape(m.tag)})]: {_inlines_of(m.feedback)}"
+            for m in question.variant.mistakes
+        )
+        parts.append("#pad(left: 1em)[#text(size: 9.5pt)[_Wrong answers to recognise:_\n" + lines + "\n]]")
+    return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
+
+
+@lru_cache(maxsize=8192)
+def _inlines_of(source: str) -> str:
+    """A solution step or feedback: its blocks run together on one line (it sits in a list item)."""
+    pieces: list[str] = []
+    for block in md.blocks(source):
+        if isinstance(block, md.Paragraph):
+            pieces.append(_inlines(block.inlines))
+        else:
+            pieces.extend(_inlines(item) for item in block.items)
+    return " ".join(pieces)
+
+
+def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
+    """The Typst source of the answer key: per student and variant code, each answer (and solution)."""
+    out = [_preamble(f"{plan.title}: answer key", paper)]
+    seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
+    intro = escape(f"{plan.title} — answer key ({seed})")
+    if style == "brief":
+        out.append(f"#sheet-label.update[{escape(plan.bank + ' · answer key')}]")
+        out.append(f'#text(size: 13pt, weight: "bold")[{intro}]\n#line(length: 100%, stroke: 0.8pt)')
+        out.append("#show: columns.with(2, gutter: 8mm)")
+    for sheet in sheets:
+        heading = escape(f"Student {sheet.student} · variant ") + f"#code({_string(sheet.code)})"
+        entries = [_key_entry(n, q, style) for n, q in enumerate(sheet.questions, 1)]
+        if style == "full":
+            out.append(f"#start-sheet({_label(plan, sheet)})")
+            out.append(f"#text(size: 9pt, fill: luma(80))[{intro}]\n")
+            out.append(f'#text(size: 13pt, weight: "bold")[{heading}]\n#line(length: 100%, stroke: 0.5pt)')
+            out.extend(entries)
+        else:
+            # A student's answers stay together; several students share a page.
+            body = "\n\n".join([f'#text(weight: "bold")[{heading}]', *entries])
+            out.append(f"#block(breakable: false, above: 1.6em)[\n{body}\n]")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["content", "escape", "key", "math", "worksheets"]

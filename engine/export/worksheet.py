@@ -1,0 +1,164 @@
+"""The class plan: the items, and per student (or LMS variant) a seed, a variant code and questions.
+
+Student ``n`` (1-based) of a class with master seed ``M`` gets the seed
+``derive_seed(M, n)``; every item of that student's sheet is built from that one seed (the seeding
+policy already gives each item its own random stream), so the variant code printed on the sheet
+rebuilds the whole sheet and its key. LMS exports use the same seeds for their ``N`` variants, so
+variant ``n`` of an item in Moodle is the question student ``n`` had on paper.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from engine.bank import Bank, BankItem
+from engine.errors import ItemNotFoundError, QuizError
+from engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
+from engine.variant import Question
+
+Paper = Literal["a4", "us-letter"]
+KeyStyle = Literal["full", "brief"]
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while a long export runs (the CLI draws a bar with it)."""
+
+MAX_STUDENTS = 10_000
+
+
+class ExportError(QuizError):
+    """An export that cannot be made as asked (an empty selection, a scheme an LMS cannot express)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """One student's worksheet (or one LMS variant): its number, seed, variant code and questions."""
+
+    student: int
+    seed: int | None
+    code: str
+    questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClassPlan:
+    """Everything an export writes: the bank, the selected items and one sheet per student."""
+
+    bank: str
+    title: str
+    master_seed: int | None
+    items: tuple[str, ...]
+    sheets: tuple[Sheet, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def original(self) -> bool:
+        """Whether the sheets hold the past papers' own questions rather than seeded variants."""
+        return self.master_seed is None
+
+    def by_item(self) -> list[tuple[str, list[Question]]]:
+        """The questions grouped by item, in sheet order (what the LMS formats write)."""
+        return [(item, [sheet.questions[i] for sheet in self.sheets]) for i, item in enumerate(self.items)]
+
+
+def student_seed(master_seed: int, student: int) -> int:
+    """The seed of student ``student`` (1-based) in a class with this master seed."""
+    return derive_seed(check_seed(master_seed), student)
+
+
+def select_items(
+    bank: Bank,
+    *,
+    items: Sequence[str] = (),
+    topics: Sequence[str] = (),
+    count: int | None = None,
+    master_seed: int | None = None,
+    original: bool = False,
+) -> tuple[tuple[BankItem, ...], tuple[str, ...]]:
+    """The items a sheet holds, in bank order, and the ids left out for having no original.
+
+    ``items`` and ``topics`` filter (an item is kept if it is named or in a named topic);
+    ``count`` then draws that many of them, the same for the whole class, from ``master_seed``.
+    With ``original``, items the user did not name are skipped when they have no past-paper
+    instance; a named one without it is an error.
+    """
+    for item_id in items:
+        bank.get(item_id)  # an unknown id is an error that suggests close ids
+    known_topics = bank.topics()
+    for topic in topics:
+        if topic not in known_topics:
+            close = difflib.get_close_matches(topic, known_topics, n=3, cutoff=0.5)
+            hint = (
+                f" (did you mean {', '.join(close)}?)" if close else f" (topics: {', '.join(known_topics)})"
+            )
+            raise ItemNotFoundError(f"bank {bank.name!r} has no topic {topic!r}{hint}")
+    chosen = [
+        entry
+        for entry in bank.items
+        if (not items and not topics) or entry.id in items or entry.item.topic in topics
+    ]
+    skipped: list[str] = []
+    if original:
+        for entry in chosen:
+            if not entry.has_original and entry.id in items:
+                entry.original()  # raises NoOriginalError, which says why
+        skipped = [e.id for e in chosen if not e.has_original]
+        chosen = [e for e in chosen if e.has_original]
+    if not chosen:
+        raise ExportError(f"no items of bank {bank.name!r} match the selection")
+    if count is not None:
+        if count < 1:
+            raise ExportError(f"--count must be at least 1, not {count}")
+        if count < len(chosen):
+            rng = np.random.default_rng(derive_seed(master_seed or 0, "items"))
+            keep = set(rng.choice(len(chosen), size=count, replace=False).tolist())
+            chosen = [e for i, e in enumerate(chosen) if i in keep]
+    return tuple(chosen), tuple(skipped)
+
+
+def plan_class(
+    bank: Bank,
+    *,
+    students: int,
+    master_seed: int | None,
+    items: Sequence[str] = (),
+    topics: Sequence[str] = (),
+    count: int | None = None,
+    progress: Progress | None = None,
+) -> ClassPlan:
+    """Build every student's questions; ``master_seed`` None means the past papers' own questions."""
+    if not 1 <= students <= MAX_STUDENTS:
+        raise ExportError(f"the number of students must be 1 to {MAX_STUDENTS}, not {students}")
+    if master_seed is not None:
+        check_seed(master_seed)
+    chosen, skipped = select_items(
+        bank, items=items, topics=topics, count=count, master_seed=master_seed, original=master_seed is None
+    )
+    sheets: list[Sheet] = []
+    originals = tuple(entry.original() for entry in chosen) if master_seed is None else ()
+    for student in range(1, students + 1):
+        if master_seed is None:
+            sheets.append(Sheet(student, None, ORIGINAL_CODE, originals))
+        else:
+            seed = student_seed(master_seed, student)
+            questions = tuple(entry.question(seed) for entry in chosen)
+            sheets.append(Sheet(student, seed, variant_code(seed), questions))
+        if progress is not None:
+            progress(student, students)
+    return ClassPlan(bank.name, bank.title, master_seed, tuple(e.id for e in chosen), tuple(sheets), skipped)
+
+
+__all__ = [
+    "ClassPlan",
+    "ExportError",
+    "KeyStyle",
+    "Paper",
+    "Progress",
+    "Sheet",
+    "plan_class",
+    "select_items",
+    "student_seed",
+]

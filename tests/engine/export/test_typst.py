@@ -1,0 +1,69 @@
+"""Typst source from the formula tree and the Markdown around it."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import markup
+from engine.export import typst as ts
+from engine.export.pdf import compile_typst
+
+from .samples import sample_plan
+
+
+def _math(tex: str, display: bool = False) -> str:
+    (segment,) = markup.parse(f"$${tex}$$" if display else f"${tex}$")
+    assert isinstance(segment, markup.Math)
+    return ts.math(segment)
+
+
+@pytest.mark.parametrize(
+    ("tex", "expected"),
+    [
+        (r"\frac{QK^\top}{\sqrt{d_k}}", "$frac(Q attach(K, t: top), sqrt(attach(d, b: k)))$"),
+        (r"\sqrt[3]{x}", "$root(3, x)$"),
+        (r"\operatorname{softmax}(z)", '$op("softmax") \\( z \\)$'),
+        (r"d_{\text{model}}", '$attach(d, b: "model")$'),
+        (r"768^2 = 589{,}824", '$attach(768, t: 2) = 589 class("normal", \\,) 824$'),
+        (r"a/b, [c]", "$a \\/ b \\, \\[ c \\]$"),
+        (r"\sum_j", "$attach(sum, b: j)$"),
+        (r"\hat{y} \bar{x} \vec{v}", "$hat(y) overline(x) arrow(v)$"),
+        (r"\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}", '$display(mat(delim: "(", 1, 2; 3, 4))$'),
+    ],
+)
+def test_formulas(tex: str, expected: str) -> None:
+    assert _math(tex) == expected
+
+
+def test_display_formulas_have_spaced_dollars_and_full_size_matrices() -> None:
+    assert _math(r"\begin{bmatrix}1\end{bmatrix}", display=True) == '$ mat(delim: "[", 1) $'
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a#b $5 *x* _y_ [z] <w> @p ~q", "a\\#b \\$5 \\*x\\* \\_y\\_ \\[z\\] \\<w\\> \\@p \\~q"),
+        ("1. not a list // nor a comment", "1\\. not a list \\/\\/ nor a comment"),
+        ("--original", "\\-\u2060\\-original"),
+    ],
+)
+def test_plain_text_is_escaped(text: str, expected: str) -> None:
+    assert ts.escape(text) == expected
+
+
+def test_markdown_becomes_typst_markup() -> None:
+    assert ts.content("**A** is *true*\n\n- one\n- $x$") == "#strong[A] is #emph[true]\n\n- one\n- $x$"
+
+
+def test_text_right_after_a_styled_span_is_not_read_as_arguments() -> None:
+    assert ts.content("**A**(true) *b*[c] `d`(e)") == '#strong[A]\\(true\\) #emph[b]\\[c\\] #raw("d")\\(e\\)'
+    assert compile_typst(ts.content("**A**(true) *b*[c]")).startswith(b"%PDF-")
+
+
+def test_worksheet_source_has_a_section_per_student_and_no_clock() -> None:
+    plan = sample_plan(3)
+    source = ts.worksheets(plan, plan.sheets, "us-letter")
+    assert source.count("#start-sheet(") == 3
+    assert 'paper: "us-letter"' in source
+    assert "date: none" in source
+    assert source == ts.worksheets(plan, plan.sheets, "us-letter")
