@@ -370,7 +370,8 @@ def parse_math(source: str) -> Group:
     return _Parser(source).parse()
 
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$((?:\\\$|[^$])+?)\$", re.DOTALL)
+# An escaped \$ is a literal dollar: it neither opens nor closes a formula.
+_MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$((?:\\\$|[^$])+?)(?<!\\)\$", re.DOTALL)
 
 
 @lru_cache(maxsize=4096)

@@ -28,6 +28,7 @@ from engine import markup
         (r"$a \approx 0.881$", "a ≈ 0.881"),
         ("**Bold** and `code` stay readable", "Bold and code stay readable"),
         (r"costs \$5", "costs $5"),
+        (r"costs \$5 and $x^2$", "costs $5 and x²"),
         (r"$-x + (-2) \cdot 3 - 1$", "−x + (−2)·3 − 1"),
         (r"$[-0.5, 1]$", "[−0.5, 1]"),
     ],
