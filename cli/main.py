@@ -67,13 +67,25 @@ def new_seed() -> int:
 
 @app.command("list")
 @user_errors
-def list_command(bank: BankArg, as_json: JsonOpt = False) -> None:
-    """List a bank's items: id, source (past paper), topic and answer kind.
+def list_command(
+    bank: Annotated[
+        str | None,
+        typer.Argument(help="A bank name (e.g. week1) or a path to a bank file; none: list every bank."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a bank's items (id, source, topic, answer kind), or with no bank every bank found.
 
     Example: quiz list week1
     """
     from cli import display
     from engine import banks
+
+    if bank is None:
+        from cli.authoring import list_banks
+
+        list_banks(as_json)
+        return
 
     loaded = banks.load(bank)
     rows = [
@@ -146,6 +158,7 @@ def schema_command() -> None:
 
 # Commands defined in their own modules register themselves on `app` when imported here.
 # Each such module imports only typer at the top, so `quiz --help` stays fast.
+from cli import answer, authoring, exporting, practice  # noqa: E402,F401
 
 
 def main() -> None:
@@ -155,7 +168,3 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("\nquiz: interrupted", err=True)
         sys.exit(130)
-
-
-if __name__ == "__main__":
-    main()

@@ -12,8 +12,9 @@ import numpy as np
 
 from engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
+from engine.formula import Formula, FormulaError
 from engine.registry import GeneratorSpec
-from engine.schema import Item
+from engine.schema import GeneratorItem, Item
 from engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
 from engine.variant import Question, Variant
 
@@ -24,7 +25,11 @@ class NoOriginalError(QuizError):
 
 @dataclass(frozen=True)
 class BankItem:
-    """An item of a loaded bank: its YAML, its generator and its validated parameters."""
+    """An item of a loaded bank: its YAML, its generator and its validated parameters.
+
+    A formula item has its compiled ``formula``, and a ``spec`` that runs it like a generator (its
+    ``original_kwargs`` are the past paper's parameter values), so every caller treats both alike.
+    """
 
     item: Item
     spec: GeneratorSpec
@@ -32,6 +37,7 @@ class BankItem:
     original_kwargs: Mapping[str, Any] | None
     line: int
     bank: str
+    formula: Formula | None = None
 
     @property
     def id(self) -> str:
@@ -65,6 +71,9 @@ class BankItem:
     def _run(self, rng: np.random.Generator, kwargs: Mapping[str, Any], seed: int | None) -> Variant:
         try:
             variant = self.spec.fn(rng, **kwargs)
+        except FormulaError as exc:
+            # Already one located line (file:line: field: message, values); the seed reproduces it.
+            raise exc.for_seed(seed) from None
         except Exception as exc:
             # A generator bug must still reach the user as one clear line that reproduces it.
             raise GeneratorRunError(
@@ -74,6 +83,8 @@ class BankItem:
         return self._apply_overrides(variant)
 
     def _apply_overrides(self, variant: Variant) -> Variant:
+        if not isinstance(self.item, GeneratorItem):
+            return variant  # a formula item builds its answer with its own tolerance
         answer = variant.answer
         if self.item.tolerance is not None and not isinstance(
             answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer

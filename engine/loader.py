@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import difflib
 import re
+import types
+import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,8 +21,9 @@ import yaml
 
 from engine.bank import Bank, BankItem
 from engine.errors import BankError, GeneratorSpecError, Issue
+from engine.formula import Formula, FormulaCompileError
 from engine.registry import Registry, load_builtin_generators
-from engine.schema import KEBAB, SNAKE, BankModel, GeneratorItem, ToleranceSpec
+from engine.schema import ITEM_KINDS, KEBAB, SNAKE, BankModel, FormulaItem, GeneratorItem, ToleranceSpec
 
 Loc = tuple[str | int, ...]
 
@@ -159,10 +162,14 @@ _PATTERN_WORDS = {
 }
 
 
-def _model_at(loc: Loc, params_model: type[pydantic.BaseModel] | None) -> type[pydantic.BaseModel] | None:
+def _model_at(
+    loc: Loc, params_model: type[pydantic.BaseModel] | None, data: Any = None
+) -> type[pydantic.BaseModel] | None:
     """The model whose fields are allowed at ``loc`` (for "did you mean" on unknown fields)."""
     if not loc:
         return BankModel
+    if loc[0] == "items" and len(loc) >= 2 and _item_kind(data, loc[1]) == "formula":
+        return _model_along(FormulaItem, loc[2:])
     if loc[0] == "items" and len(loc) == 2:
         return GeneratorItem
     if loc[0] == "items" and len(loc) == 3:
@@ -173,22 +180,63 @@ def _model_at(loc: Loc, params_model: type[pydantic.BaseModel] | None) -> type[p
     return None
 
 
+def _item_kind(data: Any, index: str | int) -> Any:
+    """The ``kind`` of item ``index`` of the raw bank data (``generator`` when it is not given)."""
+    items = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(index, int) or not isinstance(items, list) or not 0 <= index < len(items):
+        return None
+    item = items[index]
+    return item.get("kind", "generator") if isinstance(item, dict) else None
+
+
+def _model_along(annotation: Any, path: Loc) -> type[pydantic.BaseModel] | None:
+    """The model reached from ``annotation`` along ``path`` (field names, list indexes, mapping keys)."""
+    origin = typing.get_origin(annotation)
+    if origin in {typing.Union, types.UnionType}:
+        found = (_model_along(arg, path) for arg in typing.get_args(annotation) if arg is not type(None))
+        return next((model for model in found if model is not None), None)
+    if not path:
+        is_model = isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel)
+        return annotation if is_model else None
+    if origin is list:
+        return _model_along(typing.get_args(annotation)[0], path[1:])
+    if origin is dict:
+        return _model_along(typing.get_args(annotation)[1], path[1:])
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        field = annotation.model_fields.get(str(path[0]))
+        return _model_along(field.annotation, path[1:]) if field is not None else None
+    return None
+
+
+def _without_kind_tag(loc: Loc) -> Loc:
+    """pydantic names the member of the items' union (``items[0].formula.answer``): drop that part."""
+    if len(loc) >= 3 and loc[0] == "items" and isinstance(loc[1], int) and loc[2] in ITEM_KINDS:
+        return (*loc[:2], *loc[3:])
+    return loc
+
+
 def _pydantic_issues(
     located: _Located,
     error: pydantic.ValidationError,
     prefix: Loc,
     known_lines: Loc | None = None,
     params_model: type[pydantic.BaseModel] | None = None,
+    data: Any = None,
 ) -> None:
     """Translate pydantic's errors into issues at the lines of the offending keys, in plain words."""
     for detail in error.errors(include_url=False):
         loc: Loc = tuple(detail["loc"])
-        full = (*prefix, *loc)
+        full = _without_kind_tag((*prefix, *loc))
         message = str(detail["msg"]).removeprefix("Value error, ")
         kind = detail["type"]
         value = detail.get("input")
+        if kind == "item_kind":
+            full = (*full, "kind")
+            value = _item_kind(data, full[1])
+            close = difflib.get_close_matches(str(value), ITEM_KINDS, n=1, cutoff=0.6)
+            message += f" (did you mean {close[0]!r}?)" if close else ""
         if kind == "extra_forbidden":
-            model = _model_at(full[:-1], params_model)
+            model = _model_at(full[:-1], params_model, data)
             allowed = sorted(model.model_fields) if model is not None else []
             close = difflib.get_close_matches(str(full[-1]), allowed, n=1, cutoff=0.6)
             message = "unknown field" + (
@@ -250,7 +298,7 @@ def load_bank_text(
     try:
         model = BankModel.model_validate(data)
     except pydantic.ValidationError as exc:
-        _pydantic_issues(located, exc, ())
+        _pydantic_issues(located, exc, (), data=data)
 
     items: list[BankItem] = []
     raw_items = data.get("items")
@@ -266,6 +314,21 @@ def load_bank_text(
                 )
             else:
                 seen[item_id] = located.line_of(("items", index, "id"))
+        if raw.get("kind") == "formula":
+            formula = _check_formula(located, raw, index, data.get("bank"))
+            if model is not None and formula is not None:
+                items.append(
+                    BankItem(
+                        item=model.items[index],
+                        spec=formula.spec(),
+                        kwargs={},
+                        original_kwargs=formula.original,
+                        line=located.line_of(("items", index)),
+                        bank=model.bank,
+                        formula=formula,
+                    )
+                )
+            continue
         resolved = _check_generator(located, registry, raw, index)
         if model is not None and resolved is not None:
             spec, kwargs, original_kwargs = resolved
@@ -304,6 +367,28 @@ def _with_plugins(located: _Located, builtin: Registry, plugins: list[Any], base
         except (PluginError, GeneratorSpecError) as exc:
             located.issue(("plugins", index), str(exc))
     return registry
+
+
+def _check_formula(located: _Located, raw: Mapping[str, Any], index: int, bank: Any) -> Formula | None:
+    """Compile a formula item and build its original and first variants; problems become issues."""
+    try:
+        item = FormulaItem.model_validate(raw)
+    except pydantic.ValidationError:
+        return None  # the bank's own validation reports it, at the right lines
+    prefix: Loc = ("items", index)
+
+    def line_of(loc: Loc) -> int:
+        return located.line_of((*prefix, *loc))
+
+    try:
+        formula = Formula.compile(item, file=located.file, prefix=prefix, line_of=line_of)
+    except FormulaCompileError as exc:
+        for loc, message in exc.problems:
+            located.issue((*prefix, *loc), message)
+        return None
+    problems = formula.trial(bank if isinstance(bank, str) else "")
+    located.issues.extend(problems)
+    return None if problems else formula
 
 
 def _check_generator(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from engine.answers import Scoring, Tolerance
 
@@ -113,7 +113,168 @@ class GeneratorItem(StrictModel):
     )
 
 
-Item = GeneratorItem
+def _number_as_text(value: Any) -> Any:
+    # `value: 42` is as good an expression as `value: "42"`; YAML just reads it as a number.
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+ExpressionText = Annotated[str, BeforeValidator(_number_as_text), Field(min_length=1)]
+"""An expression of the formula language (see `engine.expressions`); a bare number is one too."""
+
+Number = int | float
+Bound = int | float | str
+
+
+class ParamSpec(StrictModel):
+    """How a formula item gets one parameter. Give exactly one of choice, range (with step) or expr."""
+
+    choice: list[Any] | str | None = Field(
+        default=None,
+        description=(
+            "Draw one of these values (numbers, or lists of numbers for vectors), or one entry of the "
+            'list an expression of earlier parameters gives, e.g. "divisors(d)".'
+        ),
+    )
+    range: tuple[Bound, Bound] | None = Field(
+        default=None,
+        description=(
+            "Draw from low to high inclusive, in steps of `step`: whole numbers when both bounds and "
+            "the step are whole. A bound may be an expression of earlier parameters."
+        ),
+    )
+    step: Number | None = Field(
+        default=None,
+        gt=0,
+        description="The spacing of a range's values (default 1; required when a bound is not whole).",
+    )
+    expr: ExpressionText | None = Field(
+        default=None, description='Compute the parameter from earlier ones, e.g. "4*d" (nothing is drawn).'
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        given = [name for name in ("choice", "range", "expr") if getattr(self, name) is not None]
+        if len(given) != 1:
+            chosen = " and ".join(given) if given else "none"
+            raise ValueError(f"give exactly one of choice, range or expr (got {chosen})")
+        if self.step is not None and self.range is None:
+            raise ValueError("step goes with range")
+        if isinstance(self.choice, list) and not self.choice:
+            raise ValueError("a choice needs at least one value")
+        return self
+
+
+class FormulaAnswer(StrictModel):
+    """The answer of a formula item: its kind and the expression that computes it."""
+
+    kind: Literal["number", "integer", "vector", "matrix", "shape"] = Field(
+        default="number",
+        description=(
+            "number (graded within the tolerance), integer (a count, exact), vector or matrix "
+            "(entry by entry within the tolerance) or shape (a list of whole dimensions, exact)."
+        ),
+    )
+    value: ExpressionText = Field(
+        description='The expression of the parameters that gives the answer, e.g. "2*d*f + f + d".'
+    )
+
+
+class FormulaMistake(StrictModel):
+    """A named misconception of a formula item: the wrong value it gives, and what to tell the student."""
+
+    tag: str = Field(
+        pattern=KEBAB, description="Kebab-case name of the misconception (e.g. no-biases), counted in stats."
+    )
+    value: ExpressionText = Field(
+        description="The expression of the parameters that the misconception computes instead."
+    )
+    feedback: str = Field(
+        min_length=1,
+        description="One or two sentences explaining the misconception; may use {{ }} placeholders.",
+    )
+    score: float = Field(default=0.0, ge=0, le=1, description="Credit for this answer, 0 (the default) to 1.")
+
+
+class FormulaItem(StrictModel):
+    """One bank item written as formulas: drawn parameters, templates and expressions, no Python."""
+
+    kind: Literal["formula"] = Field(description="The item's kind; `formula` items need no Python.")
+    id: str = Field(
+        pattern=KEBAB,
+        description="Kebab-case name, unique in the bank, used on the command line (e.g. ffn-params).",
+    )
+    source: str = Field(
+        min_length=1,
+        description='Where the question comes from, as the notes cite it (e.g. "2025 T3 Quiz 1, Q191").',
+    )
+    topic: str = Field(pattern=KEBAB, description="Kebab-case topic, used by --topic and in stats.")
+    params: dict[str, ParamSpec] = Field(
+        default_factory=dict,
+        description=(
+            "The parameters, in order: each is drawn (choice, range) or computed (expr) and may use "
+            "the parameters above it."
+        ),
+    )
+    where: list[ExpressionText] = Field(
+        default_factory=list,
+        description=(
+            'Conditions every variant must meet, e.g. "d/h >= 32"; the parameters are drawn again '
+            "until all hold."
+        ),
+    )
+    prompt: str = Field(
+        min_length=1,
+        description=(
+            "The question, in Markdown with TeX maths; {{ expr }} writes a value ({{ expr :3 }} with "
+            "3 decimals). Do not state the precision: the answer's instructions do."
+        ),
+    )
+    answer: FormulaAnswer = Field(description="The answer's kind and expression.")
+    mistakes: list[FormulaMistake] = Field(
+        default_factory=list,
+        description="The wrong answers that named misconceptions give, each with its feedback.",
+    )
+    tolerance: ToleranceSpec | None = Field(
+        default=None,
+        description="How close a number, vector or matrix answer must be (default: within 0.1 %).",
+    )
+    solution: list[str] = Field(
+        min_length=1, description="The worked solution, one step per entry, with {{ }} placeholders."
+    )
+    hint: str = Field(default="", description="One sentence that helps without giving the answer away.")
+    original: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "Parameter values of the past paper itself (drawn parameters only), for the --original "
+            "instance; parameters not given are drawn."
+        ),
+    )
+    tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
+    note: str = Field(
+        default="",
+        description="Shown with the question, e.g. that the paper's own wording is not in the notes.",
+    )
+
+
+ITEM_KINDS = ("generator", "formula")
+
+
+def _item_kind(value: Any) -> Any:
+    # `kind` may be left out (a generator item); anything that is not a mapping is validated as a
+    # generator item, whose error then says what an item must be.
+    if isinstance(value, dict):
+        return value.get("kind", "generator")
+    return getattr(value, "kind", "generator")
+
+
+Item = Annotated[
+    Annotated[GeneratorItem, Tag("generator")] | Annotated[FormulaItem, Tag("formula")],
+    Discriminator(
+        _item_kind,
+        custom_error_type="item_kind",
+        custom_error_message="kind must be generator (the default) or formula",
+    ),
+]
 
 
 class BankModel(StrictModel):

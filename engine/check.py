@@ -1,0 +1,550 @@
+"""The checks of ``quiz check``: every item of a bank over many seeds, as a report (no terminal output).
+
+For each item, the variants of seeds ``0 .. N-1`` (and the past paper's own instance, when the
+item has one) are built and checked the way a student and an instructor will use them:
+
+- the variant builds, and building it again gives the same variant (deterministic);
+- the answer is finite, and typing the answer as the key writes it grades correct;
+- each listed mistake, typed as the key writes it, grades as that mistake, and no mistake of a
+  formula item gives the answer itself (that variant could not tell it from the right method);
+- a response just beyond the tolerance grades wrong, and an unreadable one is invalid;
+- a choice variant has a true and a false option, and no statement twice;
+- every renderer succeeds: the terminal's, and the Markdown, HTML, Typst (source) and Moodle XML
+  exports;
+- distinct variants are counted (a family of one is a warning, not a failure).
+
+Failures are grouped by check, each with the first seed that reproduces it and how many
+variants failed that way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine import markup
+from engine.answers import (
+    Answer,
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    NumericAnswer,
+    ShapeAnswer,
+    VectorAnswer,
+)
+from engine.bank import Bank, BankItem
+from engine.errors import BankError, Issue, QuizError
+from engine.formula import Combination, Formula, FormulaError
+from engine.seeding import ORIGINAL_CODE, question_rng, variant_code
+from engine.variant import Question
+
+DEFAULT_VARIANTS = 100
+INVALID_RESPONSE = "#?"
+"""A response no answer kind can read."""
+
+Progress = Callable[[int, int, str], None]
+"""Called as ``progress(done, total, item_id)`` after each item."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One way an item fails: which check, what went wrong first, the seed that reproduces it (or
+    ``original``; neither for a combination of a formula's parameters that no seed tried drew),
+    and how many variants fail that way."""
+
+    check: str
+    message: str
+    seed: int | None
+    count: int = 1
+    original: bool = False
+
+    @property
+    def code(self) -> str | None:
+        """The variant code of the reproducing seed (``original`` for the past paper's instance)."""
+        if self.original:
+            return ORIGINAL_CODE
+        return variant_code(self.seed) if self.seed is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The failure as ``quiz check --json`` prints it."""
+        return {
+            "check": self.check,
+            "message": self.message,
+            "seed": self.seed,
+            "original": self.original,
+            "variant_code": self.code,
+            "count": self.count,
+        }
+
+
+@dataclass
+class ItemReport:
+    """What the checks found for one item."""
+
+    item: str
+    kind: str
+    generator: str
+    variants: int = 0
+    distinct: int = 0
+    original: bool = False
+    combinations: int | None = None
+    """For a formula item: how many combinations of its parameters were all tried (None: too many)."""
+    failures: list[Failure] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed."""
+        return not self.failures
+
+    def to_json(self) -> dict[str, Any]:
+        """The item's report as ``quiz check --json`` prints it."""
+        return {
+            "item": self.item,
+            "kind": self.kind,
+            "generator": self.generator,
+            "ok": self.ok,
+            "variants": self.variants,
+            "distinct": self.distinct,
+            "original_checked": self.original,
+            "combinations": self.combinations,
+            "failures": [f.to_json() for f in self.failures],
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass
+class BankReport:
+    """What the checks found for a bank: its load errors, or a report per item."""
+
+    bank: str
+    path: str
+    variants: int
+    title: str = ""
+    errors: list[Issue] = field(default_factory=list)
+    items: list[ItemReport] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the bank loaded and every item passed every check."""
+        return not self.errors and all(item.ok for item in self.items)
+
+    @property
+    def failures(self) -> int:
+        """The number of failures (load errors count one each)."""
+        return len(self.errors) + sum(len(item.failures) for item in self.items)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``quiz check --json`` prints it."""
+        return {
+            "bank": self.bank,
+            "title": self.title,
+            "path": self.path,
+            "variants": self.variants,
+            "ok": self.ok,
+            "errors": [
+                {"file": i.file, "line": i.line, "field": i.field, "message": i.message, "text": str(i)}
+                for i in self.errors
+            ],
+            "items": [item.to_json() for item in self.items],
+        }
+
+
+class _Failures:
+    """Failures grouped by (check, key): the first message and seed, and a count."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, str], Failure] = {}
+
+    def add(
+        self, check: str, message: str, seed: int | None, key: str = "", *, original: bool | None = None
+    ) -> None:
+        """Count a failure; ``seed`` None is the original unless ``original`` says otherwise."""
+        group = (check, key)
+        first = self._groups.get(group)
+        if first is None:
+            self._groups[group] = Failure(
+                check, message, seed, original=seed is None if original is None else original
+            )
+        else:
+            self._groups[group] = dataclasses.replace(first, count=first.count + 1)
+
+    def has(self, check: str, key: str = "") -> bool:
+        return (check, key) in self._groups
+
+    def messages(self, check: str) -> list[str]:
+        return [f.message for (name, _), f in self._groups.items() if name == check]
+
+    def listed(self) -> list[Failure]:
+        return list(self._groups.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the checks
+# ---------------------------------------------------------------------------------------------
+
+
+def check_path(
+    name_or_path: str, variants: int = DEFAULT_VARIANTS, progress: Progress | None = None
+) -> BankReport:
+    """Find, load and check a bank; load errors (all of them) make a report of their own.
+
+    Raises:
+        BankNotFoundError: no bank of that name or path.
+    """
+    from engine import banks
+
+    found = banks.find(name_or_path)
+    try:
+        bank = banks.load(name_or_path)
+    except BankError as exc:
+        return BankReport(bank=found.name, path=exc.file, variants=variants, errors=list(exc.issues))
+    return check_bank(bank, variants, progress)
+
+
+def check_bank(bank: Bank, variants: int = DEFAULT_VARIANTS, progress: Progress | None = None) -> BankReport:
+    """Check every item of a loaded bank over the seeds ``0 .. variants-1`` (and its original)."""
+    if variants < 1:
+        raise QuizError(f"--variants must be at least 1, not {variants}")
+    report = BankReport(bank=bank.name, path=bank.path, variants=variants, title=bank.title)
+    for done, entry in enumerate(bank.items, 1):
+        report.items.append(check_item(bank, entry, variants))
+        if progress is not None:
+            progress(done, len(bank.items), entry.id)
+    return report
+
+
+def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) -> ItemReport:
+    """Check one item over the seeds ``0 .. variants-1`` and its original."""
+    report = ItemReport(
+        item=entry.id,
+        kind="formula" if entry.formula is not None else "generator",
+        generator=entry.spec.name,
+    )
+    failures = _Failures()
+    built: list[Question] = []
+    if entry.has_original:
+        original = _build(entry, None, failures)
+        if original is not None:
+            report.original = True
+            _check_question(entry, original, failures)
+            built.append(original)
+    distinct: set[tuple[Any, ...]] = set()
+    for seed in range(variants):
+        question = _build(entry, seed, failures)
+        if question is None:
+            continue
+        report.variants += 1
+        _check_question(entry, question, failures)
+        distinct.add(_identity(question))
+        built.append(question)
+    _check_renderers(bank, built, failures)
+    if entry.formula is not None:
+        report.combinations = _check_combinations(entry, entry.formula, variants, failures)
+    report.distinct = len(distinct)
+    report.failures = failures.listed()
+    if report.variants > 1 and report.distinct == 1:
+        report.warnings.append(
+            f"all {report.variants} seeds give the same question: vary the parameters so that a student "
+            "who practises it again meets new numbers"
+        )
+    return report
+
+
+def _build(entry: BankItem, seed: int | None, failures: _Failures) -> Question | None:
+    try:
+        first = entry.original() if seed is None else entry.question(seed)
+        again = entry.original() if seed is None else entry.question(seed)
+    except QuizError as exc:
+        failures.add("generate", str(exc), seed)
+        return None
+    if first != again:
+        failures.add("deterministic", "building the same variant twice gives two different questions", seed)
+    return first
+
+
+def _identity(question: Question) -> tuple[Any, ...]:
+    answer = question.answer
+    options = tuple(o.text for o in answer.options) if isinstance(answer, ChoiceAnswer) else ()
+    return (question.variant.prompt, answer.format(), options)
+
+
+def _check_question(entry: BankItem, question: Question, failures: _Failures) -> None:
+    from engine.grading import grade
+
+    seed = question.seed
+    answer = question.answer
+    if not _finite(answer):
+        failures.add("finite", f"the answer {answer.format()} is not a finite number", seed)
+        return
+    key = answer.format()
+    graded = grade(question, key)
+    if graded.status != "correct":
+        message = f"the answer as the key writes it, {key}, grades {graded.status}: {graded.feedback}"
+        failures.add("correct", message, seed)
+    for mistake in question.variant.mistakes:
+        typed = mistake.format(answer)
+        result = grade(question, typed)
+        named = result.mistake.tag if result.mistake is not None else None
+        if named != mistake.tag:
+            as_what = f"as {named!r}" if named else result.status
+            failures.add(
+                "mistake",
+                f"mistake {mistake.tag!r}: typing {typed} grades {as_what}, not as {mistake.tag!r}",
+                seed,
+                mistake.tag,
+            )
+        if answer.matches(mistake.value):
+            failures.add("mistake", f"mistake {mistake.tag!r} gives the answer itself", seed, mistake.tag)
+    if entry.formula is not None:
+        instance = entry.formula.instance(
+            question_rng(seed if seed is not None else 0, entry.bank, entry.id),
+            entry.original_kwargs if seed is None and entry.original_kwargs is not None else {},
+        )
+        for tag in instance.coinciding:
+            issue = entry.formula.coinciding_issue(tag, seed, instance)
+            failures.add("mistake", str(issue), seed, tag)
+    nudged = _nudged(answer)
+    if nudged is not None:
+        result = grade(question, nudged)
+        if result.status in {"correct", "invalid"}:
+            failures.add(
+                "nudge",
+                f"{nudged}, beyond the tolerance of the answer {key}, grades {result.status}",
+                seed,
+            )
+    invalid = grade(question, INVALID_RESPONSE)
+    if invalid.status != "invalid":
+        failures.add("invalid", f"the unreadable response {INVALID_RESPONSE!r} grades {invalid.status}", seed)
+    if isinstance(answer, ChoiceAnswer):
+        _check_options(answer, seed, failures)
+
+
+def _finite(answer: Answer) -> bool:
+    if isinstance(answer, NumericAnswer):
+        return math.isfinite(answer.value)
+    if isinstance(answer, VectorAnswer):
+        return all(math.isfinite(v) for v in answer.values)
+    if isinstance(answer, MatrixAnswer):
+        return all(math.isfinite(v) for row in answer.rows for v in row)
+    return True
+
+
+def _beyond(answer: NumericAnswer | VectorAnswer | MatrixAnswer, value: float) -> str:
+    # Three half-widths out: still beyond the tolerance once written at the precision asked for.
+    width = answer.tolerance.half_width(value)
+    step = 3 * width if width > 0 else max(1.0, abs(value) * 0.01)
+    return answer.tolerance.format(value + step)
+
+
+def _nudged(answer: Answer) -> str | None:
+    """A response just beyond the answer's tolerance (None where the kind has no tolerance to test)."""
+    if isinstance(answer, IntegerAnswer):
+        return str(answer.value + 1)
+    if isinstance(answer, NumericAnswer):
+        return _beyond(answer, answer.value)
+    if isinstance(answer, VectorAnswer):
+        first, *rest = answer.values
+        return "[" + ", ".join([_beyond(answer, first), *(answer.tolerance.format(v) for v in rest)]) + "]"
+    if isinstance(answer, MatrixAnswer):
+        rows = [[answer.tolerance.format(v) for v in row] for row in answer.rows]
+        rows[0][0] = _beyond(answer, answer.rows[0][0])
+        return "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
+    if isinstance(answer, ShapeAnswer):
+        dims = [str(d) for d in answer.dims]
+        numeric = [i for i, d in enumerate(answer.dims) if isinstance(d, int)]
+        if not numeric:
+            return None
+        dims[numeric[0]] = str(int(answer.dims[numeric[0]]) + 1)
+        return "[" + ", ".join(dims) + "]"
+    wrong = [letter for letter, o in zip(answer.letters, answer.options, strict=True) if not o.correct]
+    if not wrong:
+        return None
+    if not answer.multiple:
+        return wrong[0]
+    return ", ".join(sorted(answer.correct_letters | {wrong[0]}))
+
+
+def _same_wording(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().rstrip(".").casefold()
+
+
+def _check_options(answer: ChoiceAnswer, seed: int | None, failures: _Failures) -> None:
+    if not any(o.correct for o in answer.options):
+        failures.add("options", "no option is true", seed)
+    if all(o.correct for o in answer.options):
+        failures.add("options", "every option is true: there is nothing to rule out", seed)
+    seen: dict[str, str] = {}
+    for letter, option in zip(answer.letters, answer.options, strict=True):
+        wording = _same_wording(option.text)
+        if wording in seen:
+            failures.add("options", f"options {seen[wording]} and {letter} say the same thing", seed)
+        seen.setdefault(wording, letter)
+
+
+# ---------------------------------------------------------------------------------------------
+# Every combination of a formula's parameters
+# ---------------------------------------------------------------------------------------------
+
+SEED_SEARCH = 20_000
+"""Seeds beyond those checked that are searched for one drawing a failing combination."""
+
+
+def _check_combinations(entry: BankItem, formula: Formula, variants: int, failures: _Failures) -> int | None:
+    """Build the variant of every combination of the parameters, when they are few enough to list.
+
+    The seeds show what students will mostly meet; this shows that no combination, however rare,
+    breaks an expression, gives a mistake the answer's value, or writes TeX outside the subset.
+    Returns the number of combinations (None: too many to list).
+    """
+    combinations = formula.combinations()
+    if combinations is None:
+        return None
+    generated = failures.messages("generate")
+    for combination in combinations:
+        for check, key, issue in _problems(formula, combination):
+            first = issue("unknown")
+            if failures.has(check, key):
+                failures.add(check, first.message, None, key)  # one more variant failing a known way
+                continue
+            if any(m.startswith(f"{first.file}:{first.line}: {first.field}:") for m in generated):
+                continue  # the seeds already found this expression failing
+            seed = formula.drawn_by(combination.values, entry.bank, range(variants, variants + SEED_SEARCH))
+            text = str(issue(seed) if seed is not None else first)
+            if seed is None:
+                last = variants + SEED_SEARCH - 1
+                text += f" (no seed up to {last:,} draws these values, but a student may meet them)"
+            failures.add(check, text, seed, key, original=False)
+    return len(combinations)
+
+
+Seed = int | Literal["unknown"] | None
+
+
+def _problems(formula: Formula, combination: Combination) -> list[tuple[str, str, Callable[[Seed], Issue]]]:
+    """What goes wrong for one combination: (check, group key, the problem for a given seed)."""
+    error = combination.error
+    if error is None:
+        try:
+            instance = formula.build(combination.values)
+        except FormulaError as exc:
+            error = exc
+    if error is not None:
+        return [("combination", error.field, error.issue)]
+    found: list[tuple[str, str, Callable[[Seed], Issue]]] = [
+        ("mistake", tag, functools.partial(formula.coinciding_issue, tag, instance=instance))
+        for tag in instance.coinciding
+    ]
+    markup_issue = formula.markup_issue(instance, "unknown")
+    if markup_issue is not None:
+        found.append(
+            (
+                "combination",
+                markup_issue.field,
+                lambda seed: formula.markup_issue(instance, seed) or markup_issue,
+            )
+        )
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers
+# ---------------------------------------------------------------------------------------------
+
+
+def _texts(question: Question) -> Iterator[str]:
+    variant = question.variant
+    yield variant.prompt
+    yield from variant.solution
+    yield variant.hint
+    for mistake in variant.mistakes:
+        yield mistake.feedback
+    if isinstance(variant.answer, ChoiceAnswer):
+        for option in variant.answer.options:
+            yield option.text
+            yield option.why
+
+
+def _terminal(questions: Sequence[Question]) -> None:
+    for question in questions:
+        for text in _texts(question):
+            markup.check(text)
+            markup.to_terminal(text)
+
+
+def _renderers() -> dict[str, Callable[[Bank, Sequence[Question]], object]]:
+    from engine.export import html, markdown, moodle, typst
+
+    def sheets(bank: Bank, questions: Sequence[Question]) -> Any:
+        from engine.export.worksheet import ClassPlan, Sheet
+
+        original = all(q.is_original for q in questions)
+        return ClassPlan(
+            bank=bank.name,
+            title=bank.title,
+            master_seed=None if original else 0,
+            items=(questions[0].item_id,),
+            sheets=tuple(Sheet(n, q.seed, q.code, (q,)) for n, q in enumerate(questions, 1)),
+        )
+
+    def both(module: Any) -> Callable[[Bank, Sequence[Question]], object]:
+        def run(bank: Bank, questions: Sequence[Question]) -> object:
+            plan = sheets(bank, questions)
+            return (module.worksheets(plan, plan.sheets), module.key(plan, plan.sheets))
+
+        return run
+
+    return {
+        "terminal": lambda bank, questions: _terminal(questions),
+        "markdown": both(markdown),
+        "html": both(html),
+        "typst": both(typst),
+        "moodle": lambda bank, questions: [moodle.question_xml(q) for q in questions],
+    }
+
+
+def _check_renderers(bank: Bank, questions: Sequence[Question], failures: _Failures) -> None:
+    """Render the variants in one batch per renderer; on a failure, one by one to find the seed."""
+    if not questions:
+        return
+    for name, render in _renderers().items():
+        batches = [[q for q in questions if q.is_original], [q for q in questions if not q.is_original]]
+        for batch in filter(None, batches):
+            if _render_error(render, bank, batch) is None:
+                continue
+            for question in batch:
+                error = _render_error(render, bank, [question])
+                if error is not None:
+                    failures.add(f"render:{name}", f"the {name} renderer fails: {error}", question.seed)
+
+
+def _render_error(
+    render: Callable[[Bank, Sequence[Question]], object], bank: Bank, questions: Sequence[Question]
+) -> str | None:
+    """Why rendering fails (None when it succeeds)."""
+    try:
+        render(bank, questions)
+    except Exception as exc:  # a renderer bug of any kind is a failure to report, with its seed
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+__all__ = [
+    "DEFAULT_VARIANTS",
+    "BankReport",
+    "Failure",
+    "ItemReport",
+    "check_bank",
+    "check_item",
+    "check_path",
+]

@@ -1,0 +1,892 @@
+"""Formula items: drawn parameters, ``where:`` conditions, templates and expressions → a Variant, no Python.
+
+A formula item is compiled once when its bank loads: every expression is read (an unknown name
+or a syntax error is a bank error at its own line), and every ``{{ expr }}`` placeholder of the
+prompt, the solution steps, the hint and the mistakes' feedback too. A variant then draws the
+parameters in their order from the item's random stream, draws again until every ``where:``
+condition holds (at most ``MAX_TRIES`` times), computes the answer and the mistakes, and fills
+the templates. Nothing here runs code from the bank: expressions go through `engine.expressions`.
+
+An expression that fails for one variant (a division by zero, a square root of a negative
+number) raises a `FormulaError` that names the file, line and field, the parameter values that
+broke it and the seed that reproduces it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal
+
+import numpy as np
+import pydantic
+
+from engine import markup
+from engine.answers import (
+    DEFAULT_REAL_TOLERANCE,
+    EXACT,
+    Answer,
+    IntegerAnswer,
+    MatrixAnswer,
+    Mistake,
+    MistakeValue,
+    NumericAnswer,
+    ShapeAnswer,
+    Tolerance,
+    VectorAnswer,
+)
+from engine.errors import GeneratorRunError, Issue, QuizError
+from engine.expressions import (
+    RESERVED,
+    Expression,
+    ExpressionError,
+    Value,
+    compile_expression,
+    equal,
+    format_value,
+    from_python,
+    is_number,
+    is_whole,
+    kind_of,
+    plain,
+    to_python,
+)
+from engine.registry import GeneratorSpec
+from engine.schema import FormulaItem, ParamSpec
+from engine.seeding import question_rng
+from engine.variant import Variant
+
+Loc = tuple[str | int, ...]
+AnswerKind = Literal["number", "integer", "vector", "matrix", "shape"]
+
+MAX_TRIES = 1000
+"""Draws of the parameters tried before a ``where:`` condition that none meets is an error."""
+LOAD_SEEDS = range(10)
+"""Seeds whose variants are built when a bank loads (with the original), so that a broken
+expression stops the bank at once; ``quiz check`` tries many more."""
+MAX_RANGE_VALUES = 10**12
+MAX_COMBINATIONS = 20_000
+"""Steps spent listing every combination of an item's parameters for `quiz check` before giving up."""
+PARAM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+
+class FormulaError(QuizError):
+    """An expression of a formula item that failed for one variant: where it is written, why, and the
+    parameter values (and, once known, the seed) that reproduce it."""
+
+    def __init__(
+        self, file: str, line: int, field: str, message: str, values: Mapping[str, Value] | None = None
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.field = field
+        self.message = message
+        self.values = dict(values or {})
+        super().__init__(str(self.issue()))
+
+    def details(self, seed: int | Literal["unknown"] | None = "unknown") -> str:
+        """The message with the values that broke it and the seed: ``... (d=512, f=0, seed=17)``."""
+        parts = [f"{name}={plain(value)}" for name, value in self.values.items()]
+        if seed != "unknown":
+            parts.append(f"seed={seed if seed is not None else 'original'}")
+        return f"{self.message} ({', '.join(parts)})" if parts else self.message
+
+    def issue(self, seed: int | Literal["unknown"] | None = "unknown") -> Issue:
+        """The error as a bank issue (``file:line: field: message (values, seed)``)."""
+        return Issue(self.file, self.line, self.field, self.details(seed))
+
+    def for_seed(self, seed: int | None) -> GeneratorRunError:
+        """The error a caller sees when building the variant of ``seed`` (None: the original)."""
+        return GeneratorRunError(str(self.issue(seed)))
+
+
+class FormulaCompileError(QuizError):
+    """A formula item that cannot be compiled; ``problems`` are (location in the item, message) pairs."""
+
+    def __init__(self, problems: list[tuple[Loc, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(message for _, message in problems))
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates
+# ---------------------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """One ``{{ expr }}`` (or ``{{ expr :places }}``) of a template, and whether it sits in TeX maths."""
+
+    expression: Expression
+    math_mode: bool
+    places: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """Markdown text with placeholders, compiled; ``loc`` is where it is written in the item."""
+
+    loc: Loc
+    parts: tuple[str | Placeholder, ...]
+
+    def render(self, values: Mapping[str, Value]) -> str:
+        """The text with each placeholder replaced by its value (ExpressionError if one fails)."""
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                value = part.expression.evaluate(values)
+                out.append(format_value(value, math_mode=part.math_mode, places=part.places))
+        return "".join(out)
+
+    def sketch(self) -> str:
+        """The text with each placeholder shown as its expression (for summaries)."""
+        return "".join(p if isinstance(p, str) else p.expression.text for p in self.parts)
+
+
+def _math_spans(text: str, holes: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each placeholder span, whether it lies inside ``$...$`` or ``$$...$$``."""
+    inside: list[bool] = []
+    state = ""
+    i = 0
+    hole = 0
+    while i < len(text):
+        if hole < len(holes) and i >= holes[hole][0]:
+            inside.append(bool(state))
+            i = holes[hole][1]
+            hole += 1
+            continue
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "$":
+            mark = "$$" if text.startswith("$$", i) else "$"
+            if not state:
+                state = mark
+            elif state == mark:
+                state = ""
+            i += len(mark)
+            continue
+        i += 1
+    inside.extend([bool(state)] * (len(holes) - len(inside)))
+    return inside
+
+
+def compile_template(text: str, loc: Loc, names: Sequence[str]) -> Template:
+    """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong."""
+    matches = list(_PLACEHOLDER.finditer(text))
+    rest = _PLACEHOLDER.sub("", text)
+    if "{{" in rest:
+        raise ExpressionError("a `{{` is not closed by `}}` (write `{ {` for two TeX braces)")
+    in_math = _math_spans(text, [m.span() for m in matches])
+    parts: list[str | Placeholder] = []
+    end = 0
+    for match, math_mode in zip(matches, in_math, strict=True):
+        parts.append(text[end : match.start()])
+        body, places = match.group(1), None
+        if ":" in body:
+            body, _, spec = body.rpartition(":")
+            if not spec.strip().isdigit() or int(spec) > 12:
+                raise ExpressionError(
+                    f"in `{{{{{match.group(1).strip()}}}}}`: after `:` give a number of decimal places "
+                    "from 0 to 12, e.g. {{ x :3 }}"
+                )
+            places = int(spec)
+        try:
+            expression = compile_expression(body, names)
+        except ExpressionError as exc:
+            raise ExpressionError(f"in `{{{{{match.group(1).strip()}}}}}`: {exc}") from None
+        parts.append(Placeholder(expression, math_mode, places))
+        end = match.end()
+    parts.append(text[end:])
+    return Template(loc, tuple(p for p in parts if p != ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter: drawn from a fixed list, from a list an expression gives, from a range, or computed."""
+
+    name: str
+    loc: Loc
+    choices: tuple[Value, ...] = ()
+    choice_of: Expression | None = None
+    low: Expression | None = None
+    high: Expression | None = None
+    step: Fraction | None = None
+    expr: Expression | None = None
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the parameter is drawn (choice or range) rather than computed (expr)."""
+        return self.expr is None
+
+    def expressions(self) -> list[Expression]:
+        """The expressions it reads (for the parameters it depends on)."""
+        return [e for e in (self.choice_of, self.low, self.high, self.expr) if e is not None]
+
+    def value(self, rng: np.random.Generator, values: Mapping[str, Value]) -> Value:
+        """The parameter's value for this draw (an ExpressionError says why there is none)."""
+        if self.expr is not None:
+            return self.expr.evaluate(values)
+        if self.low is not None and self.high is not None:
+            start, step, count = self._range(values, self.low, self.high)
+            return from_python(start + int(rng.integers(count)) * step)
+        options = self._choices(values)
+        return options[int(rng.integers(len(options)))]
+
+    def options(self, values: Mapping[str, Value], limit: int) -> tuple[Value, ...] | None:
+        """Every value the parameter can take after ``values`` (None when there are more than ``limit``)."""
+        if self.expr is not None:
+            return (self.expr.evaluate(values),)
+        if self.low is not None and self.high is not None:
+            start, step, count = self._range(values, self.low, self.high)
+            if count > limit:
+                return None
+            return tuple(from_python(start + k * step) for k in range(count))
+        return self._choices(values)
+
+    def _choices(self, values: Mapping[str, Value]) -> tuple[Value, ...]:
+        if self.choice_of is None:
+            return self.choices
+        options = self.choice_of.evaluate(values)
+        if not isinstance(options, tuple):
+            raise ExpressionError(f"choice gives {kind_of(options)} ({plain(options)}), not a list")
+        if not options:
+            raise ExpressionError("choice gives an empty list")
+        return options
+
+    def _range(
+        self, values: Mapping[str, Value], low_expr: Expression, high_expr: Expression
+    ) -> tuple[Fraction, Fraction, int]:
+        """The range's first value, step and number of values."""
+        low, high = low_expr.evaluate(values), high_expr.evaluate(values)
+        for bound, value in (("low", low), ("high", high)):
+            if not is_number(value):
+                raise ExpressionError(f"the range's {bound} bound is {kind_of(value)}, not a number")
+        start, stop = _exact(low), _exact(high)
+        step = self.step if self.step is not None else Fraction(1)
+        if stop < start:
+            raise ExpressionError(f"the range is empty: {plain(low)} is above {plain(high)}")
+        count = int((stop - start) // step) + 1
+        if count > MAX_RANGE_VALUES:
+            raise ExpressionError(f"the range holds more than {MAX_RANGE_VALUES:,} values: use a larger step")
+        return start, step, count
+
+
+def _exact(value: Value) -> Fraction:
+    # Drawn decimals stay exact (0.1 + 2·0.1 is 0.3), so that a where: condition like x == 0.3 holds.
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    assert isinstance(value, int | Fraction)
+    return Fraction(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled item
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaMistake:
+    """A compiled mistake: its tag, the expression of its value, its feedback template and score."""
+
+    tag: str
+    value: Expression
+    feedback: Template
+    score: float
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """One assignment of the parameters that meets the ``where:`` conditions, or the error it hits."""
+
+    values: Mapping[str, Value]
+    error: FormulaError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """One variant of a formula item, with what `quiz check` needs beyond the Variant itself."""
+
+    variant: Variant
+    values: Mapping[str, Value]
+    coinciding: tuple[str, ...]
+    """Tags of the mistakes whose value is graded as the answer in this variant (so they were dropped)."""
+
+
+class _NoInputs(pydantic.BaseModel):
+    """A formula item takes no generator parameters: its original's values are checked by the formula."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula item compiled: build it with `Formula.compile`, then call it like a generator."""
+
+    item_id: str
+    file: str
+    lines: Mapping[Loc, tuple[int, str]]
+    params: tuple[Param, ...]
+    where: tuple[Expression, ...]
+    answer_kind: AnswerKind
+    answer: Expression
+    tolerance: Tolerance
+    mistakes: tuple[FormulaMistake, ...]
+    prompt: Template
+    solution: tuple[Template, ...]
+    hint: Template | None
+    original: Mapping[str, Value] | None
+    _where_free: tuple[frozenset[str], ...] = field(repr=False, compare=False)
+
+    # -- compiling --------------------------------------------------------------------------
+
+    @classmethod
+    def compile(cls, item: FormulaItem, *, file: str, prefix: Loc, line_of: Callable[[Loc], int]) -> Formula:
+        """Compile every expression and template of ``item``; all problems are raised at once.
+
+        ``prefix`` is the item's location in the bank (``("items", 3)``) and ``line_of`` gives the
+        line of a location in the bank file, for the messages of errors found later, per variant.
+
+        Raises:
+            FormulaCompileError: the problems found, each with its location in the item.
+        """
+        problems: list[tuple[Loc, str]] = []
+        params = _compile_params(item.params, problems)
+        names = [p.name for p in params]
+        where = tuple(_expr(text, ("where", i), names, problems) for i, text in enumerate(item.where))
+        answer = _expr(item.answer.value, ("answer", "value"), names, problems)
+        tolerance = _tolerance(item, problems)
+        mistakes = tuple(
+            FormulaMistake(
+                m.tag,
+                _expr(m.value, ("mistakes", i, "value"), names, problems),
+                _template(m.feedback, ("mistakes", i, "feedback"), names, problems),
+                m.score,
+                i,
+            )
+            for i, m in enumerate(item.mistakes)
+        )
+        prompt = _template(item.prompt, ("prompt",), names, problems)
+        solution = tuple(_template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution))
+        hint = _template(item.hint, ("hint",), names, problems) if item.hint else None
+        original = _original(item.original, params, problems)
+        if problems:
+            raise FormulaCompileError(problems)
+
+        locs: list[Loc] = [("where", i) for i in range(len(where))]
+        locs += [p.loc for p in params]
+        locs += [("answer", "value"), ("prompt",), ("hint",), ("original",)]
+        locs += [("mistakes", m.index, part) for m in mistakes for part in ("value", "feedback")]
+        locs += [("solution", i) for i in range(len(solution))]
+        lines = {loc: (line_of(loc), _field(prefix, loc)) for loc in locs}
+        return cls(
+            item_id=item.id,
+            file=file,
+            lines=lines,
+            params=params,
+            where=where,
+            answer_kind=item.answer.kind,
+            answer=answer,
+            tolerance=tolerance,
+            mistakes=mistakes,
+            prompt=prompt,
+            solution=solution,
+            hint=hint,
+            original=original,
+            _where_free=tuple(_random_inputs(expression, params) for expression in where),
+        )
+
+    def error(self, loc: Loc, message: str, values: Mapping[str, Value] | None = None) -> FormulaError:
+        """A FormulaError located at ``loc`` of this item."""
+        line, where = self.lines[loc]
+        return FormulaError(self.file, line, where, message, values)
+
+    # -- running -----------------------------------------------------------------------------
+
+    def generate(self, rng: np.random.Generator, /, **fixed: Any) -> Variant:
+        """The variant for this random stream; ``fixed`` gives parameters their value (the original's)."""
+        return self.instance(rng, fixed).variant
+
+    def instance(self, rng: np.random.Generator, fixed: Mapping[str, Any]) -> Instance:
+        """The variant for this random stream, with its parameter values and the mistakes it dropped.
+
+        Raises:
+            FormulaError: an expression failed, or no draw met the ``where:`` conditions.
+        """
+        return self.build(self._draw(rng, fixed))
+
+    def build(self, values: Mapping[str, Value]) -> Instance:
+        """The variant of these parameter values (FormulaError if an expression fails for them)."""
+        answer = self._answer(values)
+        mistakes: list[Mistake] = []
+        coinciding: list[str] = []
+        for mistake in self.mistakes:
+            loc: Loc = ("mistakes", mistake.index, "value")
+            value = self._mistake_value(mistake, self._evaluate(mistake.value, loc, values))
+            if answer.matches(value):
+                coinciding.append(mistake.tag)
+            feedback = self._render(mistake.feedback, values)
+            mistakes.append(Mistake(mistake.tag, value, feedback, mistake.score))
+        variant = Variant(
+            prompt=self._render(self.prompt, values),
+            answer=answer,
+            solution=[self._render(step, values) for step in self.solution],
+            mistakes=mistakes,
+            inputs={name: to_python(value) for name, value in values.items()},
+            hint=self._render(self.hint, values) if self.hint is not None else "",
+        )
+        return Instance(variant, values, tuple(coinciding))
+
+    def _evaluate(self, expression: Expression, loc: Loc, values: Mapping[str, Value]) -> Value:
+        try:
+            return expression.evaluate(values)
+        except ExpressionError as exc:
+            raise self.error(loc, f"cannot compute {expression.text!r}: {exc}", values) from None
+
+    def _render(self, template: Template, values: Mapping[str, Value]) -> str:
+        try:
+            return template.render(values)
+        except ExpressionError as exc:
+            raise self.error(template.loc, f"cannot fill the template: {exc}", values) from None
+
+    def _draw(self, rng: np.random.Generator, fixed: Mapping[str, Any]) -> dict[str, Value]:
+        rejected: Counter[int] = Counter()
+        for _ in range(MAX_TRIES):
+            values: dict[str, Value] = {}
+            for param in self.params:
+                if param.name in fixed:
+                    values[param.name] = fixed[param.name]
+                    continue
+                try:
+                    values[param.name] = param.value(rng, values)
+                except ExpressionError as exc:
+                    raise self.error(param.loc, str(exc), values) from None
+            failed = self._failed_condition(values)
+            if failed is None:
+                return values
+            if not self._where_free[failed].difference(fixed):
+                # Nothing random enters this condition: drawing again cannot help.
+                text = self.where[failed].text
+                given = {k: v for k, v in values.items() if k in fixed}
+                message = (
+                    f"the given values do not meet {text!r}"
+                    if given
+                    else f"{text!r} never holds: it depends on no drawn parameter"
+                )
+                raise self.error(("where", failed), message, given)
+            rejected[failed] += 1
+        index = rejected.most_common(1)[0][0]
+        raise self.error(
+            ("where", index),
+            f"item {self.item_id!r}: no draw of the parameters meets {self.where[index].text!r} in "
+            f"{MAX_TRIES:,} tries; widen the parameters' ranges or relax the condition",
+        )
+
+    def combinations(self, limit: int = MAX_COMBINATIONS) -> list[Combination] | None:
+        """Every assignment of the parameters that meets the conditions, in order (None: more than
+        ``limit`` steps to list them). Those an expression fails for carry the error instead."""
+        found: list[Combination] = []
+        steps = 0
+
+        def walk(index: int, values: dict[str, Value]) -> bool:
+            nonlocal steps
+            steps += 1
+            if steps > limit:
+                return False
+            if index == len(self.params):
+                try:
+                    if self._failed_condition(values) is None:
+                        found.append(Combination(dict(values)))
+                except FormulaError as exc:
+                    found.append(Combination(dict(values), exc))
+                return True
+            param = self.params[index]
+            try:
+                options = param.options(values, limit)
+            except ExpressionError as exc:
+                found.append(Combination(dict(values), self.error(param.loc, str(exc), values)))
+                return True
+            if options is None:
+                return False
+            for option in options:
+                values[param.name] = option
+                if not walk(index + 1, values):
+                    return False
+            values.pop(param.name, None)
+            return True
+
+        return found if walk(0, {}) else None
+
+    def drawn_by(self, values: Mapping[str, Value], bank: str, seeds: Iterable[int]) -> int | None:
+        """The first of ``seeds`` whose variant has these parameter values (to reproduce a problem)."""
+        for seed in seeds:
+            try:
+                drawn = self._draw(question_rng(seed, bank, self.item_id), {})
+            except FormulaError:
+                continue
+            if drawn.keys() == values.keys() and all(equal(drawn[k], values[k]) for k in values):
+                return seed
+        return None
+
+    def _failed_condition(self, values: Mapping[str, Value]) -> int | None:
+        for index, condition in enumerate(self.where):
+            result = self._evaluate(condition, ("where", index), values)
+            if not isinstance(result, bool):
+                raise self.error(
+                    ("where", index),
+                    f"{condition.text!r} gives {kind_of(result)}, not true or false "
+                    "(write a comparison such as d/h >= 32)",
+                    values,
+                )
+            if not result:
+                return index
+        return None
+
+    def _answer(self, values: Mapping[str, Value]) -> Answer:
+        loc: Loc = ("answer", "value")
+        value = self._evaluate(self.answer, loc, values)
+        try:
+            return _make_answer(self.answer_kind, value, self.tolerance)
+        except ExpressionError as exc:
+            raise self.error(loc, f"{self.answer.text!r} gives {plain(value)}: {exc}", values) from None
+
+    def _mistake_value(self, mistake: FormulaMistake, value: Value) -> MistakeValue:
+        try:
+            return _mistake_value(self.answer_kind, value)
+        except ExpressionError as exc:
+            raise self.error(
+                ("mistakes", mistake.index, "value"),
+                f"mistake {mistake.tag!r}: {mistake.value.text!r} gives {plain(value)}: {exc}",
+            ) from None
+
+    # -- as a generator ------------------------------------------------------------------------
+
+    def summary(self) -> str:
+        """One line about the item, for listings: the start of its prompt."""
+        text = " ".join(self.prompt.sketch().split())
+        return text if len(text) <= 100 else text[:99] + "…"
+
+    def spec(self) -> GeneratorSpec:
+        """The item as a generator spec, so that a bank item runs it like any generator."""
+        return GeneratorSpec(
+            name="formula",
+            fn=self.generate,
+            params_model=_NoInputs,
+            summary=self.summary(),
+            module=self.file,
+        )
+
+    # -- checking ------------------------------------------------------------------------------
+
+    def trial(self, bank: str, seeds: Iterable[int] = LOAD_SEEDS) -> list[Issue]:
+        """The problems found by building the original and the variants of ``seeds`` (at load time).
+
+        Stops at the first variant that fails. A mistake that gives the answer itself in the
+        original, or in every variant tried, is a problem too: it could never be recognised.
+        """
+        runs: list[tuple[int | None, Mapping[str, Any]]] = []
+        if self.original is not None:
+            runs.append((None, self.original))
+        runs += [(seed, {}) for seed in seeds]
+        always: set[str] | None = None
+        first: dict[str, tuple[int | None, Instance]] = {}
+        for seed, fixed in runs:
+            rng = question_rng(seed if seed is not None else 0, bank, self.item_id)
+            try:
+                instance = self.instance(rng, fixed)
+            except FormulaError as exc:
+                return [exc.issue(seed)]
+            if seed is None and instance.coinciding:
+                return [self.coinciding_issue(instance.coinciding[0], None, instance)]
+            markup_issue = self.markup_issue(instance, seed)
+            if markup_issue is not None:
+                return [markup_issue]
+            if seed is not None:
+                always = set(instance.coinciding) if always is None else always & set(instance.coinciding)
+                for tag in instance.coinciding:
+                    first.setdefault(tag, (seed, instance))
+        for mistake in self.mistakes:
+            if always and mistake.tag in always:
+                seed, instance = first[mistake.tag]
+                return [self.coinciding_issue(mistake.tag, seed, instance)]
+        return []
+
+    def coinciding_issue(self, tag: str, seed: int | Literal["unknown"] | None, instance: Instance) -> Issue:
+        """The problem of a mistake that gives the answer itself in this variant."""
+        mistake = next(m for m in self.mistakes if m.tag == tag)
+        error = self.error(
+            ("mistakes", mistake.index, "value"),
+            f"mistake {tag!r} gives the answer itself ({instance.variant.answer.format()}), so it can "
+            "never be recognised; change its value, or exclude these parameters with where:",
+            instance.values,
+        )
+        return error.issue(seed)
+
+    def markup_issue(self, instance: Instance, seed: int | Literal["unknown"] | None) -> Issue | None:
+        """The first text of the variant outside the supported TeX, as a problem at its template."""
+        variant = instance.variant
+        texts: list[tuple[Template, str]] = [(self.prompt, variant.prompt)]
+        texts += list(zip(self.solution, variant.solution, strict=True))
+        if self.hint is not None:
+            texts.append((self.hint, variant.hint))
+        feedback = {m.tag: m.feedback for m in variant.mistakes}
+        texts += [(m.feedback, feedback[m.tag]) for m in self.mistakes if m.tag in feedback]
+        for template, text in texts:
+            try:
+                markup.check(text)
+            except markup.MarkupError as exc:
+                return self.error(template.loc, str(exc), instance.values).issue(seed)
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling the parts
+# ---------------------------------------------------------------------------------------------
+
+
+def _field(prefix: Loc, loc: Loc) -> str:
+    text = ""
+    for part in (*prefix, *loc):
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _expr(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]]) -> Expression:
+    try:
+        return compile_expression(text, names)
+    except ExpressionError as exc:
+        problems.append((loc, str(exc)))
+        return _PLACEHOLDER_EXPRESSION
+
+
+def _template(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]]) -> Template:
+    try:
+        return compile_template(text, loc, names)
+    except ExpressionError as exc:
+        problems.append((loc, str(exc)))
+        return Template(loc, ())
+
+
+# What a broken expression compiles to while the other problems of the item are collected.
+_PLACEHOLDER_EXPRESSION = compile_expression("0")
+
+
+def _compile_params(specs: Mapping[str, ParamSpec], problems: list[tuple[Loc, str]]) -> tuple[Param, ...]:
+    params: list[Param] = []
+    every = list(specs)
+    for position, (name, spec) in enumerate(specs.items()):
+        loc: Loc = ("params", name)
+        if not PARAM_NAME.match(name):
+            problems.append((loc, "a parameter name is letters, digits and _, starting with a letter"))
+            continue
+        if name in RESERVED:
+            problems.append((loc, f"{name!r} is a function, a constant or a keyword: choose another name"))
+            continue
+        earlier = every[:position]
+        later = every[position + 1 :]
+
+        def compiled(
+            text: str, part: str, loc: Loc = loc, earlier: list[str] = earlier, later: list[str] = later
+        ) -> Expression:
+            where: Loc = (*loc, part)
+            try:
+                return compile_expression(text, earlier)
+            except ExpressionError as exc:
+                used = _names_in(text)
+                ahead = [n for n in later if n in used]
+                message = (
+                    f"uses {ahead[0]!r}, which is defined below it: a parameter can use only those above it"
+                    if ahead
+                    else str(exc)
+                )
+                problems.append((where, message))
+                return _PLACEHOLDER_EXPRESSION
+
+        if spec.expr is not None:
+            params.append(Param(name, (*loc, "expr"), expr=compiled(spec.expr, "expr")))
+        elif isinstance(spec.choice, str):
+            params.append(Param(name, (*loc, "choice"), choice_of=compiled(spec.choice, "choice")))
+        elif spec.choice is not None:
+            choices: list[Value] = []
+            for i, raw in enumerate(spec.choice):
+                try:
+                    value = from_python(raw, "a choice")
+                except ExpressionError as exc:
+                    problems.append(((*loc, "choice", i), str(exc)))
+                    continue
+                if isinstance(value, bool):
+                    problems.append(((*loc, "choice", i), "a choice is a number or a list, not true/false"))
+                    continue
+                choices.append(value)
+            params.append(Param(name, (*loc, "choice"), choices=tuple(choices)))
+        elif spec.range is not None:
+            low, high = spec.range
+            step = Fraction(repr(spec.step)) if isinstance(spec.step, float) else spec.step
+            if step is None and any(isinstance(b, float) and not b.is_integer() for b in (low, high)):
+                problems.append(((*loc, "range"), "a range of decimals needs a step, e.g. step: 0.1"))
+            params.append(
+                Param(
+                    name,
+                    (*loc, "range"),
+                    low=compiled(str(low), "range"),
+                    high=compiled(str(high), "range"),
+                    step=Fraction(step) if step is not None else None,
+                )
+            )
+    return tuple(params)
+
+
+def _names_in(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def _tolerance(item: FormulaItem, problems: list[tuple[Loc, str]]) -> Tolerance:
+    kind = item.answer.kind
+    if kind in {"integer", "shape"}:
+        if item.tolerance is not None:
+            problems.append(
+                (
+                    ("tolerance",),
+                    f"{'an integer' if kind == 'integer' else 'a shape'} answer is graded exactly: "
+                    "remove tolerance" + (" (or use kind: number)" if kind == "integer" else ""),
+                )
+            )
+        return EXACT
+    return item.tolerance.to_tolerance() if item.tolerance is not None else DEFAULT_REAL_TOLERANCE
+
+
+def _original(
+    given: Mapping[str, Any] | None, params: Sequence[Param], problems: list[tuple[Loc, str]]
+) -> Mapping[str, Value] | None:
+    if given is None:
+        return None
+    by_name = {p.name: p for p in params}
+    values: dict[str, Value] = {}
+    for name, raw in given.items():
+        loc: Loc = ("original", name)
+        param = by_name.get(name)
+        if param is None:
+            known = ", ".join(p.name for p in params if p.drawn) or "none"
+            problems.append((loc, f"{name!r} is not a parameter of this item (drawn parameters: {known})"))
+            continue
+        if not param.drawn:
+            problems.append(
+                (loc, f"{name!r} is computed (expr) from other parameters: give the values it comes from")
+            )
+            continue
+        try:
+            values[name] = from_python(raw, f"the value of {name}")
+        except ExpressionError as exc:
+            problems.append((loc, str(exc)))
+    return values
+
+
+def _random_inputs(expression: Expression, params: Sequence[Param]) -> frozenset[str]:
+    """The drawn parameters a condition depends on, through the computed ones."""
+    by_name = {p.name: p for p in params}
+    seen: set[str] = set()
+    drawn: set[str] = set()
+    stack = list(expression.names)
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in by_name:
+            continue
+        seen.add(name)
+        param = by_name[name]
+        if param.drawn:
+            drawn.add(name)
+        for inner in param.expressions():
+            stack.extend(inner.names)
+    return frozenset(drawn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Values → answers
+# ---------------------------------------------------------------------------------------------
+
+
+def _scalar(value: Value, what: str) -> int | Fraction | float:
+    if isinstance(value, bool | tuple):
+        raise ExpressionError(f"{what} needs a number, not {kind_of(value)}")
+    return value
+
+
+def _numbers(value: Value, what: str) -> tuple[float, ...]:
+    if not isinstance(value, tuple) or not value:
+        raise ExpressionError(f"{what} needs a non-empty list of numbers, not {kind_of(value)}")
+    return tuple(float(_scalar(v, f"each entry of {what}")) for v in value)
+
+
+def _rows(value: Value, what: str) -> tuple[tuple[float, ...], ...]:
+    if not isinstance(value, tuple) or not value or not all(isinstance(r, tuple) for r in value):
+        raise ExpressionError(f"{what} needs a list of rows, e.g. [[1, 2], [3, 4]]")
+    rows = tuple(_numbers(row, what) for row in value)
+    if len({len(r) for r in rows}) != 1:
+        raise ExpressionError(f"{what} needs rows of one length")
+    return rows
+
+
+def _dims(value: Value, what: str) -> tuple[int, ...]:
+    if not isinstance(value, tuple) or not value:
+        raise ExpressionError(f"{what} needs a list of dimensions, e.g. [d, 512]")
+    dims = [_scalar(v, f"each dimension of {what}") for v in value]
+    if not all(is_whole(v) and v >= 1 for v in dims):
+        raise ExpressionError(f"{what} needs whole dimensions of at least 1")
+    return tuple(int(v) for v in dims)
+
+
+def _make_answer(kind: AnswerKind, value: Value, tolerance: Tolerance) -> Answer:
+    if kind == "number":
+        return NumericAnswer(float(_scalar(value, "a number answer")), tolerance)
+    if kind == "integer":
+        number = _scalar(value, "an integer answer")
+        if not is_whole(number):
+            raise ExpressionError("an integer answer must be a whole number (use kind: number for others)")
+        return IntegerAnswer(int(number))
+    if kind == "vector":
+        return VectorAnswer(_numbers(value, "a vector answer"), tolerance)
+    if kind == "matrix":
+        return MatrixAnswer(_rows(value, "a matrix answer"), tolerance)
+    return ShapeAnswer(_dims(value, "a shape answer"))
+
+
+def _mistake_value(kind: AnswerKind, value: Value) -> MistakeValue:
+    if kind in {"number", "integer"}:
+        number = _scalar(value, f"a mistake of a {kind} answer")
+        return int(number) if is_whole(number) else float(number)
+    if kind == "vector":
+        return _numbers(value, "a mistake of a vector answer")
+    if kind == "matrix":
+        return _rows(value, "a mistake of a matrix answer")
+    return _dims(value, "a mistake of a shape answer")
+
+
+__all__ = [
+    "LOAD_SEEDS",
+    "MAX_TRIES",
+    "Formula",
+    "FormulaCompileError",
+    "FormulaError",
+    "Instance",
+    "Template",
+    "compile_template",
+]

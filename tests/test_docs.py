@@ -1,0 +1,90 @@
+"""Every example of the authoring guide runs: each YAML block loads and passes `quiz check`."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from engine.check import check_bank
+from engine.loader import load_bank_file
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "authoring.md"
+FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+VARIANTS = 40
+
+
+def blocks(language: str) -> list[tuple[int, str]]:
+    """The code blocks of one language in the guide, with the line each starts on."""
+    text = GUIDE.read_text(encoding="utf-8")
+    return [
+        (text.count("\n", 0, m.start()) + 1, m.group(2))
+        for m in FENCE.finditer(text)
+        if m.group(1) == language
+    ]
+
+
+YAML = blocks("yaml")
+PYTHON = blocks("python")
+
+
+def as_bank(source: str, line: int) -> str:
+    """A YAML block as a bank: whole banks as they are, a list of items inside a small bank."""
+    if re.search(r"^bank:", source, re.MULTILINE):
+        return source
+    assert source.startswith("- "), f"the YAML block at line {line} is neither a bank nor a list of items"
+    return f"bank: guide-line-{line}\ntitle: Guide example\nitems:\n" + textwrap.indent(source, "  ")
+
+
+@pytest.fixture
+def plugin_dir(tmp_path: Path) -> Path:
+    """A folder holding every Python module of the guide (named by its first line, ``# name.py``)."""
+    for _, source in PYTHON:
+        first = source.splitlines()[0]
+        match = re.fullmatch(r"# (\w+\.py)", first)
+        assert match, f"a Python example starts with its file name as a comment, not {first!r}"
+        (tmp_path / match.group(1)).write_text(source, encoding="utf-8")
+    return tmp_path
+
+
+def test_the_guide_has_examples_of_every_kind() -> None:
+    text = "\n".join(source for _, source in YAML)
+    for needle in ("kind: formula", "generator: statements", "plugins:", "where:", "range:", "original:"):
+        assert needle in text, f"the guide has no YAML example with {needle!r}"
+    for kind in ("integer", "vector", "shape"):
+        assert f"kind: {kind}" in text, f"the guide has no example of a {kind} answer"
+    assert PYTHON, "the guide shows no generator module"
+
+
+@pytest.mark.parametrize(("line", "source"), YAML, ids=[f"line-{line}" for line, _ in YAML])
+def test_every_yaml_example_loads_and_passes_quiz_check(line: int, source: str, plugin_dir: Path) -> None:
+    path = plugin_dir / f"example-{line}.yaml"
+    path.write_text(as_bank(source, line), encoding="utf-8")
+    bank = load_bank_file(path, shown_as=f"docs/authoring.md (block at line {line})")
+    report = check_bank(bank, VARIANTS)
+    problems = [f"{i.item} [{f.check}] seed {f.seed}: {f.message}" for i in report.items for f in i.failures]
+    assert report.ok, "\n".join(problems)
+    for item in report.items:
+        assert not item.warnings, f"{item.item}: {item.warnings}"
+
+
+def test_every_original_in_the_guide_gives_the_papers_answer(plugin_dir: Path) -> None:
+    # The guide quotes the papers' answers; the examples' originals must reproduce them.
+    expected = {
+        "w-o-params": "589,824",
+        "padded-batch-volume": "6,400",
+        "scaled-weights": "[0.731, 0.269]",
+        "encoder-output-shape": "[50, 512]",
+        "ffn-params": "2,099,712",
+        "additive-score": "1.93",
+    }
+    seen: dict[str, str] = {}
+    for line, source in YAML:
+        path = plugin_dir / f"example-{line}.yaml"
+        path.write_text(as_bank(source, line), encoding="utf-8")
+        for entry in load_bank_file(path).items:
+            if entry.id in expected and entry.has_original:
+                seen[entry.id] = entry.original().answer.format()
+    assert seen == expected
