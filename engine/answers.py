@@ -8,9 +8,9 @@ scoring it is `engine.grading`'s; this module only says what the target is.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar, Literal, cast
 
 Scoring = Literal["net", "all-or-nothing", "each-answer"]

@@ -454,10 +454,14 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
                 out += "−" if item.text == "-" else "+"  # unary sign: no spaces
                 continue
             piece = to_unicode(item, display=display)
-            if isinstance(prev, Sym) and prev.kind == "func" and not piece.startswith(("(", " ")):
-                out += " "
-            elif isinstance(item, Sym) and item.kind == "func" and out and not out.endswith((" ", "(")):
-                out += " "
+            after_function = (
+                isinstance(prev, Sym) and prev.kind == "func" and not piece.startswith(("(", " "))
+            )
+            before_function = (
+                isinstance(item, Sym) and item.kind == "func" and bool(out) and not out.endswith((" ", "("))
+            )
+            if after_function or before_function:
+                out += " "  # "v tanh(x)", "tanh x": a function name stands apart from its neighbours
             out += piece
         return re.sub(r"  +", " ", out) if "  " in out and not display else out
     if isinstance(node, Scripts):

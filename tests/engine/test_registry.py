@@ -40,7 +40,7 @@ def positional_param(rng: np.random.Generator, /, n: int = 2) -> Variant:
     return make()
 
 
-def unannotated(rng: np.random.Generator, /, *, n=2) -> Variant:  # type: ignore[no-untyped-def]
+def unannotated(rng: np.random.Generator, /, *, n=2) -> Variant:
     """n has no annotation."""
     return make()
 
