@@ -44,7 +44,16 @@ from engine.errors import QuizError
 
 # The reader of student responses; its tokenizer, literals and bounded arithmetic are reused
 # as they are, which is what keeps the two languages equally safe.
-from engine.parse import _call, _checked, _Error, _literal, _match_brackets, _power, _Token, _tokenize
+from engine.parse import (
+    ReadError,
+    Token,
+    call_function,
+    checked,
+    match_brackets,
+    power,
+    read_literal,
+    tokenize,
+)
 
 # As in the reader: exact whole numbers are ints, other rationals Fractions, the rest floats.
 Num: TypeAlias = int | Fraction | float
@@ -94,7 +103,7 @@ def from_python(value: Any, what: str = "a value") -> Value:
 
 
 def _checked_value(value: Num) -> Num:
-    return _guarded(lambda: _checked(value))
+    return _guarded(lambda: checked(value))
 
 
 def to_python(value: Value) -> Any:
@@ -217,7 +226,7 @@ def _guarded(fn: Callable[[], Num]) -> Num:
     """Run one step of the reader's arithmetic, turning its limits into expression errors."""
     try:
         return fn()
-    except _Error as err:
+    except ReadError as err:
         raise ExpressionError(_sentence(err.reason)) from None
 
 
@@ -236,18 +245,18 @@ def _binary(op: str, a: Value, b: Value) -> Value:
     x = _number(a, f"`{op}`")
     y = _number(b, f"`{op}`")
     if op == "+":
-        return _guarded(lambda: _checked(x + y))
+        return _guarded(lambda: checked(x + y))
     if op == "-":
-        return _guarded(lambda: _checked(x - y))
+        return _guarded(lambda: checked(x - y))
     if op == "*":
-        return _guarded(lambda: _checked(x * y))
+        return _guarded(lambda: checked(x * y))
     if op == "/":
         if y == 0:
             raise ExpressionError("division by zero")
         # Exact operands give an exact quotient (1/3 stays a third); ints alone would give a float.
         exact = isinstance(x, int | Fraction) and isinstance(y, int | Fraction)
-        return _guarded(lambda: _checked(Fraction(x) / y if exact else x / y))
-    return _guarded(lambda: _power(x, y))
+        return _guarded(lambda: checked(Fraction(x) / y if exact else x / y))
+    return _guarded(lambda: power(x, y))
 
 
 def _negate(value: Value) -> Value:
@@ -307,7 +316,7 @@ def _elementwise(name: str) -> Callable[[list[Value]], Value]:
             if isinstance(value, tuple):
                 return tuple(one(v) for v in value)
             x = _number(value, f"{name}()")
-            return _guarded(lambda: _checked(_call(name, x)))
+            return _guarded(lambda: checked(call_function(name, x)))
 
         return one(args[0])
 
@@ -467,14 +476,14 @@ def _const(value: Value) -> _Run:
     return lambda env: value
 
 
-def _describe(tok: _Token) -> str:
+def _describe(tok: Token) -> str:
     return parse.describe_char(tok.text) if tok.kind == "bad" else f"`{tok.text}`"
 
 
-def _tokens(text: str) -> list[_Token]:
+def _tokens(text: str) -> list[Token]:
     """The reader's tokens, with comparisons joined (``<=``) and new lines taken as spaces."""
-    raw = _tokenize(text, grouping=False)
-    tokens: list[_Token] = []
+    raw = tokenize(text, grouping=False)
+    tokens: list[Token] = []
     i = 0
     pending_space = False
     while i < len(raw):
@@ -489,11 +498,11 @@ def _tokens(text: str) -> list[_Token]:
             nxt = raw[i + 1] if i + 1 < len(raw) else None
             pair = tok.text + "=" if nxt is not None and nxt.text == "=" and nxt.pos == tok.pos + 1 else ""
             if pair:
-                tokens.append(_Token("op", pair, tok.pos, space))
+                tokens.append(Token("op", pair, tok.pos, space))
                 i += 2
                 continue
             if tok.text in "<>":
-                tokens.append(_Token("op", tok.text, tok.pos, space))
+                tokens.append(Token("op", tok.text, tok.pos, space))
                 i += 1
                 continue
             hint = "write `==` to compare" if tok.text == "=" else "write `not` or `!=`"
@@ -515,7 +524,7 @@ def _tokens(text: str) -> list[_Token]:
             )
         if tok.text == ";":
             raise ExpressionError(f"unexpected `;` at character {tok.pos + 1}: separate entries with commas")
-        tokens.append(_Token(tok.kind, tok.text, tok.pos, space))
+        tokens.append(Token(tok.kind, tok.text, tok.pos, space))
         i += 1
     return tokens
 
@@ -527,17 +536,17 @@ _ENDS_OPERAND = frozenset({"num", "name", "close", "sup"})
 class _Compiler:
     """Recursive descent over the tokens, building closures (see the grammar in the module docstring)."""
 
-    def __init__(self, tokens: list[_Token], variables: Collection[str] | None) -> None:
+    def __init__(self, tokens: list[Token], variables: Collection[str] | None) -> None:
         self.tokens = tokens
         self.i = 0
         self.depth = 0
         self.variables = variables
         self.names: set[str] = set()
 
-    def peek(self) -> _Token | None:
+    def peek(self) -> Token | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def take(self) -> _Token:
+    def take(self) -> Token:
         tok = self.tokens[self.i]
         self.i += 1
         return tok
@@ -563,7 +572,7 @@ class _Compiler:
             raise self.unexpected(tok)
         return run
 
-    def unexpected(self, tok: _Token) -> ExpressionError:
+    def unexpected(self, tok: Token) -> ExpressionError:
         where = f"at character {tok.pos + 1}"
         prev = self.tokens[self.i - 1] if self.i > 0 else None
         if prev is not None and tok.kind in _STARTS_OPERAND and prev.kind in _ENDS_OPERAND:
@@ -691,7 +700,7 @@ class _Compiler:
             raise ExpressionError(f"the expression ends too early: a number or a name is missing{after}")
         if tok.kind == "num":
             self.take()
-            return _const(_guarded(lambda: _literal(tok.text).value))
+            return _const(_guarded(lambda: read_literal(tok.text).value))
         if tok.kind == "name":
             return self.name()
         if tok.kind == "open":
@@ -717,7 +726,7 @@ class _Compiler:
             )
         raise self.unexpected(tok)
 
-    def close(self, opening: _Token, text: str) -> None:
+    def close(self, opening: Token, text: str) -> None:
         tok = self.peek()
         if tok is None:
             raise ExpressionError(f"`{opening.text}` at character {opening.pos + 1} is not closed")
@@ -815,13 +824,13 @@ def compile_expression(text: str, variables: Collection[str] | None = None) -> E
         raise ExpressionError(
             f"the expression is too long ({len(text):,} characters; the limit is {parse.MAX_LENGTH:,})"
         )
-    clean = text.translate(parse._TRANSLATE).strip()
+    clean = text.translate(parse.TRANSLATE).strip()
     if not clean:
         raise ExpressionError("the expression is empty")
     tokens = _tokens(clean)
     try:
-        _match_brackets(tokens)
-    except _Error as err:
+        match_brackets(tokens)
+    except ReadError as err:
         raise ExpressionError(_sentence(err.reason)) from None
     compiler = _Compiler(tokens, variables)
     run = compiler.whole()

@@ -140,7 +140,7 @@ def echo_shape(dims: tuple[Dim, ...]) -> str:
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
 
-class _Error(Exception):
+class ReadError(Exception):
     """Internal: the first problem found, with what was read up to it."""
 
     def __init__(self, reason: str, read_as: str = "") -> None:
@@ -149,7 +149,7 @@ class _Error(Exception):
         self.read_as = read_as
 
 
-class _Several(_Error):
+class _Several(ReadError):
     """Internal: a single number was expected but the response goes on with another entry."""
 
     def __init__(self) -> None:
@@ -160,7 +160,7 @@ class _Several(_Error):
 # Characters
 # ---------------------------------------------------------------------------------------------
 
-_TRANSLATE = str.maketrans(
+TRANSLATE = str.maketrans(
     {
         "\u2212": "-",  # minus sign
         "\u2013": "-",  # en dash, which word processors put in place of a minus
@@ -201,11 +201,11 @@ def _clip(text: str, width: int = 40) -> str:
 
 def _prepare(text: str) -> str:
     if len(text) > MAX_LENGTH:
-        raise _Error(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
+        raise ReadError(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
     # A translation table, not NFKC: NFKC would turn 768² into 7682.
-    clean = text.replace("\r\n", "\n").translate(_TRANSLATE).strip(" \n")
+    clean = text.replace("\r\n", "\n").translate(TRANSLATE).strip(" \n")
     if not clean:
-        raise _Error("The response is empty.")
+        raise ReadError("The response is empty.")
     return clean
 
 
@@ -217,7 +217,7 @@ TokenKind = Literal["num", "name", "op", "open", "close", "sep", "nl", "sqrt", "
 
 
 @dataclass(slots=True)
-class _Token:
+class Token:
     kind: TokenKind
     text: str
     pos: int
@@ -240,9 +240,9 @@ _SINGLE: dict[str, TokenKind] = {
 _PARTNER = {"(": ")", "[": "]", "{": "}"}
 
 
-def _tokenize(text: str, *, grouping: bool) -> list[_Token]:
+def tokenize(text: str, *, grouping: bool) -> list[Token]:
     """Split normalised text into tokens; unknown characters become ``bad`` tokens, reported in order."""
-    tokens: list[_Token] = []
+    tokens: list[Token] = []
     space = False
     for m in (_TOKEN_GROUPED if grouping else _TOKEN_PLAIN).finditer(text):
         kind, piece, pos = m.lastgroup, m.group(), m.start()
@@ -250,22 +250,22 @@ def _tokenize(text: str, *, grouping: bool) -> list[_Token]:
             space = True
             continue
         if kind == "single":
-            tokens.append(_Token(_SINGLE[piece], "pi" if piece == "π" else piece, pos, space))
+            tokens.append(Token(_SINGLE[piece], "pi" if piece == "π" else piece, pos, space))
         elif kind == "pow":
-            tokens.append(_Token("op", "^", pos, space))
+            tokens.append(Token("op", "^", pos, space))
         elif kind == "sup":
-            tokens.append(_Token("sup", "".join(_SUPERSCRIPTS[c] for c in piece), pos, space))
+            tokens.append(Token("sup", "".join(_SUPERSCRIPTS[c] for c in piece), pos, space))
         elif kind == "num":
-            tokens.append(_Token("num", piece, pos, space))
+            tokens.append(Token("num", piece, pos, space))
         elif kind == "name":
-            tokens.append(_Token("name", piece, pos, space))
+            tokens.append(Token("name", piece, pos, space))
         else:
-            tokens.append(_Token("bad", piece, pos, space))
+            tokens.append(Token("bad", piece, pos, space))
         space = False
     return tokens
 
 
-def _bad_char_reason(tok: _Token) -> str:
+def _bad_char_reason(tok: Token) -> str:
     ch = tok.text
     where = f"at character {tok.pos + 1}"
     if ch == "∞":
@@ -284,11 +284,11 @@ def _bad_char_reason(tok: _Token) -> str:
 Num = int | Fraction | float  # exact whole numbers stay ints (fast); other rationals are Fractions
 
 
-def _too_large() -> _Error:
-    return _Error("The number is too large to grade (the limit is 1e300).")
+def _too_large() -> ReadError:
+    return ReadError("The number is too large to grade (the limit is 1e300).")
 
 
-def _checked(value: Num) -> Num:
+def checked(value: Num) -> Num:
     """``value`` if it is finite and not too large; exact values that grew too long become floats."""
     if isinstance(value, int):
         # Below 2**996 (< 1e300) there is nothing to compare.
@@ -305,7 +305,7 @@ def _checked(value: Num) -> Num:
             return float(value)
         return value
     if math.isnan(value):
-        raise _Error("The result is not a number (NaN).")
+        raise ReadError("The result is not a number (NaN).")
     if abs(value) > MAX_MAGNITUDE:
         raise _too_large()
     return value
@@ -313,11 +313,11 @@ def _checked(value: Num) -> Num:
 
 def _divide(a: Num, b: Num) -> Num:
     if b == 0:
-        raise _Error("Division by zero.")
+        raise ReadError("Division by zero.")
     if isinstance(a, int) and isinstance(b, int):
         q, r = divmod(a, b)
-        return q if r == 0 else _checked(Fraction(a, b))
-    return _checked(a / b)
+        return q if r == 0 else checked(Fraction(a, b))
+    return checked(a / b)
 
 
 def _int_log10(n: int) -> float:
@@ -350,16 +350,16 @@ def _float_op(fn: Callable[..., float], *args: float) -> float:
     except OverflowError:
         raise _too_large() from None
     except ValueError:
-        raise _Error("The expression is not defined for these numbers.") from None
+        raise ReadError("The expression is not defined for these numbers.") from None
 
 
-def _power(base: Num, exponent: Num) -> Num:
+def power(base: Num, exponent: Num) -> Num:
     """``base ** exponent``, refused before it is computed when the result would be too large."""
     if isinstance(exponent, Fraction) and exponent.denominator == 1:
         exponent = exponent.numerator
     if base == 0:
         if exponent < 0:
-            raise _Error("Division by zero (zero to a negative power).")
+            raise ReadError("Division by zero (zero to a negative power).")
         return 1 if exponent == 0 else 0
     if isinstance(exponent, int):
         n = exponent
@@ -371,16 +371,16 @@ def _power(base: Num, exponent: Num) -> Num:
         if size < -_MAX_LOG10:
             return 0.0
         if not isinstance(base, float) and abs(n) * _bits(base) <= _MAX_BITS:
-            return _checked(Fraction(base) ** n) if n < 0 else _checked(base**n)
-        return _checked(_float_op(math.pow, float(base), float(n)))
+            return checked(Fraction(base) ** n) if n < 0 else checked(base**n)
+        return checked(_float_op(math.pow, float(base), float(n)))
     if base < 0:
-        raise _Error("A negative number to a fractional power is not a real number.")
+        raise ReadError("A negative number to a fractional power is not a real number.")
     size = float(exponent) * _log10_abs(base)
     if size > _MAX_LOG10:
         raise _too_large()
     if size < -_MAX_LOG10:
         return 0.0
-    return _checked(_float_op(math.pow, float(base), float(exponent)))
+    return checked(_float_op(math.pow, float(base), float(exponent)))
 
 
 def _abs(value: Num) -> Num:
@@ -392,22 +392,22 @@ def _exact_sqrt(value: int | Fraction) -> Num | None:
     value = Fraction(value)
     num, den = math.isqrt(value.numerator), math.isqrt(value.denominator)
     if num * num == value.numerator and den * den == value.denominator:
-        return _checked(Fraction(num, den))
+        return checked(Fraction(num, den))
     return None
 
 
-def _call(name: str, arg: Num) -> Num:
+def call_function(name: str, arg: Num) -> Num:
     """An allowed function applied to a value, with its domain checked."""
     if name == "abs":
         return _abs(arg)
     if name == "sqrt":
         if arg < 0:
-            raise _Error("The square root of a negative number is not real.")
+            raise ReadError("The square root of a negative number is not real.")
         exact = None if isinstance(arg, float) else _exact_sqrt(arg)
         return exact if exact is not None else math.sqrt(float(arg))
     if name in {"log", "ln", "log10", "log2"}:
         if arg <= 0:
-            raise _Error(f"The logarithm of {'zero' if arg == 0 else 'a negative number'} is not defined.")
+            raise ReadError(f"The logarithm of {'zero' if arg == 0 else 'a negative number'} is not defined.")
         log10 = _log10_abs(arg)
         return {"log10": log10, "log2": log10 / math.log10(2)}.get(name, log10 * math.log(10))
     x = float(arg)
@@ -419,8 +419,8 @@ def _call(name: str, arg: Num) -> Num:
     if name in functions:
         return functions[name](x)
     if name == "tan":
-        return _checked(math.tan(x))
-    raise _Error(unknown_name_reason(name))  # pragma: no cover - names are checked before calls
+        return checked(math.tan(x))
+    raise ReadError(unknown_name_reason(name))  # pragma: no cover - names are checked before calls
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,7 +436,7 @@ class _Literal:
     sigfigs: int
 
 
-def _literal(raw: str) -> _Literal:
+def read_literal(raw: str) -> _Literal:
     """A number as written: its exact value, and the place of its last significant digit."""
     if raw.isdigit() and len(raw) < 19:
         # The common case (a plain whole number) without the general bookkeeping below.
@@ -446,7 +446,7 @@ def _literal(raw: str) -> _Literal:
     text = raw.replace(",", "").replace("_", "").replace(" ", "")
     mantissa, _, exp_text = text.replace("E", "e").partition("e")
     if len(exp_text.lstrip("+-")) > _MAX_EXPONENT_DIGITS:
-        raise _Error(f"The exponent of `{_clip(text)}` is too large to grade.")
+        raise ReadError(f"The exponent of `{_clip(text)}` is too large to grade.")
     exponent = int(exp_text) if exp_text else 0
     int_part, point, frac_part = mantissa.partition(".")
     whole = int_part.lstrip("0")
@@ -464,7 +464,7 @@ def _literal(raw: str) -> _Literal:
         last_place, sigfigs = exponent + len(whole) - len(significant), len(significant)
     scale = 10 ** len(frac_part)
     value = Fraction(int(int_part or "0") * scale + int(frac_part or "0"), scale) * Fraction(10) ** exponent
-    return _Literal(_checked(value), _clip(text), last_place, sigfigs)
+    return _Literal(checked(value), _clip(text), last_place, sigfigs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,7 +492,7 @@ class _Expr:
         atom    := number | constant | function "(" sum ")" | "(" sum ")" | "√" postfix
     """
 
-    def __init__(self, tokens: list[_Token], start: int, end: int, *, allow_percent: bool = False) -> None:
+    def __init__(self, tokens: list[Token], start: int, end: int, *, allow_percent: bool = False) -> None:
         self.tokens = tokens
         self.start = start
         self.i = start
@@ -500,10 +500,10 @@ class _Expr:
         self.depth = 0
         self.allow_percent = allow_percent
 
-    def peek(self) -> _Token | None:
+    def peek(self) -> Token | None:
         return self.tokens[self.i] if self.i < self.end else None
 
-    def take(self) -> _Token:
+    def take(self) -> Token:
         tok = self.tokens[self.i]
         self.i += 1
         return tok
@@ -511,19 +511,19 @@ class _Expr:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Error(f"The expression is nested too deeply (more than {MAX_DEPTH} levels).")
+            raise ReadError(f"The expression is nested too deeply (more than {MAX_DEPTH} levels).")
 
     def parse(self) -> _Val:
         """The value of the whole span (an error if anything is left over)."""
         if self.i >= self.end:
-            raise _Error("An entry is empty.")
+            raise ReadError("An entry is empty.")
         val = self.sum()
         tok = self.peek()
         if tok is not None:
             self._leftover(tok, val)
         return val
 
-    def _op(self, ops: str) -> _Token | None:
+    def _op(self, ops: str) -> Token | None:
         tok = self.peek()
         if tok is not None and tok.kind == "op" and tok.text in ops:
             return self.take()
@@ -534,7 +534,7 @@ class _Expr:
         while (tok := self._op("+-")) is not None:
             right = self.product()
             num = left.num + right.num if tok.text == "+" else left.num - right.num
-            left = _Val(_checked(num), f"{left.text}{tok.text}{right.text}")
+            left = _Val(checked(num), f"{left.text}{tok.text}{right.text}")
         return left
 
     def product(self) -> _Val:
@@ -546,23 +546,23 @@ class _Expr:
                 right = self.signed()
                 if tok.text == "/":
                     if right.num == 0:
-                        raise _Error("Division by zero.", f"{left.text}/{right.text}")
+                        raise ReadError("Division by zero.", f"{left.text}/{right.text}")
                     divided = True
-                num = _checked(left.num * right.num) if tok.text == "*" else _divide(left.num, right.num)
+                num = checked(left.num * right.num) if tok.text == "*" else _divide(left.num, right.num)
                 left = _Val(num, f"{left.text}{tok.text}{right.text}")
             elif self._implicit(tok):
                 if divided:
-                    raise _Error(
+                    raise ReadError(
                         "A product written without `*` after a `/` is ambiguous: write 1/(2*pi) or (1/2)*pi.",
                         left.text,
                     )
                 right = self.signed()
-                left = _Val(_checked(left.num * right.num), f"{left.text}*{right.text}")
+                left = _Val(checked(left.num * right.num), f"{left.text}*{right.text}")
             else:
                 break
         return left
 
-    def _implicit(self, tok: _Token) -> bool:
+    def _implicit(self, tok: Token) -> bool:
         """Whether ``tok`` starts a factor multiplied without ``*``: only where it is unambiguous."""
         if tok.space or self.i == self.start:
             return False
@@ -594,7 +594,7 @@ class _Expr:
         self.enter()
         exponent = self.signed()
         self.depth -= 1
-        return _Val(_power(base.num, exponent.num), f"{base.text}^{exponent.text}")
+        return _Val(power(base.num, exponent.num), f"{base.text}^{exponent.text}")
 
     def postfix(self) -> _Val:
         val = self.atom()
@@ -602,12 +602,12 @@ class _Expr:
         if tok is not None and tok.kind == "sup" and not tok.space:
             self.take()
             if not re.fullmatch(r"[+-]?\d{1,4}", tok.text):
-                raise _Error(f"Could not read the superscript at character {tok.pos + 1}.", val.text)
-            val = _Val(_power(val.num, int(tok.text)), f"{val.text}^{int(tok.text)}")
+                raise ReadError(f"Could not read the superscript at character {tok.pos + 1}.", val.text)
+            val = _Val(power(val.num, int(tok.text)), f"{val.text}^{int(tok.text)}")
         tok = self.peek()
         if tok is not None and tok.kind == "op" and tok.text == "%":
             if not self.allow_percent:
-                raise _Error(
+                raise ReadError(
                     "A percent sign is not expected here: give the number as a decimal (35% is 0.35).",
                     val.text,
                 )
@@ -620,10 +620,10 @@ class _Expr:
         if tok is None:
             prev = self.tokens[self.i - 1] if self.i > self.start else None
             after = f" after `{prev.text}`" if prev is not None else ""
-            raise _Error(f"The expression ends too early: a number is missing{after}.")
+            raise ReadError(f"The expression ends too early: a number is missing{after}.")
         if tok.kind == "num":
             self.take()
-            lit = _literal(tok.text)
+            lit = read_literal(tok.text)
             return _Val(lit.value, lit.text, lit)
         if tok.kind == "name":
             return self.name()
@@ -642,17 +642,17 @@ class _Expr:
             inner = self.postfix()
             self.depth -= 1
             text = inner.text if inner.text.startswith("(") else f"({inner.text})"
-            return _Val(_checked(_call("sqrt", inner.num)), f"sqrt{text}")
-        raise _Error(self._unexpected(tok))
+            return _Val(checked(call_function("sqrt", inner.num)), f"sqrt{text}")
+        raise ReadError(self._unexpected(tok))
 
-    def close(self, opening: _Token) -> None:
+    def close(self, opening: Token) -> None:
         tok = self.peek()
         if tok is None:
-            raise _Error(f"A `{opening.text}` is not closed (opened at character {opening.pos + 1}).")
+            raise ReadError(f"A `{opening.text}` is not closed (opened at character {opening.pos + 1}).")
         if tok.kind != "close":
             self._leftover(tok, None)
         if tok.text != ")":
-            raise _Error(f"`(` at character {opening.pos + 1} is closed by `{tok.text}`.")
+            raise ReadError(f"`(` at character {opening.pos + 1} is closed by `{tok.text}`.")
         self.take()
 
     def name(self) -> _Val:
@@ -661,18 +661,18 @@ class _Expr:
         if key in CONSTANTS:
             return _Val(CONSTANTS[key], key)
         if key not in FUNCTIONS:
-            raise _Error(unknown_name_reason(tok.text))
+            raise ReadError(unknown_name_reason(tok.text))
         opening = self.peek()
         if opening is None or opening.kind != "open" or opening.text != "(":
-            raise _Error(f"`{key}` needs its argument in parentheses, e.g. {key}(2).")
+            raise ReadError(f"`{key}` needs its argument in parentheses, e.g. {key}(2).")
         self.take()
         self.enter()
         inner = self.sum()
         self.close(opening)
         self.depth -= 1
-        return _Val(_checked(_call(key, inner.num)), f"{key}({inner.text})")
+        return _Val(checked(call_function(key, inner.num)), f"{key}({inner.text})")
 
-    def _unexpected(self, tok: _Token) -> str:
+    def _unexpected(self, tok: Token) -> str:
         where = f"at character {tok.pos + 1}"
         if tok.kind == "bad":
             return _bad_char_reason(tok)
@@ -684,17 +684,17 @@ class _Expr:
             return f"Unexpected `{tok.text}` {where}: a number is missing before it."
         return f"Unexpected `{tok.text}` {where}."
 
-    def _leftover(self, tok: _Token, val: _Val | None) -> None:
+    def _leftover(self, tok: Token, val: _Val | None) -> None:
         """Raise the error for a token that cannot continue the expression."""
         read = val.text if val is not None else ""
         if tok.kind in {"bad", "close", "sup"}:
-            raise _Error(self._unexpected(tok), read)
+            raise ReadError(self._unexpected(tok), read)
         if tok.kind == "name" and not _known(tok.text):
-            raise _Error(unknown_name_reason(tok.text), read)
+            raise ReadError(unknown_name_reason(tok.text), read)
         if tok.kind in {"sep", "nl"} or tok.space or (tok.kind == "open" and tok.text != "("):
             raise _Several()
         prev = self.tokens[self.i - 1].text
-        raise _Error(f"Missing operator between `{prev}` and `{tok.text}`: write `*` for a product.", read)
+        raise ReadError(f"Missing operator between `{prev}` and `{tok.text}`: write `*` for a product.", read)
 
 
 def _canonical_name(name: str) -> str:
@@ -745,15 +745,15 @@ def number(text: str, *, allow_percent: bool = False) -> Number | Invalid:
     """
     try:
         clean = _prepare(text)
-        tokens = _tokenize(clean, grouping=True)
+        tokens = tokenize(clean, grouping=True)
         _check_words(tokens, names=False)
         _check_decimal_comma(tokens)
         _check_percent(tokens, allow_percent)
-        _match_brackets(tokens)
+        match_brackets(tokens)
         return _number_from(_Expr(tokens, 0, len(tokens), allow_percent=allow_percent).parse())
     except _Several:
         return _several_numbers(clean)
-    except _Error as err:
+    except ReadError as err:
         return Invalid(err.reason, err.read_as)
 
 
@@ -768,43 +768,45 @@ def _several_numbers(text: str) -> Invalid:
     return Invalid("Expected a single number, but read several. Write products with `*`.")
 
 
-def _check_words(tokens: list[_Token], *, names: bool) -> None:
+def _check_words(tokens: list[Token], *, names: bool) -> None:
     """The first character that cannot appear (or name that is not allowed, unless ``names``), if any.
 
     Checked before brackets and grammar, so the reason given is the first foreign thing typed.
     """
     for tok in tokens:
         if tok.kind == "bad":
-            raise _Error(_bad_char_reason(tok))
+            raise ReadError(_bad_char_reason(tok))
         if tok.kind == "name" and not names and not _known(tok.text):
-            raise _Error(unknown_name_reason(tok.text))
+            raise ReadError(unknown_name_reason(tok.text))
 
 
-def _check_decimal_comma(tokens: list[_Token]) -> None:
+def _check_decimal_comma(tokens: list[Token]) -> None:
     """``0,35`` (a decimal comma) and ``1234,567`` (misplaced grouping) are refused with advice."""
     for a, sep, b in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if a.kind != "num" or sep.text != "," or b.kind != "num" or sep.space or b.space:
             continue
         pair = _clip(f"{a.text},{b.text}")
         if b.text.isdigit() and len(b.text) == 3:
-            raise _Error(f"`{pair}`: commas group thousands in threes (589,824).")
-        raise _Error(f"`{pair}`: write decimals with a point ({_clip(a.text)}.{_clip(b.text)}), not a comma.")
+            raise ReadError(f"`{pair}`: commas group thousands in threes (589,824).")
+        raise ReadError(
+            f"`{pair}`: write decimals with a point ({_clip(a.text)}.{_clip(b.text)}), not a comma."
+        )
 
 
-def _check_percent(tokens: list[_Token], allowed: bool) -> None:
+def _check_percent(tokens: list[Token], allowed: bool) -> None:
     """A percent sign only ends a single number: ``35%`` or ``-2.5%``."""
     if not any(tok.kind == "op" and tok.text == "%" for tok in tokens):
         return
     if not allowed:
-        raise _Error("A percent sign is not expected here: give the number as a decimal (35% is 0.35).")
+        raise ReadError("A percent sign is not expected here: give the number as a decimal (35% is 0.35).")
     kinds = [(tok.kind, tok.text) for tok in tokens]
     if kinds and kinds[0] in {("op", "-"), ("op", "+")}:
         kinds = kinds[1:]
     if len(kinds) != 2 or kinds[0][0] != "num" or kinds[1] != ("op", "%"):
-        raise _Error("A percent sign may only follow a single number, as in 35%.")
+        raise ReadError("A percent sign may only follow a single number, as in 35%.")
 
 
-def _match_brackets(tokens: list[_Token]) -> list[int]:
+def match_brackets(tokens: list[Token]) -> list[int]:
     """Each bracket's partner, refusing unbalanced or too deeply nested brackets before any parsing."""
     partner = [-1] * len(tokens)
     stack: list[int] = []
@@ -812,22 +814,22 @@ def _match_brackets(tokens: list[_Token]) -> list[int]:
         if tok.kind == "open":
             stack.append(j)
             if len(stack) > MAX_DEPTH:
-                raise _Error(f"The response is nested too deeply (more than {MAX_DEPTH} brackets).")
+                raise ReadError(f"The response is nested too deeply (more than {MAX_DEPTH} brackets).")
         elif tok.kind == "close":
             if not stack:
-                raise _Error(
+                raise ReadError(
                     f"Unexpected `{tok.text}` at character {tok.pos + 1}: there is no bracket to close."
                 )
             k = stack.pop()
             if _PARTNER[tokens[k].text] != tok.text:
-                raise _Error(
+                raise ReadError(
                     f"`{tokens[k].text}` at character {tokens[k].pos + 1} is closed by `{tok.text}` "
                     f"at character {tok.pos + 1}."
                 )
             partner[j], partner[k] = k, j
     if stack:
         first = tokens[stack[-1]]
-        raise _Error(f"A `{first.text}` is not closed (opened at character {first.pos + 1}).")
+        raise ReadError(f"A `{first.text}` is not closed (opened at character {first.pos + 1}).")
     return partner
 
 
@@ -838,13 +840,13 @@ def _match_brackets(tokens: list[_Token]) -> list[int]:
 _OPERAND_STARTS = {"num", "name", "open", "sqrt"}
 
 
-def _ends_operand(tok: _Token) -> bool:
+def _ends_operand(tok: Token) -> bool:
     if tok.kind == "name":
         return _canonical_name(tok.text) not in FUNCTIONS
     return tok.kind in {"num", "close", "sup"} or (tok.kind == "op" and tok.text == "%")
 
 
-def _starts_operand(tokens: list[_Token], j: int) -> bool:
+def _starts_operand(tokens: list[Token], j: int) -> bool:
     tok = tokens[j]
     if tok.kind in _OPERAND_STARTS:
         return True
@@ -855,10 +857,10 @@ def _starts_operand(tokens: list[_Token], j: int) -> bool:
     return False
 
 
-def _soften_newlines(tokens: list[_Token]) -> list[_Token]:
+def _soften_newlines(tokens: list[Token]) -> list[Token]:
     """New lines separate rows only between two entries; elsewhere (after a comma, before a closing
     bracket, around an operator, blank lines) they are spaces."""
-    kept: list[_Token] = []
+    kept: list[Token] = []
     pending = False
     for j, tok in enumerate(tokens):
         if tok.kind == "nl":
@@ -874,7 +876,7 @@ def _soften_newlines(tokens: list[_Token]) -> list[_Token]:
                 pending = True
                 continue
         if pending:
-            tok = _Token(tok.kind, tok.text, tok.pos, True)
+            tok = Token(tok.kind, tok.text, tok.pos, True)
             pending = False
         kept.append(tok)
     return kept
@@ -887,9 +889,9 @@ class _Lists:
     """Splits tokens into nested lists of entries: brackets; ``,`` between entries; ``;`` or a new
     line between rows; whitespace between two operands (MATLAB's rule)."""
 
-    def __init__(self, tokens: list[_Token]) -> None:
+    def __init__(self, tokens: list[Token]) -> None:
         self.tokens = _soften_newlines(tokens)
-        self.partner = _match_brackets(self.tokens)
+        self.partner = match_brackets(self.tokens)
         self.is_list = self._mark_lists()
 
     def splits(self, j: int) -> bool:
@@ -931,7 +933,7 @@ class _Lists:
                 if j > entry:
                     rows[-1].append((entry, j))
                 elif tok.text == "," and after_separator:
-                    raise _Error(f"An entry is missing before the comma at character {tok.pos + 1}.")
+                    raise ReadError(f"An entry is missing before the comma at character {tok.pos + 1}.")
                 if tok.text != ",":
                     rows.append([])
                 after_separator = True
@@ -943,12 +945,12 @@ class _Lists:
             after_separator = False
             if tok.kind == "open" and self.is_list[j]:
                 if j != entry:
-                    raise _Error(f"Unexpected `{tok.text}` at character {tok.pos + 1}, inside an entry.")
+                    raise ReadError(f"Unexpected `{tok.text}` at character {tok.pos + 1}, inside an entry.")
                 close = self.partner[j]
                 follow = close + 1
                 if follow < end and self.tokens[follow].kind not in {"sep", "nl"} and not self.splits(follow):
                     bad = self.tokens[follow]
-                    raise _Error(
+                    raise ReadError(
                         f"Unexpected `{_clip(bad.text)}` at character {bad.pos + 1}, after a bracket."
                     )
                 rows[-1].append(self.level(j + 1, close))
@@ -966,7 +968,7 @@ class _Lists:
 
 Entry = Number | str
 Nested = list["Nested"] | Entry
-EntryReader = Callable[[list[_Token], int, int], Entry]
+EntryReader = Callable[[list[Token], int, int], Entry]
 
 
 def _read_entries(lists: _Lists, items: list[Item], read: EntryReader) -> list[Nested]:
@@ -976,28 +978,28 @@ def _read_entries(lists: _Lists, items: list[Item], read: EntryReader) -> list[N
     ]
 
 
-def _read_number(tokens: list[_Token], start: int, end: int) -> Entry:
+def _read_number(tokens: list[Token], start: int, end: int) -> Entry:
     tok = tokens[start]
     if end - start == 1 and tok.kind == "num":  # the common entry, without the expression machinery
-        lit = _literal(tok.text)
+        lit = read_literal(tok.text)
         return _number_from(_Val(lit.value, lit.text, lit))
     return _number_from(_Expr(tokens, start, end).parse())
 
 
-def _read_dim(tokens: list[_Token], start: int, end: int) -> Entry:
+def _read_dim(tokens: list[Token], start: int, end: int) -> Entry:
     tok = tokens[start]
     if end - start == 1 and tok.kind == "name" and _canonical_name(tok.text) not in FUNCTIONS:
         return tok.text
     if any(t.kind == "name" and not _known(t.text) for t in tokens[start:end]):
         written = _clip("".join(t.text for t in tokens[start:end] if t.kind != "bad"))
-        raise _Error(
+        raise ReadError(
             f"`{written}` is not a dimension: write one name (such as T or d_model) or a whole number."
         )
     return _read_number(tokens, start, end)
 
 
 def _lists(text: str, read: EntryReader, *, names: bool) -> tuple[list[Nested], bool]:
-    tokens = _tokenize(_prepare(text), grouping=False)
+    tokens = tokenize(_prepare(text), grouping=False)
     _check_words(tokens, names=names)
     lists = _Lists(tokens)
     items, whole = lists.top()
@@ -1015,7 +1017,7 @@ def structure(text: str) -> Structure | Invalid:
         values, whole = _lists(text, _read_number, names=False)
     except _Several:
         return Invalid("Could not tell the entries apart: separate them with commas, e.g. [a, b].")
-    except _Error as err:
+    except ReadError as err:
         return Invalid(err.reason, err.read_as)
     if whole:
         inner = values[0]
@@ -1058,7 +1060,7 @@ def shape(text: str) -> tuple[Dim, ...] | Invalid:
         values, whole = _lists(spelled, _read_dim, names=True)
     except _Several:
         return Invalid("Could not tell the dimensions apart: separate them with commas, e.g. [T, 512].")
-    except _Error as err:
+    except ReadError as err:
         return Invalid(err.reason, err.read_as)
     if whole or (len(values) == 1 and isinstance(values[0], list)):
         inner = values[0]
@@ -1104,7 +1106,7 @@ def letters(text: str, options: str, *, multiple: bool) -> frozenset[str] | Inva
     span = f"{options[0]}–{options[-1]}"
     try:
         clean = _prepare(text)
-    except _Error as err:
+    except ReadError as err:
         if len(text) > MAX_LENGTH:
             return Invalid(err.reason)
         return Invalid(f"No option chosen: type the letter{'s' if multiple else ''} of your choice ({span}).")
