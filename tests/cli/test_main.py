@@ -134,3 +134,13 @@ def test_help_does_not_import_the_engine() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert "HEAVY []" in result.stdout, result.stdout + result.stderr
+
+
+def test_help_lists_every_command_in_the_order_users_meet_them() -> None:
+    result = quiz("--help")
+    listed = [
+        line.split()[0]
+        for line in result.stdout.split("Commands:")[1].splitlines()
+        if line.startswith("  ") and line.strip()
+    ]
+    assert listed == ["run", "review", "stats", "list", "show", "answer", "export", "grade", "check", "new", "schema"]
