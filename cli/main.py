@@ -161,7 +161,19 @@ def schema_command() -> None:
 from cli import answer, authoring, exporting, practice  # noqa: E402,F401
 
 # `quiz --help` lists commands in the order a user meets them: practise, browse, teach, author.
-COMMAND_ORDER = ("run", "review", "stats", "list", "show", "answer", "export", "grade", "check", "new", "schema")
+COMMAND_ORDER = (
+    "run",
+    "review",
+    "stats",
+    "list",
+    "show",
+    "answer",
+    "export",
+    "grade",
+    "check",
+    "new",
+    "schema",
+)
 app.registered_commands.sort(key=lambda command: COMMAND_ORDER.index(command.name or ""))
 
 

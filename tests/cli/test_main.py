@@ -143,4 +143,16 @@ def test_help_lists_every_command_in_the_order_users_meet_them() -> None:
         for line in result.stdout.split("Commands:")[1].splitlines()
         if line.startswith("  ") and line.strip()
     ]
-    assert listed == ["run", "review", "stats", "list", "show", "answer", "export", "grade", "check", "new", "schema"]
+    assert listed == [
+        "run",
+        "review",
+        "stats",
+        "list",
+        "show",
+        "answer",
+        "export",
+        "grade",
+        "check",
+        "new",
+        "schema",
+    ]
