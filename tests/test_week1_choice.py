@@ -139,7 +139,7 @@ def test_pool_is_well_written(entry: BankItem) -> None:
 @pytest.mark.parametrize("item", CONCEPTS)
 def test_conceptual_items_cite_the_notes(item: str) -> None:
     entry = WEEK1.get(item)
-    assert entry.item.source.startswith(("Week 1 notes, §", "Key results, "))
+    assert entry.item.source.startswith(("ELI12 Week 1 §", "Key results, "))
     assert "concept" in entry.item.tags
 
 

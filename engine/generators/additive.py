@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from engine import numerics
 from engine.answers import Matrix, Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
-from engine.generators.common import THREE_PLACES, TWO_PLACES, small_ints
+from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -106,6 +106,15 @@ def _weights_2dp(rng: np.random.Generator, count: int) -> np.ndarray:
     return (parts + 5) / 100.0
 
 
+# How many draws a generator tries before it gives up on inputs it was partly given.
+DRAWS = 2000
+
+
+def cannot_draw(name: str) -> str:
+    """The error for given inputs that leave no fair variant to draw."""
+    return f"{name}: no fair variant can be drawn around the inputs given (try giving all of them)"
+
+
 def check_range(name: str, value: int, low: int, high: int) -> None:
     """Refuse a size or index outside what the item's prompt and solution are written for."""
     if not low <= value <= high:
@@ -129,13 +138,36 @@ def additive_score(
 ) -> Variant:
     """Score one encoder state with additive (Bahdanau) attention, e = v_aᵀ tanh(W_a s + U_a h)."""
     check_range("dim", dim, 1, 4)
-    h_vec = _vector(h, small_ints(rng, dim, 0, 1))
-    s_vec = _vector(s_proj, small_ints(rng, dim, -1, 2))
-    v_vec = _vector(v, small_ints(rng, dim, -1, 2))
-    if v is None and not v_vec.any():
-        v_vec[int(rng.integers(dim))] = 1.0
-    inside = s_vec + h_vec
-    score = numerics.additive_score(v_vec, s_vec, h_vec)
+    # Given inputs (the paper's) are taken as they are; only a fully drawn variant is held to the checks.
+    given_any = h is not None or s_proj is not None or v is not None
+    for _ in range(DRAWS):
+        # A drawn h has at least one 1, the sum has no zero entry and v_a none either (as in the paper's
+        # [2, 2] and [1, 1]): a zero would drop a term and make tanh-after-dot look right.
+        h_vec = _vector(h, small_ints(rng, dim, 0, 1))
+        s_vec = _vector(s_proj, small_ints(rng, dim, -1, 2))
+        v_vec = _vector(v, rng.choice(np.array([-1.0, 1.0, 2.0]), size=dim))
+        inside = s_vec + h_vec
+        score = numerics.additive_score(v_vec, s_vec, h_vec)
+        mistakes = [
+            Mistake(
+                "no-tanh",
+                float(np.dot(v_vec, inside)),
+                r"That is $v_a^\top (W_a s_{t-1} + U_a h_1)$ without the $\tanh$: the nonlinearity "
+                "is applied to the sum before the dot product with $v_a$.",
+            ),
+            Mistake(
+                "tanh-after-dot",
+                float(np.tanh(np.dot(v_vec, inside))),
+                r"That applies $\tanh$ after the dot product; the score is $v_a^\top \tanh(\cdot)$, "
+                r"so $\tanh$ acts on each entry of the sum first.",
+            ),
+        ]
+        answer = NumericAnswer(score, TWO_PLACES)
+        drawn_ok = h_vec.any() and inside.all() and abs(score) >= 0.1 and keeps_all(answer, mistakes)
+        if given_any or drawn_ok:
+            break
+    else:
+        raise ValueError(cannot_draw("additive_score"))
     tanh = np.tanh(inside)
     terms = " + ".join(
         (rf"({given(a)})" if a < 0 else given(a)) + rf" \cdot \tanh({given(x)})"
@@ -155,23 +187,9 @@ def additive_score(
         rf"Dot with $v_a$: $e_{{t1}} = {terms} \approx {fixed(score, 4)}$, "
         rf"so $e_{{t1}} \approx {fixed(score, 2)}$.",
     ]
-    mistakes = [
-        Mistake(
-            "no-tanh",
-            float(np.dot(v_vec, inside)),
-            r"That is $v_a^\top (W_a s_{t-1} + U_a h_1)$ without the $\tanh$: the nonlinearity "
-            "is applied to the sum before the dot product with $v_a$.",
-        ),
-        Mistake(
-            "tanh-after-dot",
-            float(np.tanh(np.dot(v_vec, inside))),
-            r"That applies $\tanh$ after the dot product; the score is $v_a^\top \tanh(\cdot)$, "
-            r"so $\tanh$ acts on each entry of the sum first.",
-        ),
-    ]
     return Variant(
         prompt=prompt,
-        answer=NumericAnswer(score, TWO_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"h": h_vec, "s_proj": s_vec, "v": v_vec},
@@ -189,13 +207,25 @@ def additive_softmax_weight(
     index: int | None = None,
 ) -> Variant:
     """Turn the additive scores of one decoder step into the attention weight of one encoder state."""
-    e = _vector(scores, _scores_2dp(rng, states))
-    n = len(e)
-    check_range("the number of encoder states", n, 2, 6)
-    i = index if index is not None else int(rng.integers(1, n + 1))
-    check_range("index", i, 1, n)
-    alpha = numerics.softmax(e)
-    exps = np.exp(e)
+    for _ in range(DRAWS):
+        e = _vector(scores, _scores_2dp(rng, states))
+        n = len(e)
+        check_range("the number of encoder states", n, 2, 6)
+        i = index if index is not None else int(rng.integers(1, n + 1))
+        check_range("index", i, 1, n)
+        alpha = numerics.softmax(e)
+        exps = np.exp(e)
+        answer = NumericAnswer(float(alpha[i - 1]), TWO_PLACES)
+        mistakes = [
+            Mistake("weights-over-decoder-states", 1.0, OVER_DECODER_STEPS),
+            Mistake("not-normalised", float(exps[i - 1]), NOT_NORMALISED),
+        ]
+        if e.sum() > 0:
+            mistakes.append(Mistake("linear-normalisation", float(e[i - 1] / e.sum()), LINEAR_NORMALISATION))
+        if scores is not None or index is not None or keeps_all(answer, mistakes):
+            break
+    else:
+        raise ValueError(cannot_draw("additive_softmax_weight"))
     listed = ", ".join(rf"$e_{{t{j + 1}}} = {given(s)}$" for j, s in enumerate(e))
     prompt = (
         f"At decoder step $t$, additive (Bahdanau) attention gives the {count_word(n)} encoder states "
@@ -211,15 +241,9 @@ def additive_softmax_weight(
         rf"Divide: $\alpha_{{t{i}}} \approx {fixed(float(exps[i - 1]), 4)} / {fixed(float(exps.sum()), 4)} "
         rf"\approx {fixed(float(alpha[i - 1]), 4)}$.",
     ]
-    mistakes = [
-        Mistake("weights-over-decoder-states", 1.0, OVER_DECODER_STEPS),
-        Mistake("not-normalised", float(exps[i - 1]), NOT_NORMALISED),
-    ]
-    if e.sum() > 0:
-        mistakes.append(Mistake("linear-normalisation", float(e[i - 1] / e.sum()), LINEAR_NORMALISATION))
     return Variant(
         prompt=prompt,
-        answer=NumericAnswer(float(alpha[i - 1]), TWO_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"scores": e, "index": i},
@@ -239,22 +263,50 @@ def additive_context_component(
     component: int | None = None,
 ) -> Variant:
     """Build the additive-attention context vector from given weights and read off one component."""
-    alpha = _vector(weights, _weights_2dp(rng, states))
-    n = len(alpha)
-    check_range("the number of encoder states", n, 2, 6)
-    if h is not None:
-        states_h = np.asarray(h, dtype=float)
-    else:
-        states_h = small_ints(rng, (n, dim), -1, 3).astype(float)
-        while len({tuple(row) for row in states_h}) < n:
+    for _ in range(DRAWS):
+        alpha = _vector(weights, _weights_2dp(rng, states))
+        n = len(alpha)
+        check_range("the number of encoder states", n, 2, 6)
+        if h is not None:
+            states_h = np.asarray(h, dtype=float)
+        else:
             states_h = small_ints(rng, (n, dim), -1, 3).astype(float)
-    if states_h.shape[0] != n:
-        raise ValueError(f"{n} weights need {n} encoder states, not {states_h.shape[0]}")
-    width = states_h.shape[1]
-    j = component if component is not None else int(rng.integers(1, width + 1))
-    check_range("component", j, 1, width)
-    context = numerics.weighted_sum(alpha, states_h)
-    column = states_h[:, j - 1]
+            while len({tuple(row) for row in states_h}) < n or not states_h.any(axis=1).all():
+                states_h = small_ints(rng, (n, dim), -1, 3).astype(float)
+        if states_h.shape[0] != n:
+            raise ValueError(f"{n} weights need {n} encoder states, not {states_h.shape[0]}")
+        width = states_h.shape[1]
+        j = component if component is not None else int(rng.integers(1, width + 1))
+        check_range("component", j, 1, width)
+        context = numerics.weighted_sum(alpha, states_h)
+        column = states_h[:, j - 1]
+        answer = NumericAnswer(float(context[j - 1]), TWO_PLACES)
+        # The weights are given, so the misconceptions left are about using them: leaving them out,
+        # averaging the states instead, or reading off the wrong component.
+        mistakes = [
+            Mistake(
+                "weights-ignored",
+                float(column.sum()),
+                "That adds the encoder states without their weights. Each state counts with its own "
+                r"attention weight $\alpha_{ti}$, and the weights of one decoder step sum to 1.",
+            ),
+            Mistake("uniform-weights", float(column.mean()), UNIFORM_WEIGHTS),
+        ]
+        for other in (j + 1, j - 1):
+            if 1 <= other <= width:
+                mistakes.append(
+                    Mistake(
+                        "wrong-component",
+                        float(context[other - 1]),
+                        f"That is the {ORDINALS[other - 1]} component of $c_t$; the question asks for the "
+                        f"{ORDINALS[j - 1]}.",
+                    )
+                )
+        given_any = weights is not None or h is not None or component is not None
+        if given_any or keeps_all(answer, mistakes):
+            break
+    else:
+        raise ValueError(cannot_draw("additive_context_component"))
     listed = ", ".join(rf"$h_{k + 1} = {given_vector(row)}$" for k, row in enumerate(states_h))
     weight_list = ", ".join(rf"$\alpha_{{t{k + 1}}} = {fixed(a, 2)}$" for k, a in enumerate(alpha))
     terms = " + ".join(
@@ -271,23 +323,9 @@ def additive_context_component(
         rf"$c_{{t}}[{j}] = {terms} = {given(round(float(context[j - 1]), 9))}$.",
         rf"The whole vector is $c_t = {given_vector(np.round(context, 9))}$.",
     ]
-    mistakes = [
-        Mistake("weights-over-decoder-states", float(column.sum()), OVER_DECODER_STEPS),
-        Mistake("uniform-weights", float(column.mean()), UNIFORM_WEIGHTS),
-    ]
-    for other in (j + 1, j - 1):
-        if 1 <= other <= width:
-            mistakes.append(
-                Mistake(
-                    "wrong-component",
-                    float(context[other - 1]),
-                    f"That is the {ORDINALS[other - 1]} component of $c_t$; the question asks for the "
-                    f"{ORDINALS[j - 1]}.",
-                )
-            )
     return Variant(
         prompt=prompt,
-        answer=NumericAnswer(float(context[j - 1]), TWO_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"weights": alpha, "h": states_h, "component": j},
@@ -306,21 +344,48 @@ def additive_context_vector(
     h: list[list[float]] | None = None,
 ) -> Variant:
     """Softmax the additive scores of one decoder step and build the context vector from the states."""
-    e = _vector(scores, small_ints(rng, states, 0, 3))
-    while scores is None and len(set(e.tolist())) == 1:
-        e = small_ints(rng, states, 0, 3).astype(float)
-    n = len(e)
-    check_range("the number of encoder states", n, 2, 6)
-    if h is not None:
-        states_h = np.asarray(h, dtype=float)
-    else:
-        states_h = small_ints(rng, (n, dim), 0, 2).astype(float)
-        while len({tuple(row) for row in states_h}) < n or not states_h.any(axis=1).all():
+    for _ in range(DRAWS):
+        e = _vector(scores, small_ints(rng, states, 0, 3))
+        while scores is None and len(set(e.tolist())) == 1:
+            e = small_ints(rng, states, 0, 3).astype(float)
+        n = len(e)
+        check_range("the number of encoder states", n, 2, 6)
+        if h is not None:
+            states_h = np.asarray(h, dtype=float)
+        else:
             states_h = small_ints(rng, (n, dim), 0, 2).astype(float)
-    if states_h.shape[0] != n:
-        raise ValueError(f"{n} scores need {n} encoder states, not {states_h.shape[0]}")
-    alpha = numerics.softmax(e)
-    context = numerics.weighted_sum(alpha, states_h)
+            while len({tuple(row) for row in states_h}) < n or not states_h.any(axis=1).all():
+                states_h = small_ints(rng, (n, dim), 0, 2).astype(float)
+        if states_h.shape[0] != n:
+            raise ValueError(f"{n} scores need {n} encoder states, not {states_h.shape[0]}")
+        alpha = numerics.softmax(e)
+        context = numerics.weighted_sum(alpha, states_h)
+        answer = VectorAnswer(vec(context), THREE_PLACES)
+        mistakes = [
+            Mistake("weights-over-decoder-states", vec(states_h.sum(axis=0)), OVER_DECODER_STEPS),
+            Mistake(
+                "scores-as-weights",
+                vec(numerics.weighted_sum(e, states_h)),
+                "That weights the states by the raw scores. The scores go through a softmax first, "
+                "so that the weights are positive and sum to 1.",
+            ),
+            Mistake("uniform-weights", vec(states_h.mean(axis=0)), UNIFORM_WEIGHTS),
+        ]
+        if states_h.shape[1] == n:
+            mistakes.append(
+                Mistake(
+                    "weights-not-context",
+                    vec(alpha),
+                    r"Those are the attention weights $\alpha$; the context vector is the sum of the "
+                    "encoder states weighted by them.",
+                )
+            )
+        # The notes' own states are the unit vectors, where the context equals the weights; drawn
+        # states never are, so that every misconception gives a wrong answer of its own.
+        if scores is not None or h is not None or keeps_all(answer, mistakes):
+            break
+    else:
+        raise ValueError(cannot_draw("additive_context_vector"))
     exps = np.exp(e)
     listed = ", ".join(rf"$h_{k + 1} = {given_vector(row)}$" for k, row in enumerate(states_h))
     terms = " + ".join(
@@ -335,28 +400,9 @@ def additive_context_vector(
         rf"Divide by the sum to get the weights: $\alpha \approx {fixed_vector(alpha, 3)}$ (they sum to 1).",
         rf"Weight the states and add: $c_t = {terms} \approx {fixed_vector(context, 3)}$.",
     ]
-    mistakes = [
-        Mistake("weights-over-decoder-states", vec(states_h.sum(axis=0)), OVER_DECODER_STEPS),
-        Mistake(
-            "scores-as-weights",
-            vec(numerics.weighted_sum(e, states_h)),
-            "That weights the states by the raw scores. The scores go through a softmax first, "
-            "so that the weights are positive and sum to 1.",
-        ),
-        Mistake("uniform-weights", vec(states_h.mean(axis=0)), UNIFORM_WEIGHTS),
-    ]
-    if states_h.shape[1] == n:
-        mistakes.append(
-            Mistake(
-                "weights-not-context",
-                vec(alpha),
-                r"Those are the attention weights $\alpha$; the context vector is the sum of the "
-                "encoder states weighted by them.",
-            )
-        )
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(context), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"scores": e, "h": states_h},

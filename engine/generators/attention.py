@@ -8,10 +8,13 @@ import numpy as np
 
 from engine import numerics
 from engine.answers import Dim, Mistake, NumericAnswer, ShapeAnswer, Tolerance, VectorAnswer
+from engine.generators import sizes
 from engine.generators.additive import (
+    DRAWS,
     LINEAR_NORMALISATION,
     ORDINALS,
     OVER_DECODER_STEPS,
+    cannot_draw,
     check_range,
     count_word,
     fixed,
@@ -21,10 +24,9 @@ from engine.generators.additive import (
     vec,
 )
 from engine.generators.common import (
-    HEADS_FOR_WIDTH,
-    MODEL_WIDTHS,
     THREE_PLACES,
     TWO_PLACES,
+    keeps_all,
     pick,
     small_ints,
 )
@@ -148,14 +150,31 @@ def weighted_average(
 ) -> Variant:
     """What one token receives: the weighted average of scalar values under given attention weights."""
     check_range("count", count, 2, 5)
-    vals = np.asarray(
-        values if values is not None else rng.choice(np.arange(5, 55, 5), size=count, replace=False),
-        dtype=float,
-    )
-    w = np.asarray(weights if weights is not None else one_decimal_weights(rng, len(vals)), dtype=float)
-    if w.shape != vals.shape:
-        raise ValueError(f"{len(w)} weights for {len(vals)} values")
-    result = float(numerics.weighted_sum(w, vals))
+    for _ in range(DRAWS):
+        vals = np.asarray(
+            values if values is not None else rng.choice(np.arange(5, 55, 5), size=count, replace=False),
+            dtype=float,
+        )
+        w = np.asarray(weights if weights is not None else one_decimal_weights(rng, len(vals)), dtype=float)
+        if w.shape != vals.shape:
+            raise ValueError(f"{len(w)} weights for {len(vals)} values")
+        result = float(numerics.weighted_sum(w, vals))
+        answer = NumericAnswer(result, ONE_PLACE)
+        mistakes = [Mistake("unweighted-mean", float(vals.mean()), UNWEIGHTED_MEAN)]
+        top = np.flatnonzero(w == w.max())
+        if len(top) == 1:
+            mistakes.append(
+                Mistake(
+                    "only-top-weight",
+                    float(vals[top[0]]),
+                    "That takes only the value with the biggest weight. Attention is soft: every value "
+                    "contributes in proportion to its weight.",
+                )
+            )
+        if values is not None or weights is not None or keeps_all(answer, mistakes):
+            break
+    else:
+        raise ValueError(cannot_draw("weighted_average"))
     # Rounded so that float noise (0.7 * 10 = 7.000000000000001) does not reach the text.
     terms = [given(round(float(p), 9)) for p in w * vals]
     prompt = (
@@ -167,20 +186,9 @@ def weighted_average(
         f"Multiply each value by its weight: ${', '.join(terms)}$.",
         rf"Add them up: ${' + '.join(terms)} = {given(round(result, 9))}$.",
     ]
-    mistakes = [Mistake("unweighted-mean", float(vals.mean()), UNWEIGHTED_MEAN)]
-    top = np.flatnonzero(w == w.max())
-    if len(top) == 1:
-        mistakes.append(
-            Mistake(
-                "only-top-weight",
-                float(vals[top[0]]),
-                "That takes only the value with the biggest weight. Attention is soft: every value "
-                "contributes in proportion to its weight.",
-            )
-        )
     return Variant(
         prompt=prompt,
-        answer=NumericAnswer(result, ONE_PLACE),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"values": vals, "weights": w},
@@ -202,15 +210,42 @@ def weighted_sum_element(
     """One element of the attention output: the weighted sum of value vectors under given weights."""
     check_range("tokens", tokens, 2, 6)
     check_range("dim", dim, 2, 4)
-    w = np.asarray(weights if weights is not None else one_decimal_weights(rng, tokens), dtype=float)
-    v = as_matrix(values, distinct_rows(rng, (len(w), dim), 0, 2))
-    if v.shape[0] != len(w):
-        raise ValueError(f"{len(w)} weights need {len(w)} value vectors, not {v.shape[0]}")
-    width = v.shape[1]
-    j = element if element is not None else int(rng.integers(1, width + 1))
-    check_range("element", j, 1, width)
-    output = numerics.weighted_sum(w, v)
-    column = v[:, j - 1]
+    for _ in range(DRAWS):
+        w = np.asarray(weights if weights is not None else one_decimal_weights(rng, tokens), dtype=float)
+        v = as_matrix(values, distinct_rows(rng, (len(w), dim), 0, 2))
+        if v.shape[0] != len(w):
+            raise ValueError(f"{len(w)} weights need {len(w)} value vectors, not {v.shape[0]}")
+        width = v.shape[1]
+        j = element if element is not None else int(rng.integers(1, width + 1))
+        check_range("element", j, 1, width)
+        output = numerics.weighted_sum(w, v)
+        column = v[:, j - 1]
+        answer = NumericAnswer(float(output[j - 1]), TWO_PLACES)
+        mistakes = [
+            Mistake("unweighted-mean", float(column.mean()), UNWEIGHTED_MEAN),
+            Mistake(
+                "weights-ignored",
+                float(column.sum()),
+                "That adds the values without their weights. Each value is multiplied by its weight, "
+                "and the weights sum to 1.",
+            ),
+        ]
+        for other in (j + 1, j - 1):
+            if 1 <= other <= width:
+                mistakes.append(
+                    Mistake(
+                        "wrong-element",
+                        float(output[other - 1]),
+                        f"That is the {ORDINALS[other - 1]} element of the output; the question asks for "
+                        f"the {ORDINALS[j - 1]}.",
+                    )
+                )
+        # The paper's own values average to its answer (1.00); drawn ones tell every mistake apart.
+        given_any = weights is not None or values is not None or element is not None
+        if given_any or keeps_all(answer, mistakes):
+            break
+    else:
+        raise ValueError(cannot_draw("weighted_sum_element"))
     listed = ", ".join(rf"$v_{k + 1} = {given_vector(row)}$" for k, row in enumerate(v))
     prompt = (
         f"Attention weights ${given_vector(w)}$ are applied to the value vectors {listed}. "
@@ -221,28 +256,9 @@ def weighted_sum_element(
         rf"So $z = {fixed_vector(output, 2)}$.",
         f"Its {ORDINALS[j - 1]} element is ${fixed(float(output[j - 1]), 2)}$.",
     ]
-    mistakes = [
-        Mistake("unweighted-mean", float(column.mean()), UNWEIGHTED_MEAN),
-        Mistake(
-            "weights-ignored",
-            float(column.sum()),
-            "That adds the values without their weights. Each value is multiplied by its weight, "
-            "and the weights sum to 1.",
-        ),
-    ]
-    for other in (j + 1, j - 1):
-        if 1 <= other <= width:
-            mistakes.append(
-                Mistake(
-                    "wrong-element",
-                    float(output[other - 1]),
-                    f"That is the {ORDINALS[other - 1]} element of the output; the question asks for "
-                    f"the {ORDINALS[j - 1]}.",
-                )
-            )
     return Variant(
         prompt=prompt,
-        answer=NumericAnswer(float(output[j - 1]), TWO_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"weights": w, "values": v, "element": j},
@@ -258,8 +274,6 @@ TENSOR_NAMES = {
     "A": r"the attention weights $A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$",
     "Z": "the head's output $Z = AV$",
 }
-BATCHES = (1, 2, 4, 8, 16, 32)
-LENGTHS = (5, 10, 12, 20, 32, 50, 64, 128, 256, 512)
 
 
 @generator
@@ -289,11 +303,15 @@ def attention_shapes(
             r"learned matrices $W^Q$, $W^K$ (width $d_k$) and $W^V$ (width $d_v$)."
         )
     else:
-        dm_i = d_model if d_model is not None else int(pick(rng, MODEL_WIDTHS))
-        h = heads if heads is not None else int(pick(rng, HEADS_FOR_WIDTH.get(dm_i, (1,))))
-        b = batch if batch is not None else int(pick(rng, BATCHES))
-        t = length if length is not None else int(pick(rng, LENGTHS))
+        dm_i = sizes.width(rng, d_model)
+        # At least two heads: with one, a head is as wide as the model and the question is moot.
+        h = sizes.heads_for(rng, dm_i, heads)
         dk = dv = numerics.head_dim(dm_i, h)
+        # B, T, d_k and d_model all differ, so that no wrong axis can pass for the right one.
+        b = sizes.batch(rng, batch)
+        while batch is None and b in (dk, dm_i):
+            b = sizes.batch(rng)
+        t = sizes.length(rng, length, avoid=(b, dk, dm_i))
         dm = dm_i
         setting = (
             f"A batch of {b} sequences of {t} tokens, $X$ of shape $[{b}, {t}, {dm_i}]$, goes into "
@@ -351,18 +369,26 @@ def attention_shapes(
             )
         )
     if name == "A":
+        pairs = "the weights $QK^\\top$ hold one number per (query, key) pair."
+        if shapes["Z"] == shapes["Q"]:
+            # With d_k = d_v the two wrong shapes are one: say both names, not only the first.
+            per_token = [
+                Mistake(
+                    "queries-not-weights",
+                    shapes["Q"],
+                    "That is the shape of $Q$, $K$, $V$ and of the output $Z = AV$, one row per token; "
+                    + pairs,
+                )
+            ]
+        else:
+            per_token = [
+                Mistake(
+                    "output-not-weights", shapes["Z"], f"That is the shape of the output $Z = AV$; {pairs}"
+                ),
+                Mistake("queries-not-weights", shapes["Q"], f"That is the shape of $Q$ (and $K$); {pairs}"),
+            ]
         mistakes += [
-            Mistake(
-                "output-not-weights",
-                shapes["Z"],
-                "That is the shape of the output $Z = AV$; the weights pair every query with every key.",
-            ),
-            Mistake(
-                "queries-not-weights",
-                shapes["Q"],
-                "That is the shape of $Q$ (and $K$); the weights $QK^\\top$ hold one number per (query, key) "
-                "pair.",
-            ),
+            *per_token,
             Mistake(
                 "kt-q-not-q-kt",
                 (b, dk, dk),

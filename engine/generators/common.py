@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.answers import Tolerance, format_number
+from engine.answers import Answer, Mistake, Tolerance, format_number
+from engine.variant import Variant
 
 TWO_PLACES = Tolerance.decimals(2)
 THREE_PLACES = Tolerance.decimals(3)
@@ -59,3 +60,13 @@ def small_ints(
 def pick(rng: np.random.Generator, options: Sequence[Any]) -> Any:
     """One of ``options``, uniformly."""
     return options[int(rng.integers(len(options)))]
+
+
+def keeps_all(answer: Answer, mistakes: Sequence[Mistake]) -> bool:
+    """Whether every mistake has a value of its own: none reads as the answer, none repeats another.
+
+    Generators redraw their inputs until this holds, so that no misconception gives the right answer
+    by luck and no wrong answer is named after the wrong misconception.
+    """
+    kept = Variant(prompt="", answer=answer, solution=(), mistakes=mistakes).mistakes
+    return len(kept) == len(mistakes)

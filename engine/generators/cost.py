@@ -13,17 +13,21 @@ from engine.variant import Variant
 
 D_MODEL = r"d_{\text{model}}"
 SCORE_LENGTHS = (6, 8, 10, 12, 16, 20, 24, 32, 50, 64, 100, 128, 256, 512)
-SCORE_BATCHES = (1, 2, 3, 4, 8, 16, 32)
+SCORE_BATCHES = (2, 3, 4, 8, 16, 32)
 SCORE_HEADS = (2, 4, 8, 12, 16)
+TIMES = {2: "twice", 3: "three times", 4: "four times"}
 
 
 def _draw_scores_setup(
     rng: np.random.Generator, batch: int | None, heads: int | None, tokens: int | None
 ) -> tuple[int, int, int]:
-    b = int(batch) if batch is not None else int(pick(rng, SCORE_BATCHES))
-    h = int(heads) if heads is not None else int(pick(rng, SCORE_HEADS))
-    t = int(tokens) if tokens is not None else int(pick(rng, SCORE_LENGTHS))
-    return b, h, t
+    """B, h and T, drawn all different: with B = h (or h = T, B = T) two misconceptions give one number."""
+    while True:
+        b = int(batch) if batch is not None else int(pick(rng, SCORE_BATCHES))
+        h = int(heads) if heads is not None else int(pick(rng, SCORE_HEADS))
+        t = int(tokens) if tokens is not None else int(pick(rng, SCORE_LENGTHS))
+        if len({b, h, t}) == 3 or None not in (batch, heads, tokens):
+            return b, h, t
 
 
 @generator
@@ -96,13 +100,13 @@ def score_entries_longer(
     prompt = (
         rf"A self-attention layer with $h = {h}$ heads processes a batch of $B = {b}$ sequences of "
         rf"$T = {t}$ tokens; its attention-score tensor holds ${group(before)}$ entries. The sequences are "
-        rf"made {k} times as long, $T = {k * t}$, with the same batch and heads. How many entries does the "
-        "score tensor hold now?"
+        rf"made {TIMES.get(k, f'{k} times')} as long, $T = {k * t}$, with the same batch and heads. How many "
+        "entries does the score tensor hold now?"
     )
     solution = [
         r"The score tensor is $[B, h, T, T]$: $T$ queries each scored against $T$ keys, so it grows like "
         r"$T^2$.",
-        rf"Making $T$ {k} times longer multiplies the entries by ${k}^2 = {k * k}$: "
+        rf"Making $T$ {TIMES.get(k, f'{k} times')} as long multiplies the entries by ${k}^2 = {k * k}$: "
         rf"${group(before)} \cdot {k * k} = {group(after)}$.",
         rf"Check: $B \cdot h \cdot T^2 = {b} \cdot {h} \cdot {k * t}^2 = {group(after)}$.",
     ]
@@ -111,7 +115,7 @@ def score_entries_longer(
             "linear-in-length",
             before * k,
             r"Attention is not linear in length: there are $T$ queries each looking at $T$ keys, so "
-            rf"{k} times the length gives ${k}^2 = {k * k}$ times the scores.",
+            rf"{TIMES.get(k, f'{k} times')} the length gives ${k}^2 = {k * k}$ times the scores.",
         ),
         Mistake(
             "unchanged",

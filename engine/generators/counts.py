@@ -66,7 +66,14 @@ def w_o_param_count(
         Mistake(
             "all-four-projections",
             numerics.mha_params(d, counted=numerics.WEIGHTS_ONLY),
-            r"That counts $W_Q$, $W_K$, $W_V$ and $W_O$. The question asks for the output projection alone.",
+            r"That counts $W_Q$, $W_K$, $W_V$ and $W_O$. The question asks for the output projection alone."
+            # With four heads, full-width heads give the same number: name both ways of reaching it.
+            + (
+                r" (It is also what four full-width heads would give; each head is only $d_{\text{model}}/h$ "
+                "wide.)"
+                if h == 4
+                else ""
+            ),
         ),
         Mistake("heads-full-width", numerics.projection_params(h * d, d), _heads_full_width_feedback(h)),
     ]
@@ -161,9 +168,9 @@ def mha_param_count(
     )
     per_projection = rf"{d}^2 + {d} = {group(one)}" if biases else rf"{d}^2 = {group(one)}"
     solution = [
-        rf"Each head has width $d_k = {d}/{h} = {d_k}$, so one projection over all heads is "
-        rf"$h \cdot {D_MODEL} \cdot d_k = {h} \cdot {d} \cdot {d_k} = {d} \times {d}$: "
-        "the heads add no weights.",
+        rf"Each head has width $d_k = {d}/{h} = {d_k}$, so one projection over all heads holds "
+        rf"$h \cdot {D_MODEL} \cdot d_k = {h} \cdot {d} \cdot {d_k} = {d}^2$ weights, as one "
+        rf"${d} \times {d}$ matrix does: the heads add no weights.",
         rf"One projection{' with its bias' if biases else ''}: ${per_projection}$.",
         rf"Four projections ($Q$, $K$, $V$, $O$): $4 \cdot {group(one)} = {group(count)}$.",
     ]

@@ -7,6 +7,8 @@ import numpy as np
 from engine import numerics
 from engine.answers import MatrixAnswer, Mistake, VectorAnswer
 from engine.generators.additive import (
+    DRAWS,
+    cannot_draw,
     check_range,
     count_word,
     fixed,
@@ -25,7 +27,7 @@ from engine.generators.attention import (
     pick_token,
     weight_terms,
 )
-from engine.generators.common import THREE_PLACES, TWO_PLACES, small_ints
+from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -96,17 +98,28 @@ def self_attention_weights(
     """The scaled dot-product weights of one token when W_Q = W_K = W_V = I (Q = K = V = X)."""
     check_range("tokens", tokens, 2, 4)
     check_range("dim", dim, 2, 3)
-    while True:
+    for _ in range(DRAWS):
         emb = as_matrix(x, distinct_rows(rng, (tokens, dim), 0, 2))
         i = pick_token(token, rng, emb.shape[0])
-        raw_row = (emb @ emb.T)[i - 1]
-        if x is not None or len(set(raw_row.tolist())) > 1:
+        n, d_k = emb.shape
+        raw = numerics.attention_scores(emb, emb, divisor=1.0)
+        scaled = numerics.attention_scores(emb, emb)
+        weights = numerics.attention_weights(emb, emb)
+        row = weights[i - 1]
+        answer = VectorAnswer(vec(row), THREE_PLACES)
+        mistakes = [
+            Mistake("no-sqrt-dk", vec(numerics.softmax(raw)[i - 1]), NO_SQRT_DK),
+            Mistake(
+                "softmax-over-queries", vec(numerics.softmax(scaled, axis=-2)[i - 1]), SOFTMAX_OVER_QUERIES
+            ),
+            Mistake("uniform-rows", vec(np.full(n, 1.0 / n)), UNIFORM_ROWS),
+            Mistake("divide-by-dk", vec(numerics.softmax(raw / d_k)[i - 1]), DIVIDE_BY_DK),
+        ]
+        # The notes' identity example cannot tell the softmax axis apart; drawn embeddings can.
+        if x is not None or (len(set(raw[i - 1].tolist())) > 1 and keeps_all(answer, mistakes)):
             break
-    n, d_k = emb.shape
-    raw = numerics.attention_scores(emb, emb, divisor=1.0)
-    scaled = numerics.attention_scores(emb, emb)
-    weights = numerics.attention_weights(emb, emb)
-    row = weights[i - 1]
+    else:
+        raise ValueError(cannot_draw("self_attention_weights"))
     exps = np.exp(scaled[i - 1])
     prompt = (
         f"A sentence has {count_word(n)} tokens with embeddings $X = {given_matrix(emb)}$ "
@@ -123,15 +136,9 @@ def self_attention_weights(
         rf"Softmax the row: $\exp$ gives ${fixed_vector(exps, 3)}$ with sum ${fixed(float(exps.sum()), 3)}$, "
         rf"so the weights are $\alpha \approx {fixed_vector(row, 3)}$.",
     ]
-    mistakes = [
-        Mistake("no-sqrt-dk", vec(numerics.softmax(raw)[i - 1]), NO_SQRT_DK),
-        Mistake("softmax-over-queries", vec(numerics.softmax(scaled, axis=-2)[i - 1]), SOFTMAX_OVER_QUERIES),
-        Mistake("uniform-rows", vec(np.full(n, 1.0 / n)), UNIFORM_ROWS),
-        Mistake("divide-by-dk", vec(numerics.softmax(raw / d_k)[i - 1]), DIVIDE_BY_DK),
-    ]
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(row), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"x": emb, "token": i},
@@ -160,7 +167,7 @@ def values_not_keys(
     check_range("key_dim", key_dim, 1, 3)
     while True:
         query = np.asarray(q if q is not None else small_ints(rng, key_dim, -1, 2), dtype=float)
-        keys = as_matrix(k, distinct_rows(rng, (tokens, len(query)), -1, 1, nonzero=False))
+        keys = as_matrix(k, distinct_rows(rng, (tokens, len(query)), -1, 1))
         vals = as_matrix(v, distinct_rows(rng, (keys.shape[0], 2), 0, 2))
         raw_scores = keys @ query
         # Drawn keys must differ from the values, or summing the keys would give the right answer.
@@ -237,17 +244,31 @@ def sdpa_outputs(
     check_range("tokens", tokens, 2, 3)
     check_range("d_k", d_k, 1, 3)
     check_range("d_v", d_v, 1, 3)
-    while True:
+    for _ in range(DRAWS):
         qm = as_matrix(q, distinct_rows(rng, (tokens, d_k), 0, 2))
         km = as_matrix(k, distinct_rows(rng, (tokens, d_k), 0, 2))
         vm = as_matrix(v, distinct_rows(rng, (km.shape[0], d_v), 0, 4))
         raw = numerics.attention_scores(qm, km, divisor=1.0)
-        if q is not None or all(len(set(r.tolist())) > 1 for r in raw):
+        out = numerics.scaled_dot_product_attention(qm, km, vm)
+        given_any = q is not None or k is not None or v is not None
+        # Drawn tokens attend differently (no two rows of the output alike), every column of V varies,
+        # and every misconception gives a wrong matrix of its own.
+        varied = (
+            all(len(set(r.tolist())) > 1 for r in raw)
+            and len({tuple(np.round(r, 2)) for r in out}) == len(out)
+            and all(len(set(c.tolist())) > 1 for c in vm.T)
+        )
+        if not (given_any or varied):
+            continue
+        answer = MatrixAnswer(mat(out), TWO_PLACES)
+        mistakes = sdpa_mistakes(qm, km, vm)
+        if given_any or keeps_all(answer, mistakes):
             break
+    else:
+        raise ValueError(cannot_draw("sdpa_outputs"))
     width = qm.shape[1]
     scaled = numerics.attention_scores(qm, km)
     weights = numerics.softmax(scaled)
-    out = numerics.scaled_dot_product_attention(qm, km, vm)
     prompt = (
         f"{count_word(qm.shape[0]).capitalize()} tokens have $Q = {given_matrix(qm)}$, "
         f"$K = {given_matrix(km)}$ and "
@@ -262,9 +283,9 @@ def sdpa_outputs(
     ]
     return Variant(
         prompt=prompt,
-        answer=MatrixAnswer(mat(out), TWO_PLACES),
+        answer=answer,
         solution=solution,
-        mistakes=sdpa_mistakes(qm, km, vm),
+        mistakes=mistakes,
         inputs={"q": qm, "k": km, "v": vm},
         hint=r"Score every query against every key, divide by $\sqrt{d_k}$, softmax each row, then mix "
         "the rows of $V$.",
@@ -284,16 +305,20 @@ def sdpa_token_output(
     """One token's new vector under scaled dot-product self-attention with Q = K = V = X."""
     check_range("tokens", tokens, 2, 4)
     check_range("dim", dim, 2, 3)
-    while True:
+    for _ in range(DRAWS):
         emb = as_matrix(x, distinct_rows(rng, (tokens, dim), 0, 2))
         i = pick_token(token, rng, emb.shape[0])
-        if x is not None or len(set((emb @ emb.T)[i - 1].tolist())) > 1:
+        out = numerics.scaled_dot_product_attention(emb, emb, emb)
+        answer = VectorAnswer(vec(out[i - 1]), TWO_PLACES)
+        mistakes = [_row_of(m, i - 1) for m in sdpa_mistakes(emb, emb, emb, keys=False)]
+        if x is not None or (len(set((emb @ emb.T)[i - 1].tolist())) > 1 and keeps_all(answer, mistakes)):
             break
+    else:
+        raise ValueError(cannot_draw("sdpa_token_output"))
     n, d_k = emb.shape
     raw = numerics.attention_scores(emb, emb, divisor=1.0)[i - 1]
     scaled = numerics.attention_scores(emb, emb)[i - 1]
     weights = numerics.softmax(scaled)
-    out = numerics.scaled_dot_product_attention(emb, emb, emb)
     exps = np.exp(scaled)
     prompt = (
         f"After projection, {count_word(n)} tokens have $Q = K = V = {given_matrix(emb)}$ "
@@ -307,10 +332,9 @@ def sdpa_token_output(
         rf"weights are ${fixed_vector(weights, 3)}$.",
         rf"Mix the values: ${weight_terms(weights, emb, 3)} \approx {fixed_vector(out[i - 1], 2)}$.",
     ]
-    mistakes = [_row_of(m, i - 1) for m in sdpa_mistakes(emb, emb, emb, keys=False)]
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(out[i - 1]), TWO_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"x": emb, "token": i},

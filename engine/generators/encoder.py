@@ -120,7 +120,7 @@ def padded_batch_volume(
         lengths = [int(v) for v in rng.integers(max(2, t // 3), t, size=b)]
         lengths[int(rng.integers(b))] = t
     if lengths:
-        told = ", ".join(str(n) for n in lengths)
+        told = ", ".join(str(n) for n in lengths[:-1]) + f" and {lengths[-1]}"
         batch_text = (
             f"A batch of {b} sentences with {told} tokens is padded to the longest, $T = {t}$, and "
             rf"embedded with ${D_MODEL} = {d}$."
@@ -187,7 +187,7 @@ def ffn_shapes(
     b = sizes.batch(rng, batch)
     d = sizes.width(rng, d_model)
     f = sizes.ffn_width(rng, d, d_ff)
-    t = sizes.length(rng, tokens, avoid=(d, f))
+    t = sizes.length(rng, tokens, avoid=(d, f, b))
     what: FfnAsk = ask if ask is not None else pick(rng, ("hidden", "output", "w1", "w2"))
     x = (b, t, d)
     w1 = (d, f)

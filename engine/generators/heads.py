@@ -93,7 +93,8 @@ def head_size(
     )
     solution = [
         rf"The heads split the model width evenly: $d_k = {D_MODEL}/h = {d}/{h} = {d_k}$ "
-        rf"(remainder ${d % h}$, which is why the code asserts that $h$ divides ${D_MODEL}$).",
+        rf"with remainder ${d % h}$. The head count must divide ${D_MODEL}$ exactly, which is what the "
+        "code's `assert d_model % n_heads == 0` checks.",
         rf"The ${h}$ heads together are $h \cdot d_k = {h} \cdot {d_k} = {d}$ wide, so splitting "
         "into heads adds no parameters and no compute.",
     ]
@@ -133,7 +134,7 @@ def mha_head_shapes(
     b = sizes.batch(rng, batch)
     d = sizes.width(rng, d_model)
     h = sizes.heads_for(rng, d, heads)
-    t = sizes.length(rng, tokens, avoid=(d, numerics.head_dim(d, h), h))
+    t = sizes.length(rng, tokens, avoid=(d, numerics.head_dim(d, h), h, b))
     what: HeadsAsk = ask if ask is not None else pick(rng, ("heads", "scores", "concat"))
     d_k = numerics.head_dim(d, h)
     x = (b, t, d)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -146,7 +147,9 @@ def rnn_decay_steps(
         "yet below, "
         rf"${_plain(gamma)}^{{{k}}} \approx {tex_number(gamma**k, 3)}$ is.",
     ]
-    linear_steps = math.floor((1 - limit) / (1 - gamma)) + 1
+    # Losing 1 - γ per step, the size after k steps is 1 - k(1 - γ); the first k below the limit,
+    # in exact fractions so that a boundary case such as 0.7 and 0.1 (exactly 0.1 after 3 steps) is right.
+    linear_steps = math.floor((1 - Fraction(str(limit))) / (1 - Fraction(str(gamma)))) + 1
     mistakes = [
         Mistake(
             "off-by-one",

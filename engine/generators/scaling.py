@@ -15,8 +15,9 @@ from engine.generators.dot_product import DIVIDE_BY_DK, NO_SQRT_DK, UNIFORM_ROWS
 from engine.registry import generator
 from engine.variant import Variant
 
-# Head widths whose square roots are whole numbers, so that the scaled scores come out exact.
-SQUARE_HEAD_WIDTHS = (16, 64, 256, 1024)
+# Head widths whose square roots are whole numbers, so that the scaled scores come out exact: the
+# widths of the notes' variance table (02_dot_product_variance), as small heads really are.
+SQUARE_HEAD_WIDTHS = (4, 16, 64, 256)
 
 
 @generator
