@@ -470,12 +470,37 @@ def _canonical(dims: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(parse.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
 
 
+def _unknown_names(answer: ShapeAnswer, given: tuple[Any, ...], mistakes: Sequence[Mistake]) -> str | None:
+    """Why a response's dimension names cannot be read for this item (None when they can).
+
+    A name the question does not use is unreadable rather than wrong, as an unknown function name
+    is for numbers: `banana`, `t` for `T`, or `T` where the question gave T a value.
+    """
+    names = {d for d in given if isinstance(d, str)}
+    if not names:
+        return None
+    known = {d for d in _canonical(answer.dims) if isinstance(d, str)}
+    for mistake in mistakes:
+        if isinstance(mistake.value, tuple):
+            known |= {d for d in _canonical(mistake.value) if isinstance(d, str)}
+    strange = sorted(names - known)
+    if not strange:
+        return None
+    if not answer.symbolic:
+        return f"{strange[0]} is not a number: this question gives every size, so each dimension is a number."
+    used = ", ".join(d for d in answer.dims if isinstance(d, str))
+    return f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses {used})."
+
+
 def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
     found = parse.shape(response)
     if isinstance(found, parse.Invalid):
         return _invalid(answer, found.reason, found.read_as)
     read = parse.echo_shape(found)
     given, target = _canonical(found), _canonical(answer.dims)
+    unknown = _unknown_names(answer, given, mistakes)
+    if unknown is not None:
+        return _invalid(answer, unknown, read)
     if given == target:
         return _correct(read)
     for mistake in mistakes:

@@ -96,7 +96,8 @@ def nudged(answer: Answer, index: int, direction: int) -> str:
         dims = list(answer.dims)
         i = index % len(dims)
         dim = dims[i]
-        dims[i] = dim + 1 if isinstance(dim, int) else f"{dim}q"
+        # A name the question does not use is unreadable (invalid), so a symbol becomes a number.
+        dims[i] = dim + 1 if isinstance(dim, int) else 7
         return "[" + ", ".join(str(d) for d in dims) + "]"
     letters = answer.letters
     if not answer.multiple:

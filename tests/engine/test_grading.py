@@ -288,11 +288,11 @@ TABLE: list[tuple[str, str, str, float, str | None]] = [
     ("shape", "[T, 4096]", W, 0, "heads-add-weights"),
     ("shape", "[T, 64]", W, 0, "one-head"),
     ("shape", "[512, T]", W, 0, REV),
-    ("shape", "[t, 512]", W, 0, None),
+    ("shape", "[t, 512]", INV, 0, None),
     ("shape", "[50, 512]", W, 0, None),
     ("shape", "[T, 512, 1]", W, 0, None),
     ("shape", "512", W, 0, None),
-    ("shape", "T512", W, 0, None),
+    ("shape", "T512", INV, 0, None),
     ("shape", "[T, 512.5]", INV, 0, None),
     ("shape", "[T, 0]", INV, 0, None),
     ("shape", "[T, [512]]", INV, 0, None),
@@ -301,8 +301,8 @@ TABLE: list[tuple[str, str, str, float, str | None]] = [
     ("shape3", "[B, T, dmodel]", C, 1, None),
     ("shape3", "[B, T, d_{model}]", C, 1, None),
     ("shape3", "B x T x d_model", C, 1, None),
-    ("shape3", "[B, T, D_model]", W, 0, None),
-    ("shape3", "[B, T, d]", W, 0, None),
+    ("shape3", "[B, T, D_model]", INV, 0, None),
+    ("shape3", "[B, T, d]", INV, 0, None),
     ("shape3", "[T, B, d_model]", W, 0, None),
     ("shape3", "[d_model, T, B]", W, 0, REV),
     ("shape-num", "50x512", C, 1, None),
@@ -313,7 +313,9 @@ TABLE: list[tuple[str, str, str, float, str | None]] = [
     ("shape-num", "50X512", C, 1, None),
     ("shape-num", "[50, 2048]", W, 0, "d-ff"),
     ("shape-num", "[300, 512]", W, 0, "layers-stacked"),
-    ("shape-num", "[T, 512]", W, 0, None),
+    ("shape-num", "[T, 512]", INV, 0, None),
+    ("shape-num", "banana", INV, 0, None),
+    ("shape", "[banana, 512]", INV, 0, None),
     # ---- multiple select, net scoring: A and C are true of five ----
     ("net", "A, C", C, 1, None),
     ("net", "ac", C, 1, None),
@@ -415,7 +417,8 @@ def test_a_wrong_matrix_names_the_entries_or_the_shape() -> None:
 
 
 def test_a_wrong_shape_names_the_dimensions() -> None:
-    assert "dimension 1 is off" in graded("shape", "[t, 512]").feedback
+    assert "dimension 1 is off" in graded("shape", "[64, 512]").feedback
+    assert "case-sensitive; it uses T" in graded("shape", "[t, 512]").feedback
     assert "dimensions 1 and 2 are off" in graded("shape3", "[T, B, d_model]").feedback
     assert "2 dimensions; you gave 3" in graded("shape", "[T, 512, 1]").feedback
 
