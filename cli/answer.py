@@ -13,8 +13,6 @@ if TYPE_CHECKING:
     from engine.grading import Grade
     from engine.variant import Question
 
-_STYLES = {"correct": "bold green", "partial": "bold yellow", "wrong": "bold red", "invalid": "bold magenta"}
-
 
 @app.command(
     "answer",
@@ -63,7 +61,7 @@ def answer_command(
     if as_json:
         print_json(result.to_json())
     else:
-        show_grade(question, result)
+        show_grade(question, result, text)
 
 
 def _read_response(response: str | None) -> str:
@@ -79,22 +77,9 @@ def _read_response(response: str | None) -> str:
     return text.removesuffix("\n").removesuffix("\r")
 
 
-def show_grade(question: Question, result: Grade) -> None:
-    """A grade as the terminal shows it: the variant, the verdict, the feedback, what was read."""
-    from rich.text import Text
+def show_grade(question: Question, result: Grade, response: str = "") -> None:
+    """A grade as a session shows it: the variant, the verdict, how the response was read, the feedback."""
+    from cli.display import console, print_grade, put, question_header
 
-    from cli.display import console, question_header
-    from engine.markup import to_terminal
-
-    console.print(question_header(question))
-    verdict = Text(result.status.upper(), style=_STYLES[result.status])
-    if result.counts:
-        verdict.append(f"  score {result.score:.2f}", style="bold")
-    else:
-        verdict.append("  (not counted: try again)", style="dim")
-    if result.mistake is not None:
-        verdict.append(f"  [{result.mistake.tag}]", style="dim")
-    console.print(verdict)
-    console.print(Text(to_terminal(result.feedback)))
-    if result.read_as:
-        console.print(Text.assemble(("read as: ", "dim"), result.read_as))
+    put(console, question_header(question, seed=False))
+    print_grade(console, result, response, echo=True)

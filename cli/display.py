@@ -1,9 +1,16 @@
-"""Everything the terminal shows, drawn with rich (colour only on a terminal, and never with NO_COLOR)."""
+"""Everything the terminal shows, drawn with rich (colour only on a terminal, and never with NO_COLOR).
+
+Text is folded here rather than by rich, so that every command breaks lines the same way: never
+inside a short bracketed group (a vector, a shape, a function's arguments), never just before an
+operator, continuation lines hanging under their first word, and no trailing spaces.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -11,9 +18,150 @@ from rich.text import Text
 if TYPE_CHECKING:
     from engine.answers import Answer
     from engine.bank import Bank
+    from engine.grading import Grade
     from engine.variant import Question
 
 console = Console(highlight=False, soft_wrap=False)
+
+MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
+STYLES = {
+    "correct": "bold green",
+    "partial": "bold yellow",
+    "wrong": "bold red",
+    "invalid": "bold magenta",
+    "skipped": "dim",
+    "unanswered": "dim",
+}
+LABELS = {
+    "correct": "Correct",
+    "partial": "Partly right",
+    "wrong": "Wrong",
+    "invalid": "Cannot read that",
+    "skipped": "Skipped",
+    "unanswered": "Not answered",
+}
+
+NBSP = "\u00a0"
+"""A space that `fold` never breaks at (printed as an ordinary space)."""
+SEP = "  ·  "
+"""Separates the facts of one line (a header, a verdict)."""
+
+# A bracketed group up to this many cells stays on one line: [0.881, 0.119], [T, 512], (Q, K, V, O).
+_KEEP_TOGETHER = 28
+_OPENING = {")": "(", "]": "[", "}": "{", "⟩": "⟨"}
+# A break goes after these (as TeX breaks inline maths), so a line never starts with one.
+_OPERATORS = frozenset("=≈≤≥≠→←↦∈⇒⇔+−×±∝≡<>·—")
+
+
+# ---------------------------------------------------------------------------------------------
+# Folding
+# ---------------------------------------------------------------------------------------------
+
+
+def _break_runs(line: str) -> list[tuple[int, int]]:
+    """The runs of spaces (start, end) where ``line`` may be broken."""
+    protected = [False] * len(line)
+    stack: list[tuple[str, int]] = []
+    for i, ch in enumerate(line):
+        if ch in "([{⟨":
+            stack.append((ch, i))
+        elif ch in _OPENING and stack:
+            opener, start = stack.pop()
+            if opener == _OPENING[ch] and cell_len(line[start : i + 1]) <= _KEEP_TOGETHER:
+                protected[start : i + 1] = [True] * (i + 1 - start)
+    runs = []
+    indent = len(line) - len(line.lstrip(" "))
+    for m in re.finditer(" +", line):
+        start, end = m.span()
+        if start < indent or protected[start]:
+            continue
+        follows = line[end : end + 2]
+        if len(follows) == 2 and follows[0] in _OPERATORS and follows[1] == " ":
+            continue
+        runs.append((start, end))
+    return runs
+
+
+def _line_spans(line: str, width: int, hang: int) -> list[tuple[int, int]]:
+    """Where to cut one line (no newline in it): (start, end) of each output line, greedily."""
+    spans: list[tuple[int, int]] = []
+    start, room = 0, width
+    fits: tuple[int, int] | None = None
+    for run in [*_break_runs(line), (len(line), len(line))]:
+        if cell_len(line[start : run[0]]) <= room:
+            fits = run
+            continue
+        if fits is not None:
+            spans.append((start, fits[0]))
+            start, room = fits[1], width - hang
+        fits = None
+        if cell_len(line[start : run[0]]) <= room:
+            fits = run
+        else:
+            # One word wider than the line: it gets a line of its own (rich folds it).
+            spans.append((start, run[0]))
+            start, room = run[1], width - hang
+    if start < len(line):
+        spans.append((start, len(line)))
+    return spans or [(0, 0)]
+
+
+def fold(text: Text | str, width: int, *, hang: int = 0) -> Text:
+    """``text`` broken into lines of at most ``width`` cells, styles kept.
+
+    Args:
+        text: The text; its own newlines are kept.
+        width: The width of the terminal.
+        hang: How far continuation lines are indented beyond the indentation of their line: the
+            width of a label such as "1. ", so that the text hangs under its first word.
+    """
+    text = Text(text) if isinstance(text, str) else text
+    out: list[Text] = []
+    for line in text.split("\n", allow_blank=True):
+        plain = line.plain
+        indent = len(plain) - len(plain.lstrip(" "))
+        pieces = _line_spans(plain, max(width, 20), indent + hang)
+        for number, (start, end) in enumerate(pieces):
+            piece = line[start:end]
+            piece.rstrip()
+            if number:
+                piece = Text(" " * (indent + hang)) + piece
+            out.append(piece)
+    folded = Text("\n").join(out)
+    if NBSP in folded.plain:
+        # Only a layout hint: a copied command or answer must not carry it (same length: spans stay).
+        folded.plain = folded.plain.replace(NBSP, " ")
+    return folded
+
+
+def put(target: Console, text: Text | str, *, hang: int = 0, style: str = "") -> None:
+    """Print ``text`` folded to ``target``'s width (``style`` styles a plain string)."""
+    text = Text(text, style=style) if isinstance(text, str) else text
+    target.print(fold(text, target.width, hang=hang))
+
+
+def print_table(target: Console, table: Table) -> None:
+    """A table without the spaces rich pads its last column with (piped transcripts stay clean)."""
+    for line in target.render_lines(table, target.options, pad=False, new_lines=False):
+        text = Text()
+        for segment in line:
+            if not segment.control:
+                text.append(segment.text, segment.style)
+        text.rstrip()
+        target.print(text, soft_wrap=True)
+
+
+def markdown_paragraphs(markdown: str) -> list[str]:
+    """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
+    from engine.markup import to_terminal
+
+    rendered = to_terminal(markdown)
+    return [p for p in rendered.split("\n\n") if p.strip()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Items and questions
+# ---------------------------------------------------------------------------------------------
 
 
 def kind_label(answer: Answer) -> str:
@@ -26,73 +174,187 @@ def kind_label(answer: Answer) -> str:
 
 
 def item_table(bank: Bank, rows: list[dict[str, Any]]) -> None:
-    """The items of a bank as a table."""
-    table = Table(title=f"{bank.title}  ({len(rows)} items)", title_justify="left", expand=False)
-    table.add_column("id", style="bold", no_wrap=True)
-    table.add_column("source")
-    table.add_column("topic")
-    table.add_column("answer")
+    """The items of a bank, grouped by topic (the names that --topic and --item take)."""
+    put(console, Text.assemble((bank.title, "bold"), (f"{SEP}{len(rows)} items", "dim")))
+    topics: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        source = row["source"] + ("" if row["original"] else " *")
-        table.add_row(row["id"], source, row["topic"], row["kind"])
-    console.print(table)
+        topics.setdefault(row["topic"], []).append(row)
+    id_width = max((len(row["id"]) for row in rows), default=0)
+    kind_width = max((len(row["kind"]) for row in rows), default=0)
+    hang = id_width + kind_width + 4
+    # Too narrow for three columns: the source goes under its item.
+    beside = console.width - 2 - hang >= 24
+    for topic, members in topics.items():
+        console.print()
+        console.print(Text.assemble((topic, "bold cyan"), (f"  ({len(members)})", "dim")))
+        for row in members:
+            source = row["source"] + ("" if row["original"] else f"{NBSP}*")
+            line = Text.assemble(
+                "  ", (row["id"].ljust(id_width), "bold"), "  ", row["kind"].ljust(kind_width), "  "
+            )
+            if beside:
+                put(console, line + Text(source), hang=hang)
+            else:
+                put(console, line)
+                put(console, f"    {source}", style="dim")
     if not all(row["original"] for row in rows):
-        console.print("* no --original: the notes give no fixed statement or numbers to rebuild", style="dim")
+        console.print()
+        put(console, "* no --original: the notes give no fixed statement or numbers to rebuild", style="dim")
 
 
-def question_header(question: Question) -> Text:
-    """Source, item and variant code on one line."""
+def variant_label(question: Question, *, seed: bool = True) -> str:
+    """``variant 3NP1-C5EW (seed 7)``, or ``original`` for the past paper's own question."""
+    if question.is_original:
+        return "original"
+    label = f"variant{NBSP}{question.code}"
+    return f"{label} (seed{NBSP}{question.seed})" if seed else label
+
+
+def question_header(question: Question, *, seed: bool = True, variant: bool = True) -> Text:
+    """Source, item and variant code on one line (the seed too, unless ``seed`` is False)."""
     header = Text()
     header.append(question.source, style="bold cyan")
-    header.append(f"  ·  {question.item_id}  ·  ", style="dim")
-    code = "original" if question.is_original else f"variant {question.code} (seed {question.seed})"
-    header.append(code, style="dim")
+    header.append(f"{SEP}{question.item_id}", style="dim")
+    if variant:
+        header.append(f"{SEP}{variant_label(question, seed=seed)}", style="dim")
     return header
 
 
-def question_body(question: Question) -> list[Text]:
-    """The prompt, the options of a choice item, the precision asked for, and any note."""
+def print_question(
+    target: Console, question: Question, *, variant: bool = True, seed: bool = True, note: bool = True
+) -> None:
+    """The header, the prompt, the options of a choice item, the precision asked for, and the note.
+
+    Args:
+        target: Where to print.
+        question: The question.
+        variant: Show the variant code in the header (a session shows it in its rule instead).
+        seed: Show the variant's seed beside its code.
+        note: Show the item's note (about where it comes from). A session shows it after the
+            answer: notes can name the facts a question asks for.
+    """
     from engine.answers import ChoiceAnswer
     from engine.markup import to_terminal
 
-    parts = [Text(to_terminal(question.variant.prompt))]
+    put(target, question_header(question, seed=seed, variant=variant))
+    target.print()
+    put(target, to_terminal(question.variant.prompt))
     answer = question.answer
     if isinstance(answer, ChoiceAnswer):
-        options = Text()
         for letter, option in zip(answer.letters, answer.options, strict=False):
-            options.append(f"  {letter}. ", style="bold")
-            options.append(to_terminal(option.text) + "\n")
-        parts.append(options)
-    parts.append(Text(answer.instructions(), style="italic"))
+            label = f"  {letter}. "
+            put(target, Text.assemble((label, "bold"), to_terminal(option.text)), hang=len(label) - 2)
+        target.print()
+    put(target, answer.instructions(), style="italic")
+    if note and question.note:
+        print_note(target, question)
+
+
+def print_note(target: Console, question: Question, *, indent: int = 0) -> None:
+    """The item's note, dim."""
     if question.note:
-        parts.append(Text(f"Note: {question.note}", style="dim"))
-    return parts
+        put(target, " " * indent + f"Note: {question.note}", style="dim")
+
+
+def print_solution(
+    target: Console, question: Question, *, title: str = "Worked solution", indent: int = 0
+) -> None:
+    """The worked solution with this variant's numbers, one hanging step per number."""
+    from engine.markup import to_terminal
+
+    margin = " " * indent
+    target.print(Text(margin + title, style="bold"))
+    for number, step in enumerate(question.variant.solution, 1):
+        label = f"{number}. "
+        put(target, Text(margin + label) + Text(to_terminal(step)), hang=len(label))
 
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
     """A question as `quiz show` prints it."""
     from engine.markup import to_terminal
 
-    console.print(question_header(question))
-    console.print()
-    for part in question_body(question):
-        console.print(part)
+    print_question(console, question)
     if with_answer:
         console.print()
-        console.print(Text.assemble(("Answer: ", "bold green"), question.answer.format()))
+        put(console, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
     if with_solution:
         console.print()
-        console.print(Text("Solution", style="bold"))
-        for number, step in enumerate(question.variant.solution, 1):
-            console.print(Text(f"{number}. ") + Text(to_terminal(step)))
+        print_solution(console, question, title="Solution")
         if question.variant.mistakes:
             console.print()
             console.print(Text("Known mistakes", style="bold"))
             for mistake in question.variant.mistakes:
-                console.print(
-                    Text.assemble(
-                        (f"  {mistake.format(question.answer)}", "yellow"),
-                        (f"  [{mistake.tag}] ", "dim"),
-                        to_terminal(mistake.feedback),
-                    )
+                line = Text.assemble(
+                    "  ",
+                    (mistake.format(question.answer), "yellow"),
+                    (f"  {mistake.tag}: ", "dim"),
+                    to_terminal(mistake.feedback),
                 )
+                put(console, line, hang=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grades
+# ---------------------------------------------------------------------------------------------
+
+
+def score_text(value: float) -> str:
+    """A score as people write it: 1, 0, 0.67."""
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value % 1 else f"{int(value)}"
+
+
+def verdict(grade: Grade) -> Text:
+    """``✗ Wrong  ·  mistake: no-sqrt-dk``: the status, the score when it is partial, the named mistake."""
+    status = grade.status
+    line = Text(f"{MARKS[status]} {LABELS[status]}", style=STYLES[status])
+    if status == "partial":
+        line.append(f"{SEP}score {score_text(grade.score)}", style="dim")
+    if grade.mistake is not None:
+        line.append(f"{SEP}mistake: ", style="dim")
+        line.append(grade.mistake.tag, style="bold yellow")
+    return line
+
+
+def _same_reading(read_as: str, response: str) -> bool:
+    """Whether echoing the reading would only repeat the response (up to spaces, commas and case)."""
+
+    def squeeze(text: str) -> str:
+        return re.sub(r"[\s,]", "", text).lower()
+
+    return squeeze(read_as) == squeeze(response)
+
+
+def grade_remarks(grade: Grade) -> list[str]:
+    """The grader's feedback and the mistake's explanation, without what the verdict line already says."""
+    redundant = {
+        "Correct.",
+        f"Partly right: score {grade.score:.2f}.",
+        "Not correct: that is not the answer, within the precision asked for.",
+    }
+    remarks = [p for p in markdown_paragraphs(grade.feedback) if p.strip() not in redundant]
+    mistake = grade.mistake
+    if mistake is not None and mistake.feedback and mistake.feedback not in grade.feedback:
+        remarks += markdown_paragraphs(mistake.feedback)
+    return remarks
+
+
+def print_grade(target: Console, grade: Grade, response: str, *, echo: bool = False) -> None:
+    """The verdict, how the response was read, and the feedback.
+
+    Args:
+        target: Where to print.
+        grade: The grade.
+        response: What was typed.
+        echo: Always show how the response was read (`quiz answer`); otherwise only when the
+            reading says more than the response (an expression's value, a reordered list).
+    """
+    if grade.status == "invalid":
+        put(target, Text.assemble((f"{MARKS['invalid']} {LABELS['invalid']}", STYLES["invalid"])))
+    else:
+        put(target, verdict(grade))
+    if grade.read_as and (echo or not _same_reading(grade.read_as, response)):
+        put(target, f"read as: {grade.read_as}", style="dim", hang=9)
+    for remark in grade_remarks(grade):
+        put(target, remark)
+    if grade.status == "invalid":
+        put(target, "Nothing was counted; try again.", style="dim")

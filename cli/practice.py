@@ -101,7 +101,9 @@ def run_command(
     bank: Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")],
     topic: Annotated[str | None, typer.Option("--topic", "-t", help="Only this topic's items.")] = None,
     item: Annotated[
-        list[str] | None, typer.Option("--item", "-i", help="Only this item (repeat the option for more).")
+        list[str] | None,
+        # Typer would show the Python type, <list[str]>; one id is what each --item takes.
+        typer.Option("--item", "-i", metavar="<id>", help="Only this item (repeat the option for more)."),
     ] = None,
     count: Annotated[
         int | None, typer.Option("--count", "-n", min=1, max=500, help="Number of questions (default 10).")

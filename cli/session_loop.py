@@ -11,7 +11,6 @@ import contextlib
 import re
 import signal
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import FrameType
@@ -108,6 +107,9 @@ class LineReader:
             try:
                 return input(prompt)
             except EOFError:
+                # Ctrl-D leaves the cursor after the prompt: what follows starts on a line of its own.
+                sys.stdout.write("\n")
+                sys.stdout.flush()
                 return None
         line = self.stream.readline()
         if not line:
@@ -168,7 +170,7 @@ class SessionLoop:
         self.json_out = json_out
         self._timer = False
         self._closing = False
-        self._warm_up: threading.Thread | None = None
+        self._warmed_up = False
 
     @property
     def interactive(self) -> bool:
@@ -192,11 +194,12 @@ class SessionLoop:
             self.view.warning(message)
 
     def _read(self, prompt: str) -> str | None:
-        if self._warm_up is None and self.interactive:
-            # The first question is on screen: load the grader and FSRS while the student reads it,
-            # so that the first answer is graded as quickly as the others.
-            self._warm_up = threading.Thread(target=_load_grading, name="quiz-warm-up")
-            self._warm_up.start()
+        if not self._warmed_up and self.interactive:
+            # The first question is on screen: load the grader and FSRS (tens of milliseconds) before
+            # the prompt, so that the first answer is graded as quickly as the others. Not in a
+            # thread: a Python thread busy at the prompt can leave Ctrl-C unseen until the next key.
+            self._warmed_up = True
+            _load_grading()
         line = self.reader.read(prompt)
         if line is not None and not self.reader.interactive and self.json_out is None:
             self.view.echo(line)
@@ -224,8 +227,6 @@ class SessionLoop:
                 summary = self.session.finish(ending)
         finally:
             self._stop_timer()
-            if self._warm_up is not None:
-                self._warm_up.join()
             for signum, handler in previous.items():
                 if handler is not None:  # None: a handler set outside Python, which cannot be put back
                     signal.signal(signum, handler)
@@ -336,7 +337,7 @@ class SessionLoop:
         else:
             self._emit(graded_json(self.session, slot, result, response))
         if self.visible and not result.counts:
-            self.view.invalid(result)
+            self.view.invalid(result, response)
         elif self.visible and not self.session.exam:
             self.view.feedback(result, question, response)
         self._warnings()
@@ -453,8 +454,8 @@ class SessionLoop:
 
 
 def _load_grading() -> None:
-    """Import what grading an answer needs (run in a thread while the first question is read)."""
-    # A failure here is not reported: the main thread imports the same modules and reports it.
+    """Import what grading an answer needs, and build the FSRS scheduler."""
+    # A failure here is not reported: grading imports the same modules and reports it.
     with contextlib.suppress(ImportError):
         import engine.grading  # noqa: F401
         from engine import review

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli import display
+from cli.display import LABELS, MARKS, NBSP, SEP, STYLES, put
 
 if TYPE_CHECKING:
     from engine.grading import Grade
@@ -23,30 +24,20 @@ if TYPE_CHECKING:
     from engine.store import DayStats, GroupStats, MistakeStats
     from engine.variant import Question
 
-MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
-STYLES = {
-    "correct": "bold green",
-    "partial": "bold yellow",
-    "wrong": "bold red",
-    "invalid": "bold magenta",
-    "skipped": "dim",
-    "unanswered": "dim",
-}
-LABELS = {
-    "correct": "Correct",
-    "partial": "Partly right",
-    "wrong": "Wrong",
-    "invalid": "Cannot read that",
-    "skipped": "Skipped",
-    "unanswered": "Not answered",
-}
+__all__ = ["LABELS", "MARKS", "STYLES", "SessionView", "bar", "clock", "command_lines", "json_line"]
 
-PRACTICE_HELP = "Type your answer and press Enter.  ? hint · s skip · q quit · h help"
-EXAM_HELP = "Exam: no feedback until you submit.  n next · b back · g N go · submit · h help"
+
+def _keys(*pairs: str) -> str:
+    # Each key stays beside its word when the line is folded: "? hint", never "?" then "hint".
+    return " · ".join(pair.replace(" ", NBSP, 1) for pair in pairs)
+
+
+PRACTICE_HELP = "Type your answer and press Enter.  " + _keys("? hint", "s skip", "q quit", "h help")
+EXAM_HELP = "Exam: no feedback until you submit.  " + _keys("n next", "b back", "g N go", "submit", "h help")
 
 
 def _score(value: float) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value % 1 else f"{int(value)}"
+    return display.score_text(value)
 
 
 def _duration(seconds: float) -> str:
@@ -80,18 +71,20 @@ class SessionView:
     def header(self, plan: Plan, *, history: str | None) -> None:
         """The bank title, the mode, the number of questions and the seed (so the session can be repeated)."""
         c = self.console
-        c.print(Text(plan.title, style="bold"))
+        put(c, plan.title, style="bold")
         facts = [plan.mode.capitalize(), f"{len(plan)} question{'s' if len(plan) != 1 else ''}"]
-        if any(p.seed is None for p in plan.questions) and plan.mode != "review":
+        if plan.mode == "review":
+            pass  # a review is chosen by what is due, so its seed repeats nothing useful
+        elif any(p.seed is None for p in plan.questions):
             facts.append("the past papers' own questions")
         else:
             facts.append(f"seed {plan.seed}")
         if plan.time_limit is not None:
             facts.append(f"time {_duration(plan.time_limit)}")
-        c.print(Text(" · ".join(facts), style="dim"))
+        put(c, " · ".join(facts), style="dim")
         if history is None:
-            c.print(Text("History is off for this session: answers are not saved.", style="dim"))
-        c.print(Text(EXAM_HELP if plan.mode == "exam" else PRACTICE_HELP, style="dim"))
+            self.note("History is off for this session: answers are not saved.")
+        self.note(EXAM_HELP if plan.mode == "exam" else PRACTICE_HELP)
 
     def help(self, *, exam: bool, choice: bool) -> None:
         """Every command of the prompt."""
@@ -108,29 +101,28 @@ class SessionView:
         else:
             lines += [
                 "  ?, hint       a hint for this question",
-                "  s, skip       skip this question",
+                "  s, skip       skip this question (and see its answer)",
                 "  w, why        the worked solution (after answering)",
                 "  q, quit       stop here and see the summary",
             ]
         lines.append("  h, help       this list")
+        for line in lines:
+            put(self.console, line, style="dim", hang=14 if line.startswith("  ") else 0)
         if choice:
-            lines.append(
-                "On a choice question a letter is an answer: type the whole word (skip, back, help)."
-            )
-        lines.append("Ctrl-C stops at once; every answer given so far is already saved.")
-        self.console.print(Text("\n".join(lines), style="dim"))
+            self.note("On a choice question a letter is an answer: type the whole word (skip, back, help).")
+        self.note("Ctrl-C stops at once; every answer given so far is already saved.")
 
     def reminder(self, *, exam: bool) -> None:
         """What to do at an empty prompt."""
-        self.console.print(Text(EXAM_HELP if exam else PRACTICE_HELP, style="dim"))
+        self.note(EXAM_HELP if exam else PRACTICE_HELP)
 
     def warning(self, message: str) -> None:
         """A problem that does not stop the session (e.g. history could not be saved)."""
-        self.errors.print(Text(f"quiz: warning: {message}", style="yellow"))
+        put(self.errors, f"quiz: warning: {message}", style="yellow")
 
     def note(self, message: str) -> None:
         """A short dim line (a hint that is not available, a saved exam answer, ...)."""
-        self.console.print(Text(message, style="dim"))
+        put(self.console, message, style="dim")
 
     # -- questions ------------------------------------------------------------------------------
 
@@ -140,79 +132,50 @@ class SessionView:
         title = f"Question {slot.position} of {len(session.slots)}"
         if slot.planned.reason:
             title += f" · {slot.planned.reason}"
+        # The code (not the seed) is what rebuilds this variant: quiz show BANK ITEM --code CODE.
+        title += f" · {display.variant_label(question, seed=False)}".replace(NBSP, " ")
         c.print()
         c.print(Rule(title, align="left", style="dim"))
-        c.print(display.question_header(question))
-        c.print()
-        for part in display.question_body(question):
-            c.print(part)
+        display.print_question(c, question, variant=False, note=False)
         if session.exam and slot.answered:
-            c.print(Text.assemble(("Your answer: ", "dim"), slot.response))
+            put(c, Text.assemble(("Your answer: ", "dim"), slot.response))
 
     def echo(self, line: str) -> None:
         """The response read from a pipe, so that the transcript reads like a session."""
-        self.console.print(Text.assemble(("› ", "dim"), line))
+        put(self.console, Text.assemble(("› ", "dim"), line), hang=2)
 
     def hint(self, text: str) -> None:
         """The current question's hint."""
         from engine.markup import to_terminal
 
         if text:
-            self.console.print(Text.assemble(("Hint: ", "bold"), to_terminal(text)))
+            put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text)))
         else:
             self.note("This question has no hint.")
 
-    def invalid(self, grade: Grade) -> None:
+    def invalid(self, grade: Grade, response: str = "") -> None:
         """Why a response could not be read (it cost nothing)."""
-        from engine.markup import to_terminal
-
-        c = self.console
-        c.print(
-            Text.assemble(
-                (f"{MARKS['invalid']} {LABELS['invalid']}: ", STYLES["invalid"]), to_terminal(grade.feedback)
-            )
-        )
-        if grade.read_as:
-            c.print(Text(f"  read as: {grade.read_as}", style="dim"))
-        c.print(Text("  Nothing was counted; try again.", style="dim"))
+        display.print_grade(self.console, grade, response)
 
     def feedback(self, grade: Grade, question: Question, response: str) -> None:
-        """Correct, partly right or wrong, with the score, how the answer was read, and the named mistake."""
-        from engine.markup import to_terminal
-
+        """Correct, partly right or wrong, the named mistake, how the answer was read, and the answer."""
         c = self.console
-        status = grade.status
-        line = Text()
-        line.append(f"{MARKS[status]} {LABELS[status]}", style=STYLES[status])
-        line.append(f"  score {_score(grade.score)}", style="dim")
-        if grade.mistake is not None:
-            line.append("  ·  mistake: ", style="dim")
-            line.append(grade.mistake.tag, style="bold yellow")
-        c.print(line)
-        if grade.read_as and grade.read_as.replace(" ", "") != response.strip().replace(" ", ""):
-            c.print(Text(f"  read as {grade.read_as}", style="dim"))
-        # The status line already says "Correct"; any other remark of the grader is worth showing.
-        if grade.feedback and grade.feedback.strip() != "Correct.":
-            c.print(Text(to_terminal(grade.feedback)))
-        mistake = grade.mistake
-        if mistake is not None and mistake.feedback and mistake.feedback not in grade.feedback:
-            c.print(Text(to_terminal(mistake.feedback)))
-        if status != "correct":
-            c.print(Text.assemble(("Answer: ", "bold green"), question.answer.format()))
+        display.print_grade(c, grade, response)
+        if grade.status != "correct":
+            put(c, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
 
     def solution(self, question: Question) -> None:
-        """The worked solution with this variant's numbers."""
-        from engine.markup import to_terminal
-
+        """The worked solution with this variant's numbers, and the item's note (held back until now)."""
         c = self.console
-        c.print(Text("Worked solution", style="bold"))
-        for number, step in enumerate(question.variant.solution, 1):
-            c.print(Text(f"{number}. ") + Text(to_terminal(step)))
+        c.print()
+        display.print_solution(c, question)
+        display.print_note(c, question)
 
     def skipped(self, question: Question) -> None:
         """A skipped practice question, with its answer (a learner skips to find out)."""
-        self.console.print(
-            Text.assemble(("– Skipped.  ", "dim"), ("Answer: ", "bold green"), question.answer.format())
+        put(
+            self.console,
+            Text.assemble(("– Skipped.  ", "dim"), ("Answer: ", "bold green"), question.answer.format()),
         )
 
     # -- exams ----------------------------------------------------------------------------------
@@ -225,7 +188,7 @@ class SessionView:
         """Which exam questions have an answer."""
         marks = " ".join(f"{s.position}{'●' if s.answered else '○'}" for s in session.slots)
         missing = session.unanswered()
-        self.console.print(Text(f"Answers: {marks}", style="dim"))
+        self.note(f"Answers: {marks}")
         if missing:
             self.note(f"Not answered yet: {', '.join(map(str, missing))}.")
         else:
@@ -233,41 +196,44 @@ class SessionView:
 
     def exam_results(self, session: Session, *, solutions: str) -> None:
         """After submission: each question not fully right, with the answer, the feedback and the solution."""
-        from engine.markup import to_terminal
-
         c = self.console
         c.print()
         c.print(Rule("Results", align="left", style="dim"))
+        shown = 0
         for slot in session.slots:
             status = slot.status
             if status == "correct" and solutions != "always":
                 continue
             question = session.question(slot)
+            if shown:
+                c.print()
+            shown += 1
             line = Text()
-            line.append(f"{slot.position}. {question.source}  ", style="bold")
-            line.append(f"{MARKS[status]} {LABELS[status]}", style=STYLES[status])
+            line.append(f"{slot.position}. {question.source}", style="bold")
+            line.append(f"{SEP}{question.item_id}", style="dim")
+            put(c, line, hang=3)
             grade = slot.grade
-            if grade is not None and grade.mistake is not None:
-                line.append("  ·  mistake: ", style="dim")
-                line.append(grade.mistake.tag, style="bold yellow")
-            c.print(line)
+            outcome = Text("   ")
+            if grade is not None:
+                outcome.append_text(display.verdict(grade))
+            else:
+                outcome.append(f"{MARKS[status]} {LABELS[status]}", style=STYLES[status])
+            put(c, outcome)
             given = slot.response if slot.answered else "none"
-            c.print(
+            put(
+                c,
                 Text.assemble(
-                    ("   Your answer: ", "dim"), given, ("  ·  Answer: ", "dim"), question.answer.format()
-                )
+                    ("   Your answer: ", "dim"), given, (f"{SEP}Answer: ", "dim"), question.answer.format()
+                ),
             )
-            if grade is not None and grade.feedback:
-                c.print(Text(to_terminal(grade.feedback)))
-            if (
-                grade is not None
-                and grade.mistake is not None
-                and grade.mistake.feedback not in grade.feedback
-            ):
-                c.print(Text(to_terminal(grade.mistake.feedback)))
+            if grade is not None:
+                for remark in display.grade_remarks(grade):
+                    put(c, "\n".join("   " + line for line in remark.splitlines()))
             if solutions != "never":
-                self.solution(question)
-            c.print()
+                display.print_solution(c, question, indent=3)
+                display.print_note(c, question, indent=3)
+        if not shown:
+            self.note("Every answer is correct.")
 
     def time_up(self) -> None:
         """The exam's time ran out."""
@@ -290,26 +256,30 @@ class SessionView:
         }
         c.print(Rule(f"Summary{endings[summary.ended]}", align="left", style="dim"))
         if not summary.rows:
-            c.print(Text("No questions were answered.", style="dim"))
+            self.note("No questions were answered.")
         else:
             percent = 100 * summary.score / summary.out_of if summary.out_of else 0.0
             line = Text()
             line.append(f"Score {_score(summary.score)} / {summary.out_of}", style="bold")
-            line.append(f"  ({percent:.0f} %)  ·  {summary.correct} correct  ·  {_duration(summary.seconds)}")
+            took = _duration(summary.seconds).replace(" ", NBSP)
+            line.append(f"  ({percent:.0f}{NBSP}%){SEP}{summary.correct} correct{SEP}{took}")
             if summary.planned > summary.out_of:
-                line.append(f"  ·  {summary.out_of} of {summary.planned} asked", style="dim")
-            c.print(line)
-            c.print(self._rows_table(summary))
+                line.append(f"{SEP}{summary.out_of} of {summary.planned} asked", style="dim")
+            put(c, line)
+            display.print_table(c, self._rows_table(summary))
+            c.print()
         if summary.revisit:
-            c.print(Text.assemble(("Topics to revisit: ", "bold"), ", ".join(summary.revisit)))
-        self._command("Repeat this session:", summary.repeat)
+            put(c, Text.assemble(("Topics to revisit: ", "bold"), ", ".join(summary.revisit)), hang=2)
+        # A review is chosen by what is due, so running it again goes on rather than repeats.
+        again = "Go on reviewing:" if summary.mode == "review" else "Repeat this session:"
+        self._command(again, summary.repeat)
         if summary.follow_up:
             self._command("Practise what you missed:", summary.follow_up)
-        if summary.history is not None:
+        if summary.history is not None and summary.rows:
             saved = f"{summary.stored} answer{'s' if summary.stored != 1 else ''} saved to {summary.history}"
-            c.print(Text(saved, style="dim"))
+            self.note(saved)
         elif summary.rows:
-            c.print(Text("History was off: nothing was saved.", style="dim"))
+            self.note("History was off: nothing was saved.")
 
     def _command(self, label: str, command: str) -> None:
         self.console.print(Text(label, style="dim"))
@@ -320,15 +290,21 @@ class SessionView:
     def _rows_table(self, summary: Summary) -> Table:
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         table.add_column("#", justify="right")
-        table.add_column("source", overflow="fold")
+        # The item, not the source: several items share a source, and --item takes these names.
+        table.add_column("question", no_wrap=True, overflow="ellipsis")
         table.add_column("result", no_wrap=True)
-        table.add_column("mistake", overflow="fold")
+        mistakes = any(row.mistake for row in summary.rows)
+        if mistakes:
+            table.add_column("mistake", overflow="fold")
         table.add_column("time", justify="right", no_wrap=True)
         for row in summary.rows:
             result = Text(f"{MARKS[row.status]} {_score(row.score)}", style=STYLES[row.status])
             if row.status in ("skipped", "unanswered"):
                 result = Text(f"{MARKS[row.status]} {row.status}", style=STYLES[row.status])
-            table.add_row(str(row.position), row.source, result, row.mistake or "", _duration(row.seconds))
+            cells: list[str | Text] = [str(row.position), row.item, result]
+            if mistakes:
+                cells.append(row.mistake or "")
+            table.add_row(*cells, _duration(row.seconds))
         return table
 
     # -- statistics -----------------------------------------------------------------------------
@@ -361,22 +337,24 @@ class SessionView:
                     f"  {bank.attempts} attempts · {100 * bank.accuracy:.0f} % · {bank_due} due",
                 )
             )
+            members = [t for t in topics if t.bank == bank.bank]
+            # Recall is predicted only for learnt items: until one is, the column would stay empty.
+            with_recall = any((bank.bank, t.topic or "") in recall for t in members)
             table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
             table.add_column("topic", overflow="fold")
             table.add_column("n", justify="right")
             table.add_column("accuracy", no_wrap=True)
-            table.add_column("recall", justify="right", no_wrap=True)
+            if with_recall:
+                table.add_column("recall", justify="right", no_wrap=True)
             table.add_column("due", justify="right")
-            for topic in (t for t in topics if t.bank == bank.bank):
+            for topic in members:
                 key = (bank.bank, topic.topic or "")
-                table.add_row(
-                    topic.topic or "",
-                    str(topic.attempts),
-                    bar(topic.accuracy),
-                    f"{100 * recall[key]:.0f} %" if key in recall else "",
-                    str(due.get(key, 0)),
-                )
-            c.print(table)
+                cells: list[str | Text] = [topic.topic or "", str(topic.attempts), bar(topic.accuracy)]
+                if with_recall:
+                    cells.append(f"{100 * recall[key]:.0f} %" if key in recall else "")
+                cells.append(str(due.get(key, 0)))
+                table.add_row(*cells)
+            display.print_table(c, table)
         if mistakes:
             c.print()
             c.print(Text("Most frequent mistakes", style="bold"))
@@ -387,7 +365,7 @@ class SessionView:
             table.add_column("last", no_wrap=True)
             for m in mistakes:
                 table.add_row(m.tag, str(m.count), ", ".join(m.topics), m.last.astimezone().strftime("%d %b"))
-            c.print(table)
+            display.print_table(c, table)
         if days:
             c.print()
             c.print(Text("Last days", style="bold"))
@@ -399,7 +377,7 @@ class SessionView:
             for d in days:
                 width = max(1, round(12 * d.attempts / most))
                 table.add_row(d.day, f"{'█' * width} {d.attempts}", f"{100 * d.accuracy:.0f} %")
-            c.print(table)
+            display.print_table(c, table)
         c.print()
         if total_due:
             c.print(

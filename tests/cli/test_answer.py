@@ -49,7 +49,7 @@ def answer_json(*args: str) -> dict[str, object]:
 def test_an_expression_for_the_original_is_correct() -> None:
     result = runner.invoke(app, ["answer", "week1", "additive-score", "--original", "2*tanh(2)"])
     assert result.exit_code == 0, result.output
-    assert "CORRECT" in result.output
+    assert "✓ Correct" in result.output
     assert "read as: 2*tanh(2) = 1.92806" in result.output
 
 
@@ -95,8 +95,8 @@ def test_a_half_right_selection_gets_partial_credit_and_says_which_tick_was_wron
 def test_code_is_invalid_says_why_and_costs_nothing() -> None:
     result = runner.invoke(app, ["answer", "week1", "additive-score", "--seed", "1", "__import__('os')"])
     assert result.exit_code == 0, result.output
-    assert "INVALID" in result.output
-    assert "not counted" in result.output
+    assert "? Cannot read that" in result.output
+    assert "Nothing was counted" in result.output
     assert "Unknown name __import__" in result.output
     data = answer_json("week1", "additive-score", "--seed", "1", "__import__('os')")
     assert data["status"] == "invalid"
@@ -171,8 +171,7 @@ def test_subprocess_prints_status_feedback_mistake_and_reading() -> None:
     result = quiz("answer", "week1", "sdpa-two-tokens", "--original", "1.54 2.54; 2.46 3.46")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "WRONG" in out
-    assert "[no-sqrt-dk]" in out
+    assert "✗ Wrong  ·  mistake: no-sqrt-dk" in out
     assert "√dₖ" in out  # the feedback's maths rendered for the terminal
     assert "read as: [[1.54, 2.54], [2.46, 3.46]]" in out
     assert "\x1b[" not in out  # NO_COLOR
