@@ -272,6 +272,7 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
     listed = next(
         (m for m in mistakes if isinstance(m.value, int | float) and _near(tolerance, m.value, value)), None
     )
+
     # A count's trailing zeros may be real digits (589,820), so there a listed mistake comes first.
     if listed is not None and (tolerance.mode == "exact" or _exactly(listed, [value.value])):
         return _named(listed, read)
@@ -286,6 +287,10 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
     slip = _number_slip(answer, value)
     if slip is not None:
         return slip
+    if isinstance(answer, IntegerAnswer) and not float(value.value).is_integer():
+        # A count cannot be 3.5: the wrong kind of answer, like a scalar for a vector (a listed
+        # misconception or a recognised slip that gives exactly this number was named above).
+        return _invalid(answer, f"This answer is a count, so it is a whole number; {read} is not.", read)
     return _wrong("Not correct: that is not the answer, within the precision asked for.", read)
 
 

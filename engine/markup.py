@@ -403,11 +403,15 @@ def check(text: str) -> None:
 # Terminal rendering (Unicode)
 # ---------------------------------------------------------------------------------------------
 
-_SUPERSCRIPT = dict(zip("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ", strict=True)) | {
-    "ᵀ": "ᵀ",
-    "−": "⁻",
-    "'": "′",
-}
+# Lower-case letters all have superscript forms except q; capitals only partly, so apart from T
+# (for transposes) they stay as ^X rather than mixing Wᴷ with W^Q in one formula.
+_SUPERSCRIPT = dict(
+    zip(
+        "0123456789+-=()abcdefghijklmnoprstuvwxyzT",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ",
+        strict=True,
+    )
+) | {"ᵀ": "ᵀ", "−": "⁻", "'": "′"}
 _SUBSCRIPT = dict(
     zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
 ) | {"−": "₋"}
@@ -458,7 +462,10 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
                 isinstance(prev, Sym) and prev.kind == "func" and not piece.startswith(("(", " "))
             )
             before_function = (
-                isinstance(item, Sym) and item.kind == "func" and bool(out) and not out.endswith((" ", "("))
+                isinstance(item, Sym)
+                and item.kind == "func"
+                and bool(out)
+                and not out.endswith((" ", "(", "·", "×"))
             )
             if after_function or before_function:
                 out += " "  # "v tanh(x)", "tanh x": a function name stands apart from its neighbours

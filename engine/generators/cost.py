@@ -151,13 +151,13 @@ def attention_dense_crossover(
         rf"Count the FLOPs of one Transformer layer per token, at 2 FLOPs per multiply–add, with "
         rf"$d = {D_MODEL} = {d}$. The dense parts are the four $d \times d$ projections ($Q$, $K$, $V$, $O$) "
         r"and the FFN with $d_{\text{ff}} = 4d$. The attention-score parts are $QK^\top$ and the "
-        r"weighted sum $AV$, each $2nd$ FLOPs per token for a context of $n$ tokens. "
+        r"weighted sum $AV$, each $2 \cdot n \cdot d$ FLOPs per token for a context of $n$ tokens. "
         r"At what context length $n$ do the attention-score FLOPs equal the dense FLOPs?"
     )
     solution = [
         rf"Projections: $4 \cdot 2d^2 = 8d^2$; FFN: $2 \cdot 2 \cdot d \cdot 4d = 16d^2$; dense total "
         rf"$24d^2 = {group(dense)}$ FLOPs per token.",
-        rf"Scores: $QK^\top$ and $AV$ give $2nd + 2nd = 4nd = {group(4 * d)}\,n$ FLOPs per token.",
+        rf"Scores: $QK^\top$ and $AV$ give $2 \cdot n \cdot d + 2 \cdot n \cdot d = 4nd = {group(4 * d)}\,n$ FLOPs per token.",
         rf"Equal when $4nd = 24d^2$, i.e. $n = 6d = 6 \cdot {d} = {group(n)}$. Beyond that, the "
         r"$n^2$ cost of attention dominates the layer.",
     ]
@@ -165,7 +165,7 @@ def attention_dense_crossover(
         Mistake(
             "qk-only",
             numerics.crossover_length(dense, d, products=1),
-            r"That counts only $QK^\top$. The weighted sum $AV$ costs the same $2nd$ again, so the "
+            r"That counts only $QK^\top$. The weighted sum $AV$ costs the same $2 \cdot n \cdot d$ again, so the "
             r"scores cost $4nd$ and the crossover is at $6d$.",
         ),
         Mistake(
