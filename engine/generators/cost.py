@@ -157,7 +157,8 @@ def attention_dense_crossover(
     solution = [
         rf"Projections: $4 \cdot 2d^2 = 8d^2$; FFN: $2 \cdot 2 \cdot d \cdot 4d = 16d^2$; dense total "
         rf"$24d^2 = {group(dense)}$ FLOPs per token.",
-        rf"Scores: $QK^\top$ and $AV$ give $2 \cdot n \cdot d + 2 \cdot n \cdot d = 4nd = {group(4 * d)}\,n$ FLOPs per token.",
+        rf"Scores: $QK^\top$ and $AV$ give $2 \cdot n \cdot d + 2 \cdot n \cdot d = 4nd = "
+        rf"{group(4 * d)}\,n$ FLOPs per token.",
         rf"Equal when $4nd = 24d^2$, i.e. $n = 6d = 6 \cdot {d} = {group(n)}$. Beyond that, the "
         r"$n^2$ cost of attention dominates the layer.",
     ]
@@ -165,8 +166,8 @@ def attention_dense_crossover(
         Mistake(
             "qk-only",
             numerics.crossover_length(dense, d, products=1),
-            r"That counts only $QK^\top$. The weighted sum $AV$ costs the same $2 \cdot n \cdot d$ again, so the "
-            r"scores cost $4nd$ and the crossover is at $6d$.",
+            r"That counts only $QK^\top$. The weighted sum $AV$ costs the same $2 \cdot n \cdot d$ "
+            r"again, so the scores cost $4nd$ and the crossover is at $6d$.",
         ),
         Mistake(
             "forgot-ffn",
