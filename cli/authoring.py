@@ -147,9 +147,9 @@ def new_command(
 
 def list_banks(as_json: bool) -> None:
     """Every bank found (QUIZ_PATH folders, then the built-in ones), with its title and item count."""
-    from rich.table import Table
+    from rich.text import Text
 
-    from cli.display import console
+    from cli.display import console, fold
     from engine import banks
     from engine.errors import BankError
 
@@ -169,13 +169,16 @@ def list_banks(as_json: bool) -> None:
     if not rows:
         console.print("No banks found. Write one with `quiz new mybank.yaml`, or add a folder to QUIZ_PATH.")
         return
-    table = Table(title=f"Banks ({len(rows)})", title_justify="left", expand=False)
-    table.add_column("bank", style="bold", no_wrap=True)
-    table.add_column("items", justify="right")
-    table.add_column("title")
-    table.add_column("from")
+    # The same plain style as `quiz list BANK`: a heading, then one line per bank.
+    console.print(Text(f"Banks  ·  {len(rows)} found", style="bold"))
+    console.print()
+    name_width = max(len(row["name"]) for row in rows)
     for row in rows:
-        items = str(row["items"]) if row["error"] is None else "error"
-        title = row["title"] if row["error"] is None else row["error"]
-        table.add_row(row["name"], items, title, row["origin"])
-    console.print(table)
+        line = Text(f"  {row['name']:<{name_width}}  ", style="bold")
+        if row["error"] is None:
+            line.append(f"{row['items']:>3} items  ")
+            line.append(row["title"])
+        else:
+            line.append(row["error"], style="red")
+        line.append(f"  ({row['origin']})", style="dim")
+        console.print(fold(line, console.width, hang=name_width + 13))
