@@ -1,38 +1,45 @@
 """Measure what users wait for and print one table (``python -m bench``; ``--quick``, ``--json FILE``).
 
-Whole-process figures run the installed ``quiz`` as a user does, several times, and report the
-median, min and max, and the ratio to a bare ``python -c pass`` measured in the same run (so a
-slow machine does not hide a slow start). Throughput figures run in-process. Nothing here is a
-test: budgets are printed beside the figures, and a missed budget is marked, not failed.
+Whole-process figures start quiz as its console script does, from this checkout, several times, and
+report the median, min and max, the ratio to a bare ``python -c pass`` measured in the same run (so
+a loaded machine does not hide a slow start), and the peak memory of the process. Throughput
+figures (variants, grading, the parser) run in this process. Nothing here is a test: budgets are
+printed beside the figures, and a missed budget is marked, not failed. ``--compare OLD NEW`` prints
+the change between two saved runs (see bench/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import json
 import os
 import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_QUESTION = re.compile(r"Give |Choose one|Select all")
+# Started like the `quiz` console script, but from this checkout (so two checkouts can be compared).
+QUIZ = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
+# Users run quiz from compiled bytecode (pip writes it at install, Python on first import); where
+# this environment forbids writing it, the children keep theirs here instead of recompiling each run.
+PYCACHE = Path(tempfile.gettempdir()) / "quiz-bench-pycache"
+QUESTIONS_PER_SHEET = 6  # questions on each exported worksheet (the issue's "300-student PDF of 6 questions")
+SESSION_BUDGET_MS = 50.0  # from pressing Enter on an answer to the next question on screen
 
 
 @dataclass
 class Figure:
-    """One measured figure: a name, its samples, its unit and the budget it is held to."""
+    """One measured figure: its samples, unit, budget, and peak memory where a process was measured."""
 
     name: str
     unit: str
@@ -40,292 +47,574 @@ class Figure:
     budget: float | None = None
     higher_is_better: bool = False
     note: str = ""
+    peak_mb: float | None = None
+    group: str = ""
 
     @property
     def median(self) -> float:
+        """The median of the samples (NaN when there are none)."""
         return statistics.median(self.samples) if self.samples else float("nan")
 
     def verdict(self) -> str:
+        """``ok`` or ``MISSED`` against the budget (empty when there is none)."""
         if self.budget is None or not self.samples:
             return ""
         ok = self.median >= self.budget if self.higher_is_better else self.median <= self.budget
         return "ok" if ok else "MISSED"
 
+    def to_json(self) -> dict[str, Any]:
+        """The figure with its summary statistics, as saved by ``--json``."""
+        summary = (
+            {"median": self.median, "min": min(self.samples), "max": max(self.samples)}
+            if self.samples
+            else {}
+        )
+        return asdict(self) | summary | {"verdict": self.verdict()}
 
-def quiz_command() -> list[str]:
-    """The installed ``quiz`` script (as users start it), or the module as a fallback."""
-    script = shutil.which("quiz", path=str(Path(sys.executable).parent)) or shutil.which("quiz")
-    return [script] if script else [sys.executable, "-m", "cli"]
+
+# ---------------------------------------------------------------------------------------------
+# Running processes
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One finished child process: wall seconds, CPU seconds, peak resident memory and its output."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    stdout: str
 
 
 def environment(home: Path) -> dict[str, str]:
-    return {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "QUIZ_HOME": str(home)}
+    """The children's environment: this checkout first on the path, a private QUIZ_HOME, plain output."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "QUIZ_HOME": str(home)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    if env.pop("PYTHONDONTWRITEBYTECODE", None):
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    env.pop("QUIZ_NO_CACHE", None)
+    return env
 
 
-def wall(command: list[str], env: dict[str, str], stdin: str = "") -> float:
-    start = time.perf_counter()
-    subprocess.run(command, input=stdin, capture_output=True, text=True, env=env, check=True, timeout=300)
-    return time.perf_counter() - start
+def _peak_mb(maxrss: int) -> float:
+    return maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024  # bytes on macOS
 
 
-def until_first_question(command: list[str], env: dict[str, str]) -> float:
-    """Seconds from starting ``quiz run`` with piped stdin until the first question is printed."""
-    start = time.perf_counter()
-    with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True
-    ) as process:
+def run(
+    command: Sequence[str], env: dict[str, str], stdin: str = "", until: re.Pattern[str] | None = None
+) -> Run:
+    """Run ``command`` to the end (or until a line of its output matches ``until``, then stop it).
+
+    The child is reaped with ``os.wait4`` so that its own CPU time and peak memory are known.
+    """
+    with tempfile.TemporaryFile("w+") as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, env=env, text=True
+        )
+        assert process.stdin is not None
         assert process.stdout is not None
-        seen = ""
+        process.stdin.write(stdin)
+        process.stdin.close()
+        seen: list[str] = []
+        elapsed: float | None = None
         for line in process.stdout:
-            seen += line
-            if FIRST_QUESTION.search(line):
+            seen.append(line)
+            if until is not None and until.search(line):
                 elapsed = time.perf_counter() - start
+                process.kill()
                 break
-        else:
-            raise RuntimeError(f"no question appeared; output was:\n{seen}")
-        process.kill()
-    return elapsed
+        process.stdout.read()
+        process.stdout.close()
+        _, status, usage = os.wait4(process.pid, 0)
+        if elapsed is None:
+            elapsed = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        output = "".join(seen)
+        if until is not None and not until.search(output):
+            errors.seek(0)
+            raise RuntimeError(f"{' '.join(command[3:])}: no question appeared: {errors.read()[-300:]}")
+        if until is None and process.returncode != 0:
+            errors.seek(0)
+            message = errors.read().strip().splitlines()
+            raise RuntimeError(
+                f"{' '.join(command[3:])} failed: {message[-1] if message else process.returncode}"
+            )
+    return Run(elapsed, usage.ru_utime + usage.ru_stime, _peak_mb(usage.ru_maxrss), output)
 
 
-def peak_memory_mb(command: list[str], env: dict[str, str], stdin: str) -> float:
-    """Peak resident memory of one run of ``command``, measured in a fresh child process."""
-    probe = (
-        "import resource, subprocess, sys\n"
-        "subprocess.run(sys.argv[1:], input=sys.stdin.read(), capture_output=True, text=True)\n"
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+def measure(
+    name: str,
+    command: Sequence[str],
+    env: dict[str, str],
+    times: int,
+    *,
+    budget: float | None = None,
+    stdin: str = "",
+    until: re.Pattern[str] | None = None,
+    group: str = "",
+) -> Figure:
+    """A whole-process figure: one unmeasured warm-up run, then ``times`` measured runs."""
+    run(command, env, stdin, until)  # warms the file cache, the bytecode and quiz's bank cache
+    runs = [run(command, env, stdin, until) for _ in range(times)]
+    cpu = statistics.median(r.cpu for r in runs)
+    return Figure(
+        name,
+        "s",
+        [r.wall for r in runs],
+        budget,
+        note=f"cpu {cpu:.2f} s",
+        peak_mb=max(r.peak_mb for r in runs),
+        group=group,
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe, *command],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return int(out.stdout.strip()) / 1024
 
 
-def repeat(fn: Callable[[], float], times: int) -> list[float]:
-    fn()  # warm the file cache; not counted
-    return [fn() for _ in range(times)]
-
-
-@contextlib.contextmanager
-def timed() -> Iterator[list[float]]:
-    box: list[float] = []
-    start = time.perf_counter()
-    yield box
-    box.append(time.perf_counter() - start)
+# ---------------------------------------------------------------------------------------------
+# Start-up and the session
+# ---------------------------------------------------------------------------------------------
 
 
 def startup_figures(repeats: int, home: Path) -> list[Figure]:
+    """Bare python, ``quiz --help``, ``quiz list week1`` and the first question of ``quiz run week1``."""
     env = environment(home)
-    quiz = quiz_command()
-    bare = Figure("python -c pass", "s", repeat(lambda: wall([sys.executable, "-c", "pass"], env), repeats))
-    figures = [bare]
-    for name, args, budget in (
-        ("quiz --help", ["--help"], 0.2),
-        ("quiz list week1", ["list", "week1"], 0.4),
-    ):
-        figures.append(Figure(name, "s", repeat(lambda a=args: wall(quiz + a, env), repeats), budget))  # type: ignore[misc]
-    run = [*quiz, "run", "week1", "--seed", "1"]
+    cold_env = {**env, "QUIZ_NO_CACHE": "1"}
+    runs = [*QUIZ, "run", "week1", "--seed", "1"]
+    bare = measure("python -c pass", [sys.executable, "-c", "pass"], env, repeats, group="startup")
+    figures = [
+        bare,
+        measure("quiz --help", [*QUIZ, "--help"], env, repeats, budget=0.2, group="startup"),
+        measure("quiz list week1", [*QUIZ, "list", "week1"], env, repeats, budget=0.4, group="startup"),
+        measure(
+            "quiz run week1: first question",
+            runs,
+            env,
+            repeats,
+            budget=0.4,
+            until=FIRST_QUESTION,
+            group="startup",
+        ),
+        measure(
+            "  … bank cache off (first run after an edit)",
+            runs,
+            cold_env,
+            repeats,
+            until=FIRST_QUESTION,
+            group="startup",
+        ),
+    ]
+    for figure in figures[1:]:
+        figure.note = f"{figure.median / bare.median:.1f}× bare python; {figure.note}"
+    session = measure("quiz run week1: a question, then quit", runs, env, 1, stdin="q\n", group="startup")
     figures.append(
         Figure(
-            "quiz run week1: first question",
-            "s",
-            repeat(lambda: until_first_question(run, env), repeats),
-            0.4,
+            "quiz run week1: peak memory",
+            "MB",
+            [session.peak_mb or 0.0],
+            150,
+            note="whole session to quit",
+            group="startup",
         )
     )
-    for figure in figures[1:]:
-        figure.note = f"{figure.median / bare.median:.1f}× bare python"
-    memory = peak_memory_mb([*quiz, "run", "week1", "--seed", "1"], env, "q\n")
-    figures.append(Figure("quiz run week1: peak memory", "MB", [memory], 150))
     return figures
 
 
+_SESSION_CHILD = """
+import io, sys, threading, time
+from pathlib import Path
+from rich.console import Console
+
+from cli.session_view import SessionView
+from engine import banks
+from engine.session import Session, plan_practice
+from engine.store import Store
+
+home, count, warm = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "warm"
+bank = banks.load("week1")
+view = SessionView(Console(file=io.StringIO(), width=80), Console(file=io.StringIO(), width=80))
+plan = plan_practice(bank, seed=2026, count=count)
+store = Store.open(home / "history.sqlite3")
+session = Session(plan, store=store)
+view.header(plan, history=session.history)
+view.question(session, session.current, session.show())
+if warm:
+    # What `quiz run` does while the student reads the first question.
+    from cli.session_loop import _load_grading
+    threading.Thread(target=_load_grading).start()
+    time.sleep(0.5)
+for _ in range(count):
+    question = session.question(session.current)
+    mistakes = question.variant.mistakes
+    response = mistakes[0].format(question.answer) if mistakes else question.answer.format()
+    start = time.perf_counter()
+    grade = session.answer(response)
+    view.feedback(grade, question, response)
+    if grade.status != "correct":
+        view.solution(question)
+    following = session.show()
+    if following is not None:
+        view.question(session, session.current, following)
+    print(f"{(time.perf_counter() - start) * 1000:.3f}")
+store.close()
+"""
+
+
+def session_figures(quick: bool, home: Path) -> list[Figure]:
+    """In a session: from pressing Enter on an answer to the next question drawn and shown."""
+    env = environment(home)
+    count = 10 if quick else 30
+    latencies: dict[str, list[float]] = {}
+    for mode in ("cold", "warm"):
+        with tempfile.TemporaryDirectory() as history:
+            out = run([sys.executable, "-c", _SESSION_CHILD, history, str(count), mode], env)
+        latencies[mode] = [float(line) for line in out.stdout.splitlines() if line.strip()]
+    return [
+        Figure(
+            "answer → next question: first, grader cold",
+            "ms",
+            latencies["cold"][:1],
+            SESSION_BUDGET_MS,
+            group="session",
+        ),
+        Figure(
+            "answer → next question: first, as quiz run",
+            "ms",
+            latencies["warm"][:1],
+            SESSION_BUDGET_MS,
+            note="grader loaded while the question is read",
+            group="session",
+        ),
+        Figure(
+            "answer → next question: later ones",
+            "ms",
+            latencies["warm"][1:],
+            SESSION_BUDGET_MS,
+            note=f"max {max(latencies['warm'][1:]):.1f} ms over {count - 1} answers",
+            group="session",
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# In-process throughput
+# ---------------------------------------------------------------------------------------------
+
+
 def generation_figures(quick: bool) -> list[Figure]:
+    """Variants per second: over week 1 (the budget), over every bank, and for every generator."""
     from engine import banks
 
-    seeds = 200 if quick else 1000
-    figures = []
-    slowest: tuple[float, str] = (float("inf"), "")
-    total_variants = 0
-    total_time = 0.0
-    for found in banks.discover():
-        bank = banks.load(found.name)
-        for entry in bank.items:
+    seeds = 40 if quick else 200
+    rounds = 2 if quick else 3
+    items = [(found.name, entry) for found in banks.discover() for entry in banks.load(found.name).items]
+    for _, entry in items:
+        entry.question(0)  # imports the generator's module: start-up, not generation
+    # Seconds per variant of each item, one entry per round.
+    per_item: dict[tuple[str, str, str], list[float]] = {}
+    week1_rates: list[float] = []
+    all_rates: list[float] = []
+    for _ in range(rounds):
+        totals = {"week1": 0.0, "all": 0.0}
+        for bank, entry in items:
             start = time.perf_counter()
             for seed in range(seeds):
                 entry.question(seed)
             elapsed = time.perf_counter() - start
-            rate = seeds / elapsed
-            total_variants += seeds
-            total_time += elapsed
-            if rate < slowest[0]:
-                slowest = (rate, f"{bank.name}/{entry.id}")
-    figures.append(
-        Figure("variants per second, all banks", "/s", [total_variants / total_time], 20_000, True)
-    )
-    figures.append(Figure("variants per second, slowest item", "/s", [slowest[0]], None, True, slowest[1]))
+            per_item.setdefault((bank, entry.id, entry.spec.name), []).append(elapsed / seeds)
+            totals["all"] += elapsed
+            if bank == "week1":
+                totals["week1"] += elapsed
+        week1_rates.append(seeds * sum(b == "week1" for b, _ in items) / totals["week1"])
+        all_rates.append(seeds * len(items) / totals["all"])
+    slowest = max(per_item, key=lambda key: statistics.median(per_item[key]))
+    figures = [
+        Figure("variants per second, week1", "/s", week1_rates, 20_000, True, group="generation"),
+        Figure("variants per second, all banks", "/s", all_rates, None, True, group="generation"),
+        Figure(
+            "variants per second, slowest item",
+            "/s",
+            [1 / t for t in per_item[slowest]],
+            None,
+            True,
+            f"{slowest[0]}/{slowest[1]}",
+            group="generation",
+        ),
+    ]
+    # Every generator: its variants per second over all its items, one sample per round.
+    per_generator: dict[str, list[list[float]]] = {}
+    for (_, _, name), times in per_item.items():
+        per_generator.setdefault(name, []).append(times)
+    rows = []
+    for name, item_times in per_generator.items():
+        rates = [len(item_times) / sum(times[r] for times in item_times) for r in range(rounds)]
+        note = f"{len(item_times)} items" if len(item_times) > 1 else ""
+        rows.append(Figure(f"  {name}", "/s", rates, None, True, note, group="generators"))
+    figures.extend(sorted(rows, key=lambda f: f.median))
     return figures
 
 
+HOSTILE = [
+    "9" * 1_000_000,
+    "(" * 10_000 + "1" + ")" * 10_000,
+    "9**9**9",
+    "10^10^10",
+    "factorial(10**7)",
+    "__import__('os')",
+    "[" * 5_000 + "]" * 5_000,
+    "1+" * 100_000 + "1",
+    "\x00" * 100_000,
+    "sqrt(" * 3_000 + "2" + ")" * 3_000,
+    # Inputs just inside the length limit do the most work before they are refused or read.
+    "1+" * 999 + "1",
+    "[" + ", ".join(["1"] * 660) + "]",
+    "(" * 990 + "1" + ")" * 990,
+    "2^" * 660 + "2",
+]
+
+
 def grading_figures(quick: bool) -> list[Figure]:
+    """Responses graded per second for each answer kind, and the parser's worst hostile input."""
     from engine import banks, grading
 
-    figures = []
     per_kind: dict[str, list[tuple[Any, str]]] = {}
     for found in banks.discover():
         for entry in banks.load(found.name).items:
             for seed in range(20):
                 question = entry.question(seed)
-                per_kind.setdefault(question.answer.kind, []).append((question, question.answer.format()))
-    rounds = 2 if quick else 10
+                responses = [
+                    question.answer.format(),
+                    *(m.format(question.answer) for m in question.variant.mistakes),
+                ]
+                per_kind.setdefault(question.answer.kind, []).extend((question, r) for r in responses[:2])
+    rounds = 3 if quick else 7
+    figures = []
     for kind, cases in sorted(per_kind.items()):
-        start = time.perf_counter()
+        rates = []
         for _ in range(rounds):
+            start = time.perf_counter()
             for question, response in cases:
                 grading.grade(question, response)
-        rate = rounds * len(cases) / (time.perf_counter() - start)
+            rates.append(len(cases) / (time.perf_counter() - start))
         budget = 20_000 if kind in {"numeric", "integer"} else None
-        figures.append(Figure(f"responses graded per second: {kind}", "/s", [rate], budget, True))
-    hostile = [
-        "9" * 1_000_000,
-        "(" * 10_000 + "1" + ")" * 10_000,
-        "9**9**9",
-        "10^10^10",
-        "factorial(10**7)",
-        "__import__('os')",
-        "[" * 5_000 + "]" * 5_000,
-        "1+" * 100_000 + "1",
-        "\x00" * 100_000,
-        "sqrt(" * 3_000 + "2" + ")" * 3_000,
-        # Inputs just inside the length limit do the most work before they are refused or read.
-        "1+" * 999 + "1",
-        "[" + ", ".join(["1"] * 660) + "]",
-        "(" * 990 + "1" + ")" * 990,
-        "2^" * 660 + "2",
-    ]
+        figures.append(
+            Figure(f"responses graded per second: {kind}", "/s", rates, budget, True, group="grading")
+        )
     question = banks.load("week1").items[0].question(0)
-    worst = 0.0
+    worst_per_round = []
     worst_input = ""
-    for text in hostile:
-        start = time.perf_counter()
-        grading.grade(question, text)
-        elapsed = time.perf_counter() - start
-        if elapsed > worst:
-            worst, worst_input = elapsed, text[:20]
+    for _ in range(rounds):
+        worst = 0.0
+        for text in HOSTILE:
+            start = time.perf_counter()
+            grading.grade(question, text)
+            elapsed = time.perf_counter() - start
+            if elapsed > worst:
+                worst, worst_input = elapsed, text[:20]
+        worst_per_round.append(worst * 1000)
     figures.append(
-        Figure("parser worst case on hostile input", "ms", [worst * 1000], 10, False, repr(worst_input))
+        Figure(
+            "parser worst case on hostile input",
+            "ms",
+            worst_per_round,
+            10,
+            note=f"slowest: {worst_input!r}…",
+            group="grading",
+        )
     )
     return figures
 
 
+# ---------------------------------------------------------------------------------------------
+# Exports and class grading
+# ---------------------------------------------------------------------------------------------
+
+
 def export_figures(repeats: int, home: Path, work: Path) -> list[Figure]:
+    """``quiz export`` (PDF and HTML for 30 and 300 students, Moodle XML) and ``quiz grade`` of 300."""
     env = environment(home)
-    quiz = quiz_command()
+    heavy = max(2, repeats // 2)
     figures = []
     for students, budget in ((30, 1.0), (300, 5.0)):
         for fmt in ("pdf", "html"):
-            out = work / f"{fmt}{students}"
             args = [
-                *quiz,
+                *QUIZ,
                 "export",
                 "week1",
                 "--students",
                 str(students),
+                "--count",
+                str(QUESTIONS_PER_SHEET),
                 "--seed",
                 "2026",
                 "--format",
                 fmt,
                 "-o",
-                str(out),
+                str(work / f"{fmt}{students}"),
             ]
             figures.append(
-                Figure(
-                    f"quiz export {students} students, {fmt}",
-                    "s",
-                    repeat(lambda a=args: wall(a, env), max(1, repeats // 2)),  # type: ignore[misc]
-                    budget if fmt == "pdf" else None,
+                measure(
+                    f"quiz export {students} students × {QUESTIONS_PER_SHEET} q, {fmt}",
+                    args,
+                    env,
+                    heavy if students > 30 else repeats,
+                    budget=budget if fmt == "pdf" else None,
+                    group="export",
                 )
             )
-    moodle = [*quiz, "export", "week1", "--variants", "30", "--format", "moodle", "-o", str(work / "w1.xml")]
+    r_exams = [*QUIZ, "export", "week1", "--students", "30", "--count", "2", "--seed", "2026"]
     figures.append(
-        Figure(
-            "quiz export moodle, 30 variants × week1", "s", repeat(lambda: wall(moodle, env), repeats), 1.0
+        measure(
+            "quiz export 30 students × 2 q, pdf",
+            [*r_exams, "--format", "pdf", "-o", str(work / "pdf30x2")],
+            env,
+            repeats,
+            group="export",
         )
     )
-    answers = class_answers(work, env, quiz)
-    grade = [*quiz, "grade", "week1", str(answers), "--seed", "2026", "-o", str(work / "marks.csv")]
-    figures.append(Figure("quiz grade, class of 300", "s", repeat(lambda: wall(grade, env), repeats)))
+    figures[-1].note += "; R/exams exams2pdf, the same: about 18 s"
+    moodle = [*QUIZ, "export", "week1", "--variants", "30", "--format", "moodle", "-o", str(work / "w1.xml")]
+    figures.append(
+        measure("quiz export moodle, 30 variants × week1", moodle, env, repeats, budget=1.0, group="export")
+    )
+    answers = class_answers(work)
+    grade = [*QUIZ, "grade", "week1", str(answers), "--seed", "2026", "-o", str(work / "marks.csv")]
+    figures.append(measure("quiz grade, 300 students × week1", grade, env, heavy, group="export"))
     return figures
 
 
-def class_answers(work: Path, env: dict[str, str], quiz: list[str]) -> Path:
-    """An answers.csv for 300 students: the template, each cell filled with a plausible response."""
-    template = work / "answers.csv"
-    subprocess.run(
-        [*quiz, "grade", "week1", "--template", "--students", "300", "--seed", "2026", "-o", str(template)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    with template.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
-    header, body = rows[0], rows[1:]
-    filled = [[*row[:2], *["1" for _ in header[2:]]] for row in body]
-    with template.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows([header, *filled])
-    return template
+def class_answers(work: Path) -> Path:
+    """An answers.csv for 300 students on every week-1 item: right answers, known mistakes and junk."""
+    from engine import banks
+    from engine.export.worksheet import plan_class
+
+    plan = plan_class(banks.load("week1"), students=300, master_seed=2026)
+    path = work / "answers.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["student", "name", "code", *plan.items])
+        for sheet in plan.sheets:
+            row = [str(sheet.student), f"Student {sheet.student}", sheet.code]
+            for number, question in enumerate(sheet.questions):
+                mistakes = question.variant.mistakes
+                kind = (sheet.student + number) % 4
+                if kind == 0 and mistakes:
+                    row.append(mistakes[0].format(question.answer))
+                elif kind == 1:
+                    row.append("no idea")
+                elif kind == 2:
+                    row.append("")
+                else:
+                    row.append(question.answer.format())
+            out.writerow(row)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------------------------
 
 
 def machine() -> dict[str, Any]:
+    """The date, Python, CPUs, load and commit the figures were measured with."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+    except OSError:
+        commit = ""
     return {
-        "date": time.strftime("%Y-%m-%d"),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
+        "usable_cpus": len(affinity(0)) if affinity else os.cpu_count(),
         "machine": platform.machine(),
-        "processor": platform.processor() or platform.machine(),
+        "system": platform.system(),
+        "load": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else [],
+        "commit": commit or "?",
+        "bytecode": "private cache" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "as installed",
     }
 
 
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def print_table(figures: list[Figure], info: dict[str, Any]) -> None:
+    """The figures as one table, with the machine they were measured on."""
+    load = "/".join(str(x) for x in info.get("load", []))
     print(
-        f"quiz benchmarks — {info['date']}, Python {info['python']}, {info['cpus']} CPUs ({info['machine']})"
+        f"quiz benchmarks — {info['date']}, Python {info['python']}, {info['cpus']} CPUs "
+        f"({info['machine']}, {info['system']}), load {load or '?'}, commit {info['commit']}"
     )
     print()
-    header = f"{'figure':44} {'median':>10} {'min':>10} {'max':>10} {'unit':>5} {'budget':>9}  verdict / note"
+    header = (
+        f"{'figure':46} {'median':>9} {'min':>9} {'max':>9} {'unit':>4} {'budget':>8} {'peak MB':>7}  "
+        "verdict  note"
+    )
     print(header)
     print("-" * len(header))
+    group = None
     for f in figures:
+        if group is not None and f.group != group:
+            print()
+            if f.group == "generators":
+                print("variants per second of each generator, slowest first:")
+        group = f.group
         if not f.samples:
-            print(f"{f.name:44} {'—':>10} {'':>10} {'':>10} {f.unit:>5} {'':>9}  {f.note}")
+            print(f"{f.name:46} {'—':>9} {'':>9} {'':>9} {f.unit:>4} {'':>8} {'':>7}  {'':7}  {f.note}")
             continue
         budget = "" if f.budget is None else (f"≥{f.budget:g}" if f.higher_is_better else f"<{f.budget:g}")
-        line = (
-            f"{f.name:44} {f.median:10.4g} {min(f.samples):10.4g} {max(f.samples):10.4g} {f.unit:>5} "
-            f"{budget:>9}  {f.verdict()}"
+        peak = "" if f.peak_mb is None else f"{f.peak_mb:.0f}"
+        print(
+            f"{f.name:46} {_fmt(f.median):>9} {_fmt(min(f.samples)):>9} {_fmt(max(f.samples)):>9} "
+            f"{f.unit:>4} {budget:>8} {peak:>7}  {f.verdict():7}  {f.note}".rstrip()
         )
-        print(line + (f"  {f.note}" if f.note else ""))
+
+
+def compare(old_path: str, new_path: str) -> int:
+    """Print the medians of two saved runs side by side, with the change (better or worse)."""
+    old, new = (json.loads(Path(p).read_text(encoding="utf-8")) for p in (old_path, new_path))
+    before = {f["name"]: f for f in old["figures"]}
+    for label, saved in (("old", old), ("new", new)):
+        info = saved["machine"]
+        print(f"{label}: {info.get('commit', '?')} ({info['date']}, load {info.get('load')})")
+    print()
+    print(f"{'figure':46} {'old':>9} {'new':>9} {'unit':>4}  change")
+    for figure in new["figures"]:
+        prior = before.get(figure["name"])
+        if prior is None or "median" not in figure or "median" not in prior:
+            continue
+        a, b = prior["median"], figure["median"]
+        ratio = b / a if a else float("nan")
+        better = ratio > 1 if figure["higher_is_better"] else ratio < 1
+        word = "same" if abs(ratio - 1) < 0.05 else ("better" if better else "worse")
+        print(f"{figure['name']:46} {_fmt(a):>9} {_fmt(b):>9} {figure['unit']:>4}  ×{ratio:.2f} {word}")
+    return 0
+
+
+GROUPS = ("startup", "session", "generation", "grading", "export")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument(
-        "--quick", action="store_true", help="fewer repeats and seeds (a rough picture in seconds)"
-    )
+    """Run the chosen groups of figures (all by default) and print the table."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and seeds (a rough picture)")
     parser.add_argument("--json", metavar="FILE", help="also save the results as JSON")
-    parser.add_argument(
-        "--only",
-        choices=["startup", "generation", "grading", "export"],
-        action="append",
-        help="run only these groups",
-    )
+    parser.add_argument("--only", choices=GROUPS, action="append", help="run only these groups (repeatable)")
+    parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"), help="compare two --json files")
     args = parser.parse_args(argv)
+    if args.compare:
+        return compare(*args.compare)
+    # In-process figures measure this checkout too, however the bench was started.
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    started = time.perf_counter()
     repeats = 3 if args.quick else 7
-    groups = args.only or ["startup", "generation", "grading", "export"]
+    groups = args.only or list(GROUPS)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp:
         home, work = Path(tmp) / "home", Path(tmp) / "work"
@@ -333,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         work.mkdir()
         steps: dict[str, Callable[[], list[Figure]]] = {
             "startup": lambda: startup_figures(repeats, home),
+            "session": lambda: session_figures(args.quick, home),
             "generation": lambda: generation_figures(args.quick),
             "grading": lambda: grading_figures(args.quick),
             "export": lambda: export_figures(repeats, home, work),
@@ -340,19 +630,18 @@ def main(argv: list[str] | None = None) -> int:
         for group in groups:
             try:
                 figures.extend(steps[group]())
-            except (subprocess.CalledProcessError, RuntimeError, ImportError) as exc:
-                detail = (
-                    exc.stderr.strip().splitlines()[-1]
-                    if isinstance(exc, subprocess.CalledProcessError) and exc.stderr
-                    else str(exc)
+            except (subprocess.SubprocessError, OSError, RuntimeError, ImportError) as exc:
+                figures.append(
+                    Figure(f"{group}: could not be measured", "", note=str(exc)[:150], group=group)
                 )
-                figures.append(Figure(f"{group}: could not be measured", "", note=detail[:120]))
     info = machine()
+    info["seconds"] = round(time.perf_counter() - started, 1)
     print_table(figures, info)
+    print(f"\n({info['seconds']} s; bytecode: {info['bytecode']})")
     if args.json:
         Path(args.json).write_text(
             json.dumps(
-                {"machine": info, "figures": [asdict(f) | {"median": f.median} for f in figures]}, indent=2
+                {"machine": info, "figures": [f.to_json() for f in figures]}, indent=2, ensure_ascii=False
             ),
             encoding="utf-8",
         )

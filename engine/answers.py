@@ -455,6 +455,8 @@ class Mistake:
 
 def normalise_value(value: Any) -> MistakeValue:
     """numpy scalars and arrays, lists and sets turned into the plain values the kinds hold."""
+    if type(value) in _PLAIN_NUMBERS:  # the common case, without the ABC checks below
+        return cast(MistakeValue, _scalar(value))
     if isinstance(value, frozenset | set):
         return frozenset(str(v) for v in value)
     if isinstance(value, str):
@@ -463,11 +465,16 @@ def normalise_value(value: Any) -> MistakeValue:
         value = value.tolist()
     if isinstance(value, Sequence):
         items: Any = tuple(
-            normalise_value(v) if isinstance(v, Sequence) and not isinstance(v, str) else _scalar(v)
+            _scalar(v)
+            if type(v) in _PLAIN_NUMBERS or not isinstance(v, Sequence) or isinstance(v, str)
+            else normalise_value(v)
             for v in value
         )
         return cast(MistakeValue, items)
     return cast(MistakeValue, _scalar(value))
+
+
+_PLAIN_NUMBERS = (int, float)  # exact types: bool and numpy scalars take the general path
 
 
 def _scalar(value: Any) -> Any:
@@ -496,6 +503,16 @@ def format_value(value: MistakeValue | str, tolerance: Tolerance) -> str:
 
 def values_close(tolerance: Tolerance, target: object, value: object) -> bool:
     """Whether ``value`` equals ``target`` at ``tolerance``, entry by entry for vectors and matrices."""
+    if type(target) is float and type(value) is float:  # the common case, first (bool is not float)
+        return tolerance.accepts(target, value)
+    if type(target) is tuple and type(value) is tuple:  # vectors and matrices: each variant's mistakes
+        if len(target) != len(value):
+            return False
+        for t, v in zip(target, value, strict=True):
+            close = tolerance.accepts(t, v) if type(t) is float and type(v) is float else None
+            if not (close if close is not None else values_close(tolerance, t, v)):
+                return False
+        return True
     if isinstance(target, bool) or isinstance(value, bool):
         return target == value
     if isinstance(target, int | float) and isinstance(value, int | float):

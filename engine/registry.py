@@ -4,6 +4,13 @@ A generator is ``fn(rng: np.random.Generator, /, *, <params with annotations and
 Variant`` with a docstring. Its keyword-only parameters become a pydantic model, so a bank's
 ``params:`` (and ``original:`` inputs) are validated against the function's own signature and a
 wrong one is reported at its own line.
+
+Start-up time matters (a student starts ``quiz run`` many times a day), so the built-in registry is
+lazy in two ways, neither of which loosens a check: a built-in generator module is imported the
+first time one of its names is asked for (the names come from the explicit table
+``engine.generators.MODULES``, which a test holds equal to what the modules register), and a
+generator's params model is built by pydantic the first time it validates something. Every
+signature rule is still checked when the function is registered, at import.
 """
 
 from __future__ import annotations
@@ -14,27 +21,56 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pydantic
 
 from engine.errors import GeneratorSpecError
 from engine.variant import Variant
 
+if TYPE_CHECKING:
+    import pydantic
+
 GeneratorFn = Callable[..., Variant]
+Fields = Mapping[str, tuple[Any, Any]]
 
 
-@dataclass(frozen=True)
 class GeneratorSpec:
-    """A registered generator: its function, the model of its parameters, and its one-line summary."""
+    """A registered generator: its function, the model of its parameters, and its one-line summary.
 
-    name: str
-    fn: GeneratorFn
-    params_model: type[pydantic.BaseModel]
-    summary: str
-    module: str
+    The params model is either given (``params_model=``) or built from ``fields`` (name → (type,
+    default)) on first use: pydantic needs about a millisecond per model, and a session needs the
+    models of no generator when its bank comes from the cache (see `engine.banks`).
+    """
+
+    __slots__ = ("_fields", "_model", "fn", "module", "name", "summary")
+
+    def __init__(
+        self,
+        name: str,
+        fn: GeneratorFn,
+        params_model: type[pydantic.BaseModel] | None = None,
+        summary: str = "",
+        module: str = "?",
+        *,
+        fields: Fields | None = None,
+    ) -> None:
+        if params_model is None and fields is None:
+            raise TypeError("GeneratorSpec needs params_model or fields")
+        self.name = name
+        self.fn = fn
+        self.summary = summary
+        self.module = module
+        self._fields = dict(fields) if fields is not None else None
+        self._model = params_model
+
+    @property
+    def params_model(self) -> type[pydantic.BaseModel]:
+        """The pydantic model of the keyword-only parameters (built on first use)."""
+        if self._model is None:
+            self._model = _params_model(self.name, self._fields or {})
+        return self._model
 
     def validate_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters converted to the annotated types; raises pydantic.ValidationError."""
@@ -45,20 +81,90 @@ class GeneratorSpec:
         """``name(rng, /, *, a: int = 2, ...)`` as shown in error messages."""
         return f"{self.name}{inspect.signature(self.fn)}"
 
+    def _identity(self) -> tuple[Any, ...]:
+        params = self._model if self._fields is None else tuple(self._fields.items())
+        return (self.name, self.fn, self.summary, self.module, params)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GeneratorSpec):
+            return NotImplemented
+        return self is other or self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.module))
+
+    def __repr__(self) -> str:
+        return f"GeneratorSpec(name={self.name!r}, module={self.module!r})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Frozen like the dataclass it replaces; only the lazily built model may be filled in.
+        if name != "_model" and hasattr(self, name):
+            raise AttributeError(f"GeneratorSpec is read-only: cannot set {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A built-in generator pickles as its name (so a cached bank refers to the code of the
+        # running quiz, imported on demand); any other spec as its parts.
+        if generators._specs.get(self.name) is self:
+            return (_builtin_spec, (self.name,))
+        # A model built from fields is a class made at run time (not importable): rebuilt on use instead.
+        model = self._model if self._fields is None else None
+        return (_rebuild_spec, (self.name, self.fn, model, self.summary, self.module, self._fields))
+
+
+def _builtin_spec(name: str) -> GeneratorSpec:
+    """The built-in generator of that name (used when a cached bank is unpickled)."""
+    spec = generators.get(name)
+    if spec is None:
+        raise LookupError(f"no built-in generator {name!r}")
+    return spec
+
+
+def _rebuild_spec(
+    name: str,
+    fn: GeneratorFn,
+    model: type[pydantic.BaseModel] | None,
+    summary: str,
+    module: str,
+    fields: Fields | None,
+) -> GeneratorSpec:
+    return GeneratorSpec(name, fn, model, summary, module, fields=fields)
+
+
+def _params_model(name: str, fields: Fields) -> type[pydantic.BaseModel]:
+    import pydantic  # here, not at the top: most runs of quiz build no params model at all
+
+    definitions: dict[str, Any] = dict(fields)
+    try:
+        return pydantic.create_model(
+            f"{name}_params", __config__=pydantic.ConfigDict(extra="forbid", frozen=True), **definitions
+        )
+    except pydantic.PydanticUserError as exc:
+        raise GeneratorSpecError(f"generator {name}: its parameters cannot be validated ({exc})") from exc
+
 
 class Registry:
     """Generators by name. The module-level ``generators`` holds the built-in ones; a bank with
     plugins gets a registry of its own whose ``parent`` is the built-in one; tests make their own.
     """
 
-    def __init__(self, parent: Registry | None = None) -> None:
+    def __init__(self, parent: Registry | None = None, *, lazy: Mapping[str, str] | None = None) -> None:
+        """A registry over ``parent``; ``lazy`` maps names to the modules that register them on import.
+
+        A registry without ``lazy`` builds each params model at registration, so that a plugin's
+        unusable annotation is reported when its module is imported.
+        """
         self._specs: dict[str, GeneratorSpec] = {}
         self._parent = parent
+        self._lazy = dict(lazy) if lazy is not None else None
 
     def register(self, fn: GeneratorFn) -> GeneratorFn:
         """Check ``fn`` against the generator rules and record it under its function name."""
         spec = _make_spec(fn)
-        other = self.get(spec.name)
+        if self._lazy is None:
+            spec.params_model  # noqa: B018  (built now: a plugin's bad annotation fails at its import)
+        # Not self.get: the module being imported may be the lazy table's entry for this very name.
+        other = self._specs.get(spec.name) or (self._parent.get(spec.name) if self._parent else None)
         if other is not None:
             raise GeneratorSpecError(
                 f"generator {spec.name!r} is defined twice: in {other.module} and in {spec.module}"
@@ -78,13 +184,26 @@ class Registry:
     def get(self, name: str) -> GeneratorSpec | None:
         """The generator of that name, if registered here or in the parent registry."""
         spec = self._specs.get(name)
+        if spec is None and self._lazy is not None and name in self._lazy:
+            self._import(self._lazy[name])
+            spec = self._specs.get(name)
+            if spec is None:
+                raise GeneratorSpecError(
+                    f"generator {name!r} is listed in engine.generators.MODULES under "
+                    f"{self._lazy[name]} but that module does not register it"
+                )
         if spec is None and self._parent is not None:
             return self._parent.get(name)
         return spec
 
+    def _import(self, module: str) -> None:
+        # Registered here whoever asks: a plugin being imported may be what triggers the import.
+        with registering_into(self):
+            import_module(module)
+
     def own(self) -> list[str]:
         """The names registered here (not in the parent), sorted."""
-        return sorted(self._specs)
+        return sorted({*self._specs, *(self._lazy or {})})
 
     def suggest(self, name: str) -> str | None:
         """The registered name closest to a misspelt one."""
@@ -92,10 +211,14 @@ class Registry:
         return close[0] if close else None
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name) is not None
+        if not isinstance(name, str):
+            return False
+        if name in self._specs or (self._lazy is not None and name in self._lazy):
+            return True  # a name of the lazy table is registered once its module is imported
+        return self._parent is not None and name in self._parent
 
     def __iter__(self) -> Iterator[str]:
-        names = set(self._specs)
+        names = {*self._specs, *(self._lazy or {})}
         if self._parent is not None:
             names.update(self._parent)
         return iter(sorted(names))
@@ -134,7 +257,7 @@ def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
     if hints.get("return") is not Variant:
         raise fail("must be annotated to return `Variant`")
 
-    fields: dict[str, Any] = {}
+    fields: dict[str, tuple[Any, Any]] = {}
     for param in parameters[1:]:
         if param.kind is not inspect.Parameter.KEYWORD_ONLY:
             raise fail(f"parameter {param.name!r} must be keyword-only (put it after `*`)")
@@ -144,21 +267,22 @@ def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
             raise fail(f"parameter {param.name!r} needs a default, so that `params:` may omit it")
         fields[param.name] = (hints[param.name], param.default)
 
-    model = pydantic.create_model(
-        f"{name}_params",
-        __config__=pydantic.ConfigDict(extra="forbid", frozen=True),
-        **fields,
-    )
     return GeneratorSpec(
         name=name,
         fn=fn,
-        params_model=model,
         summary=doc.splitlines()[0].strip(),
         module=getattr(fn, "__module__", "?"),
+        fields=fields,
     )
 
 
-generators = Registry()
+def _builtin_table() -> dict[str, str]:
+    from engine.generators import MODULES  # the package's __init__ imports no generator module
+
+    return {name: f"engine.generators.{module}" for name, module in MODULES.items()}
+
+
+generators = Registry(lazy=_builtin_table())
 
 # While a bank's plugin module is being imported, its @generator functions go to the bank's own
 # registry rather than the built-in one (see engine.plugins).
@@ -167,7 +291,9 @@ _registering_into: ContextVar[Registry | None] = ContextVar("registering_into", 
 
 def generator(fn: GeneratorFn) -> GeneratorFn:
     """Decorator: check a generator function and register it (see the module docstring)."""
-    target = _registering_into.get() or generators
+    builtin = getattr(fn, "__module__", "").startswith("engine.generators.")
+    # A built-in module imported while a plugin loads still registers into the built-in registry.
+    target = generators if builtin else (_registering_into.get() or generators)
     return target.register(fn)
 
 
@@ -182,7 +308,5 @@ def registering_into(registry: Registry) -> Iterator[None]:
 
 
 def load_builtin_generators() -> Registry:
-    """Import the built-in generator modules (registering them) and return the registry."""
-    import engine.generators  # noqa: F401  (imported for its registrations)
-
+    """The registry of the built-in generators (each module is imported when one of its names is used)."""
     return generators

@@ -9,6 +9,7 @@ a check character, short enough to print on a worksheet and to type back in.
 from __future__ import annotations
 
 import zlib
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,6 +21,7 @@ _READS_AS = {"O": "0", "I": "1", "L": "1"}
 _CODE_DIGITS = 7  # 35 bits hold any 32-bit seed
 
 
+@lru_cache(maxsize=4096)  # bank names and item ids: a few hundred strings, hashed for every variant
 def _crc(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 

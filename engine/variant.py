@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,28 +32,44 @@ class Variant:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solution", tuple(self.solution))
-        kept: list[Mistake] = []
-        for mistake in self.mistakes:
-            if _is_nonfinite(mistake.value) or self.answer.matches(mistake.value):
-                continue
-            if self.answer.matches(_as_written(mistake.value, self.answer)):
-                # Outside the tolerance, but written at the precision asked for it reads as the answer.
-                continue
-            if any(values_close(self.answer.tolerance, k.value, mistake.value) for k in kept):
-                continue
-            kept.append(mistake)
-        object.__setattr__(self, "mistakes", tuple(kept))
+        object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
 
 
-def _as_written(value: Any, answer: Answer) -> Any:
+def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake, ...]:
+    """The mistakes a variant keeps: not graded as the answer (even as written at the precision
+    asked for), finite, and each with a value of its own (the first misconception names a value).
+
+    This runs for every variant drawn (and for every redraw of a generator that checks its
+    mistakes), so the answer's methods are looked up once rather than per mistake.
+    """
+    matches = answer.matches
+    tolerance = answer.tolerance
+    # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
+    as_is = isinstance(answer, ChoiceAnswer | ShapeAnswer)
+    rounded = tolerance.rounded
+    kept: list[Mistake] = []
+    for mistake in mistakes:
+        value = mistake.value
+        if _is_nonfinite(value) or matches(value):
+            continue
+        if not as_is and matches(_written(value, rounded)):
+            # Outside the tolerance, but written at the precision asked for it reads as the answer.
+            continue
+        if kept and any(values_close(tolerance, k.value, value) for k in kept):
+            continue
+        kept.append(mistake)
+    return tuple(kept)
+
+
+def _written(value: Any, rounded: Callable[[float], float]) -> Any:
     """A mistake's numbers rounded the way the answer's tolerance writes them (as a student types it)."""
-    if isinstance(value, bool) or isinstance(answer, ChoiceAnswer | ShapeAnswer):
+    if isinstance(value, bool):
         return value
     if isinstance(value, int | float):
-        return answer.tolerance.rounded(float(value))
+        return rounded(float(value))
     if isinstance(value, tuple):
-        return tuple(_as_written(v, answer) for v in value)
+        return tuple(_written(v, rounded) for v in value)
     return value
 
 
@@ -65,7 +81,12 @@ def _is_nonfinite(value: Any) -> bool:
     return False
 
 
+_PLAIN = (int, float, str, bool, type(None))
+
+
 def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:  # exact types: a numpy scalar (a float subclass) still goes via tolist
+        return value
     if hasattr(value, "tolist"):
         return value.tolist()
     if isinstance(value, tuple | list):

@@ -8,10 +8,9 @@ written after, so a failed export leaves no half-written file behind.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -63,22 +62,15 @@ def _sources(
     return markdown.worksheets, (lambda p, s: markdown.key(p, s, key))
 
 
-def _finish(fmt: Format, sources: dict[str, str], progress: Progress | None) -> dict[str, bytes]:
-    """Sources → file bytes: PDFs compiled two at a time (Typst releases the GIL), text encoded."""
+def _finish(
+    fmt: Format, documents: list[tuple[str, Callable[[], str]]], progress: Progress | None
+) -> dict[str, bytes]:
+    """Sources → file bytes: PDFs compiled while the next source is written (see pdf.compile_all)."""
     if fmt != "pdf":
-        return {name: text.encode("utf-8") for name, text in sources.items()}
-    from engine.export.pdf import compile_typst
+        return {name: build().encode("utf-8") for name, build in documents}
+    from engine.export.pdf import compile_all
 
-    done: dict[str, bytes] = {}
-    if progress is not None:
-        progress(0, len(sources))
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        futures = {name: pool.submit(compile_typst, text) for name, text in sources.items()}
-        for count, (name, future) in enumerate(futures.items(), 1):
-            done[name] = future.result()
-            if progress is not None:
-                progress(count, len(futures))
-    return done
+    return compile_all(documents, progress)
 
 
 def worksheet_files(
@@ -95,19 +87,22 @@ def worksheet_files(
         raise ExportError(f"{fmt} is not a worksheet format ({', '.join(WORKSHEET_FORMATS)})")
     sheets_of, key_of = _sources(fmt, paper, key or "full")
     ext = EXTENSIONS[fmt]
-    sources: dict[str, str] = {}
+    documents: list[tuple[str, Callable[[], str]]] = []
     if not split:
-        sources[f"worksheets{ext}"] = sheets_of(plan, plan.sheets)
+        sheets_name = f"worksheets{ext}"
         if key is not None:
-            sources[f"key{ext}"] = key_of(plan, plan.sheets)
-        return _finish(fmt, sources, progress)
+            # The key first: it is the longer compile, so it should start first.
+            documents.append((f"key{ext}", lambda: key_of(plan, plan.sheets)))
+        documents.append((sheets_name, lambda: sheets_of(plan, plan.sheets)))
+        files = _finish(fmt, documents, progress)
+        return {sheets_name: files.pop(sheets_name), **files}
     width = max(2, len(str(len(plan.sheets))))
     for sheet in plan.sheets:
         number = str(sheet.student).zfill(width)
-        sources[f"worksheet-{number}{ext}"] = sheets_of(plan, [sheet])
+        documents.append((f"worksheet-{number}{ext}", partial(sheets_of, plan, [sheet])))
         if key is not None:
-            sources[f"key-{number}{ext}"] = key_of(plan, [sheet])
-    return _finish(fmt, sources, progress)
+            documents.append((f"key-{number}{ext}", partial(key_of, plan, [sheet])))
+    return _finish(fmt, documents, progress)
 
 
 def lms_file(plan: ClassPlan, fmt: Format, *, progress: Progress | None = None) -> tuple[bytes, list[str]]:

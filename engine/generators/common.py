@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from engine.answers import Answer, Mistake, Tolerance, format_number
-from engine.variant import Variant
+from engine.variant import kept_mistakes
 
 TWO_PLACES = Tolerance.decimals(2)
 THREE_PLACES = Tolerance.decimals(3)
@@ -68,5 +68,4 @@ def keeps_all(answer: Answer, mistakes: Sequence[Mistake]) -> bool:
     Generators redraw their inputs until this holds, so that no misconception gives the right answer
     by luck and no wrong answer is named after the wrong misconception.
     """
-    kept = Variant(prompt="", answer=answer, solution=(), mistakes=mistakes).mistakes
-    return len(kept) == len(mistakes)
+    return len(kept_mistakes(answer, mistakes)) == len(mistakes)

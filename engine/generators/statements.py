@@ -135,9 +135,14 @@ def _kinds(keyed: Keyed, used: set[str | int]) -> list[tuple[bool, bool]]:
 
 def _feasible(kinds: list[tuple[bool, bool]], n_true: int, n_false: int) -> bool:
     """Whether distinct groups of these kinds can supply ``n_true`` true and ``n_false`` false statements."""
-    only_true = sum(t and not f for t, f in kinds)
-    only_false = sum(f and not t for t, f in kinds)
-    either = sum(t and f for t, f in kinds)
+    only_true = only_false = either = 0
+    for has_true, has_false in kinds:  # one pass: this runs for every statement of every draw
+        if has_true and has_false:
+            either += 1
+        elif has_true:
+            only_true += 1
+        elif has_false:
+            only_false += 1
     # Groups that hold both truths cover whatever the one-truth groups cannot.
     return max(0, n_true - only_true) + max(0, n_false - only_false) <= either
 
@@ -207,17 +212,20 @@ def statements(
     if not paper_order and not 2 <= options <= size:
         raise ValueError(f"options must be 2 to {size} (the pool's size), not {options}")
     shown = _paper(pool, multiple) if paper_order else _draw(rng, pool, options, multiple)
+    # Each statement's place in the pool, by identity: the pool's wordings are distinct (checked
+    # at load), so this is list.index without comparing pydantic models field by field.
+    position = {id(s): i for i, s in enumerate(pool.root)}
     answer = ChoiceAnswer(tuple(Option(s.text, s.true, s.why) for s in shown), multiple=multiple)
     solution = []
     for letter, s in zip(LETTERS, shown, strict=False):
         verdict = "true" if s.true else "false"
-        solution.append(f"**{letter}** is {verdict}" + (f": {s.why}" if s.why else "."))
+        solution.append(f"**{letter}** is {verdict}." + (f" {s.why}" if s.why else ""))
     right = ", ".join(sorted(answer.correct_letters))
     solution.append(f"So the answer is {right}.")
     return Variant(
         prompt=stem,
         answer=answer,
         solution=solution,
-        inputs={"shown": [pool.root.index(s) for s in shown]},
+        inputs={"shown": [position[id(s)] for s in shown]},
         hint=hint,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pydantic
 import pytest
@@ -108,3 +110,113 @@ def test_every_builtin_generator_is_used_by_a_shipped_bank() -> None:
 
     used = {entry.spec.name for found in banks.discover() for entry in banks.load(found.name).items}
     assert set(load_builtin_generators()) <= used, "a registered generator no bank uses"
+
+
+# -- the lazy built-in registry ---------------------------------------------------------------
+
+
+def test_the_module_table_lists_exactly_what_each_module_registers() -> None:
+    import importlib
+    import pkgutil
+
+    import engine.generators as package
+    from engine.generators import GENERATOR_MODULES, MODULES
+
+    registry = load_builtin_generators()
+    every_module = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
+    for name in every_module:
+        importlib.import_module(f"engine.generators.{name}")
+    registered = {
+        name: spec.module.removeprefix("engine.generators.")
+        for name in registry
+        if (spec := registry.get(name)) is not None and spec.module.startswith("engine.generators.")
+    }
+    # Every generator of every module of the package is in the table, under its own module.
+    assert registered == MODULES
+    assert set(GENERATOR_MODULES) == set(MODULES.values())
+    assert set(GENERATOR_MODULES) <= set(every_module)
+
+
+def _python(code: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_a_builtin_module_is_imported_when_one_of_its_names_is_first_used() -> None:
+    out = _python(
+        "import sys\n"
+        "from engine.registry import load_builtin_generators\n"
+        "registry = load_builtin_generators()\n"
+        "names = list(registry)\n"
+        "before = sorted(m for m in sys.modules if m.startswith('engine.generators.'))\n"
+        "spec = registry.get('causal_mask_matrix')\n"
+        "after = sorted(m for m in sys.modules if m.startswith('engine.generators.'))\n"
+        "print(len(names), before, 'engine.generators.masks' in after, 'engine.generators.heads' in after,"
+        " spec.module, spec._model is None)\n"
+    )
+    count, rest = out.split(" ", 1)
+    assert int(count) >= 60
+    # Listing names imports nothing; a name imports its module only, and builds no params model.
+    assert rest == "[] True False engine.generators.masks True"
+
+
+def test_a_builtin_module_imported_while_a_plugin_loads_registers_as_builtin() -> None:
+    out = _python(
+        "from engine.registry import Registry, generators, registering_into\n"
+        "plugin = Registry(generators)\n"
+        "with registering_into(plugin):\n"
+        "    import engine.generators.masks\n"
+        "print(plugin.own(), generators.get('causal_mask_matrix') is not None)\n"
+    )
+    assert out == "[] True"
+
+
+def test_params_models_are_built_on_first_use_and_every_builtin_one_builds() -> None:
+    registry = load_builtin_generators()
+    for name in registry:
+        spec = registry.get(name)
+        assert spec is not None
+        model = spec.params_model
+        assert spec.params_model is model  # built once
+        assert set(model.model_fields) == set(inspect.signature(spec.fn).parameters) - {"rng"}
+
+
+def test_a_registry_that_is_not_lazy_refuses_unusable_annotations_at_registration() -> None:
+    registry = Registry()
+    with pytest.raises(GeneratorSpecError, match="cannot be validated"):
+        registry.register(opaque)
+
+
+class Opaque:
+    """A type pydantic has no schema for."""
+
+
+def opaque(rng: np.random.Generator, /, *, thing: Opaque | None = None) -> Variant:
+    """Takes a thing pydantic cannot validate."""
+    return make()
+
+
+def test_specs_pickle_builtins_by_name_and_others_by_value() -> None:
+    import pickle
+
+    builtin = load_builtin_generators().get("additive_score")
+    assert builtin is not None
+    assert pickle.loads(pickle.dumps(builtin)) is builtin
+    registry = Registry()
+    registry.register(good)
+    own = registry.get("good")
+    assert own is not None
+    copy = pickle.loads(pickle.dumps(own))
+    assert copy == own
+    assert copy is not own
+    assert copy.validate_params({"n": "4"}) == {"n": 4}
+
+
+def test_a_spec_is_read_only() -> None:
+    spec = load_builtin_generators().get("additive_score")
+    assert spec is not None
+    with pytest.raises(AttributeError, match="read-only"):
+        spec.name = "other"

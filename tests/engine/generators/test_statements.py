@@ -318,7 +318,7 @@ def test_solution_judges_every_option_with_its_why_and_names_the_answer() -> Non
     assert len(variant.solution) == len(answer.options) + 1
     for letter, option, step in zip("ABCD", answer.options, variant.solution, strict=False):
         verdict = "true" if option.correct else "false"
-        assert step == f"**{letter}** is {verdict}: {option.why}"
+        assert step == f"**{letter}** is {verdict}. {option.why}"
     assert variant.solution[-1] == f"So the answer is {answer.format()}."
     for text in (variant.prompt, variant.hint, *variant.solution):
         markup.check(text)

@@ -1,0 +1,264 @@
+"""The cache of validated banks: used only for the very same file and code, and never breaks loading."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from engine import banks
+from engine.bank import Bank
+from engine.errors import BankError
+
+BANK = """bank: cached
+title: Cached
+items:
+  - id: score
+    source: "Notes, worked problem 1"
+    topic: additive-attention
+    generator: additive_score
+    params: {dim: 2}
+    original: {h: [1, 0], s_proj: [1, 2], v: [1, 1]}
+    tolerance: {decimals: 2}
+  - id: pick
+    source: "Notes, worked problem 2"
+    topic: facts
+    generator: statements
+    params:
+      options: 2
+      pool:
+        - {text: "Softmax weights sum to one.", true: true, why: "They are normalised."}
+        - {text: "Softmax weights can be negative.", true: false, why: "exp is positive."}
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private QUIZ_HOME, and an empty in-process cache (so every load goes to the disk cache)."""
+    folder = tmp_path / "home"
+    monkeypatch.setenv("QUIZ_HOME", str(folder))
+    monkeypatch.delenv("QUIZ_NO_CACHE", raising=False)
+    monkeypatch.setattr(banks, "_cache", {})
+    return folder
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the loader validated (a cache hit validates none)."""
+    import engine.loader
+
+    seen: list[str] = []
+    real = engine.loader.load_bank_text
+
+    def counting(text: str, file: str, *args: object, **kwargs: object) -> Bank:
+        seen.append(file)
+        return real(text, file, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.loader, "load_bank_text", counting)
+    return seen
+
+
+def bank_file(tmp_path: Path, text: str = BANK) -> Path:
+    path = tmp_path / "cached.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def entries(home: Path) -> list[Path]:
+    folder = home / "cache" / "banks"
+    return sorted(folder.glob("*.pickle")) if folder.is_dir() else []
+
+
+def fresh_load(path: Path) -> Bank:
+    """A load as a new process does it: nothing in memory."""
+    banks._cache.clear()
+    return banks.load(str(path))
+
+
+def questions(bank: Bank) -> list[dict[str, object]]:
+    return [entry.question(seed).to_json() for entry in bank.items for seed in range(5)] + [
+        bank.get("score").original().to_json()
+    ]
+
+
+def test_a_second_load_comes_from_the_cache_and_gives_the_same_questions(
+    tmp_path: Path, home: Path, reads: list[str]
+) -> None:
+    path = bank_file(tmp_path)
+    first = fresh_load(path)
+    assert len(reads) == 1
+    assert len(entries(home)) == 1
+    again = fresh_load(path)
+    assert len(reads) == 1  # not validated again
+    assert again == first
+    assert questions(again) == questions(first)
+    assert [e.spec for e in again.items] == [e.spec for e in first.items]
+
+
+def test_an_edited_file_is_read_again_even_with_the_same_size_and_mtime(
+    tmp_path: Path, home: Path, reads: list[str]
+) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    stat = path.stat()
+    edited = BANK.replace("{dim: 2}", "{dim: 3}")
+    assert len(edited) == len(BANK)
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    bank = fresh_load(path)
+    assert len(reads) == 2
+    assert bank.get("score").kwargs["dim"] == 3
+    assert len(entries(home)) == 1  # the new version replaced the old entry
+
+
+def test_a_change_of_code_makes_the_entry_stale(
+    tmp_path: Path, home: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    monkeypatch.setattr(banks, "code_fingerprint", lambda: (("engine/new.py", 1, 2),))
+    fresh_load(path)
+    assert len(reads) == 2
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: b"",
+        lambda data: b"not a pickle at all",
+        lambda data: pickle.dumps({"format": 1}),
+        lambda data: data[: len(data) // 2],  # the stamp matches, the bank is cut short
+        lambda data: data[:-40] + b"\xff" * 40,
+    ],
+    ids=["empty", "garbage", "another stamp", "cut short", "overwritten end"],
+)
+def test_a_corrupt_entry_is_ignored_and_rewritten(
+    tmp_path: Path, home: Path, reads: list[str], damage: Callable[[bytes], bytes]
+) -> None:
+    path = bank_file(tmp_path)
+    expected = questions(fresh_load(path))
+    [entry] = entries(home)
+    entry.write_bytes(damage(entry.read_bytes()))
+    entry.chmod(0o600)
+    assert questions(fresh_load(path)) == expected
+    assert len(reads) == 2
+    fresh_load(path)
+    assert len(reads) == 2  # the rewritten entry serves the next load
+
+
+def test_an_entry_naming_a_generator_that_no_longer_exists_is_ignored(
+    tmp_path: Path, home: Path, reads: list[str]
+) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    [entry] = entries(home)
+    data = entry.read_bytes().replace(b"additive_score", b"additive_scorX")
+    entry.write_bytes(data)
+    assert fresh_load(path).get("score").spec.name == "additive_score"
+    assert len(reads) == 2
+
+
+def test_an_entry_others_may_write_is_not_trusted(tmp_path: Path, home: Path, reads: list[str]) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    [entry] = entries(home)
+    entry.chmod(0o666)
+    fresh_load(path)
+    assert len(reads) == 2
+
+
+def test_an_unwritable_cache_never_breaks_loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[str]
+) -> None:
+    blocker = tmp_path / "home"
+    blocker.write_text("a file where the cache folder would go", encoding="utf-8")
+    monkeypatch.setenv("QUIZ_HOME", str(blocker))
+    monkeypatch.setattr(banks, "_cache", {})
+    path = bank_file(tmp_path)
+    assert fresh_load(path).get("score").question(1).answer.kind == "numeric"
+    assert fresh_load(path).name == "cached"
+    assert len(reads) == 2
+
+
+def test_no_cache_when_turned_off(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZ_NO_CACHE", "1")
+    fresh_load(bank_file(tmp_path))
+    assert entries(home) == []
+    assert banks.cache_dir() is None
+
+
+def test_a_bank_with_plugins_is_never_cached(tmp_path: Path, home: Path, reads: list[str]) -> None:
+    (tmp_path / "gens.py").write_text(
+        '"""My generators."""\n'
+        "import numpy as np\n"
+        "from engine.answers import IntegerAnswer\n"
+        "from engine.registry import generator\n"
+        "from engine.variant import Variant\n\n\n"
+        "@generator\n"
+        "def cache_test_entries(rng: np.random.Generator, /, *, t: int = 3) -> Variant:\n"
+        '    """Count entries."""\n'
+        '    return Variant(prompt="How many?", answer=IntegerAnswer(t * t), solution=["t squared"])\n',
+        encoding="utf-8",
+    )
+    text = BANK.replace("items:\n", "plugins: [gens.py]\nitems:\n", 1)
+    path = bank_file(tmp_path, text)
+    fresh_load(path)
+    fresh_load(path)
+    assert entries(home) == []
+    assert len(reads) == 2
+
+
+def test_errors_are_reported_as_before_and_nothing_is_cached(tmp_path: Path, home: Path) -> None:
+    path = bank_file(tmp_path, BANK.replace("generator: additive_score", "generator: additive_scor"))
+    for _ in range(2):
+        with pytest.raises(BankError, match="unknown generator 'additive_scor'"):
+            fresh_load(path)
+    assert entries(home) == []
+
+
+def test_a_new_process_loads_the_shipped_bank_from_the_cache(tmp_path: Path) -> None:
+    env = {**os.environ, "QUIZ_HOME": str(tmp_path)}
+    env.pop("QUIZ_NO_CACHE", None)
+    code = (
+        "import json, sys\n"
+        "from engine import banks\n"
+        "bank = banks.load('week1')\n"
+        "print(json.dumps({'loader': 'engine.loader' in sys.modules, 'yaml': 'yaml' in sys.modules,"
+        " 'question': bank.items[0].question(7).to_json()}))\n"
+    )
+
+    def run() -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        result: dict[str, object] = json.loads(done.stdout)
+        return result
+
+    cold, warm = run(), run()
+    assert cold["loader"] is True
+    assert warm["loader"] is False  # neither the loader nor yaml is imported on a hit
+    assert warm["yaml"] is False
+    assert warm["question"] == cold["question"]
+
+
+def test_only_the_latest_entries_are_kept(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(banks, "CACHE_ENTRIES", 2)
+    names: list[str] = []
+    for number in range(3):
+        folder = tmp_path / f"bank{number}"
+        folder.mkdir()
+        before = {path.name for path in entries(home)}
+        fresh_load(bank_file(folder))
+        [new] = {path.name for path in entries(home)} - before
+        names.append(new)
+        # Distinct, increasing times (a file system's clock may give three writes the same one).
+        os.utime(home / "cache" / "banks" / new, ns=(10**9 * (number + 1), 10**9 * (number + 1)))
+    assert {path.name for path in entries(home)} == set(names[1:])
