@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-from engine.answers import Answer, ChoiceAnswer, MatrixAnswer, VectorAnswer
+from engine.answers import ChoiceAnswer
 from engine.export import mathml
 from engine.export import text as md
-from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet
+from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
 from engine.variant import Question
 
 _PAGE_SIZES = {"a4": "A4", "us-letter": "letter"}
@@ -128,14 +128,6 @@ def _document(title: str, paper: Paper, body: list[str]) -> str:
     )
 
 
-def _answer_height(answer: Answer) -> str:
-    if isinstance(answer, MatrixAnswer):
-        return f"{1.2 + 0.8 * answer.shape[0]:.1f}cm"
-    if isinstance(answer, VectorAnswer):
-        return "1.6cm"
-    return "1.4cm"
-
-
 def _question(number: int, question: Question) -> str:
     answer = question.answer
     parts = [
@@ -154,7 +146,7 @@ def _question(number: int, question: Question) -> str:
     if question.note:
         parts.append(f'<p class="note">Note: {escape(question.note)}</p>')
     if not isinstance(answer, ChoiceAnswer):
-        parts.append(f'<div class="answer-box" style="height: {_answer_height(answer)}">Answer</div>')
+        parts.append(f'<div class="answer-box" style="height: {answer_space(answer)}">Answer</div>')
     parts.append("</section>")
     return "\n".join(parts)
 

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from engine import markup
-from engine.answers import Answer, ChoiceAnswer, MatrixAnswer, VectorAnswer
+from engine.answers import ChoiceAnswer
 from engine.export import text as md
-from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet
+from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
 from engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
 from engine.variant import Question
 
@@ -213,14 +213,6 @@ def _preamble(title: str, paper: Paper) -> str:
     return _PREAMBLE.replace("TITLE", _string(title)).replace("PAPER", _string(paper))
 
 
-def _answer_height(answer: Answer) -> str:
-    if isinstance(answer, MatrixAnswer):
-        return f"{1.2 + 0.8 * answer.shape[0]:.1f}cm"
-    if isinstance(answer, VectorAnswer):
-        return "1.6cm"
-    return "1.4cm"
-
-
 def _question(number: int, question: Question) -> str:
     answer = question.answer
     body = [content(question.variant.prompt)]
@@ -230,7 +222,7 @@ def _question(number: int, question: Question) -> str:
     if question.note:
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.note)}]")
     if not isinstance(answer, ChoiceAnswer):
-        body.append(f"#answer-box({_answer_height(answer)})")
+        body.append(f"#answer-box({answer_space(answer)})")
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
 
 

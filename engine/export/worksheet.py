@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from engine.answers import Answer, MatrixAnswer, VectorAnswer
 from engine.bank import Bank, BankItem
 from engine.errors import ItemNotFoundError, QuizError
 from engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
@@ -162,3 +163,12 @@ __all__ = [
     "select_items",
     "student_seed",
 ]
+
+
+def answer_space(answer: Answer) -> str:
+    """The height of the answer box on a printed sheet: a line, or room for a vector or a matrix."""
+    if isinstance(answer, MatrixAnswer):
+        return f"{1.2 + 0.8 * answer.shape[0]:.1f}cm"
+    if isinstance(answer, VectorAnswer):
+        return "1.6cm"
+    return "1.4cm"
