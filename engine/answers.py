@@ -457,6 +457,8 @@ def normalise_value(value: Any) -> MistakeValue:
     """numpy scalars and arrays, lists and sets turned into the plain values the kinds hold."""
     if type(value) in _PLAIN_NUMBERS:  # the common case, without the ABC checks below
         return cast(MistakeValue, _scalar(value))
+    if type(value) is tuple:  # vectors and matrices as generators build them: the same, entry by entry
+        return cast(MistakeValue, tuple(_entry(v) for v in value))
     if isinstance(value, frozenset | set):
         return frozenset(str(v) for v in value)
     if isinstance(value, str):
@@ -477,7 +479,20 @@ def normalise_value(value: Any) -> MistakeValue:
 _PLAIN_NUMBERS = (int, float)  # exact types: bool and numpy scalars take the general path
 
 
+def _entry(value: Any) -> Any:
+    """One entry of a tuple value, as the general path of `normalise_value` turns it."""
+    if type(value) in _PLAIN_NUMBERS:
+        return _scalar(value)
+    if type(value) is tuple:
+        return normalise_value(value)
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        return _scalar(value)
+    return normalise_value(value)
+
+
 def _scalar(value: Any) -> Any:
+    if type(value) is float:  # the common case, without the checks below
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
     if isinstance(value, str | bool):
         return value
     if hasattr(value, "item"):

@@ -31,10 +31,12 @@ def softmax(scores: ArrayLike, axis: int = -1, mask: ArrayLike | None = None) ->
     if mask is not None:
         keep = np.broadcast_to(np.asarray(mask, dtype=bool), z.shape)
         z = np.where(keep, z, -np.inf)
-    peak = np.max(z, axis=axis, keepdims=True)
+    # The array methods run the same reductions as np.max/np.sum without their Python dispatch,
+    # which costs more than the arithmetic on the few entries the items use.
+    peak = z.max(axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0.0)
     e = np.exp(z - peak)
-    total = np.sum(e, axis=axis, keepdims=True)
+    total = e.sum(axis=axis, keepdims=True)
     weights: Array = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return weights
 

@@ -19,6 +19,7 @@ MAX_SEED = 2**32 - 1
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford: no I, L, O, U
 _READS_AS = {"O": "0", "I": "1", "L": "1"}
 _CODE_DIGITS = 7  # 35 bits hold any 32-bit seed
+_VALUE = {ch: i for i, ch in enumerate(_ALPHABET)}  # _ALPHABET.index without the scan
 
 
 @lru_cache(maxsize=4096)  # bank names and item ids: a few hundred strings, hashed for every variant
@@ -28,7 +29,12 @@ def _crc(text: str) -> int:
 
 def question_rng(seed: int, bank: str, item: str) -> np.random.Generator:
     """The random generator a generator receives for this seed, bank and item."""
-    return np.random.default_rng([seed, _crc(bank), _crc(item)])
+    entropy = [seed, _crc(bank), _crc(item)]
+    if 0 <= seed <= MAX_SEED:
+        # Each entry fits one 32-bit word, which is exactly the array SeedSequence makes of the
+        # list (the same stream); handing it over ready saves converting the ints one by one.
+        return np.random.default_rng(np.array(entropy, dtype=np.uint32))
+    return np.random.default_rng(entropy)
 
 
 def derive_seed(master: int, *keys: int | str) -> int:
@@ -56,7 +62,7 @@ _GF32_MODULUS = 0b100101
 def _check_char(digits: str) -> str:
     total = 0
     for ch in digits:  # Horner's rule: ((d₀x + d₁)x + …)x
-        total = (total ^ _ALPHABET.index(ch)) << 1
+        total = (total ^ _VALUE[ch]) << 1
         if total & 0b100000:
             total ^= _GF32_MODULUS
     return _ALPHABET[total]

@@ -43,13 +43,19 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
     This runs for every variant drawn (and for every redraw of a generator that checks its
     mistakes), so the answer's methods are looked up once rather than per mistake.
     """
+    given = tuple(mistakes)
+    last = _last_kept[0]
+    # A generator that redraws until `keeps_all` holds then builds its Variant from the same answer
+    # and mistakes: both are frozen, so the filter it just ran is reused rather than run again.
+    if last is not None and last[0] is answer and _same_objects(last[1], given):
+        return last[2]
     matches = answer.matches
     tolerance = answer.tolerance
     # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
     as_is = isinstance(answer, ChoiceAnswer | ShapeAnswer)
     rounded = tolerance.rounded
     kept: list[Mistake] = []
-    for mistake in mistakes:
+    for mistake in given:
         value = mistake.value
         if _is_nonfinite(value) or matches(value):
             continue
@@ -59,7 +65,18 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
         if kept and any(values_close(tolerance, k.value, value) for k in kept):
             continue
         kept.append(mistake)
-    return tuple(kept)
+    result = tuple(kept)
+    _last_kept[0] = (answer, given, result)
+    return result
+
+
+# The last call of `kept_mistakes`: its answer, its mistakes and what it kept. Holding them keeps
+# their ids from being reused, so comparing by identity is safe.
+_last_kept: list[tuple[Answer, tuple[Mistake, ...], tuple[Mistake, ...]] | None] = [None]
+
+
+def _same_objects(first: tuple[Mistake, ...], second: tuple[Mistake, ...]) -> bool:
+    return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
 
 
 def _written(value: Any, rounded: Callable[[float], float]) -> Any:
@@ -69,7 +86,8 @@ def _written(value: Any, rounded: Callable[[float], float]) -> Any:
     if isinstance(value, int | float):
         return rounded(float(value))
     if isinstance(value, tuple):
-        return tuple(_written(v, rounded) for v in value)
+        # Plain floats (every entry of a vector or matrix row) inline: this runs for every redraw.
+        return tuple(rounded(v) if type(v) is float else _written(v, rounded) for v in value)
     return value
 
 
@@ -77,7 +95,9 @@ def _is_nonfinite(value: Any) -> bool:
     if isinstance(value, float):
         return not math.isfinite(value)
     if isinstance(value, tuple):
-        return any(_is_nonfinite(v) for v in value)
+        for v in value:
+            if (not math.isfinite(v)) if type(v) is float else _is_nonfinite(v):
+                return True
     return False
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache, lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,8 +39,13 @@ def given(value: float) -> str:
     """A number as it was given, with no padding zeros: 0.06, -0.081, 10."""
     if value == 0:
         return "0"
+    return _positional(float(value))
+
+
+@lru_cache(maxsize=4096)  # given numbers are small and few: the same ones recur in every variant
+def _positional(value: float) -> str:
     # Six significant decimals hide float noise such as 0.1 + 0.2 without rounding real inputs.
-    return np.format_float_positional(float(value), precision=6, trim="-")
+    return np.format_float_positional(value, precision=6, trim="-")
 
 
 def given_vector(values: Iterable[float]) -> str:
@@ -55,7 +61,13 @@ def given_matrix(rows: Iterable[Iterable[float]]) -> str:
 
 def fixed(value: float, places: int) -> str:
     """A computed number to a fixed number of decimals (no "-0.000"): 0.50, 1.00."""
-    return Tolerance.decimals(places).format(float(value))
+    return _decimals(places).format(float(value))
+
+
+@cache
+def _decimals(places: int) -> Tolerance:
+    """``Tolerance.decimals(places)``, built once per precision (solutions format dozens of numbers)."""
+    return Tolerance.decimals(places)
 
 
 def fixed_vector(values: Iterable[float], places: int) -> str:
@@ -79,12 +91,16 @@ def count_word(n: int) -> str:
 
 def vec(values: ArrayLike) -> Vector:
     """A numpy vector as the plain tuple of floats answers and mistakes hold."""
-    return tuple(float(x) for x in np.asarray(values, dtype=float).ravel())
+    # tolist() gives the same Python floats as float() on each entry, in one call.
+    return tuple(np.asarray(values, dtype=float).ravel().tolist())
 
 
 def mat(rows: ArrayLike) -> Matrix:
     """A numpy matrix as the plain tuple of row tuples answers and mistakes hold."""
-    return tuple(vec(row) for row in np.asarray(rows, dtype=float))
+    arr = np.asarray(rows, dtype=float)
+    if arr.ndim == 2:  # the common case, converted in one call
+        return tuple(tuple(row) for row in arr.tolist())
+    return tuple(vec(row) for row in arr)
 
 
 def _vector(value: list[float] | None, draw: np.ndarray) -> np.ndarray:
@@ -104,6 +120,12 @@ def _weights_2dp(rng: np.random.Generator, count: int) -> np.ndarray:
     cuts = np.sort(rng.choice(np.arange(spare + count - 1), size=count - 1, replace=False))
     parts = np.diff(np.concatenate(([-1], cuts, [spare + count - 1]))) - 1
     return (parts + 5) / 100.0
+
+
+def _distinct_nonzero(rows: np.ndarray) -> bool:
+    """Whether no two rows are alike and none is all zeros (checked on plain lists: it runs per redraw)."""
+    listed = rows.tolist()
+    return len({tuple(row) for row in listed}) == len(listed) and all(any(row) for row in listed)
 
 
 # How many draws a generator tries before it gives up on inputs it was partly given.
@@ -147,6 +169,8 @@ def additive_score(
         s_vec = _vector(s_proj, small_ints(rng, dim, -1, 2))
         v_vec = _vector(v, rng.choice(np.array([-1.0, 1.0, 2.0]), size=dim))
         inside = s_vec + h_vec
+        if not (given_any or (h_vec.any() and inside.all())):
+            continue  # the cheap checks on the inputs first: no score is needed to reject these
         score = numerics.additive_score(v_vec, s_vec, h_vec)
         mistakes = [
             Mistake(
@@ -163,8 +187,7 @@ def additive_score(
             ),
         ]
         answer = NumericAnswer(score, TWO_PLACES)
-        drawn_ok = h_vec.any() and inside.all() and abs(score) >= 0.1 and keeps_all(answer, mistakes)
-        if given_any or drawn_ok:
+        if given_any or (abs(score) >= 0.1 and keeps_all(answer, mistakes)):
             break
     else:
         raise ValueError(cannot_draw("additive_score"))
@@ -271,7 +294,7 @@ def additive_context_component(
             states_h = np.asarray(h, dtype=float)
         else:
             states_h = small_ints(rng, (n, dim), -1, 3).astype(float)
-            while len({tuple(row) for row in states_h}) < n or not states_h.any(axis=1).all():
+            while not _distinct_nonzero(states_h):
                 states_h = small_ints(rng, (n, dim), -1, 3).astype(float)
         if states_h.shape[0] != n:
             raise ValueError(f"{n} weights need {n} encoder states, not {states_h.shape[0]}")
@@ -354,7 +377,7 @@ def additive_context_vector(
             states_h = np.asarray(h, dtype=float)
         else:
             states_h = small_ints(rng, (n, dim), 0, 2).astype(float)
-            while len({tuple(row) for row in states_h}) < n or not states_h.any(axis=1).all():
+            while not _distinct_nonzero(states_h):
                 states_h = small_ints(rng, (n, dim), 0, 2).astype(float)
         if states_h.shape[0] != n:
             raise ValueError(f"{n} scores need {n} encoder states, not {states_h.shape[0]}")

@@ -57,9 +57,11 @@ def distinct_rows(
 ) -> np.ndarray:
     """Small integers with no two rows alike (and, if asked, no zero row)."""
     while True:
-        rows = small_ints(rng, shape, low, high).astype(float)
-        if len({tuple(r) for r in rows}) == shape[0] and (not nonzero or rows.any(axis=1).all()):
-            return rows
+        drawn = small_ints(rng, shape, low, high)
+        # Checked on plain lists: numpy calls on a 3×3 array cost more than the check itself.
+        listed = drawn.tolist()
+        if len({tuple(r) for r in listed}) == shape[0] and (not nonzero or all(any(r) for r in listed)):
+            return drawn.astype(float)
 
 
 def pick_token(value: int | None, rng: np.random.Generator, count: int) -> int:

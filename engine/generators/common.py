@@ -12,6 +12,7 @@ from engine.variant import kept_mistakes
 
 TWO_PLACES = Tolerance.decimals(2)
 THREE_PLACES = Tolerance.decimals(3)
+FOUR_SIGFIGS = Tolerance.sigfigs(4)
 
 # Model widths that real Transformers use, with head counts that divide them.
 MODEL_WIDTHS = (64, 128, 256, 384, 512, 768, 1024)
@@ -31,7 +32,7 @@ def num(value: float, places: int | None = None) -> str:
     if places is not None and not float(value).is_integer():
         text = f"{value:.{places}f}"
         return "0" if float(text) == 0 else text.replace("-", "-")
-    return format_number(float(value), Tolerance.sigfigs(4))
+    return format_number(float(value), FOUR_SIGFIGS)
 
 
 def group(value: int) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine import numerics
@@ -59,7 +61,8 @@ def sdpa_mistakes(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, keys: bool = T
     """
     d_k = q.shape[-1]
     raw = numerics.attention_scores(q, k, divisor=1.0)
-    scaled = numerics.attention_scores(q, k)
+    # What attention_scores(q, k) computes, QKᵀ/√d_k, without the second product (x / 1.0 is x).
+    scaled = raw / math.sqrt(d_k)
     mistakes = [
         Mistake("no-sqrt-dk", mat(numerics.softmax(raw) @ v), NO_SQRT_DK),
         Mistake("softmax-over-queries", mat(numerics.softmax(scaled, axis=-2) @ v), SOFTMAX_OVER_QUERIES),
@@ -103,8 +106,14 @@ def self_attention_weights(
         i = pick_token(token, rng, emb.shape[0])
         n, d_k = emb.shape
         raw = numerics.attention_scores(emb, emb, divisor=1.0)
-        scaled = numerics.attention_scores(emb, emb)
-        weights = numerics.attention_weights(emb, emb)
+        # The notes' identity example cannot tell the softmax axis apart; drawn embeddings can.
+        # Checked first, as it is cheap.
+        if x is None and len(set(raw[i - 1].tolist())) <= 1:
+            continue
+        # attention_scores(emb, emb) and attention_weights(emb, emb), from the raw scores
+        # (x / 1.0 is x, so these are the same operations on the same numbers).
+        scaled = raw / math.sqrt(d_k)
+        weights = numerics.softmax(scaled)
         row = weights[i - 1]
         answer = VectorAnswer(vec(row), THREE_PLACES)
         mistakes = [
@@ -115,8 +124,7 @@ def self_attention_weights(
             Mistake("uniform-rows", vec(np.full(n, 1.0 / n)), UNIFORM_ROWS),
             Mistake("divide-by-dk", vec(numerics.softmax(raw / d_k)[i - 1]), DIVIDE_BY_DK),
         ]
-        # The notes' identity example cannot tell the softmax axis apart; drawn embeddings can.
-        if x is not None or (len(set(raw[i - 1].tolist())) > 1 and keeps_all(answer, mistakes)):
+        if x is not None or keeps_all(answer, mistakes):
             break
     else:
         raise ValueError(cannot_draw("self_attention_weights"))
@@ -244,21 +252,26 @@ def sdpa_outputs(
     check_range("tokens", tokens, 2, 3)
     check_range("d_k", d_k, 1, 3)
     check_range("d_v", d_v, 1, 3)
+    given_any = q is not None or k is not None or v is not None
     for _ in range(DRAWS):
         qm = as_matrix(q, distinct_rows(rng, (tokens, d_k), 0, 2))
         km = as_matrix(k, distinct_rows(rng, (tokens, d_k), 0, 2))
         vm = as_matrix(v, distinct_rows(rng, (km.shape[0], d_v), 0, 4))
         raw = numerics.attention_scores(qm, km, divisor=1.0)
-        out = numerics.scaled_dot_product_attention(qm, km, vm)
-        given_any = q is not None or k is not None or v is not None
         # Drawn tokens attend differently (no two rows of the output alike), every column of V varies,
-        # and every misconception gives a wrong matrix of its own.
-        varied = (
-            all(len(set(r.tolist())) > 1 for r in raw)
-            and len({tuple(np.round(r, 2)) for r in out}) == len(out)
-            and all(len(set(c.tolist())) > 1 for c in vm.T)
-        )
-        if not (given_any or varied):
+        # and every misconception gives a wrong matrix of its own. The checks on the inputs come
+        # first: they are cheap and reject most draws before any softmax is computed.
+        if not (
+            given_any
+            or (all(len(set(r.tolist())) > 1 for r in raw) and all(len(set(c.tolist())) > 1 for c in vm.T))
+        ):
+            continue
+        # softmax(QKᵀ/√d_k)·V from the raw scores: the same operations scaled_dot_product_attention
+        # does (x / 1.0 is x), kept for the solution instead of being computed twice.
+        scaled = raw / math.sqrt(qm.shape[1])
+        weights = numerics.softmax(scaled)
+        out = weights @ vm
+        if not (given_any or len({tuple(np.round(r, 2)) for r in out}) == len(out)):
             continue
         answer = MatrixAnswer(mat(out), TWO_PLACES)
         mistakes = sdpa_mistakes(qm, km, vm)
@@ -267,8 +280,6 @@ def sdpa_outputs(
     else:
         raise ValueError(cannot_draw("sdpa_outputs"))
     width = qm.shape[1]
-    scaled = numerics.attention_scores(qm, km)
-    weights = numerics.softmax(scaled)
     prompt = (
         f"{count_word(qm.shape[0]).capitalize()} tokens have $Q = {given_matrix(qm)}$, "
         f"$K = {given_matrix(km)}$ and "
@@ -308,10 +319,13 @@ def sdpa_token_output(
     for _ in range(DRAWS):
         emb = as_matrix(x, distinct_rows(rng, (tokens, dim), 0, 2))
         i = pick_token(token, rng, emb.shape[0])
+        # A drawn token must score the tokens differently; checked first, as it is cheap.
+        if x is None and len(set((emb @ emb.T)[i - 1].tolist())) <= 1:
+            continue
         out = numerics.scaled_dot_product_attention(emb, emb, emb)
         answer = VectorAnswer(vec(out[i - 1]), TWO_PLACES)
         mistakes = [_row_of(m, i - 1) for m in sdpa_mistakes(emb, emb, emb, keys=False)]
-        if x is not None or (len(set((emb @ emb.T)[i - 1].tolist())) > 1 and keeps_all(answer, mistakes)):
+        if x is not None or keeps_all(answer, mistakes):
             break
     else:
         raise ValueError(cannot_draw("sdpa_token_output"))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+from numpy.typing import NDArray
 
 from engine import numerics
 from engine.answers import EXACT, IntegerAnswer, MatrixAnswer, Mistake, VectorAnswer
@@ -31,6 +34,18 @@ SOFTMAX_OVER_QUERIES = (
 COUNT_WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five"}
 NO_MASK = "That ignores the mask: every token then reads the tokens after it as well."
 
+# The reference count builds the whole T×T mask (4 M entries for T = 2048); it is pure, so each
+# length is counted once per process rather than once per variant.
+_masked_entries = lru_cache(maxsize=64)(numerics.causal_masked_entries)
+
+
+@lru_cache(maxsize=16)
+def _causal_mask(size: int) -> NDArray[np.bool_]:
+    """``numerics.causal_mask(size)``, built once per size; read-only, as variants share it."""
+    mask = numerics.causal_mask(size)
+    mask.flags.writeable = False
+    return mask
+
 
 @generator
 def causal_mask_weights(
@@ -53,7 +68,7 @@ def causal_mask_weights(
     size = s.shape[0]
     if s.ndim != 2 or s.shape != (size, size) or not 2 <= size <= 5:
         raise ValueError(f"scores must be a square matrix of 2 to 5 rows, not {s.shape}")
-    mask = numerics.causal_mask(size)
+    mask = _causal_mask(size)
     weights = numerics.softmax(s, mask=mask)
     row_steps = []
     for r in range(size):
@@ -104,7 +119,7 @@ def causal_mask_matrix(rng: np.random.Generator, /, *, t: int | None = None) -> 
     size = t if t is not None else int(rng.integers(3, 7))
     if not 2 <= size <= 8:
         raise ValueError(f"t must be 2 to 8 for a matrix to write out, not {size}")
-    mask = numerics.causal_mask(size).astype(float)
+    mask = _causal_mask(size).astype(float)
     middle = size // 2 + 1
     solution = [
         rf"Query $i$ may see keys $1, \ldots, i$: itself and the tokens before it. Token {middle}, "
@@ -149,7 +164,7 @@ def masked_entry_count(rng: np.random.Generator, /, *, t: int | None = None) -> 
     size = t if t is not None else int(pick(rng, MASK_LENGTHS))
     if size < 2:
         raise ValueError(f"t must be at least 2, not {size}")
-    hidden = numerics.causal_masked_entries(size)
+    hidden = _masked_entries(size)
     visible = size * size - hidden
     prompt = (
         rf"A decoder applies a causal mask to the ${size} \times {size}$ score matrix of $T = {size}$ "

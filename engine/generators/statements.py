@@ -147,6 +147,23 @@ def _feasible(kinds: list[tuple[bool, bool]], n_true: int, n_false: int) -> bool
     return max(0, n_true - only_true) + max(0, n_false - only_false) <= either
 
 
+def _completes(keyed: Keyed, indices: list[int], used: set[str | int], n_true: int, n_false: int) -> bool:
+    """`_feasible` of `_kinds` of ``keyed[i] for i in indices``, in one pass without building either list.
+
+    This runs for every statement taken in every draw; a group's kind is a bit mask (1: it can
+    supply a true statement, 2: a false one).
+    """
+    kinds: dict[str | int, int] = {}
+    for i in indices:
+        key, statement = keyed[i]
+        if key not in used:
+            kinds[key] = kinds.get(key, 0) | (1 if statement.true else 2)
+    count = [0, 0, 0, 0]
+    for kind in kinds.values():
+        count[kind] += 1
+    return max(0, n_true - count[1]) + max(0, n_false - count[2]) <= count[3]
+
+
 def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) -> list[Statement]:
     keyed = pool.keyed()
     everything = _kinds(keyed, set())
@@ -164,16 +181,19 @@ def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) ->
     need = {True: n_true, False: options - n_true}
     used: set[str | int] = set()
     chosen: list[Statement] = []
-    order = [int(i) for i in rng.permutation(len(keyed))]
+    order = rng.permutation(len(keyed)).tolist()
     for position, index in enumerate(order):
         key, statement = keyed[index]
         if key in used or need[statement.true] == 0:
             continue
         need[statement.true] -= 1
-        rest = [keyed[i] for i in order[position + 1 :]]
         # Take the statement only if the rest of the pool can still complete the variant; some
-        # completion always exists, so the walk never gets stuck.
-        if _feasible(_kinds(rest, used | {key}), need[True], need[False]):
+        # completion always exists, so the walk never gets stuck. Nothing left to find is always
+        # feasible, and then the walk is over.
+        if not (need[True] or need[False]):
+            chosen.append(statement)
+            break
+        if _completes(keyed, order[position + 1 :], used | {key}, need[True], need[False]):
             used.add(key)
             chosen.append(statement)
         else:

@@ -12,7 +12,8 @@ NEG_INF = r"-\infty"
 
 def vec(values: ArrayLike) -> Vector:
     """A vector as the plain tuple of floats the answer kinds hold."""
-    return tuple(float(v) for v in np.ravel(np.asarray(values, dtype=np.float64)))
+    # tolist() gives the same Python floats as float() on each entry, in one call.
+    return tuple(np.ravel(np.asarray(values, dtype=np.float64)).tolist())
 
 
 def mat(rows: ArrayLike) -> Matrix:
@@ -20,7 +21,7 @@ def mat(rows: ArrayLike) -> Matrix:
     arr = np.asarray(rows, dtype=np.float64)
     if arr.ndim != 2:
         raise ValueError(f"a matrix needs two dimensions, not {arr.ndim}")
-    return tuple(vec(row) for row in arr)
+    return tuple(tuple(row) for row in arr.tolist())
 
 
 def short(value: float, sig: int = 4) -> str:
