@@ -281,7 +281,7 @@ def session_figures(quick: bool, home: Path) -> list[Figure]:
             "ms",
             latencies["warm"][:1],
             SESSION_BUDGET_MS,
-            note="grader loaded while the question is read",
+            note="grader loaded once the first question is shown, before the prompt",
             group="session",
         ),
         Figure(
