@@ -435,7 +435,12 @@ def _starts_operand(prev: Node | None) -> bool:
     """Whether a sign after ``prev`` is unary (at the start, or after an operator or opening bracket)."""
     if prev is None:
         return True
-    return isinstance(prev, Sym) and prev.kind == "op" and prev.text not in {")", "]", "|", "!", "′"}
+    # Closing brackets and value-like symbols (…, ⋯, ∞) end an operand: a sign after them is binary.
+    return (
+        isinstance(prev, Sym)
+        and prev.kind == "op"
+        and prev.text not in {")", "]", "|", "!", "′", "…", "⋯", "∞"}
+    )
 
 
 def to_unicode(node: Node, *, display: bool = False) -> str:

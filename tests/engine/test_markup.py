@@ -31,6 +31,8 @@ from engine import markup
         (r"costs \$5 and $x^2$", "costs $5 and x²"),
         (r"$-x + (-2) \cdot 3 - 1$", "−x + (−2)·3 − 1"),
         (r"$[-0.5, 1]$", "[−0.5, 1]"),
+        (r"$5 + 4 + \cdots + 0$", "5 + 4 + ⋯ + 0"),
+        (r"$-\infty - 1$", "−∞ − 1"),
     ],
 )
 def test_terminal_rendering(text: str, expected: str) -> None:
