@@ -6,11 +6,10 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from engine import numerics
-from engine.answers import Matrix, Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
-from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints
+from engine.answers import Mistake, NumericAnswer, Tolerance, VectorAnswer
+from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints, vec
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -87,20 +86,6 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six")
 def count_word(n: int) -> str:
     """Small counts in words, as prose writes them ("three encoder states")."""
     return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
-
-
-def vec(values: ArrayLike) -> Vector:
-    """A numpy vector as the plain tuple of floats answers and mistakes hold."""
-    # tolist() gives the same Python floats as float() on each entry, in one call.
-    return tuple(np.asarray(values, dtype=float).ravel().tolist())
-
-
-def mat(rows: ArrayLike) -> Matrix:
-    """A numpy matrix as the plain tuple of row tuples answers and mistakes hold."""
-    arr = np.asarray(rows, dtype=float)
-    if arr.ndim == 2:  # the common case, converted in one call
-        return tuple(tuple(row) for row in arr.tolist())
-    return tuple(vec(row) for row in arr)
 
 
 def _vector(value: list[float] | None, draw: np.ndarray) -> np.ndarray:

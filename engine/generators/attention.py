@@ -21,7 +21,6 @@ from engine.generators.additive import (
     fixed_vector,
     given,
     given_vector,
-    vec,
 )
 from engine.generators.common import (
     THREE_PLACES,
@@ -29,6 +28,7 @@ from engine.generators.common import (
     keeps_all,
     pick,
     small_ints,
+    vec,
 )
 from engine.registry import generator
 from engine.variant import Variant

@@ -6,8 +6,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from engine.answers import Answer, Mistake, Tolerance, format_number
+from engine.answers import Answer, Matrix, Mistake, Tolerance, Vector, format_number
 from engine.variant import kept_mistakes
 
 TWO_PLACES = Tolerance.decimals(2)
@@ -70,3 +71,17 @@ def keeps_all(answer: Answer, mistakes: Sequence[Mistake]) -> bool:
     by luck and no wrong answer is named after the wrong misconception.
     """
     return len(kept_mistakes(answer, mistakes)) == len(mistakes)
+
+
+def vec(values: ArrayLike) -> Vector:
+    """A vector as the plain tuple of floats the answer kinds hold."""
+    # tolist() gives the same Python floats as float() on each entry, in one call.
+    return tuple(np.ravel(np.asarray(values, dtype=np.float64)).tolist())
+
+
+def mat(rows: ArrayLike) -> Matrix:
+    """A matrix as the plain tuple of row tuples the answer kinds hold."""
+    arr = np.asarray(rows, dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"a matrix needs two dimensions, not {arr.ndim}")
+    return tuple(tuple(row) for row in arr.tolist())

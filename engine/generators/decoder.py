@@ -36,15 +36,22 @@ def cross_attention_shape(
     heads: int | None = None,
 ) -> Variant:
     """Shapes in a decoder's cross-attention: scores [T_tgt, T_src] per head, output [T_tgt, d_model]."""
-    d = sizes.width(rng, d_model)
-    h = sizes.heads_for(rng, d, heads)
-    if t_target is not None and t_source is not None:
-        t_tgt, t_src = int(t_target), int(t_source)
-    else:
-        t_tgt, t_src = (int(v) for v in rng.choice(SENTENCE_LENGTHS, size=2, replace=False))
-    if t_tgt == t_src:
-        raise ValueError("the target and source lengths must differ, or the shapes cannot tell them apart")
-    d_k = numerics.head_dim(d, h)
+    given_any = any(v is not None for v in (t_target, t_source, d_model, heads))
+    while True:
+        d = sizes.width(rng, d_model)
+        h = sizes.heads_for(rng, d, heads)
+        if t_target is not None and t_source is not None:
+            t_tgt, t_src = int(t_target), int(t_source)
+        else:
+            t_tgt, t_src = (int(v) for v in rng.choice(SENTENCE_LENGTHS, size=2, replace=False))
+        if t_tgt == t_src:
+            raise ValueError(
+                "the target and source lengths must differ, or the shapes cannot tell them apart"
+            )
+        d_k = numerics.head_dim(d, h)
+        # A length equal to d_k or d_model (64 is both) would let a wrong axis give the right shape.
+        if given_any or len({t_tgt, t_src, d_k, d}) == 4:
+            break
     # Queries from the decoder's states, keys and values from the encoder's output.
     q = numerics.split_heads_shape(numerics.matmul_shape((t_tgt, d), (d, d)), h)
     k = numerics.split_heads_shape(numerics.matmul_shape((t_src, d), (d, d)), h)

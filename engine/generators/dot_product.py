@@ -19,8 +19,6 @@ from engine.generators.additive import (
     given,
     given_matrix,
     given_vector,
-    mat,
-    vec,
 )
 from engine.generators.attention import (
     UNWEIGHTED_MEAN,
@@ -29,7 +27,7 @@ from engine.generators.attention import (
     pick_token,
     weight_terms,
 )
-from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints
+from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, mat, small_ints, vec
 from engine.registry import generator
 from engine.variant import Variant
 

@@ -9,7 +9,7 @@ import numpy as np
 from engine import numerics
 from engine.answers import IntegerAnswer, Mistake, NumericAnswer, Tolerance
 from engine.generators import sizes
-from engine.generators.common import group, pick
+from engine.generators.common import group, keeps_all, pick
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -49,7 +49,8 @@ def per_token_flops(
     """FLOPs per token of one layer: the dense parts (24d² with d_ff = 4d) or the attention scores (4nd)."""
     d = sizes.width(rng, d_model)
     n = context if context is not None else int(pick(rng, CONTEXTS))
-    h = sizes.heads_for(rng, d, heads)
+    # With two heads one head's 4n·d/2 equals the Q·K-only 2nd, and the two slips could not be told apart.
+    h = sizes.heads_for(rng, d, heads, at_least=3 if part == "scores" else 2)
     f = 4 * d
     if part == "dense":
         answer = numerics.dense_flops_per_token(d)
@@ -220,7 +221,14 @@ def flops_crossover(
         Mistake(
             "forgot-ffn",
             numerics.crossover_length(projections, d),
-            "That leaves the FFN out of the dense cost; it is the larger dense part.",
+            "That leaves the FFN out of the dense cost; "
+            + (
+                "it is the larger dense part."
+                if ffn > projections
+                else "it costs as much as the four projections together."
+                if ffn == projections
+                else "it is part of every layer's dense cost."
+            ),
         ),
         Mistake(
             "dropped-d",
@@ -308,85 +316,96 @@ def decoder_score_entries(
     t_source: int | None = None,
 ) -> Variant:
     """Score entries of a decoder's masked self-attention (B·h·T²) or cross-attention (B·h·T_tgt·T_src)."""
-    b = sizes.batch(rng, batch)
-    h = heads if heads is not None else int(pick(rng, (2, 4, 8, 12, 16)))
-    t = sizes.length(rng, t_target, at_most=256)
-    mistakes: list[Mistake]
-    if block == "self":
-        entries = numerics.score_entries(b, h, t)
-        prompt = (
-            rf"A decoder's masked self-attention has $h = {h}$ heads and processes a batch of $B = {b}$ "
-            rf"target sequences of $T = {t}$ tokens. How many entries does its attention-score tensor "
-            "hold, masked entries included?"
-        )
-        solution = [
-            rf"Each head scores every query against every key: $T \times T = {t} \times {t}$ per sequence.",
-            r"The causal mask sets the entries above the diagonal to $-\infty$, but they are still "
-            rf"entries of the tensor: $[B, h, T, T] = [{b}, {h}, {t}, {t}]$.",
-            rf"Entries: $B \cdot h \cdot T^2 = {b} \cdot {h} \cdot {group(t * t)} = {group(entries)}$.",
-        ]
-        mistakes = [
+    given_any = any(v is not None for v in (batch, heads, t_target, t_source))
+    while True:
+        b = sizes.batch(rng, batch)
+        h = heads if heads is not None else int(pick(rng, (2, 4, 8, 12, 16)))
+        t = sizes.length(rng, t_target, at_most=256)
+        mistakes: list[Mistake]
+        if block == "self":
+            entries = numerics.score_entries(b, h, t)
+            prompt = (
+                rf"A decoder's masked self-attention has $h = {h}$ heads and processes a batch of $B = {b}$ "
+                rf"target sequences of $T = {t}$ tokens. How many entries does its attention-score tensor "
+                "hold, masked entries included?"
+            )
+            solution = [
+                r"Each head scores every query against every key: "
+                rf"$T \times T = {t} \times {t}$ per sequence.",
+                r"The causal mask sets the entries above the diagonal to $-\infty$, but they are still "
+                rf"entries of the tensor: $[B, h, T, T] = [{b}, {h}, {t}, {t}]$.",
+                rf"Entries: $B \cdot h \cdot T^2 = {b} \cdot {h} \cdot {group(t * t)} = {group(entries)}$.",
+            ]
+            mistakes = [
+                Mistake(
+                    "mask-removes-entries",
+                    b * h * (t * t - numerics.causal_masked_entries(t)),
+                    r"The mask does not remove entries: it writes $-\infty$ into them, so the tensor "
+                    r"still has $T^2$ scores per head and sequence.",
+                ),
+                Mistake(
+                    "linear-in-length",
+                    b * h * t,
+                    r"That gives one score per token; $T$ queries each look at $T$ keys.",
+                ),
+            ]
+            inputs: dict[str, object] = {"block": block, "batch": b, "heads": h, "t_target": t}
+        else:
+            s = (
+                t_source
+                if t_source is not None
+                else int(pick(rng, [v for v in sizes.LENGTHS if v != t and v <= 256]))
+            )
+            if s == t:
+                raise ValueError("the source and target lengths must differ")
+            entries = numerics.score_entries(b, h, t, s)
+            prompt = (
+                rf"A decoder's cross-attention has $h = {h}$ heads. A batch holds $B = {b}$ sentence pairs: "
+                rf"target sequences of $T_{{\text{{tgt}}}} = {t}$ tokens and source sequences of "
+                rf"$T_{{\text{{src}}}} = {s}$ tokens. How many entries does the cross-attention score "
+                "tensor hold?"
+            )
+            solution = [
+                r"Queries come from the decoder (one per target token), keys from the encoder's output "
+                r"(one per source token).",
+                r"Each head and sentence has a "
+                rf"$T_{{\text{{tgt}}}} \times T_{{\text{{src}}}} = {t} \times {s}$ score matrix: "
+                rf"the tensor is $[{b}, {h}, {t}, {s}]$.",
+                rf"Entries: ${b} \cdot {h} \cdot {t} \cdot {s} = {group(entries)}$.",
+            ]
+            mistakes = [
+                Mistake(
+                    "target-squared",
+                    numerics.score_entries(b, h, t),
+                    "That is the decoder's self-attention. In cross-attention the keys are the source "
+                    "tokens, so each target token has one score per source token.",
+                ),
+                Mistake(
+                    "source-squared",
+                    numerics.score_entries(b, h, s),
+                    "That is the encoder's self-attention. In cross-attention the queries are the "
+                    "target tokens.",
+                ),
+            ]
+            inputs = {"block": block, "batch": b, "heads": h, "t_target": t, "t_source": s}
+        mistakes += [
             Mistake(
-                "mask-removes-entries",
-                b * h * (t * t - numerics.causal_masked_entries(t)),
-                r"The mask does not remove entries: it writes $-\infty$ into them, so the tensor "
-                r"still has $T^2$ scores per head and sequence.",
+                "forgot-heads",
+                entries // h,
+                "That is one head's scores; every head computes its own score matrix.",
             ),
             Mistake(
-                "linear-in-length",
-                b * h * t,
-                r"That gives one score per token; $T$ queries each look at $T$ keys.",
+                "forgot-batch",
+                entries // b,
+                "That is one sequence's scores; every sequence in the batch has its own.",
             ),
         ]
-        inputs: dict[str, object] = {"block": block, "batch": b, "heads": h, "t_target": t}
-    else:
-        s = (
-            t_source
-            if t_source is not None
-            else int(pick(rng, [v for v in sizes.LENGTHS if v != t and v <= 256]))
-        )
-        if s == t:
-            raise ValueError("the source and target lengths must differ")
-        entries = numerics.score_entries(b, h, t, s)
-        prompt = (
-            rf"A decoder's cross-attention has $h = {h}$ heads. A batch holds $B = {b}$ sentence pairs: "
-            rf"target sequences of $T_{{\text{{tgt}}}} = {t}$ tokens and source sequences of "
-            rf"$T_{{\text{{src}}}} = {s}$ tokens. How many entries does the cross-attention score "
-            "tensor hold?"
-        )
-        solution = [
-            r"Queries come from the decoder (one per target token), keys from the encoder's output "
-            r"(one per source token).",
-            rf"Each head and sentence has a $T_{{\text{{tgt}}}} \times T_{{\text{{src}}}} = {t} \times {s}$ "
-            rf"score matrix: the tensor is $[{b}, {h}, {t}, {s}]$.",
-            rf"Entries: ${b} \cdot {h} \cdot {t} \cdot {s} = {group(entries)}$.",
-        ]
-        mistakes = [
-            Mistake(
-                "target-squared",
-                numerics.score_entries(b, h, t),
-                "That is the decoder's self-attention. In cross-attention the keys are the source "
-                "tokens, so each target token has one score per source token.",
-            ),
-            Mistake(
-                "source-squared",
-                numerics.score_entries(b, h, s),
-                "That is the encoder's self-attention. In cross-attention the queries are the target tokens.",
-            ),
-        ]
-        inputs = {"block": block, "batch": b, "heads": h, "t_target": t, "t_source": s}
-    mistakes += [
-        Mistake(
-            "forgot-heads",
-            entries // h,
-            "That is one head's scores; every head computes its own score matrix.",
-        ),
-        Mistake(
-            "forgot-batch",
-            entries // b,
-            "That is one sequence's scores; every sequence in the batch has its own.",
-        ),
-    ]
+        # B = h or h = T would give two slips one number, and a repeated size hides which axis is
+        # which in the tensor's shape: redraw.
+        sizes_used = [b, h, t] if block == "self" else [b, h, t, s]
+        distinct = len(set(sizes_used)) == len(sizes_used)
+        if given_any or (distinct and keeps_all(IntegerAnswer(entries), mistakes)):
+            break
     return Variant(
         prompt=prompt,
         answer=IntegerAnswer(entries),

@@ -9,8 +9,8 @@ from numpy.typing import NDArray
 
 from engine import numerics
 from engine.answers import EXACT, IntegerAnswer, MatrixAnswer, Mistake, VectorAnswer
-from engine.generators.common import THREE_PLACES, group, pick
-from engine.generators.week2_common import fixed, mat, tex_grid, tex_row, vec
+from engine.generators.common import THREE_PLACES, group, keeps_all, mat, pick, vec
+from engine.generators.week2_common import fixed, tex_grid, tex_row
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -32,6 +32,7 @@ SOFTMAX_OVER_QUERIES = (
     "shares its weight among the keys it may see."
 )
 COUNT_WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five"}
+EQ, APPROX = "=", r"\approx"
 NO_MASK = "That ignores the mask: every token then reads the tokens after it as well."
 
 # The reference count builds the whole T×T mask (4 M entries for T = 2048); it is pure, so each
@@ -56,24 +57,40 @@ def causal_mask_weights(
     scores: list[list[float]] | None = None,
 ) -> Variant:
     """Softmax weights of a score matrix under a causal mask, row by row."""
-    if scores is not None:
-        s = np.asarray(scores, dtype=float)
-    else:
-        size = t if t is not None else int(pick(rng, (3, 3, 4)))
-        if rng.random() < 0.5:
-            # As in the notes: every query has the same scores, so only the mask changes the rows.
-            s = np.tile(rng.integers(-1, 4, size=size).astype(float), (size, 1))
+    while True:
+        if scores is not None:
+            s = np.asarray(scores, dtype=float)
         else:
-            s = rng.integers(-1, 4, size=(size, size)).astype(float)
-    size = s.shape[0]
-    if s.ndim != 2 or s.shape != (size, size) or not 2 <= size <= 5:
-        raise ValueError(f"scores must be a square matrix of 2 to 5 rows, not {s.shape}")
-    mask = _causal_mask(size)
-    weights = numerics.softmax(s, mask=mask)
+            size = t if t is not None else int(pick(rng, (3, 3, 4)))
+            if rng.random() < 0.5:
+                # As in the notes: every query has the same scores, so only the mask changes the rows.
+                s = np.tile(rng.integers(-1, 4, size=size).astype(float), (size, 1))
+            else:
+                s = rng.integers(-1, 4, size=(size, size)).astype(float)
+        size = s.shape[0]
+        if s.ndim != 2 or s.shape != (size, size) or not 2 <= size <= 5:
+            raise ValueError(f"scores must be a square matrix of 2 to 5 rows, not {s.shape}")
+        mask = _causal_mask(size)
+        weights = numerics.softmax(s, mask=mask)
+        answer = MatrixAnswer(mat(weights), THREE_PLACES)
+        mistakes = [
+            Mistake("wrong-triangle", mat(numerics.softmax(s, mask=mask.T)), WRONG_TRIANGLE),
+            Mistake("no-renormalise", mat(numerics.softmax(s) * mask), NO_RENORMALISE),
+            Mistake("masked-score-zero", mat(numerics.softmax(np.where(mask, s, 0.0))), MASKED_SCORE_ZERO),
+            Mistake(
+                "softmax-over-queries", mat(numerics.softmax(s, axis=0, mask=mask)), SOFTMAX_OVER_QUERIES
+            ),
+            Mistake("no-mask", mat(numerics.softmax(s)), NO_MASK),
+        ]
+        # Hidden scores that are already 0 would make "no mask" and "masked score 0" the same slip.
+        if scores is not None or keeps_all(answer, mistakes):
+            break
     row_steps = []
     for r in range(size):
         visible = s[r, : r + 1]
-        softmax = rf"$\operatorname{{softmax}}({tex_row(visible)}) = {tex_row(weights[r, : r + 1])}$"
+        # One visible key gets weight exactly 1; longer rows are rounded.
+        relation = "=" if r == 0 else r"\approx"
+        softmax = rf"$\operatorname{{softmax}}({tex_row(visible)}) {relation} {tex_row(weights[r, : r + 1])}$"
         seen = "key 1 only" if r == 0 else "keys 1 and 2" if r == 1 else f"keys 1 to {r + 1}"
         rest = ", then zeros" if r + 1 < size else ""
         row_steps.append(f"Row {r + 1} sees {seen}: {softmax}{rest}.")
@@ -88,16 +105,9 @@ def causal_mask_weights(
         *row_steps,
         rf"Weights: ${tex_grid(weights)}$; each row sums to 1 and everything above the diagonal is 0.",
     ]
-    mistakes = [
-        Mistake("wrong-triangle", mat(numerics.softmax(s, mask=mask.T)), WRONG_TRIANGLE),
-        Mistake("no-renormalise", mat(numerics.softmax(s) * mask), NO_RENORMALISE),
-        Mistake("masked-score-zero", mat(numerics.softmax(np.where(mask, s, 0.0))), MASKED_SCORE_ZERO),
-        Mistake("softmax-over-queries", mat(numerics.softmax(s, axis=0, mask=mask)), SOFTMAX_OVER_QUERIES),
-        Mistake("no-mask", mat(numerics.softmax(s)), NO_MASK),
-    ]
     return Variant(
         prompt=prompt,
-        answer=MatrixAnswer(mat(weights), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"scores": s},
@@ -173,7 +183,7 @@ def masked_entry_count(rng: np.random.Generator, /, *, t: int | None = None) -> 
     solution = [
         rf"Query $i$ hides the $T - i$ keys after it: ${size - 1}$ for the first query, "
         rf"${size - 2}$ for the second, down to 0 for the last.",
-        rf"${size - 1} + {size - 2} + \cdots + 0 = T(T-1)/2 = {size} \cdot {size - 1}/2 "
+        rf"${size - 1} + {size - 2} + \cdots{{}} + 0 = T(T-1)/2 = {size} \cdot {size - 1}/2 "
         rf"= {group(hidden)}$.",
         rf"The other ${group(visible)} = T(T+1)/2$ entries (the diagonal and below) stay visible; "
         rf"the tensor still has all $T^2 = {group(size * size)}$ entries.",
@@ -217,43 +227,51 @@ def padding_mask_weights(
     real: int | None = None,
 ) -> Variant:
     """One query's attention weights when the last positions of the sentence are padding."""
-    if scores is not None:
-        s = np.asarray(scores, dtype=float)
-    else:
-        length = int(pick(rng, (3, 4, 4, 5)))
-        s = rng.integers(-2, 6, size=length) / 2.0
-    length = s.size
-    n_real = real if real is not None else int(rng.integers(2, length))
-    keep = numerics.padding_mask(length, n_real)
-    pads = length - n_real
-    weights = numerics.softmax(s, mask=keep)
+    while True:
+        if scores is not None:
+            s = np.asarray(scores, dtype=float)
+        else:
+            length = int(pick(rng, (3, 4, 4, 5)))
+            s = rng.integers(-2, 6, size=length) / 2.0
+        length = s.size
+        n_real = real if real is not None else int(rng.integers(2, length))
+        keep = numerics.padding_mask(length, n_real)
+        pads = length - n_real
+        weights = numerics.softmax(s, mask=keep)
+        answer = VectorAnswer(vec(weights), THREE_PLACES)
+        mistakes = [
+            Mistake(
+                "pad-not-masked",
+                vec(numerics.softmax(s)),
+                "That lets the query attend to the padding. A padding mask gives pad positions weight 0.",
+            ),
+            Mistake("pad-score-zero", vec(numerics.softmax(np.where(keep, s, 0.0))), MASKED_SCORE_ZERO),
+            Mistake("no-renormalise", vec(numerics.softmax(s) * keep), NO_RENORMALISE),
+        ]
+        # Padding scores of 0 would make "score 0" the same slip as "not masked": redraw.
+        if scores is not None or keeps_all(answer, mistakes):
+            break
     exps = np.exp(s[:n_real])
     plural = "s" if pads > 1 else ""
-    last = "the last one is padding" if pads == 1 else f"the last {pads} are padding"
     prompt = (
         rf"A sentence is padded to {length} positions: {n_real} real tokens, then {pads} padding "
-        rf"token{plural}. One query's scores over the {length} positions are ${tex_row(s, 1)}$, and "
-        rf"{last}. Compute the query's attention weights with a padding mask."
+        rf"token{plural}. One query's scores over the {length} positions are ${tex_row(s, 1)}$. "
+        "Compute the query's attention weights with a padding mask."
     )
     solution = [
         rf"Mask the padding by setting its score{plural} to $-\infty$: ${tex_row(s, 1, masked=~keep)}$.",
         "Softmax over the real tokens: "
-        + ", ".join(rf"$e^{{{fixed(x, 1)}}} = {fixed(v, 3)}$" for x, v in zip(s[:n_real], exps, strict=True))
-        + rf", total ${fixed(float(exps.sum()), 3)}$.",
-        rf"Weights $= {tex_row(weights, 3)}$: the padding gets no attention and the real weights sum to 1.",
-    ]
-    mistakes = [
-        Mistake(
-            "pad-not-masked",
-            vec(numerics.softmax(s)),
-            "That lets the query attend to the padding. A padding mask gives pad positions weight 0.",
-        ),
-        Mistake("pad-score-zero", vec(numerics.softmax(np.where(keep, s, 0.0))), MASKED_SCORE_ZERO),
-        Mistake("no-renormalise", vec(numerics.softmax(s) * keep), NO_RENORMALISE),
+        + ", ".join(
+            rf"$e^{{{fixed(x, 1)}}} {EQ if x == 0 else APPROX} {fixed(v, 3)}$"
+            for x, v in zip(s[:n_real], exps, strict=True)
+        )
+        + rf", total $\approx {fixed(float(exps.sum()), 3)}$.",
+        rf"Weights $\approx {tex_row(weights, 3)}$: the padding gets no attention and the real "
+        "weights sum to 1.",
     ]
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(weights), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"scores": s, "real": n_real},

@@ -6,8 +6,8 @@ import numpy as np
 
 from engine import numerics
 from engine.answers import Mistake, Tolerance, VectorAnswer
-from engine.generators.common import THREE_PLACES, TWO_PLACES, pick
-from engine.generators.week2_common import equals, fixed, sci, short, signed_sum, tex_row, vec
+from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, pick, vec
+from engine.generators.week2_common import equals, fixed, sci, short, signed_sum, tex_row
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -45,10 +45,19 @@ def _draw_vector(rng: np.random.Generator) -> np.ndarray:
 @generator
 def layernorm_vector(rng: np.random.Generator, /, *, x: list[float] | None = None) -> Variant:
     """Layer-normalise one token's vector (without the learned scale and shift)."""
-    arr = np.asarray(x, dtype=float) if x is not None else _draw_vector(rng)
-    if arr.ndim != 1 or arr.size < 2 or np.ptp(arr) == 0:
-        raise ValueError("x must be a vector of at least 2 entries that are not all equal")
-    y = numerics.normalise(arr, eps=EPS)
+    while True:
+        arr = np.asarray(x, dtype=float) if x is not None else _draw_vector(rng)
+        if arr.ndim != 1 or arr.size < 2 or np.ptp(arr) == 0:
+            raise ValueError("x must be a vector of at least 2 entries that are not all equal")
+        y = numerics.normalise(arr, eps=EPS)
+        answer = VectorAnswer(vec(y), THREE_PLACES)
+        mistakes = [
+            Mistake("sample-std", vec(numerics.normalise(arr, eps=EPS, ddof=1)), SAMPLE_STD),
+            Mistake("no-mean-subtraction", vec(numerics.normalise(arr, eps=EPS, centre=False)), NO_CENTRE),
+        ]
+        # A vector whose mean is already 0 would make skipping the centring harmless: redraw.
+        if x is not None or keeps_all(answer, mistakes):
+            break
     prompt = (
         rf"Layer-normalise the vector $x = {tex_row(arr, 3)}$, ignoring the learned scale and shift "
         r"($\gamma = 1$, $\beta = 0$) and taking $\varepsilon = 10^{-5}$."
@@ -57,13 +66,9 @@ def layernorm_vector(rng: np.random.Generator, /, *, x: list[float] | None = Non
         *_stats_steps(arr),
         rf"Divide each gap by it: $y \approx {tex_row(y, 3)}$, which has mean 0 and variance 1.",
     ]
-    mistakes = [
-        Mistake("sample-std", vec(numerics.normalise(arr, eps=EPS, ddof=1)), SAMPLE_STD),
-        Mistake("no-mean-subtraction", vec(numerics.normalise(arr, eps=EPS, centre=False)), NO_CENTRE),
-    ]
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(y), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"x": arr},
@@ -83,29 +88,66 @@ def layernorm_constant(
     beta: list[float] | None = None,
 ) -> Variant:
     """LayerNorm of a constant vector: why ε is there, and what γ and β make of it."""
-    c = value if value is not None else float(rng.integers(-5, 21))
-    n = size if size is not None else int(pick(rng, (3, 4, 5)))
-    with_affine = affine if affine is not None else bool(rng.random() < 0.5)
-    if with_affine:
-        g = np.asarray(gamma, dtype=float) if gamma is not None else rng.integers(1, 4, size=n).astype(float)
-        b = np.asarray(beta, dtype=float) if beta is not None else rng.integers(-4, 5, size=n) / 2.0
-    else:
-        g, b = np.ones(n), np.zeros(n)
-    if n < 2 or g.shape != (n,) or b.shape != (n,):
-        raise ValueError(f"size must be at least 2 and gamma, beta must have {n} entries")
-    x = np.full(n, c)
-    y = numerics.layer_norm(x, gamma=g, beta=b, eps=EPS)
+    given_any = any(v is not None for v in (value, size, affine, gamma, beta))
+    while True:
+        # A constant of 0 would make forgetting the centring harmless (0/√ε is 0 too).
+        c = value if value is not None else float(pick(rng, [v for v in range(-5, 21) if v != 0]))
+        n = size if size is not None else int(pick(rng, (3, 4, 5)))
+        with_affine = affine if affine is not None else bool(rng.random() < 0.5)
+        if with_affine:
+            g = (
+                np.asarray(gamma, dtype=float)
+                if gamma is not None
+                else rng.integers(1, 4, size=n).astype(float)
+            )
+            b = np.asarray(beta, dtype=float) if beta is not None else rng.integers(-4, 5, size=n) / 2.0
+        else:
+            g, b = np.ones(n), np.zeros(n)
+        if n < 2 or g.shape != (n,) or b.shape != (n,):
+            raise ValueError(f"size must be at least 2 and gamma, beta must have {n} entries")
+        x = np.full(n, c)
+        y = numerics.layer_norm(x, gamma=g, beta=b, eps=EPS)
+        answer = VectorAnswer(vec(y), THREE_PLACES)
+        mistakes = [
+            Mistake(
+                "no-mean-subtraction",
+                vec(numerics.normalise(x, eps=EPS, centre=False) * g + b),
+                r"That divides $x$ itself by $\sqrt{\varepsilon}$ without subtracting the mean. The "
+                r"mean is the constant itself, so every gap is 0 and the normalised vector is 0.",
+            ),
+        ]
+        if with_affine:
+            # Without γ and β the output is 0 anyway, so forgetting β is no mistake there.
+            mistakes += [
+                Mistake(
+                    "ignored-beta",
+                    vec(np.zeros(n)),
+                    r"The normalised vector is 0, but LayerNorm then applies $\gamma \odot \hat{x} + "
+                    r"\beta$, so the output is $\beta$.",
+                ),
+                Mistake(
+                    "gamma-not-zeroed",
+                    vec(g + b),
+                    r"$\gamma$ multiplies the normalised vector, which is 0 here, so $\gamma$ drops "
+                    r"out and only $\beta$ is left.",
+                ),
+            ]
+        if given_any or keeps_all(answer, mistakes):
+            break
     learned = (
-        rf" with learned $\gamma = {tex_row(g, 1)}$ and $\beta = {tex_row(b, 1)}$" if with_affine else ""
+        rf" and learned $\gamma = {tex_row(g, 1)}$ and $\beta = {tex_row(b, 1)}$"
+        if with_affine
+        # Without this the learned scale and shift would be unknown, and the output with them.
+        else r" and its initial scale and shift ($\gamma = 1$, $\beta = 0$)"
     )
     prompt = (
         rf"LayerNorm with $\varepsilon = 10^{{-5}}${learned} is applied to the vector "
         rf"$x = {tex_row(x, 1)}$. What does it output?"
     )
     affine_step = (
-        rf"Scale by $\gamma$ and shift by $\beta$: $\gamma \odot 0 + \beta = {tex_row(y, 3)}$."
+        rf"Scale by $\gamma$ and shift by $\beta$: $\gamma \odot 0 + \beta = {tex_row(y, None)}$."
         if with_affine
-        else rf"With $\gamma = 1$ and $\beta = 0$ the output is ${tex_row(y, 3)}$."
+        else rf"With $\gamma = 1$ and $\beta = 0$ the output is ${tex_row(y, None)}$."
     )
     solution = [
         rf"The mean is ${short(c)}$, so every gap $x_j - \mu$ is 0 and the variance is 0.",
@@ -113,32 +155,9 @@ def layernorm_constant(
         r"$\sqrt{0 + 10^{-5}} \approx 0.0032$, a small positive number, and get exactly 0.",
         affine_step,
     ]
-    mistakes = [
-        Mistake(
-            "no-mean-subtraction",
-            vec(numerics.normalise(x, eps=EPS, centre=False) * g + b),
-            r"That divides $x$ itself by $\sqrt{\varepsilon}$ without subtracting the mean: the gaps "
-            "are all 0, so the normalised vector is 0 before γ and β are applied.",
-        ),
-        Mistake(
-            "ignored-beta",
-            vec(np.zeros(n)),
-            r"The normalised vector is 0, but LayerNorm then applies $\gamma \odot \hat{x} + \beta$, "
-            r"so the output is $\beta$.",
-        ),
-    ]
-    if with_affine:
-        mistakes.append(
-            Mistake(
-                "gamma-not-zeroed",
-                vec(g + b),
-                r"$\gamma$ multiplies the normalised vector, which is 0 here, so $\gamma$ drops out "
-                r"and only $\beta$ is left.",
-            )
-        )
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(y), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"value": c, "size": n, "gamma": g, "beta": b},
@@ -156,14 +175,35 @@ def layernorm_affine(
     beta: list[float] | None = None,
 ) -> Variant:
     """LayerNorm with learned γ and β: normalise, then scale and shift each feature."""
-    arr = np.asarray(x, dtype=float) if x is not None else _draw_vector(rng)
-    n = arr.size
-    g = np.asarray(gamma, dtype=float) if gamma is not None else rng.integers(1, 5, size=n) / 2.0
-    b = np.asarray(beta, dtype=float) if beta is not None else rng.integers(-4, 5, size=n) / 2.0
-    if n < 2 or np.ptp(arr) == 0 or g.shape != (n,) or b.shape != (n,):
-        raise ValueError("x must vary, and gamma and beta must have one entry per feature")
-    x_hat = numerics.normalise(arr, eps=EPS)
-    y = numerics.layer_norm(arr, gamma=g, beta=b, eps=EPS)
+    given_any = x is not None or gamma is not None or beta is not None
+    while True:
+        arr = np.asarray(x, dtype=float) if x is not None else _draw_vector(rng)
+        n = arr.size
+        g = np.asarray(gamma, dtype=float) if gamma is not None else rng.integers(1, 5, size=n) / 2.0
+        b = np.asarray(beta, dtype=float) if beta is not None else rng.integers(-4, 5, size=n) / 2.0
+        if n < 2 or np.ptp(arr) == 0 or g.shape != (n,) or b.shape != (n,):
+            raise ValueError("x must vary, and gamma and beta must have one entry per feature")
+        x_hat = numerics.normalise(arr, eps=EPS)
+        y = numerics.layer_norm(arr, gamma=g, beta=b, eps=EPS)
+        answer = VectorAnswer(vec(y), TWO_PLACES)
+        mistakes = [
+            Mistake(
+                "forgot-affine",
+                vec(x_hat),
+                r"That is only the normalised vector $\hat{x}$; the layer then computes "
+                r"$\gamma \odot \hat{x} + \beta$ with its learned parameters.",
+            ),
+            Mistake(
+                "shift-before-scale",
+                vec(numerics.layer_norm(arr, gamma=g, beta=g * b, eps=EPS)),
+                r"That computes $\gamma \odot (\hat{x} + \beta)$; $\beta$ is added after scaling: "
+                r"$\gamma \odot \hat{x} + \beta$.",
+            ),
+            Mistake("sample-std", vec(numerics.normalise(arr, eps=EPS, ddof=1) * g + b), SAMPLE_STD),
+        ]
+        # γ = 1 wherever β ≠ 0 would make the order of scale and shift invisible: redraw.
+        if given_any or keeps_all(answer, mistakes):
+            break
     prompt = (
         rf"A LayerNorm has learned scale $\gamma = {tex_row(g, 1)}$ and shift $\beta = {tex_row(b, 1)}$, "
         rf"and $\varepsilon = 10^{{-5}}$. What does it output for $x = {tex_row(arr, 1)}$?"
@@ -173,24 +213,9 @@ def layernorm_affine(
         rf"Normalised: $\hat{{x}} \approx {tex_row(x_hat, 3)}$.",
         rf"Scale and shift feature by feature: $y = \gamma \odot \hat{{x}} + \beta \approx {tex_row(y, 3)}$.",
     ]
-    mistakes = [
-        Mistake(
-            "forgot-affine",
-            vec(x_hat),
-            r"That is only the normalised vector $\hat{x}$; the layer then computes "
-            r"$\gamma \odot \hat{x} + \beta$ with its learned parameters.",
-        ),
-        Mistake(
-            "shift-before-scale",
-            vec(numerics.layer_norm(arr, gamma=g, beta=g * b, eps=EPS)),
-            r"That computes $\gamma \odot (\hat{x} + \beta)$; $\beta$ is added after scaling: "
-            r"$\gamma \odot \hat{x} + \beta$.",
-        ),
-        Mistake("sample-std", vec(numerics.normalise(arr, eps=EPS, ddof=1) * g + b), SAMPLE_STD),
-    ]
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(y), TWO_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"x": arr, "gamma": g, "beta": b},
@@ -207,15 +232,19 @@ def residual_add(
     sublayer: list[float] | None = None,
 ) -> Variant:
     """The output of a residual connection, x + Sublayer(x)."""
-    size = len(x) if x is not None else int(pick(rng, (2, 3, 4)))
-    arr = np.asarray(x, dtype=float) if x is not None else rng.integers(-3, 6, size=size).astype(float)
-    if sublayer is not None:
-        fx = np.asarray(sublayer, dtype=float)
-    else:
-        fx = rng.integers(-5, 6, size=size) / 10.0
-        fx[fx == 0] = 0.1
-    if fx.shape != arr.shape:
-        raise ValueError(f"x {arr.shape} and the sub-layer output {fx.shape} must have the same shape")
+    while True:
+        size = len(x) if x is not None else int(pick(rng, (2, 3, 4)))
+        arr = np.asarray(x, dtype=float) if x is not None else rng.integers(-3, 6, size=size).astype(float)
+        if sublayer is not None:
+            fx = np.asarray(sublayer, dtype=float)
+        else:
+            fx = rng.integers(-5, 6, size=size) / 10.0
+            fx[fx == 0] = 0.1
+        if fx.shape != arr.shape:
+            raise ValueError(f"x {arr.shape} and the sub-layer output {fx.shape} must have the same shape")
+        # An input of zeros would make "forgot x" the right answer by luck: redraw.
+        if x is not None or sublayer is not None or arr.any():
+            break
     out = numerics.residual(arr, fx)
     prompt = (
         rf"A block's input is $x = {tex_row(arr, 1)}$ and its sub-layer outputs "
@@ -297,6 +326,7 @@ def skip_slopes(
             r"$(1 + a)^L = 1 + La + \ldots$ never falls below 1: the direct path carries the "
             "gradient to the first layer however deep the stack is.",
         ]
+    answer = VectorAnswer(vec([plain, skip]), Tolerance.sigfigs(3))
     mistakes = [
         Mistake(
             "no-skip",
@@ -310,21 +340,35 @@ def skip_slopes(
             r"The direct path contributes 1, but the sub-layer's own slope adds to it: each layer "
             r"has slope $1 + a$.",
         ),
-        Mistake(
-            "added-not-multiplied",
-            vec([n * a, 1 + n * a]),
-            r"Slopes of stacked layers multiply (chain rule), they do not add: $a^L$ and $(1 + a)^L$.",
-        ),
-        Mistake(
+    ]
+    if n > 1:  # with one layer, adding once and adding per layer are the same thing
+        mistakes.append(
+            Mistake(
+                "added-not-multiplied",
+                vec([n * a, 1 + n * a]),
+                r"Slopes of stacked layers multiply (chain rule), they do not add: $a^L$ and $(1 + a)^L$.",
+            )
+        )
+        once = Mistake(
             "skip-adds-one-once",
             vec([plain, 1 + plain]),
             "Each layer has its own skip connection, so the 1 is added inside every factor: "
             r"$(1 + a)^L$, not $1 + a^L$.",
-        ),
-    ]
+        )
+        if keeps_all(answer, [*mistakes, once]):
+            mistakes.append(once)
+        else:
+            # a^L is so small that 1 + a^L reads as 1: one wrong number, reached two ways.
+            mistakes[1] = Mistake(
+                "skip-slope-is-one",
+                vec([plain, 1.0]),
+                r"The direct path contributes 1, but the sub-layer's own slope adds to it in every "
+                r"layer: each layer has slope $1 + a$, so the stack has $(1 + a)^L$, not 1 (nor "
+                r"$1 + a^L$, which is 1 to three figures here).",
+            )
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec([plain, skip]), Tolerance.sigfigs(3)),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"slope": a, "layers": n},

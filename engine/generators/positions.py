@@ -6,8 +6,8 @@ import numpy as np
 
 from engine import numerics
 from engine.answers import Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
-from engine.generators.common import THREE_PLACES, num, pick, tex_vector
-from engine.generators.week2_common import short, tex_row, vec
+from engine.generators.common import THREE_PLACES, keeps_all, num, pick, tex_vector, vec
+from engine.generators.week2_common import equals, short, tex_row
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -139,13 +139,25 @@ def pe_pair(
     pair: int | None = None,
 ) -> Variant:
     """The two values (sine and cosine) of one pair of the positional encoding at one position."""
-    d = d_model if d_model is not None else int(pick(rng, PE_WIDTHS))
-    _check_width(d)
-    # Exponents 0, 1/4, 1/2, 3/4 give denominators 1, 10, 100, 1000: friendly by hand.
-    i = pair if pair is not None else int(pick(rng, _round_pairs(d, 8)))
-    pos = position if position is not None else int(rng.integers(1, 101))
-    if not 0 <= i < d // 2 or pos < 0:
-        raise ValueError(f"pair {i} of d_model={d} at position {pos} does not exist")
+    given_any = d_model is not None or position is not None or pair is not None
+    while True:
+        d = d_model if d_model is not None else int(pick(rng, PE_WIDTHS))
+        _check_width(d)
+        # Exponents 0, 1/4, 1/2, 3/4 give denominators 1, 10, 100, 1000: friendly by hand.
+        i = pair if pair is not None else int(pick(rng, _round_pairs(d, 8)))
+        pos = position if position is not None else int(rng.integers(1, 101))
+        if not 0 <= i < d // 2 or pos < 0:
+            raise ValueError(f"pair {i} of d_model={d} at position {pos} does not exist")
+        mistakes = [Mistake("sin-cos-swapped", _pair(pos, d, i, sin_first=False), swapped_feedback())]
+        if i > 0:  # pair 0 has exponent 0 whatever the formula's factor, so these slips change nothing
+            mistakes += [
+                Mistake("exponent-i-over-d", _pair(pos, d, i, pair_step=1), exponent_feedback(d, i)),
+                Mistake("dimension-index-as-i", _pair(pos, d, i, pair_step=4), dimension_feedback()),
+            ]
+        mistakes.append(Mistake("degrees-not-radians", _pair(np.deg2rad(pos), d, i), DEGREES_FEEDBACK))
+        answer = VectorAnswer(vec(_pair(pos, d, i)), THREE_PLACES)
+        if given_any or keeps_all(answer, mistakes):
+            break
     values = _pair(pos, d, i)
     den = numerics.pair_denominator(i, d)
     angle = pos / den
@@ -157,20 +169,14 @@ def pe_pair(
     )
     solution = [
         rf"Pair $i = {i}$ divides the position by $10000^{{2 \cdot {i}/{d}}} = {short(den)}$, "
-        rf"so the angle is ${pos}/{short(den)} = {short(angle)}$ radians.",
+        rf"so the angle is ${pos}/{short(den)} {equals(angle)}$ radians.",
         rf"Dimension ${2 * i}$ is $\sin({short(angle)}) \approx {num(values[0], 4)}$ and dimension "
         rf"${2 * i + 1}$ is $\cos({short(angle)}) \approx {num(values[1], 4)}$.",
         rf"So the pair is {tex_vector(values, 3)}.",
     ]
-    mistakes = [
-        Mistake("sin-cos-swapped", _pair(pos, d, i, sin_first=False), swapped_feedback()),
-        Mistake("exponent-i-over-d", _pair(pos, d, i, pair_step=1), exponent_feedback(d, i)),
-        Mistake("dimension-index-as-i", _pair(pos, d, i, pair_step=4), dimension_feedback()),
-        Mistake("degrees-not-radians", _pair(np.deg2rad(pos), d, i), DEGREES_FEEDBACK),
-    ]
     return Variant(
         prompt=prompt,
-        answer=VectorAnswer(vec(values), THREE_PLACES),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"d_model": d, "position": pos, "pair": i},

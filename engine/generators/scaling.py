@@ -8,9 +8,9 @@ import numpy as np
 
 from engine import numerics
 from engine.answers import Mistake, NumericAnswer, VectorAnswer
-from engine.generators.additive import check_range, count_word, fixed, fixed_vector, given, given_vector, vec
+from engine.generators.additive import check_range, count_word, fixed, fixed_vector, given, given_vector
 from engine.generators.attention import ONE_PLACE
-from engine.generators.common import THREE_PLACES, pick
+from engine.generators.common import THREE_PLACES, pick, vec
 from engine.generators.dot_product import DIVIDE_BY_DK, NO_SQRT_DK, UNIFORM_ROWS
 from engine.registry import generator
 from engine.variant import Variant

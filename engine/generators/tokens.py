@@ -8,8 +8,7 @@ import numpy as np
 
 from engine import numerics
 from engine.answers import EXACT, ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer
-from engine.generators.common import group, pick
-from engine.generators.week2_common import vec
+from engine.generators.common import group, pick, vec
 from engine.registry import generator
 from engine.variant import Variant
 
@@ -62,9 +61,13 @@ def token_ids(
     vocab: dict[str, int] | None = None,
 ) -> Variant:
     """Token ids of a sentence from a word-level vocabulary."""
-    text, table = _given_vocab(sentence, vocab, rng)
-    tokens = text.split()
-    ids = numerics.encode_tokens(tokens, table)
+    while True:
+        text, table = _given_vocab(sentence, vocab, rng)
+        tokens = text.split()
+        ids = numerics.encode_tokens(tokens, table)
+        # Ids that happen to count 0, 1, 2, ... would make positions read as the right answer.
+        if sentence is not None or list(ids) != list(range(len(tokens))):
+            break
     repeated = len(set(tokens)) < len(tokens)
     prompt = (
         f"A tokenizer splits text at spaces and maps each token to an id with the vocabulary "
@@ -248,7 +251,8 @@ def embedding_shape(
         answer = (v, d)
         solution = [
             rf"The table has one learned row of width ${D_MODEL} = {d}$ for every token of the vocabulary.",
-            rf"So it is $[V, {D_MODEL}] = [{group(v)}, {d}]$, whatever the sentence: "
+            # No thousands separator inside the shape, where "32,128" would read as two dimensions.
+            rf"So it is $[V, {D_MODEL}] = [{v}, {d}]$, whatever the sentence: "
             rf"${group(v)} \cdot {d} = {group(v * d)}$ parameters.",
             f"The sentence's {t} ids select {t} of its rows, giving a [{t}, {d}] matrix.",
         ]

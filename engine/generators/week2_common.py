@@ -5,23 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from engine.answers import Matrix, Vector
-
 NEG_INF = r"-\infty"
-
-
-def vec(values: ArrayLike) -> Vector:
-    """A vector as the plain tuple of floats the answer kinds hold."""
-    # tolist() gives the same Python floats as float() on each entry, in one call.
-    return tuple(np.ravel(np.asarray(values, dtype=np.float64)).tolist())
-
-
-def mat(rows: ArrayLike) -> Matrix:
-    """A matrix as the plain tuple of row tuples the answer kinds hold."""
-    arr = np.asarray(rows, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"a matrix needs two dimensions, not {arr.ndim}")
-    return tuple(tuple(row) for row in arr.tolist())
 
 
 def short(value: float, sig: int = 4) -> str:
