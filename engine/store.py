@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -315,6 +316,19 @@ def _describe(exc: BaseException) -> str:
     return text[0].lower() + text[1:] if text else text
 
 
+def _is_transient(exc: sqlite3.OperationalError) -> bool:
+    """A lock held by another process for a moment (not damage): worth trying again."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _cannot_use(target: Path, exc: sqlite3.Error) -> str:
+    return (
+        f"cannot use the history database {target} ({_describe(exc)}); "
+        "move it away to start a new history, or give another with --db"
+    )
+
+
 class Store:
     """An open history database. Use `Store.open`; close it (or use it as a context manager)."""
 
@@ -341,25 +355,36 @@ class Store:
             raise StoreError(
                 f"cannot create the folder of the history database {target}: {exc.strerror}"
             ) from None
-        connection: sqlite3.Connection | None = None
-        try:
-            # Autocommit mode: every transaction below is an explicit BEGIN IMMEDIATE ... COMMIT.
-            connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-            connection.row_factory = sqlite3.Row
-            store = cls(connection, target)
-            store._prepare()
-        except sqlite3.Error as exc:
-            if connection is not None:
-                connection.close()
-            raise StoreError(
-                f"cannot use the history database {target} ({_describe(exc)}); "
-                "move it away to start a new history, or give another with --db"
-            ) from None
-        except StoreError:
-            if connection is not None:
-                connection.close()
-            raise
-        return store
+        deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+        pause = 0.01
+        while True:
+            connection: sqlite3.Connection | None = None
+            try:
+                # Autocommit mode: every transaction below is an explicit BEGIN IMMEDIATE ... COMMIT.
+                connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+                connection.row_factory = sqlite3.Row
+                store = cls(connection, target)
+                store._prepare()
+            except sqlite3.OperationalError as exc:
+                if connection is not None:
+                    connection.close()
+                # Two sessions opening a new database at once: switching it to WAL takes a lock
+                # that SQLite does not wait for, so the loser retries instead of running without
+                # history (and losing its answers).
+                if _is_transient(exc) and time.monotonic() < deadline:
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.2)
+                    continue
+                raise StoreError(_cannot_use(target, exc)) from None
+            except sqlite3.Error as exc:
+                if connection is not None:
+                    connection.close()
+                raise StoreError(_cannot_use(target, exc)) from None
+            except StoreError:
+                if connection is not None:
+                    connection.close()
+                raise
+            return store
 
     def _prepare(self) -> None:
         db = self._db

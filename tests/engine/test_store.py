@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -283,3 +284,29 @@ def test_concurrent_writers_lose_no_attempt_and_no_review(tmp_path: Path) -> Non
         assert shared is not None
         # Every read-modify-write of the shared card saw the previous one: no lost update.
         assert shared.reviews == writers * each
+
+
+def test_sessions_opening_a_new_database_at_the_same_moment_all_get_it(tmp_path: Path) -> None:
+    # Switching a new file to WAL takes a lock SQLite does not wait for; a session that lost that
+    # race used to run without history and lose its answers.
+    path = tmp_path / "history.sqlite3"
+    start_at = time.time() + 1.0
+    script = textwrap.dedent(
+        f"""
+        import time
+        from engine.store import Store
+        time.sleep(max(0.0, {start_at!r} - time.time()))
+        store = Store.open({str(path)!r})
+        print(store.schema_version)
+        store.close()
+        """
+    )
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(6)
+    ]
+    outcomes = [process.communicate(timeout=60) for process in processes]
+    assert [process.returncode for process in processes] == [0] * 6, [err for _, err in outcomes]
+    assert {out.strip() for out, _ in outcomes} == {str(store_module.SCHEMA_VERSION)}
