@@ -240,7 +240,7 @@ def stats_command(
         int, typer.Option("--days", min=1, max=3650, help="Days shown in the activity chart.")
     ] = 14,
     db: DbOpt = None,
-    as_json: JsonOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
 ) -> None:
     """Show your history: accuracy and due reviews per bank and topic, frequent mistakes, recent days.
 
