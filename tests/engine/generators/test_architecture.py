@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks, grading, numerics, parse
+from engine import banks, numerics, parse
 from engine.answers import IntegerAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
 from engine.bank import Bank, BankItem, NoOriginalError
 from engine.generators import cost, counts, encoder, heads, rnn
 from engine.generators.common import HEADS_FOR_WIDTH, MODEL_WIDTHS
 from engine.variant import Question, Variant
+from tests.engine.generators.grading_checks import assert_grades_as_itself
 
 SEEDS = range(120)
 
@@ -409,18 +410,4 @@ def nudged(question: Question) -> str:
 
 @pytest.mark.parametrize("item_id", ARCHITECTURE_IDS)
 def test_answers_and_mistakes_grade_as_themselves(bank: Bank, item_id: str) -> None:
-    entry = bank.get(item_id)
-    questions = [entry.question(seed) for seed in range(40)]
-    if entry.has_original:
-        questions.append(entry.original())
-    for question in questions:
-        where = question.code
-        right = grading.grade(question, question.answer.format())
-        assert right.status == "correct", (where, right.feedback)
-        wrong = grading.grade(question, nudged(question))
-        assert wrong.status == "wrong", (where, nudged(question))
-        for mistake in question.variant.mistakes:
-            got = grading.grade(question, mistake.format(question.answer))
-            assert got.status == "wrong", (where, mistake.tag)
-            assert got.mistake is not None, (where, mistake.tag)
-            assert got.mistake.tag == mistake.tag, (where, mistake.tag, got.mistake.tag)
+    assert_grades_as_itself(bank.get(item_id), range(40), nudged)

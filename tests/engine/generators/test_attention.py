@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks, numerics
+from engine import banks, grading, numerics
 from engine.answers import MatrixAnswer, Mistake, NumericAnswer, ShapeAnswer, VectorAnswer
 from engine.bank import BankItem, NoOriginalError
 from engine.generators import additive, attention, dot_product, scaling
 from engine.variant import Question
+from tests.engine.generators.grading_checks import assert_grades_as_itself
 
 SEEDS = range(100)
 BANK = banks.load("week1")
@@ -151,8 +152,7 @@ def test_the_issue_example_response_is_recognised_as_no_sqrt_dk_on_the_original(
     assert matched[:1] == ["no-sqrt-dk"]
 
 
-def test_the_issue_example_grades_as_no_sqrt_dk_when_the_grader_is_there() -> None:
-    grading = pytest.importorskip("engine.grading")
+def test_the_issue_example_grades_as_no_sqrt_dk() -> None:
     grade = grading.grade(BANK.get("sdpa-two-tokens").original(), "[[1.54, 2.54], [2.46, 3.46]]")
     assert grade.status == "wrong"
     assert grade.mistake is not None
@@ -161,18 +161,7 @@ def test_the_issue_example_grades_as_no_sqrt_dk_when_the_grader_is_there() -> No
 
 @pytest.mark.parametrize("item", ATTENTION_IDS)
 def test_the_key_grades_correct_and_each_mistake_is_named_by_the_grader(item: str) -> None:
-    grading = pytest.importorskip("engine.grading")
-    entry = BANK.get(item)
-    questions = [entry.question(seed) for seed in SEEDS]
-    if entry.has_original:
-        questions.append(entry.original())
-    for question in questions:
-        assert grading.grade(question, question.answer.format()).status == "correct"
-        for mistake in question.variant.mistakes:
-            grade = grading.grade(question, mistake.format(question.answer))
-            assert grade.status == "wrong", f"seed {question.seed}: {mistake.tag}"
-            assert grade.mistake is not None
-            assert grade.mistake.tag == mistake.tag, f"seed {question.seed}"
+    assert_grades_as_itself(BANK.get(item), SEEDS)
 
 
 @pytest.mark.parametrize(
