@@ -415,19 +415,8 @@ class Function:
     summary: str
 
 
-_ELEMENTWISE = {
-    "sqrt": "square root",
-    "exp": "exponential",
-    "log": "natural logarithm",
-    "ln": "natural logarithm",
-    "log10": "base-10 logarithm",
-    "log2": "base-2 logarithm",
-    "tanh": "hyperbolic tangent",
-    "sin": "sine",
-    "cos": "cosine",
-    "tan": "tangent",
-    "abs": "absolute value",
-}
+# The element-wise functions are the response reader's own, so the two languages cannot drift apart.
+_ELEMENTWISE = parse.FUNCTIONS
 FUNCTIONS: dict[str, Function] = {
     **{
         name: Function((1, 1), _elementwise(name), f"{summary} (of each entry of a list)")
