@@ -516,6 +516,17 @@ def format_value(value: MistakeValue | str, tolerance: Tolerance) -> str:
     return tolerance.format(float(value))
 
 
+def is_finite(answer: Answer) -> bool:
+    """Whether every number of the answer is finite (a generator must never state inf or NaN)."""
+    if isinstance(answer, NumericAnswer):
+        return math.isfinite(answer.value)
+    if isinstance(answer, VectorAnswer):
+        return all(math.isfinite(v) for v in answer.values)
+    if isinstance(answer, MatrixAnswer):
+        return all(math.isfinite(v) for row in answer.rows for v in row)
+    return True
+
+
 def values_close(tolerance: Tolerance, target: object, value: object) -> bool:
     """Whether ``value`` equals ``target`` at ``tolerance``, entry by entry for vectors and matrices."""
     if type(target) is float and type(value) is float:  # the common case, first (bool is not float)
@@ -576,6 +587,7 @@ __all__ = [
     "answer_json",
     "format_number",
     "format_value",
+    "is_finite",
     "normalise_value",
     "values_close",
 ]

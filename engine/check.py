@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,6 +35,7 @@ from engine.answers import (
     NumericAnswer,
     ShapeAnswer,
     VectorAnswer,
+    is_finite,
 )
 from engine.bank import Bank, BankItem
 from engine.errors import BankError, Issue, QuizError
@@ -284,7 +284,7 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
 
     seed = question.seed
     answer = question.answer
-    if not _finite(answer):
+    if not is_finite(answer):
         failures.add("finite", f"the answer {answer.format()} is not a finite number", seed)
         return
     key = answer.format()
@@ -328,16 +328,6 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
         failures.add("invalid", f"the unreadable response {INVALID_RESPONSE!r} grades {invalid.status}", seed)
     if isinstance(answer, ChoiceAnswer):
         _check_options(answer, seed, failures)
-
-
-def _finite(answer: Answer) -> bool:
-    if isinstance(answer, NumericAnswer):
-        return math.isfinite(answer.value)
-    if isinstance(answer, VectorAnswer):
-        return all(math.isfinite(v) for v in answer.values)
-    if isinstance(answer, MatrixAnswer):
-        return all(math.isfinite(v) for row in answer.rows for v in row)
-    return True
 
 
 def _beyond(answer: NumericAnswer | VectorAnswer | MatrixAnswer, value: float) -> str:
@@ -462,22 +452,9 @@ def _problems(formula: Formula, combination: Combination) -> list[tuple[str, str
 # ---------------------------------------------------------------------------------------------
 
 
-def _texts(question: Question) -> Iterator[str]:
-    variant = question.variant
-    yield variant.prompt
-    yield from variant.solution
-    yield variant.hint
-    for mistake in variant.mistakes:
-        yield mistake.feedback
-    if isinstance(variant.answer, ChoiceAnswer):
-        for option in variant.answer.options:
-            yield option.text
-            yield option.why
-
-
 def _terminal(questions: Sequence[Question]) -> None:
     for question in questions:
-        for text in _texts(question):
+        for text in question.variant.texts():
             markup.check(text)
             markup.to_terminal(text)
 

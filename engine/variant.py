@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,18 @@ class Variant:
         object.__setattr__(self, "solution", tuple(self.solution))
         object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
+
+    def texts(self) -> Iterator[str]:
+        """Every piece of Markdown the variant shows: prompt, steps, hint, feedback and options."""
+        yield self.prompt
+        yield from self.solution
+        yield self.hint
+        for mistake in self.mistakes:
+            yield mistake.feedback
+        if isinstance(self.answer, ChoiceAnswer):
+            for option in self.answer.options:
+                yield option.text
+                yield option.why
 
 
 def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake, ...]:

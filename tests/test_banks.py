@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import pytest
 
 from engine import banks, markup
-from engine.answers import ChoiceAnswer, MatrixAnswer, NumericAnswer, VectorAnswer
+from engine.answers import ChoiceAnswer, is_finite
 from engine.bank import BankItem
-from engine.variant import Question
 
 SEEDS = range(200)
 
@@ -31,30 +29,6 @@ ORIGINALS = [entry for entry in ITEMS if entry.has_original]
 CHOICES = [entry for entry in ITEMS if isinstance(entry.question(0).answer, ChoiceAnswer)]
 
 
-def finite(question: Question) -> bool:
-    answer = question.answer
-    if isinstance(answer, NumericAnswer):
-        return math.isfinite(answer.value)
-    if isinstance(answer, VectorAnswer):
-        return all(math.isfinite(v) for v in answer.values)
-    if isinstance(answer, MatrixAnswer):
-        return all(math.isfinite(v) for row in answer.rows for v in row)
-    return True
-
-
-def texts(question: Question) -> Iterator[str]:
-    variant = question.variant
-    yield variant.prompt
-    yield from variant.solution
-    yield variant.hint
-    for mistake in variant.mistakes:
-        yield mistake.feedback
-    if isinstance(variant.answer, ChoiceAnswer):
-        for option in variant.answer.options:
-            yield option.text
-            yield option.why
-
-
 def test_there_is_a_week1_bank_with_at_least_30_items() -> None:
     assert len(banks.load("week1").items) >= 30
 
@@ -65,12 +39,12 @@ def test_item_generates_deterministic_finite_renderable_variants(entry: BankItem
     for seed in SEEDS:
         question = entry.question(seed)
         assert question == entry.question(seed), f"seed {seed} is not deterministic"
-        assert finite(question), f"seed {seed}: the answer is not finite"
+        assert is_finite(question.answer), f"seed {seed}: the answer is not finite"
         values = [m.value for m in question.variant.mistakes]
         assert len(values) == len(set(values)), f"seed {seed}: two mistakes share a value"
         for mistake in question.variant.mistakes:
             assert not question.answer.matches(mistake.value), f"seed {seed}: {mistake.tag} equals the answer"
-        for text in texts(question):
+        for text in question.variant.texts():
             markup.check(text)
             markup.to_terminal(text)
         distinct.add((question.variant.prompt, question.answer.format()))
@@ -82,7 +56,7 @@ def test_original_instance_builds_and_renders(entry: BankItem) -> None:
     question = entry.original()
     assert question.is_original
     assert question == entry.original()
-    for text in texts(question):
+    for text in question.variant.texts():
         markup.check(text)
 
 
