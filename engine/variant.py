@@ -55,19 +55,13 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
     This runs for every variant drawn (and for every redraw of a generator that checks its
     mistakes), so the answer's methods are looked up once rather than per mistake.
     """
-    given = tuple(mistakes)
-    last = _last_kept[0]
-    # A generator that redraws until `keeps_all` holds then builds its Variant from the same answer
-    # and mistakes: both are frozen, so the filter it just ran is reused rather than run again.
-    if last is not None and last[0] is answer and _same_objects(last[1], given):
-        return last[2]
     matches = answer.matches
     tolerance = answer.tolerance
     # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
     as_is = isinstance(answer, ChoiceAnswer | ShapeAnswer)
     rounded = tolerance.rounded
     kept: list[Mistake] = []
-    for mistake in given:
+    for mistake in mistakes:
         value = mistake.value
         if _is_nonfinite(value) or matches(value):
             continue
@@ -77,18 +71,7 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
         if kept and any(values_close(tolerance, k.value, value) for k in kept):
             continue
         kept.append(mistake)
-    result = tuple(kept)
-    _last_kept[0] = (answer, given, result)
-    return result
-
-
-# The last call of `kept_mistakes`: its answer, its mistakes and what it kept. Holding them keeps
-# their ids from being reused, so comparing by identity is safe.
-_last_kept: list[tuple[Answer, tuple[Mistake, ...], tuple[Mistake, ...]] | None] = [None]
-
-
-def _same_objects(first: tuple[Mistake, ...], second: tuple[Mistake, ...]) -> bool:
-    return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
+    return tuple(kept)
 
 
 def _written(value: Any, rounded: Callable[[float], float]) -> Any:
