@@ -135,3 +135,12 @@ class Bank:
     def topics(self) -> list[str]:
         """The bank's topics, in the order they first appear."""
         return list(dict.fromkeys(e.item.topic for e in self.items))
+
+    def check_topic(self, topic: str) -> str:
+        """``topic`` if the bank has it, else an error that suggests the closest topics."""
+        known = self.topics()
+        if topic in known:
+            return topic
+        close = difflib.get_close_matches(topic, known, n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else f" (topics: {', '.join(known)})"
+        raise ItemNotFoundError(f"bank {self.name!r} has no topic {topic!r}{hint}")

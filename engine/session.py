@@ -86,13 +86,6 @@ class Plan:
         return len(self.questions)
 
 
-def _suggest(word: str, choices: Sequence[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.5)
-    return f" (did you mean {', '.join(close)}?)" if close else f" (choose from {', '.join(choices)})"
-
-
 def format_duration(seconds: float) -> str:
     """A duration as the options write it and the summary shows it: ``20m``, ``1h30m``, ``45s``."""
     total = round(seconds)
@@ -171,9 +164,7 @@ def plan_practice(
         raise SelectionError(f"--count must be at least 1, not {count}")
     pool = list(bank.items)
     if topic is not None:
-        topics = bank.topics()
-        if topic not in topics:
-            raise SelectionError(f"bank {bank.name!r} has no topic {topic!r}{_suggest(topic, topics)}")
+        bank.check_topic(topic)
         pool = [e for e in pool if e.item.topic == topic]
     if items:
         chosen = [bank.get(i) for i in items]

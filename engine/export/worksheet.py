@@ -9,7 +9,6 @@ variant ``n`` of an item in Moodle is the question student ``n`` had on paper.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -18,7 +17,7 @@ import numpy as np
 
 from engine.answers import Answer, MatrixAnswer, VectorAnswer
 from engine.bank import Bank, BankItem
-from engine.errors import ItemNotFoundError, QuizError
+from engine.errors import QuizError
 from engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
 from engine.variant import Question
 
@@ -88,14 +87,8 @@ def select_items(
     """
     for item_id in items:
         bank.get(item_id)  # an unknown id is an error that suggests close ids
-    known_topics = bank.topics()
     for topic in topics:
-        if topic not in known_topics:
-            close = difflib.get_close_matches(topic, known_topics, n=3, cutoff=0.5)
-            hint = (
-                f" (did you mean {', '.join(close)}?)" if close else f" (topics: {', '.join(known_topics)})"
-            )
-            raise ItemNotFoundError(f"bank {bank.name!r} has no topic {topic!r}{hint}")
+        bank.check_topic(topic)  # an unknown topic is an error that suggests close ones
     chosen = [
         entry
         for entry in bank.items

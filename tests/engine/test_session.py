@@ -126,7 +126,7 @@ def test_a_topic_selects_its_items_and_an_unknown_one_suggests_the_closest(demo:
     plan = plan_practice(demo, seed=1, topic="additive-attention")
     assert {p.entry.id for p in plan.questions} == {"score-a", "score-b"}
     with pytest.raises(
-        SelectionError, match=r"no topic 'additive-atention' .*did you mean additive-attention"
+        ItemNotFoundError, match=r"no topic 'additive-atention' .*did you mean additive-attention"
     ):
         plan_practice(demo, seed=1, topic="additive-atention")
 
