@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import banks, markup
+from engine import banks, grading, markup
 from engine.answers import ChoiceAnswer
 from engine.bank import BankItem, NoOriginalError
 from engine.generators.statements import Pool
@@ -156,8 +156,7 @@ def test_mha_statements_seed_3_gives_issue_3_its_partial_credit() -> None:
     assert 1 - (len(wrong) + len(missed)) / len(answer.options) == 0.5
 
 
-def test_mha_statements_seed_3_grades_as_partial_when_grading_exists() -> None:
-    grading = pytest.importorskip("engine.grading")
+def test_mha_statements_seed_3_grades_as_partial() -> None:
     grade = grading.grade(WEEK1.get("mha-statements").question(3), "A, D")
     assert grade.status == "partial"
     assert grade.score == pytest.approx(0.5)
