@@ -26,10 +26,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.layout import installed_layout
+
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_QUESTION = re.compile(r"Give |Choose one|Select all")
 # Started like the `quiz` console script, but from this checkout (so two checkouts can be compared).
-QUIZ = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
+QUIZ = [sys.executable, "-c", "import sys; from attnquiz.main import main; sys.exit(main())"]
 # Users run quiz from compiled bytecode (pip writes it at install, Python on first import); where
 # this environment forbids writing it, the children keep theirs here instead of recompiling each run.
 PYCACHE = Path(tempfile.gettempdir()) / "quiz-bench-pycache"
@@ -88,9 +90,13 @@ class Run:
 
 
 def environment(home: Path) -> dict[str, str]:
-    """The children's environment: this checkout first on the path, a private QUIZ_HOME, plain output."""
+    """The children's environment: this checkout first on the path, a private QUIZ_HOME, plain output.
+
+    The bench's temporary folder holds ``home/`` and ``layout/`` (the checkout's installed layout).
+    """
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "QUIZ_HOME": str(home)}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    layout = home.parent / "layout"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(layout), os.environ.get("PYTHONPATH", "")]))
     if env.pop("PYTHONDONTWRITEBYTECODE", None):
         env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     env.pop("QUIZ_NO_CACHE", None)
@@ -224,10 +230,10 @@ import io, sys, threading, time
 from pathlib import Path
 from rich.console import Console
 
-from cli.session_view import SessionView
-from engine import banks
-from engine.session import Session, plan_practice
-from engine.store import Store
+from attnquiz.session_view import SessionView
+from attnquiz.engine import banks
+from attnquiz.engine.session import Session, plan_practice
+from attnquiz.engine.store import Store
 
 home, count, warm = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "warm"
 bank = banks.load("week1")
@@ -239,7 +245,7 @@ view.header(plan, history=session.history)
 view.question(session, session.current, session.show())
 if warm:
     # What `quiz run` does while the student reads the first question.
-    from cli.session_loop import _load_grading
+    from attnquiz.session_loop import _load_grading
     threading.Thread(target=_load_grading).start()
     time.sleep(0.5)
 for _ in range(count):
@@ -302,7 +308,7 @@ def session_figures(quick: bool, home: Path) -> list[Figure]:
 
 def generation_figures(quick: bool) -> list[Figure]:
     """Variants per second: over week 1 (the budget), over every bank, and for every generator."""
-    from engine import banks
+    from attnquiz.engine import banks
 
     seeds = 40 if quick else 200
     rounds = 2 if quick else 3
@@ -374,7 +380,7 @@ HOSTILE = [
 
 def grading_figures(quick: bool) -> list[Figure]:
     """Responses graded per second for each answer kind, and the parser's worst hostile input."""
-    from engine import banks, grading
+    from attnquiz.engine import banks, grading
 
     per_kind: dict[str, list[tuple[Any, str]]] = {}
     for found in banks.discover():
@@ -484,8 +490,8 @@ def export_figures(repeats: int, home: Path, work: Path) -> list[Figure]:
 
 def class_answers(work: Path) -> Path:
     """An answers.csv for 300 students on every week-1 item: right answers, known mistakes and junk."""
-    from engine import banks
-    from engine.export.worksheet import plan_class
+    from attnquiz.engine import banks
+    from attnquiz.engine.export.worksheet import plan_class
 
     plan = plan_class(banks.load("week1"), students=300, master_seed=2026)
     path = work / "answers.csv"
@@ -609,15 +615,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.compare:
         return compare(*args.compare)
-    # In-process figures measure this checkout too, however the bench was started.
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     started = time.perf_counter()
     repeats = 3 if args.quick else 7
     groups = args.only or list(GROUPS)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp:
         home, work = Path(tmp) / "home", Path(tmp) / "work"
+        # Every figure measures this checkout, whatever copy of attnquiz the interpreter has
+        # installed: the checkout's installed layout (links) comes first, here and in the children.
+        layout = installed_layout(Path(tmp) / "layout")
+        sys.path.insert(0, str(layout))
         home.mkdir()
         work.mkdir()
         steps: dict[str, Callable[[], list[Figure]]] = {

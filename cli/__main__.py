@@ -1,5 +1,5 @@
-"""``python -m cli``: the same as the ``quiz`` script."""
+"""``python -m attnquiz``: the same as the ``quiz`` script."""
 
-from cli.main import main
+from attnquiz.main import main
 
 main()

@@ -7,18 +7,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.main import BankArg, JsonOpt, app, fail, print_json, user_errors
+from attnquiz.common import BankArg, JsonOpt, fail, print_json, user_errors
 
 if TYPE_CHECKING:
-    from engine.grading import Grade
-    from engine.variant import Question
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.variant import Question
 
 
-@app.command(
-    "answer",
-    # A response such as -0.5 must reach RESPONSE instead of being taken for an option.
-    context_settings={"ignore_unknown_options": True},
-)
 @user_errors
 def answer_command(
     bank: BankArg,
@@ -44,9 +39,9 @@ def answer_command(
 
     Example: quiz answer week1 additive-score --original "2*tanh(2)"
     """
-    from engine import banks
-    from engine.grading import grade
-    from engine.seeding import seed_from_code
+    from attnquiz.engine import banks
+    from attnquiz.engine.grading import grade
+    from attnquiz.engine.seeding import seed_from_code
 
     chosen = sum((seed is not None, code is not None, original))
     if chosen != 1:
@@ -66,7 +61,7 @@ def answer_command(
 
 def _read_response(response: str | None) -> str:
     """The response argument, or standard input when it is omitted or ``-``."""
-    from engine.parse import MAX_LENGTH
+    from attnquiz.engine.parse import MAX_LENGTH
 
     if response is not None and response != "-":
         return response
@@ -79,7 +74,7 @@ def _read_response(response: str | None) -> str:
 
 def show_grade(question: Question, result: Grade, response: str = "") -> None:
     """A grade as a session shows it: the variant, the verdict, how the response was read, the feedback."""
-    from cli.display import console, print_grade, put, question_header
+    from attnquiz.display import console, print_grade, put, question_header
 
     put(console, question_header(question, seed=False))
     print_grade(console, result, response, echo=True)

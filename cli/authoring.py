@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cli.main import BankArg, JsonOpt, app, fail, print_json, user_errors
+from attnquiz.common import BankArg, JsonOpt, fail, print_json, user_errors
 
 if TYPE_CHECKING:
-    from engine.check import BankReport
+    from attnquiz.engine.check import BankReport
 
 
-@app.command("check")
 @user_errors
 def check_command(
     bank: BankArg,
@@ -43,7 +42,7 @@ def check_command(
 
     Example: quiz check mybank.yaml --variants 500 --json
     """
-    from engine.check import check_path
+    from attnquiz.engine.check import check_path
 
     progress = None if as_json or not sys.stderr.isatty() else _progress_printer()
     report = check_path(bank, variants, progress)
@@ -69,7 +68,7 @@ def show_report(report: BankReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from cli.display import console
+    from attnquiz.display import console
 
     if report.errors:
         # One unwrapped line per error, as the loader writes them, so that editors and CI can jump to it.
@@ -121,7 +120,6 @@ def show_report(report: BankReport) -> None:
         console.print(Text("The item passed." if total == 1 else f"All {total} items passed.", "green"))
 
 
-@app.command("new")
 @user_errors
 def new_command(
     path: Annotated[Path, typer.Argument(help="The bank file to write, e.g. mybank.yaml.", dir_okay=False)],
@@ -131,7 +129,7 @@ def new_command(
 
     Example: quiz new mybank.yaml
     """
-    from engine.starter import starter_bank
+    from attnquiz.engine.starter import starter_bank
 
     if path.suffix not in {".yaml", ".yml"}:
         fail(f"{path}: a bank file ends in .yaml or .yml", 2)
@@ -149,9 +147,9 @@ def list_banks(as_json: bool) -> None:
     """Every bank found (QUIZ_PATH folders, then the built-in ones), with its title and item count."""
     from rich.text import Text
 
-    from cli.display import console, fold
-    from engine import banks
-    from engine.errors import BankError
+    from attnquiz.display import console, fold
+    from attnquiz.engine import banks
+    from attnquiz.engine.errors import BankError
 
     rows: list[dict[str, Any]] = []
     for found in banks.discover():

@@ -16,10 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from engine.answers import Answer
-    from engine.bank import Bank
-    from engine.grading import Grade
-    from engine.variant import Question
+    from attnquiz.engine.answers import Answer
+    from attnquiz.engine.bank import Bank
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.variant import Question
 
 console = Console(highlight=False, soft_wrap=False)
 
@@ -153,7 +153,7 @@ def print_table(target: Console, table: Table) -> None:
 
 def markdown_paragraphs(markdown: str) -> list[str]:
     """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
-    from engine.markup import to_terminal
+    from attnquiz.engine.markup import to_terminal
 
     rendered = to_terminal(markdown)
     return [p for p in rendered.split("\n\n") if p.strip()]
@@ -166,7 +166,7 @@ def markdown_paragraphs(markdown: str) -> list[str]:
 
 def kind_label(answer: Answer) -> str:
     """The answer kind as a user reads it."""
-    from engine.answers import ChoiceAnswer
+    from attnquiz.engine.answers import ChoiceAnswer
 
     if isinstance(answer, ChoiceAnswer):
         return "multiple select" if answer.multiple else "single choice"
@@ -233,8 +233,8 @@ def print_question(
         note: Show the item's note (about where it comes from). A session shows it after the
             answer: notes can name the facts a question asks for.
     """
-    from engine.answers import ChoiceAnswer
-    from engine.markup import to_terminal
+    from attnquiz.engine.answers import ChoiceAnswer
+    from attnquiz.engine.markup import to_terminal
 
     put(target, question_header(question, seed=seed, variant=variant))
     target.print()
@@ -260,7 +260,7 @@ def print_solution(
     target: Console, question: Question, *, title: str = "Worked solution", indent: int = 0
 ) -> None:
     """The worked solution with this variant's numbers, one hanging step per number."""
-    from engine.markup import to_terminal
+    from attnquiz.engine.markup import to_terminal
 
     margin = " " * indent
     target.print(Text(margin + title, style="bold"))
@@ -271,7 +271,7 @@ def print_solution(
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
     """A question as `quiz show` prints it."""
-    from engine.markup import to_terminal
+    from attnquiz.engine.markup import to_terminal
 
     print_question(console, question)
     if with_answer:

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from cli.main import BankArg, JsonOpt, app, fail, new_seed, print_json, user_errors
+from attnquiz.common import BankArg, JsonOpt, fail, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from engine.bank import Bank
-    from engine.classgrade import ClassMarks
-    from engine.export.worksheet import ClassPlan
+    from attnquiz.engine.bank import Bank
+    from attnquiz.engine.classgrade import ClassMarks
+    from attnquiz.engine.export.worksheet import ClassPlan
 
 FormatName = Literal["pdf", "html", "md", "moodle", "qti", "json"]
 KeyName = Literal["full", "brief", "none"]
@@ -132,7 +132,7 @@ def _plan(
     topics: list[str],
     count: int | None,
 ) -> ClassPlan:
-    from engine.export.worksheet import plan_class
+    from attnquiz.engine.export.worksheet import plan_class
 
     with _Bar("Building variants") as bar:
         return plan_class(
@@ -150,7 +150,6 @@ def _warn(message: str) -> None:
     typer.echo(f"quiz: warning: {message}", err=True)
 
 
-@app.command("export")
 @user_errors
 def export_command(
     bank: BankArg,
@@ -195,8 +194,8 @@ def export_command(
       quiz export week1 --students 30 --seed 2026 --format pdf -o out/
       quiz export week1 --variants 20 --format moodle -o week1.xml
     """
-    from engine import banks
-    from engine.export.files import LMS_FORMATS, Written, default_output, lms_file, write
+    from attnquiz.engine import banks
+    from attnquiz.engine.export.files import LMS_FORMATS, Written, default_output, lms_file, write
 
     if students is not None and variants is not None and students != variants:
         fail("--students and --variants mean the same here: give one of them", 2)
@@ -260,7 +259,6 @@ def _note(message: str) -> None:
     typer.echo(message, err=True)
 
 
-@app.command("grade")
 @user_errors
 def grade_command(
     bank: BankArg,
@@ -304,8 +302,8 @@ def grade_command(
       quiz grade week1 --template --students 30 --seed 2026 -o answers.csv
       quiz grade week1 answers.csv --seed 2026 -o marks.csv
     """
-    from engine import banks
-    from engine.classgrade import grade_file, marks_csv, template_csv
+    from attnquiz.engine import banks
+    from attnquiz.engine.classgrade import grade_file, marks_csv, template_csv
 
     loaded = banks.load(bank)
     if template:
@@ -346,7 +344,7 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     """The class summary (and the marks themselves when they were not written to a file)."""
     from rich.table import Table
 
-    from cli.display import console
+    from attnquiz.display import console
 
     summary = marks.summary()
     if wrote is None:

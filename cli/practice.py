@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cli.main import app, fail, new_seed, print_json, user_errors
+from attnquiz.common import fail, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
-    from cli.session_view import SessionView
-    from engine.session import Plan, Summary
-    from engine.store import Store
+    from attnquiz.engine.session import Plan, Summary
+    from attnquiz.engine.store import Store
+    from attnquiz.session_view import SessionView
 
 DbOpt = Annotated[
     Path | None,
@@ -60,7 +60,7 @@ NoHistoryOpt = Annotated[bool, typer.Option("--no-history", help="Do not read or
 
 def _open_store(db: Path | None, view: SessionView) -> Store | None:
     """The history, or None (with a warning) when it cannot be used: the session runs without it."""
-    from engine.store import StoreError, open_store
+    from attnquiz.engine.store import StoreError, open_store
 
     try:
         return open_store(db)
@@ -72,8 +72,8 @@ def _open_store(db: Path | None, view: SessionView) -> Store | None:
 def _run_plan(
     plan: Plan, store: Store | None, view: SessionView, *, solutions: Solutions, as_json: bool
 ) -> Summary:
-    from cli.session_loop import LineReader, SessionLoop, stdin_is_terminal
-    from engine.session import Session
+    from attnquiz.engine.session import Session
+    from attnquiz.session_loop import LineReader, SessionLoop, stdin_is_terminal
 
     session = Session(plan, store=store)
     if not as_json:
@@ -95,7 +95,6 @@ def _exit_for(summary: Summary) -> None:
         raise typer.Exit(130)
 
 
-@app.command("run")
 @user_errors
 def run_command(
     bank: Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")],
@@ -129,9 +128,9 @@ def run_command(
 
     Example: quiz run week1 --topic multi-head-attention --count 5 --seed 42
     """
-    from cli.session_view import SessionView
-    from engine import banks
-    from engine.session import parse_duration, plan_practice
+    from attnquiz.engine import banks
+    from attnquiz.engine.session import parse_duration, plan_practice
+    from attnquiz.session_view import SessionView
 
     limit = parse_duration(time_limit) if time_limit is not None else None
     if original and seed is not None:
@@ -154,7 +153,6 @@ def run_command(
     _exit_for(_run_plan(plan, store, view, solutions=solutions, as_json=as_json))
 
 
-@app.command("review")
 @user_errors
 def review_command(
     bank: Annotated[
@@ -175,9 +173,9 @@ def review_command(
 
     Example: quiz review week1 --limit 10
     """
-    from cli.session_view import SessionView
-    from engine.session import plan_review
-    from engine.store import utc_now
+    from attnquiz.engine.session import plan_review
+    from attnquiz.engine.store import utc_now
+    from attnquiz.session_view import SessionView
 
     view = SessionView()
     loaded = _load_banks(bank, view)
@@ -200,8 +198,8 @@ def review_command(
 
 def _load_banks(names: list[str] | None, view: SessionView) -> list[Any]:
     """The named banks, or every bank found (a broken one is skipped with a warning)."""
-    from engine import banks
-    from engine.errors import QuizError
+    from attnquiz.engine import banks
+    from attnquiz.engine.errors import QuizError
 
     if names:
         return [banks.load(name) for name in names]
@@ -232,7 +230,6 @@ def _nothing_due(store: Store | None, loaded: list[Any], view: SessionView, *, a
         )
 
 
-@app.command("stats")
 @user_errors
 def stats_command(
     bank: Annotated[list[str] | None, typer.Argument(help="Only these banks.", show_default=False)] = None,
@@ -248,9 +245,9 @@ def stats_command(
     """
     from datetime import timedelta
 
-    from cli.session_view import SessionView
-    from engine import review
-    from engine.store import Store, default_path, utc_now
+    from attnquiz.engine import review
+    from attnquiz.engine.store import Store, default_path, utc_now
+    from attnquiz.session_view import SessionView
 
     path = default_path(db)
     view = SessionView()

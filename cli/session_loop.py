@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from cli.session_view import SessionView, clock, json_line
+from attnquiz.session_view import SessionView, clock, json_line
 
 if TYPE_CHECKING:
-    from engine.grading import Grade
-    from engine.session import Ending, Session, Slot, SolutionPolicy, Summary
-    from engine.variant import Question
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.session import Ending, Session, Slot, SolutionPolicy, Summary
+    from attnquiz.engine.variant import Question
 
 
 class TimeUp(Exception):
@@ -239,7 +239,7 @@ class SessionLoop:
         self._warnings()
         if self.json_out is not None:
             if self.session.exam:
-                from engine.session import graded_json
+                from attnquiz.engine.session import graded_json
 
                 for slot in self.session.slots:
                     if slot.grade is not None:
@@ -327,7 +327,7 @@ class SessionLoop:
                     return self._after_answer(result, question)
 
     def _report(self, slot: Slot, question: Question, result: Grade, response: str) -> None:
-        from engine.session import graded_json
+        from attnquiz.engine.session import graded_json
 
         if self.session.exam and result.counts:
             # No verdict before submission, in JSON either: the grades follow the submission.
@@ -457,14 +457,14 @@ def _load_grading() -> None:
     """Import what grading an answer needs, and build the FSRS scheduler."""
     # A failure here is not reported: grading imports the same modules and reports it.
     with contextlib.suppress(ImportError):
-        import engine.grading  # noqa: F401
-        from engine import review
+        import attnquiz.engine.grading  # noqa: F401
+        from attnquiz.engine import review
 
         review.scheduler()
 
 
 def _letters(question: Question | None) -> str:
-    from engine.answers import ChoiceAnswer
+    from attnquiz.engine.answers import ChoiceAnswer
 
     if question is not None and isinstance(question.answer, ChoiceAnswer):
         return question.answer.letters

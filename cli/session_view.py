@@ -1,4 +1,4 @@
-"""Everything a practice, exam or review session shows, drawn with rich; `cli.session_loop` decides when.
+"""Everything a practice, exam or review session shows, drawn with rich; `attnquiz.session_loop` decides when.
 
 Colour only appears on a terminal without NO_COLOR (rich's own rules); piped output is plain text
 that fits the console width (80 columns when it is not a terminal). Warnings go to stderr so that
@@ -15,14 +15,14 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from cli import display
-from cli.display import LABELS, MARKS, NBSP, SEP, STYLES, put
+from attnquiz import display
+from attnquiz.display import LABELS, MARKS, NBSP, SEP, STYLES, put
 
 if TYPE_CHECKING:
-    from engine.grading import Grade
-    from engine.session import Plan, Session, Slot, Summary
-    from engine.store import DayStats, GroupStats, MistakeStats
-    from engine.variant import Question
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.session import Plan, Session, Slot, Summary
+    from attnquiz.engine.store import DayStats, GroupStats, MistakeStats
+    from attnquiz.engine.variant import Question
 
 __all__ = ["LABELS", "MARKS", "STYLES", "SessionView", "bar", "clock", "command_lines", "json_line"]
 
@@ -146,7 +146,7 @@ class SessionView:
 
     def hint(self, text: str) -> None:
         """The current question's hint."""
-        from engine.markup import to_terminal
+        from attnquiz.engine.markup import to_terminal
 
         if text:
             put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text)))

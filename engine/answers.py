@@ -1,8 +1,8 @@
 """Answer kinds: what a correct answer is, how close is close enough, and the recognisable wrong answers.
 
 Every kind is a frozen dataclass holding plain Python values (no numpy), so that variants compare,
-hash and serialise the same way everywhere. Parsing a student's text is `engine.parse`'s job and
-scoring it is `engine.grading`'s; this module only says what the target is.
+hash and serialise the same way everywhere. Parsing a student's text is `attnquiz.engine.parse`'s job and
+scoring it is `attnquiz.engine.grading`'s; this module only says what the target is.
 """
 
 from __future__ import annotations

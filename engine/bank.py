@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
-from engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
-from engine.formula import Formula, FormulaError
-from engine.registry import GeneratorSpec
-from engine.schema import GeneratorItem, Item
-from engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
-from engine.variant import Question, Variant
+from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
+from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
+from attnquiz.engine.formula import Formula, FormulaError
+from attnquiz.engine.registry import GeneratorSpec
+from attnquiz.engine.schema import GeneratorItem, Item
+from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
+from attnquiz.engine.variant import Question, Variant
 
 
 class NoOriginalError(QuizError):

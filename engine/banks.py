@@ -31,8 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engine.bank import Bank
-from engine.errors import BankNotFoundError
+from attnquiz.engine.bank import Bank
+from attnquiz.engine.errors import BankNotFoundError
 
 SUFFIXES = (".yaml", ".yml")
 CACHE_FORMAT = 1
@@ -53,7 +53,7 @@ class BankFile:
 
 def builtin_dir() -> Path:
     """The folder of the banks shipped with quiz (inside the installed package)."""
-    return Path(str(resources.files("questions")))
+    return Path(str(resources.files("attnquiz.questions")))
 
 
 def search_dirs() -> list[tuple[Path, str]]:
@@ -122,7 +122,7 @@ def load(name_or_path: str) -> Bank:
 
 def _load_file(path: Path, resolved: Path) -> Bank:
     """The bank in ``path``: from the cache on disk when it holds these bytes, else read and validated."""
-    # engine.loader (yaml and the validators) is imported only when the file must be read.
+    # attnquiz.engine.loader (yaml and the validators) is imported only when the file must be read.
     shown = _shown_path(path)
     folder = cache_dir()
     try:
@@ -132,13 +132,13 @@ def _load_file(path: Path, resolved: Path) -> Bank:
     except (OSError, UnicodeDecodeError):
         data = text = None
     if folder is None or data is None or text is None:
-        from engine.loader import load_bank_file
+        from attnquiz.engine.loader import load_bank_file
 
         return load_bank_file(path, shown_as=shown)  # which reports an unreadable file as it should
     stamp = _stamp(resolved, data, shown)
     bank = _read_cached(folder, stamp)
     if bank is None:
-        from engine.loader import load_bank_text
+        from attnquiz.engine.loader import load_bank_text
 
         # Validated from the very bytes hashed, so an entry never holds another version of the file.
         bank = load_bank_text(text, shown, base_dir=path.parent)
@@ -234,7 +234,7 @@ def _trusted(info: os.stat_result) -> bool:
 
 def _cacheable(bank: Bank, text: str) -> bool:
     """Whether a bank may be cached: no plugins, and only built-in generators and formula items."""
-    from engine.registry import load_builtin_generators
+    from attnquiz.engine.registry import load_builtin_generators
 
     if _PLUGINS.search(text):
         return False

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine import markup
-from engine.answers import (
+from attnquiz.engine import markup
+from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -37,11 +37,11 @@ from engine.answers import (
     VectorAnswer,
     is_finite,
 )
-from engine.bank import Bank, BankItem
-from engine.errors import BankError, Issue, QuizError
-from engine.formula import Combination, Formula, FormulaError
-from engine.seeding import ORIGINAL_CODE, question_rng, variant_code
-from engine.variant import Question
+from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.errors import BankError, Issue, QuizError
+from attnquiz.engine.formula import Combination, Formula, FormulaError
+from attnquiz.engine.seeding import ORIGINAL_CODE, question_rng, variant_code
+from attnquiz.engine.variant import Question
 
 DEFAULT_VARIANTS = 100
 INVALID_RESPONSE = "#?"
@@ -202,7 +202,7 @@ def check_path(
     Raises:
         BankNotFoundError: no bank of that name or path.
     """
-    from engine import banks
+    from attnquiz.engine import banks
 
     found = banks.find(name_or_path)
     try:
@@ -280,7 +280,7 @@ def _identity(question: Question) -> tuple[Any, ...]:
 
 
 def _check_question(entry: BankItem, question: Question, failures: _Failures) -> None:
-    from engine.grading import grade
+    from attnquiz.engine.grading import grade
 
     seed = question.seed
     answer = question.answer
@@ -460,10 +460,10 @@ def _terminal(questions: Sequence[Question]) -> None:
 
 
 def _renderers() -> dict[str, Callable[[Bank, Sequence[Question]], object]]:
-    from engine.export import html, markdown, moodle, typst
+    from attnquiz.engine.export import html, markdown, moodle, typst
 
     def sheets(bank: Bank, questions: Sequence[Question]) -> Any:
-        from engine.export.worksheet import ClassPlan, Sheet
+        from attnquiz.engine.export.worksheet import ClassPlan, Sheet
 
         original = all(q.is_original for q in questions)
         return ClassPlan(

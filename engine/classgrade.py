@@ -3,7 +3,7 @@
 The file has a header row naming its columns: ``student`` (the number on the worksheet) and/or
 ``code`` (the variant code printed on it), optionally ``name``, then one column per question,
 headed by the item's id (``quiz grade BANK --template`` writes such a file for a class). Each
-cell is graded by `engine.grading.grade`, the grader every other part of quiz uses. A row that
+cell is graded by `attnquiz.engine.grading.grade`, the grader every other part of quiz uses. A row that
 cannot be graded (an unknown student, a bad code, missing cells) is reported with its line
 number and kept in the marks with the reason, never dropped; a file that cannot be read at all
 (not text, no header, a column that names no item) is an error.
@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.bank import Bank, BankItem
-from engine.errors import QuizError, VariantCodeError
-from engine.export.worksheet import ClassPlan, student_seed
-from engine.grading import grade
-from engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
-from engine.variant import Question
+from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.errors import QuizError, VariantCodeError
+from attnquiz.engine.export.worksheet import ClassPlan, student_seed
+from attnquiz.engine.grading import grade
+from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
+from attnquiz.engine.variant import Question
 
 CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank"]
 

@@ -1,6 +1,6 @@
 """Expressions of formula items (answers, mistakes, ``where:`` conditions, placeholders), never eval'd.
 
-A formula item's expressions are read by the tokenizer of `engine.parse`, the reader of student
+A formula item's expressions are read by the tokenizer of `attnquiz.engine.parse`, the reader of student
 responses, and computed with its bounded arithmetic (exact fractions while only rationals are
 involved, the same limits on length, nesting, exponents and magnitudes), so ``9^9^9`` fails at
 once here as it does in a response. What instructors may write on top of a response is kept in
@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TypeAlias
 
-from engine import parse
-from engine.errors import QuizError
+from attnquiz.engine import parse
+from attnquiz.engine.errors import QuizError
 
 # The reader of student responses; its tokenizer, literals and bounded arithmetic are reused
 # as they are, which is what keeps the two languages equally safe.
-from engine.parse import (
+from attnquiz.engine.parse import (
     ReadError,
     Token,
     call_function,
@@ -398,7 +398,7 @@ def _dot(args: list[Value]) -> Value:
 
 
 def _softmax(args: list[Value]) -> Value:
-    from engine import numerics
+    from attnquiz.engine import numerics
 
     scores = [float(x) for x in _numbers(args[0], "softmax")]
     if not scores:

@@ -5,7 +5,7 @@ or a syntax error is a bank error at its own line), and every ``{{ expr }}`` pla
 prompt, the solution steps, the hint and the mistakes' feedback too. A variant then draws the
 parameters in their order from the item's random stream, draws again until every ``where:``
 condition holds (at most ``MAX_TRIES`` times), computes the answer and the mistakes, and fills
-the templates. Nothing here runs code from the bank: expressions go through `engine.expressions`.
+the templates. Nothing here runs code from the bank: expressions go through `attnquiz.engine.expressions`.
 
 An expression that fails for one variant (a division by zero, a square root of a negative
 number) raises a `FormulaError` that names the file, line and field, the parameter values that
@@ -24,8 +24,8 @@ from typing import Any, Literal
 import numpy as np
 import pydantic
 
-from engine import markup
-from engine.answers import (
+from attnquiz.engine import markup
+from attnquiz.engine.answers import (
     DEFAULT_REAL_TOLERANCE,
     EXACT,
     Answer,
@@ -38,8 +38,8 @@ from engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from engine.errors import GeneratorRunError, Issue, QuizError
-from engine.expressions import (
+from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
+from attnquiz.engine.expressions import (
     RESERVED,
     Expression,
     ExpressionError,
@@ -54,10 +54,10 @@ from engine.expressions import (
     plain,
     to_python,
 )
-from engine.registry import GeneratorSpec
-from engine.schema import FormulaItem, ParamSpec
-from engine.seeding import question_rng
-from engine.variant import Variant
+from attnquiz.engine.registry import GeneratorSpec
+from attnquiz.engine.schema import FormulaItem, ParamSpec
+from attnquiz.engine.seeding import question_rng
+from attnquiz.engine.variant import Variant
 
 Loc = tuple[str | int, ...]
 AnswerKind = Literal["number", "integer", "vector", "matrix", "shape"]

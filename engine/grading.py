@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from engine import parse
-from engine.answers import (
+from attnquiz.engine import parse
+from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -47,7 +47,7 @@ from engine.answers import (
 )
 
 if TYPE_CHECKING:
-    from engine.variant import Question
+    from attnquiz.engine.variant import Question
 
 Status = Literal["correct", "partial", "wrong", "invalid"]
 
@@ -68,7 +68,7 @@ class Grade:
     """The outcome of grading one response.
 
     ``score`` is 0..1 (0 for wrong and invalid unless a recognised mistake carries a score);
-    ``feedback`` is Markdown with TeX maths in the `engine.markup` subset; ``read_as`` is plain
+    ``feedback`` is Markdown with TeX maths in the `attnquiz.engine.markup` subset; ``read_as`` is plain
     text echoing how the response was read ("" when nothing could be read).
     """
 

@@ -2,7 +2,7 @@
 
 This is the only module that imports yaml. It reads YAML 1.2 scalars (``1e-3`` is a number,
 ``no`` and ``off`` are strings, dates stay text) rather than PyYAML's YAML 1.1 defaults, records
-the line of every key, validates the file against `engine.schema`, then checks each item's
+the line of every key, validates the file against `attnquiz.engine.schema`, then checks each item's
 generator and parameters against the registry, and reports all problems at once.
 """
 
@@ -19,11 +19,19 @@ from typing import Any
 import pydantic
 import yaml
 
-from engine.bank import Bank, BankItem
-from engine.errors import BankError, GeneratorSpecError, Issue
-from engine.formula import Formula, FormulaCompileError
-from engine.registry import Registry, load_builtin_generators
-from engine.schema import ITEM_KINDS, KEBAB, SNAKE, BankModel, FormulaItem, GeneratorItem, ToleranceSpec
+from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.errors import BankError, GeneratorSpecError, Issue
+from attnquiz.engine.formula import Formula, FormulaCompileError
+from attnquiz.engine.registry import Registry, load_builtin_generators
+from attnquiz.engine.schema import (
+    ITEM_KINDS,
+    KEBAB,
+    SNAKE,
+    BankModel,
+    FormulaItem,
+    GeneratorItem,
+    ToleranceSpec,
+)
 
 Loc = tuple[str | int, ...]
 
@@ -352,7 +360,7 @@ def load_bank_text(
 
 def _with_plugins(located: _Located, builtin: Registry, plugins: list[Any], base_dir: Path) -> Registry:
     """The bank's registry: the built-in generators plus those of its plugin modules."""
-    from engine.plugins import PluginError, load_plugin
+    from attnquiz.engine.plugins import PluginError, load_plugin
 
     registry = Registry(builtin)
     for index, name in enumerate(plugins):

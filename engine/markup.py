@@ -2,7 +2,7 @@
 
 Generators write a deliberately small TeX subset (the commands in ``SYMBOLS``, ``FUNCTIONS`` and
 the structures below), so that every renderer can honour all of it: the terminal (Unicode, here),
-and the HTML, Typst and LMS renderers of `engine.export`. Anything outside the subset is a
+and the HTML, Typst and LMS renderers of `attnquiz.engine.export`. Anything outside the subset is a
 `MarkupError`, which the bank tests catch for every generator.
 """
 

@@ -11,7 +11,7 @@ Arithmetic is exact (``fractions.Fraction``) while only rationals are involved, 
 ``768^2 + 768`` stay exact, and continues in floats after a function or a constant.
 
 Readers return the value or an ``Invalid`` that says why in a sentence (Markdown within the
-`engine.markup` subset) and echoes what could be read. What separates entries depends on the kind
+`attnquiz.engine.markup` subset) and echoes what could be read. What separates entries depends on the kind
 being read, because the same characters mean different things: in a single number ``589,824`` and
 ``589 824`` group thousands, while in a vector commas and spaces separate entries, and MATLAB's
 rule tells ``[1 -2]`` (two entries) from ``[1 - 2]`` (one).

@@ -7,13 +7,14 @@ that name a plugin run one, and why formula items (which need no plugin) never r
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import traceback
 import zlib
 from pathlib import Path
 
-from engine.errors import GeneratorSpecError, QuizError
-from engine.registry import Registry, load_builtin_generators, registering_into
+from attnquiz.engine.errors import GeneratorSpecError, QuizError
+from attnquiz.engine.registry import Registry, load_builtin_generators, registering_into
 
 
 class PluginError(QuizError):
@@ -50,6 +51,9 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise PluginError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except ModuleNotFoundError as exc:
+        sys.modules.pop(module_name, None)
+        raise PluginError(_missing_module_message(path, resolved, exc)) from None
     except Exception as exc:
         # Any error in an instructor's module is reported as one line that points into it.
         sys.modules.pop(module_name, None)
@@ -60,3 +64,24 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
         raise PluginError(f"{path} defines no @generator function")
     _loaded[key] = registry
     return registry
+
+
+# Before version 0.2 quiz installed its library as the top-level package ``engine``; plugins written
+# against the guide of that time import from it. Name the new import instead of a bare "No module".
+_RENAMED = {"engine": "attnquiz.engine", "cli": "attnquiz", "questions": "attnquiz.questions"}
+
+
+def _missing_module_message(path: Path, resolved: Path, exc: ModuleNotFoundError) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == resolved]
+    where = f"{path}:{frames[-1].lineno}" if frames else str(path)
+    missing = exc.name or ""
+    top = missing.partition(".")[0]
+    if top not in _RENAMED:
+        return f"{where}: ModuleNotFoundError: {exc}"
+    line = (frames[-1].line or "").strip() if frames else ""
+    old = re.match(rf"(from|import)\s+{top}\b", line)
+    fix = f"{old.group(1)} {_RENAMED[top]}{line[old.end() :]}" if old else f"from {_RENAMED[top]} import ..."
+    return (
+        f"{where}: no module named {missing!r}: since quiz 0.2 it is {_RENAMED[top]!r};"
+        f" write `{fix}` (see docs/authoring.md)"
+    )

@@ -8,7 +8,7 @@ wrong one is reported at its own line.
 Start-up time matters (a student starts ``quiz run`` many times a day), so the built-in registry is
 lazy in two ways, neither of which loosens a check: a built-in generator module is imported the
 first time one of its names is asked for (the names come from the explicit table
-``engine.generators.MODULES``, which a test holds equal to what the modules register), and a
+``attnquiz.engine.generators.MODULES``, which a test holds equal to what the modules register), and a
 generator's params model is built by pydantic the first time it validates something. Every
 signature rule is still checked when the function is registered, at import.
 """
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.errors import GeneratorSpecError
-from engine.variant import Variant
+from attnquiz.engine.errors import GeneratorSpecError
+from attnquiz.engine.variant import Variant
 
 if TYPE_CHECKING:
     import pydantic
@@ -41,7 +41,7 @@ class GeneratorSpec:
 
     The params model is either given (``params_model=``) or built from ``fields`` (name → (type,
     default)) on first use: pydantic needs about a millisecond per model, and a session needs the
-    models of no generator when its bank comes from the cache (see `engine.banks`).
+    models of no generator when its bank comes from the cache (see `attnquiz.engine.banks`).
     """
 
     __slots__ = ("_fields", "_model", "fn", "module", "name", "summary")
@@ -189,7 +189,7 @@ class Registry:
             spec = self._specs.get(name)
             if spec is None:
                 raise GeneratorSpecError(
-                    f"generator {name!r} is listed in engine.generators.MODULES under "
+                    f"generator {name!r} is listed in attnquiz.engine.generators.MODULES under "
                     f"{self._lazy[name]} but that module does not register it"
                 )
         if spec is None and self._parent is not None:
@@ -277,21 +277,21 @@ def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
 
 
 def _builtin_table() -> dict[str, str]:
-    from engine.generators import MODULES  # the package's __init__ imports no generator module
+    from attnquiz.engine.generators import MODULES  # the package's __init__ imports no generator module
 
-    return {name: f"engine.generators.{module}" for name, module in MODULES.items()}
+    return {name: f"attnquiz.engine.generators.{module}" for name, module in MODULES.items()}
 
 
 generators = Registry(lazy=_builtin_table())
 
 # While a bank's plugin module is being imported, its @generator functions go to the bank's own
-# registry rather than the built-in one (see engine.plugins).
+# registry rather than the built-in one (see attnquiz.engine.plugins).
 _registering_into: ContextVar[Registry | None] = ContextVar("registering_into", default=None)
 
 
 def generator(fn: GeneratorFn) -> GeneratorFn:
     """Decorator: check a generator function and register it (see the module docstring)."""
-    builtin = getattr(fn, "__module__", "").startswith("engine.generators.")
+    builtin = getattr(fn, "__module__", "").startswith("attnquiz.engine.generators.")
     # A built-in module imported while a plugin loads still registers into the built-in registry.
     target = generators if builtin else (_registering_into.get() or generators)
     return target.register(fn)

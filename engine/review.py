@@ -16,16 +16,16 @@ from datetime import datetime, time, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from engine.answers import Answer, ChoiceAnswer
-from engine.seeding import derive_seed
-from engine.store import CardRecord, CardUpdate
+from attnquiz.engine.answers import Answer, ChoiceAnswer
+from attnquiz.engine.seeding import derive_seed
+from attnquiz.engine.store import CardRecord, CardUpdate
 
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler
 
-    from engine.bank import Bank, BankItem
-    from engine.grading import Grade
-    from engine.variant import Question
+    from attnquiz.engine.bank import Bank, BankItem
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.variant import Question
 
 # A correct answer faster than this (seconds) rates Easy. The times are what a student who knows
 # the method needs to read the question and type the answer, by answer kind; slower but correct

@@ -1,7 +1,7 @@
 """The bank format as pydantic models: strict (unknown keys are errors), frozen, documented field by field.
 
 These models describe the file. Whether a generator exists and whether its ``params`` fit its
-signature is checked by `engine.loader` against the registry, which knows the generators.
+signature is checked by `attnquiz.engine.loader` against the registry, which knows the generators.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from engine.answers import Scoring, Tolerance
+from attnquiz.engine.answers import Scoring, Tolerance
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 SNAKE = r"^[a-z_][a-z0-9_]*$"
@@ -119,7 +119,7 @@ def _number_as_text(value: Any) -> Any:
 
 
 ExpressionText = Annotated[str, BeforeValidator(_number_as_text), Field(min_length=1)]
-"""An expression of the formula language (see `engine.expressions`); a bare number is one too."""
+"""An expression of the formula language (see `attnquiz.engine.expressions`); a bare number is one too."""
 
 Number = int | float
 Bound = int | float | str

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.errors import VariantCodeError
+from attnquiz.engine.errors import VariantCodeError
 
 MAX_SEED = 2**32 - 1
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford: no I, L, O, U

@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from engine import review
-from engine.errors import QuizError
-from engine.seeding import derive_seed
-from engine.store import Attempt, Store, StoreError, utc_now
+from attnquiz.engine import review
+from attnquiz.engine.errors import QuizError
+from attnquiz.engine.seeding import derive_seed
+from attnquiz.engine.store import Attempt, Store, StoreError, utc_now
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
-    from engine.bank import Bank, BankItem
-    from engine.grading import Grade
-    from engine.variant import Question
+    from attnquiz.engine.bank import Bank, BankItem
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.variant import Question
 
 Mode = Literal["practice", "exam", "review"]
 SolutionPolicy = Literal["always", "wrong", "never"]
@@ -505,7 +505,7 @@ class Session:
         on. In an exam it is stored without review (so that it survives a crash) and the session
         moves to the next question; answering again replaces it.
         """
-        from engine.grading import grade
+        from attnquiz.engine.grading import grade
 
         slot = self.current
         if slot is None:

@@ -1,7 +1,7 @@
 """Attempt history and review cards in SQLite: versioned schema, WAL, one transaction per attempt.
 
 The store knows nothing about FSRS: a card's scheduling state is an opaque JSON text with its due
-time beside it, and `engine.review` computes the next state. `Store.record` runs that computation
+time beside it, and `attnquiz.engine.review` computes the next state. `Store.record` runs that computation
 inside the attempt's own transaction, so that two sessions answering the same item at once cannot
 overwrite each other's review, and an attempt is never stored without its card update (or the
 other way round).
@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.errors import QuizError
+from attnquiz.engine.errors import QuizError
 
 DB_NAME = "history.sqlite3"
 APP_NAME = "quiz"

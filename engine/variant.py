@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.answers import Answer, ChoiceAnswer, Mistake, ShapeAnswer, answer_json, values_close
+from attnquiz.engine.answers import Answer, ChoiceAnswer, Mistake, ShapeAnswer, answer_json, values_close
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,7 +15,7 @@ class Variant:
     """One concrete instance of a question family, as its generator built it.
 
     ``prompt``, ``solution`` steps and ``hint`` are Markdown with TeX maths in ``$...$`` (the
-    subset `engine.markup` understands). ``inputs`` are the drawn inputs (JSON-able), shown by
+    subset `attnquiz.engine.markup` understands). ``inputs`` are the drawn inputs (JSON-able), shown by
     ``quiz show --json`` and used to tell variants apart.
 
     Mistakes whose value would be graded as the answer are dropped, and so are later mistakes

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine import banks, markup
-from engine.answers import ChoiceAnswer, is_finite
-from engine.bank import BankItem
+from attnquiz.engine import banks, markup
+from attnquiz.engine.answers import ChoiceAnswer, is_finite
+from attnquiz.engine.bank import BankItem
 
 SEEDS = range(200)
 

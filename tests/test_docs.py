@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.check import check_bank
-from engine.loader import load_bank_file
+from attnquiz.engine.check import check_bank
+from attnquiz.engine.loader import load_bank_file
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "authoring.md"
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.DOTALL | re.MULTILINE)

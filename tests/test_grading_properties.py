@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import banks, markup, parse
-from engine.answers import (
+from attnquiz.engine import banks, markup, parse
+from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -26,9 +26,9 @@ from engine.answers import (
     ShapeAnswer,
     VectorAnswer,
 )
-from engine.bank import BankItem
-from engine.grading import Grade, grade
-from engine.variant import Question
+from attnquiz.engine.bank import BankItem
+from attnquiz.engine.grading import Grade, grade
+from attnquiz.engine.variant import Question
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 PER_ITEM = settings(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import banks, grading, markup
-from engine.answers import ChoiceAnswer
-from engine.bank import BankItem, NoOriginalError
-from engine.generators.statements import Pool
+from attnquiz.engine import banks, grading, markup
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.bank import BankItem, NoOriginalError
+from attnquiz.engine.generators.statements import Pool
 
 WEEK1 = banks.load("week1")
 CHOICE = [entry for entry in WEEK1.items if entry.spec.name == "statements"]

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
-from engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
 
 Format = Literal["pdf", "html", "md", "moodle", "qti", "json"]
 WORKSHEET_FORMATS: tuple[Format, ...] = ("pdf", "html", "md")
@@ -50,14 +50,14 @@ def _sources(
 ) -> tuple[Callable[[ClassPlan, Sequence[Sheet]], str], Callable[[ClassPlan, Sequence[Sheet]], str]]:
     """The functions that write the source of a worksheet file and of a key file of some sheets."""
     if fmt == "pdf":
-        from engine.export import typst
+        from attnquiz.engine.export import typst
 
         return (lambda p, s: typst.worksheets(p, s, paper)), (lambda p, s: typst.key(p, s, paper, key))
     if fmt == "html":
-        from engine.export import html
+        from attnquiz.engine.export import html
 
         return (lambda p, s: html.worksheets(p, s, paper)), (lambda p, s: html.key(p, s, paper, key))
-    from engine.export import markdown
+    from attnquiz.engine.export import markdown
 
     return markdown.worksheets, (lambda p, s: markdown.key(p, s, key))
 
@@ -68,7 +68,7 @@ def _finish(
     """Sources → file bytes: PDFs compiled while the next source is written (see pdf.compile_all)."""
     if fmt != "pdf":
         return {name: build().encode("utf-8") for name, build in documents}
-    from engine.export.pdf import compile_all
+    from attnquiz.engine.export.pdf import compile_all
 
     return compile_all(documents, progress)
 
@@ -108,17 +108,17 @@ def worksheet_files(
 def lms_file(plan: ClassPlan, fmt: Format, *, progress: Progress | None = None) -> tuple[bytes, list[str]]:
     """The single file of an LMS export, and its warnings."""
     if fmt == "moodle":
-        from engine.export import moodle
+        from attnquiz.engine.export import moodle
 
         built = moodle.build(plan, progress=progress)
         return built.text.encode("utf-8"), built.warnings
     if fmt == "qti":
-        from engine.export import qti
+        from attnquiz.engine.export import qti
 
         package = qti.package(plan, progress=progress)
         return package.data, package.warnings
     if fmt == "json":
-        from engine.export import json_export
+        from attnquiz.engine.export import json_export
 
         return json_export.dumps(plan).encode("utf-8"), []
     raise ExportError(f"{fmt} is not an LMS format ({', '.join(LMS_FORMATS)})")

@@ -1,7 +1,7 @@
 """Self-contained HTML worksheets and keys: MathML maths, print CSS, no JavaScript, no network.
 
 One file holds the whole class; each student is a ``<section class="sheet">`` that starts a new
-printed page. The maths is MathML Core (see `engine.export.mathml`), which current browsers
+printed page. The maths is MathML Core (see `attnquiz.engine.export.mathml`), which current browsers
 typeset natively, so the file prints from a browser exactly as it shows.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-from engine.answers import ChoiceAnswer
-from engine.export import mathml
-from engine.export import text as md
-from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
-from engine.variant import Question
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.export import mathml
+from attnquiz.engine.export import text as md
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
+from attnquiz.engine.variant import Question
 
 _PAGE_SIZES = {"a4": "A4", "us-letter": "letter"}
 _TRAILING = ".,;:!?)"

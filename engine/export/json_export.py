@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.export.worksheet import ClassPlan
+from attnquiz.engine.export.worksheet import ClassPlan
 
 FORMAT_VERSION = 1
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from html import escape
 
-from engine import markup
-from engine.answers import (
+from attnquiz.engine import markup
+from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -23,8 +23,8 @@ from engine.answers import (
     ShapeAnswer,
     Tolerance,
 )
-from engine.export import text as md
-from engine.variant import Question
+from attnquiz.engine.export import text as md
+from attnquiz.engine.variant import Question
 
 
 def _inlines(nodes: Iterable[md.Inline]) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine import markup
-from engine.answers import ChoiceAnswer
-from engine.export.worksheet import ClassPlan, KeyStyle, Sheet
-from engine.variant import Question
+from attnquiz.engine import markup
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Sheet
+from attnquiz.engine.variant import Question
 
 _MD_SPECIAL = set("\\`*_<>$|")
 _RULE = "_" * 32

@@ -1,4 +1,4 @@
-"""MathML Core from `engine.markup`'s formula tree, for HTML that typesets maths with no JavaScript.
+"""MathML Core from `attnquiz.engine.markup`'s formula tree, for HTML that typesets maths with no JavaScript.
 
 Browsers with MathML Core (Chromium 109+, Firefox, Safari) lay these out natively. The tree is
 already parsed and checked, so every node maps to one MathML element: identifiers ``mi``,
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from html import escape
 
-from engine import markup
-from engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
+from attnquiz.engine import markup
+from attnquiz.engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
 
 _SPACES = {" ": "0.1667em", "  ": "1em", "    ": "2em"}
 # \sum is read as the letter Σ; the n-ary summation sign is the one fonts draw large.

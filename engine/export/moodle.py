@@ -15,7 +15,7 @@ Per answer kind:
   differs, a wrong alternative with its feedback (plain text: cloze feedback cannot hold TeX).
 - single choice: ``multichoice`` with ``single=true``; multiple select: ``single=false`` with
   per-option fractions from Moodle's list whose clamped sum reproduces
-  `engine.grading.choice_score` for every selection. Where no such fractions exist (the
+  `attnquiz.engine.grading.choice_score` for every selection. Where no such fractions exist (the
   ``all-or-nothing`` scheme with several right options, ``each-answer``, more than 10 right
   options) the export stops with an error naming the item. Options are not shuffled, because
   the worked solution refers to them by letter.
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
-from engine import markup
-from engine.answers import (
+from attnquiz.engine import markup
+from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -43,9 +43,9 @@ from engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from engine.export import lms
-from engine.export.worksheet import ClassPlan, ExportError, Progress
-from engine.variant import Question
+from attnquiz.engine.export import lms
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
+from attnquiz.engine.variant import Question
 
 # Moodle's grade fractions (question/engine/bank.php), as percentages in the text Moodle writes.
 MOODLE_FRACTIONS: tuple[str, ...] = (
@@ -143,12 +143,12 @@ def choice_fractions(answer: ChoiceAnswer, where: str, score: ChoiceScore | None
 
     Returns per-option fractions for a ``multichoice`` question, where Moodle adds the fractions
     of the ticked options and clamps the sum to [0, 1]: the first candidate that reproduces
-    ``score`` (by default `engine.grading.choice_score`) everywhere (the net rule: ±1/|right|;
+    ``score`` (by default `attnquiz.engine.grading.choice_score`) everywhere (the net rule: ±1/|right|;
     one right option: +1 and -1 for a wrong tick). Returns None when one true/false decision per
     option does (the ``each-answer`` scheme, written as a cloze question). Raises otherwise.
     """
     if score is None:
-        from engine.grading import choice_score
+        from attnquiz.engine.grading import choice_score
 
         score = choice_score
     selections = _selections(answer)

@@ -1,4 +1,4 @@
-"""PDF worksheets and keys: the Typst source of `engine.export.typst`, compiled by the `typst` wheel.
+"""PDF worksheets and keys: the Typst source of `attnquiz.engine.export.typst`, compiled by the `typst` wheel.
 
 Only the fonts inside the wheel are used (system fonts are ignored), so the bytes do not depend
 on the machine, and the document sets no date, so they do not depend on the clock either: the
@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from engine.export import typst as typst_source
-from engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
+from attnquiz.engine.export import typst as typst_source
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
 
 
 def compile_typst(source: str) -> bytes:

@@ -13,7 +13,7 @@ variants, so every student draws one. Per answer kind:
 - single choice: ``multiple_choice_question``.
 - vector, matrix, shape: ``fill_in_multiple_blanks_question``, one blank per entry. Canvas
   matches blanks as text, so each blank lists the spellings the tolerance accepts (see
-  `engine.export.lms.spellings`), with a warning; each blank is worth an equal share.
+  `attnquiz.engine.export.lms.spellings`), with a warning; each blank is worth an equal share.
 
 The worked solution is the general feedback; maths is TeX between ``\\(...\\)`` for Canvas's
 MathJax. Identifiers derive from the bank, the seed and the selection, and the zip entries carry
@@ -28,10 +28,17 @@ import zipfile
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
-from engine.answers import ChoiceAnswer, IntegerAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
-from engine.export import lms
-from engine.export.worksheet import ClassPlan, Progress
-from engine.variant import Question
+from attnquiz.engine.answers import (
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    NumericAnswer,
+    ShapeAnswer,
+    VectorAnswer,
+)
+from attnquiz.engine.export import lms
+from attnquiz.engine.export.worksheet import ClassPlan, Progress
+from attnquiz.engine.variant import Question
 
 _QTI_NS = (
     'xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" '

@@ -1,6 +1,6 @@
 """Prompt text as a small renderer-neutral tree: Markdown blocks and inline spans, formulas kept whole.
 
-`engine.markup` splits text into plain runs and parsed formulas; this module reads the Markdown
+`attnquiz.engine.markup` splits text into plain runs and parsed formulas; this module reads the Markdown
 that generators write around the formulas (paragraphs, ``-``/``1.`` lists, ``**bold**``,
 ``*italic*``, `` `code` ``, backslash escapes), so that HTML, Typst and the LMS formats render
 the same structure. Formulas stay `markup.Math` objects for each renderer to typeset.
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine import markup
+from attnquiz.engine import markup
 
 # Formulas are replaced by private-use placeholders while the Markdown around them is read, so
 # that a formula can sit inside bold text or a list item without its TeX being read as Markdown.
@@ -54,7 +54,7 @@ class Code:
 
 @dataclass(frozen=True, slots=True)
 class Formula:
-    """A formula, parsed by `engine.markup`."""
+    """A formula, parsed by `attnquiz.engine.markup`."""
 
     math: markup.Math
 

@@ -1,4 +1,4 @@
-"""Typst source for worksheets and answer keys, with maths typeset from `engine.markup`'s formula tree.
+"""Typst source for worksheets and answer keys, with maths typeset from `markup`'s formula tree.
 
 The documents are plain Typst with no packages, set in the fonts the `typst` wheel embeds (New
 Computer Modern for text and maths), so a PDF compiles the same on every machine with no TeX
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from engine import markup
-from engine.answers import ChoiceAnswer
-from engine.export import text as md
-from engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
-from engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
-from engine.variant import Question
+from attnquiz.engine import markup
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.export import text as md
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
+from attnquiz.engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
+from attnquiz.engine.variant import Question
 
 # ---------------------------------------------------------------------------------------------
 # Maths

@@ -15,11 +15,11 @@ from typing import Literal
 
 import numpy as np
 
-from engine.answers import Answer, MatrixAnswer, VectorAnswer
-from engine.bank import Bank, BankItem
-from engine.errors import QuizError
-from engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
-from engine.variant import Question
+from attnquiz.engine.answers import Answer, MatrixAnswer, VectorAnswer
+from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.errors import QuizError
+from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
+from attnquiz.engine.variant import Question
 
 Paper = Literal["a4", "us-letter"]
 KeyStyle = Literal["full", "brief"]

@@ -1,6 +1,6 @@
 """The built-in generators, one module per topic, and the table of which module registers which name.
 
-Importing this package imports no generator module: `engine.registry` imports a module the first
+Importing this package imports no generator module: `attnquiz.engine.registry` imports a module the first
 time one of its generators is asked for, so a bank loads only the modules it uses. The table is
 explicit (no discovery by globbing), and a test holds it equal to what the modules register.
 """

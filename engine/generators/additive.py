@@ -7,11 +7,11 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import Mistake, NumericAnswer, Tolerance, VectorAnswer
-from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints, vec
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import Mistake, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints, vec
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 

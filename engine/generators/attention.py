@@ -6,10 +6,10 @@ from typing import Literal
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import Dim, Mistake, NumericAnswer, ShapeAnswer, Tolerance, VectorAnswer
-from engine.generators import sizes
-from engine.generators.additive import (
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import Dim, Mistake, NumericAnswer, ShapeAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.generators import sizes
+from attnquiz.engine.generators.additive import (
     DRAWS,
     LINEAR_NORMALISATION,
     ORDINALS,
@@ -22,7 +22,7 @@ from engine.generators.additive import (
     given,
     given_vector,
 )
-from engine.generators.common import (
+from attnquiz.engine.generators.common import (
     THREE_PLACES,
     TWO_PLACES,
     keeps_all,
@@ -30,8 +30,8 @@ from engine.generators.common import (
     small_ints,
     vec,
 )
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 ONE_PLACE = Tolerance.decimals(1)
 

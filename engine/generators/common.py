@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from engine.answers import Answer, Matrix, Mistake, Tolerance, Vector, format_number
-from engine.variant import kept_mistakes
+from attnquiz.engine.answers import Answer, Matrix, Mistake, Tolerance, Vector, format_number
+from attnquiz.engine.variant import kept_mistakes
 
 TWO_PLACES = Tolerance.decimals(2)
 THREE_PLACES = Tolerance.decimals(3)

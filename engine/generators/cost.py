@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import IntegerAnswer, Mistake
-from engine.generators import sizes
-from engine.generators.common import group, pick
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import IntegerAnswer, Mistake
+from attnquiz.engine.generators import sizes
+from attnquiz.engine.generators.common import group, pick
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 D_MODEL = r"d_{\text{model}}"
 SCORE_LENGTHS = (6, 8, 10, 12, 16, 20, 24, 32, 50, 64, 100, 128, 256, 512)

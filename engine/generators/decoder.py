@@ -7,12 +7,12 @@ from typing import Literal
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import ChoiceAnswer, IntegerAnswer, Mistake, Option, ShapeAnswer
-from engine.generators import sizes
-from engine.generators.common import group, pick
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, Mistake, Option, ShapeAnswer
+from attnquiz.engine.generators import sizes
+from attnquiz.engine.generators.common import group, pick
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 D_MODEL = r"d_{\text{model}}"
 # Lengths of source and target sentences, as in translation batches.

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import MatrixAnswer, Mistake, VectorAnswer
-from engine.generators.additive import (
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import MatrixAnswer, Mistake, VectorAnswer
+from attnquiz.engine.generators.additive import (
     DRAWS,
     cannot_draw,
     check_range,
@@ -20,16 +20,16 @@ from engine.generators.additive import (
     given_matrix,
     given_vector,
 )
-from engine.generators.attention import (
+from attnquiz.engine.generators.attention import (
     UNWEIGHTED_MEAN,
     as_matrix,
     distinct_rows,
     pick_token,
     weight_terms,
 )
-from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, mat, small_ints, vec
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, mat, small_ints, vec
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 NO_SQRT_DK = (
     r"That leaves out the division by $\sqrt{d_k}$: the raw scores go into the softmax, so the "

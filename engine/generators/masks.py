@@ -7,12 +7,12 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from engine import numerics
-from engine.answers import EXACT, IntegerAnswer, MatrixAnswer, Mistake, VectorAnswer
-from engine.generators.common import THREE_PLACES, group, keeps_all, mat, pick, vec
-from engine.generators.week2_common import fixed, tex_grid, tex_row
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import EXACT, IntegerAnswer, MatrixAnswer, Mistake, VectorAnswer
+from attnquiz.engine.generators.common import THREE_PLACES, group, keeps_all, mat, pick, vec
+from attnquiz.engine.generators.week2_common import fixed, tex_grid, tex_row
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 WRONG_TRIANGLE = (
     r"That masks the wrong triangle: query $i$ must see keys $1, \ldots, i$ (itself and earlier "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import Mistake, Tolerance, VectorAnswer
-from engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, pick, vec
-from engine.generators.week2_common import equals, fixed, sci, short, signed_sum, tex_row
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import Mistake, Tolerance, VectorAnswer
+from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, pick, vec
+from attnquiz.engine.generators.week2_common import equals, fixed, sci, short, signed_sum, tex_row
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 EPS = 1e-5
 SAMPLE_STD = (

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
-from engine.generators.common import THREE_PLACES, keeps_all, num, pick, tex_vector, vec
-from engine.generators.week2_common import equals, short, tex_row
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
+from attnquiz.engine.generators.common import THREE_PLACES, keeps_all, num, pick, tex_vector, vec
+from attnquiz.engine.generators.week2_common import equals, short, tex_row
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 PE_FORMULA = (
     r"$\operatorname{PE}(pos, 2i) = \sin(pos / 10000^{2i/d})$ and "

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import IntegerAnswer, Mistake, NumericAnswer, Tolerance
-from engine.generators.common import num, pick
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import IntegerAnswer, Mistake, NumericAnswer, Tolerance
+from attnquiz.engine.generators.common import num, pick
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 TWO_SIGFIGS = Tolerance.sigfigs(2)
 FACTORS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)

@@ -6,14 +6,21 @@ from typing import Literal
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import Mistake, NumericAnswer, VectorAnswer
-from engine.generators.additive import check_range, count_word, fixed, fixed_vector, given, given_vector
-from engine.generators.attention import ONE_PLACE
-from engine.generators.common import THREE_PLACES, pick, vec
-from engine.generators.dot_product import DIVIDE_BY_DK, NO_SQRT_DK, UNIFORM_ROWS
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import Mistake, NumericAnswer, VectorAnswer
+from attnquiz.engine.generators.additive import (
+    check_range,
+    count_word,
+    fixed,
+    fixed_vector,
+    given,
+    given_vector,
+)
+from attnquiz.engine.generators.attention import ONE_PLACE
+from attnquiz.engine.generators.common import THREE_PLACES, pick, vec
+from attnquiz.engine.generators.dot_product import DIVIDE_BY_DK, NO_SQRT_DK, UNIFORM_ROWS
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 # Head widths whose square roots are whole numbers, so that the scaled scores come out exact: the
 # widths of the notes' variance table (02_dot_product_variance), as small heads really are.

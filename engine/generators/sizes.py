@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.generators.common import HEADS_FOR_WIDTH, MODEL_WIDTHS, pick
+from attnquiz.engine.generators.common import HEADS_FOR_WIDTH, MODEL_WIDTHS, pick
 
 # Sequence lengths a student can multiply by hand, 8…512 as in real inputs and padded batches.
 LENGTHS = (8, 10, 12, 16, 20, 24, 25, 30, 32, 40, 48, 50, 64, 100, 128, 200, 256, 512)

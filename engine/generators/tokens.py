@@ -6,11 +6,11 @@ from typing import Literal
 
 import numpy as np
 
-from engine import numerics
-from engine.answers import EXACT, ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer
-from engine.generators.common import group, pick, vec
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import EXACT, ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer
+from attnquiz.engine.generators.common import group, pick, vec
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 D_MODEL = r"d_{\text{model}}"
 SENTENCES = (

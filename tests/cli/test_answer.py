@@ -10,16 +10,16 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import app
-from engine import banks
-from engine.seeding import variant_code
+from attnquiz.engine import banks
+from attnquiz.engine.seeding import variant_code
+from attnquiz.main import app
 
 runner = CliRunner()
 
 
-# Not `python -m cli.main`: run as __main__, that module is a second copy of cli.main, on whose app
+# Not `python -m attnquiz.main`: run as __main__, that module is a second copy of attnquiz.main, on whose app
 # the commands defined in their own modules (such as `answer`) are not registered.
-QUIZ = [sys.executable, "-c", "from cli.main import main; main()"]
+QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]
 
 
 def quiz(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

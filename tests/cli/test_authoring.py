@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.main import app
+from attnquiz.main import app
 
 runner = CliRunner()
 

@@ -1,4 +1,4 @@
-"""cli.display: how text is folded to the terminal, and how questions and grades are laid out."""
+"""attnquiz.display: how text is folded to the terminal, and how questions and grades are laid out."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from cli import display
-from cli.display import NBSP, fold
-from engine import banks
-from engine.answers import ChoiceAnswer
-from engine.grading import grade
+from attnquiz import display
+from attnquiz.display import NBSP, fold
+from attnquiz.engine import banks
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.grading import grade
 
 
 def lines(text: str, width: int, hang: int = 0) -> list[str]:

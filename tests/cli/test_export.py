@@ -12,9 +12,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.main import app
-from engine import banks
-from engine.export.worksheet import plan_class
+from attnquiz.engine import banks
+from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.main import app
 
 runner = CliRunner()
 
@@ -163,9 +163,9 @@ def test_moodle_and_json_can_go_to_standard_output() -> None:
 _EXPORT_ALL = """
 import sys
 from pathlib import Path
-from engine import banks
-from engine.export.files import write
-from engine.export.worksheet import plan_class
+from attnquiz.engine import banks
+from attnquiz.engine.export.files import write
+from attnquiz.engine.export.worksheet import plan_class
 plan = plan_class(banks.load("week1"), students=2, master_seed=31, count=4)
 for fmt in ("md", "pdf", "html"):
     write(plan, fmt, Path(sys.argv[1]) / fmt)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.main import app
+from attnquiz.main import app
 
 runner = CliRunner()
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad_banks"
@@ -19,7 +19,7 @@ BAD = Path(__file__).resolve().parent.parent / "data" / "bad_banks"
 def quiz(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args],
+        [sys.executable, "-m", "attnquiz", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -125,7 +125,7 @@ def test_help_does_not_import_the_engine() -> None:
     code = (
         "import sys\n"
         "sys.argv = ['quiz', '--help']\n"
-        "from cli.main import main\n"
+        "from attnquiz.main import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "heavy = sorted(m for m in ('numpy', 'pydantic', 'yaml', 'sympy', 'typst') if m in sys.modules)\n"
         "print('HEAVY', heavy)\n"

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from engine import banks
-from engine.session import plan_practice
-from engine.variant import Question
+from attnquiz.engine import banks
+from attnquiz.engine.session import plan_practice
+from attnquiz.engine.variant import Question
 
 PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"
-# Not `python -m cli.main`: run as __main__, that module is a second copy of cli.main, and the
-# commands of cli.practice register on the imported copy's app.
-QUIZ = [sys.executable, "-c", "from cli.main import main; main()"]
+# Not `python -m attnquiz.main`: run as __main__, that module is a second copy of attnquiz.main, and the
+# commands of attnquiz.practice register on the imported copy's app.
+QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]
 ITEMS = ["score-a", "score-b", "pick-one", "score-c"]
 
 

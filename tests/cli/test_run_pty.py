@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
 
 PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"
-QUIZ = ["-c", "from cli.main import main; main()"]
+QUIZ = ["-c", "from attnquiz.main import main; main()"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 # Colour parameters of SGR sequences (bold and dim are styles, which NO_COLOR leaves alone).
 COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m")

@@ -16,7 +16,7 @@ import pytest
 
 from tests.cli.test_run_pty import ANSI, PRACTICE, attempts, finish, spawn
 
-QUIZ = [sys.executable, "-c", "from cli.main import main; main()"]
+QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
 NOTE = "The notes give the answer to this one as 1.93, from 2 tanh 2."
 

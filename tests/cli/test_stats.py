@@ -12,11 +12,11 @@ from pathlib import Path
 
 from fsrs import Rating
 
-from engine import review
-from engine.store import Attempt, CardRecord, CardUpdate, Store, utc_now
+from attnquiz.engine import review
+from attnquiz.engine.store import Attempt, CardRecord, CardUpdate, Store, utc_now
 
 PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"
-QUIZ = [sys.executable, "-c", "from cli.main import main; main()"]
+QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]
 
 
 def quiz(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

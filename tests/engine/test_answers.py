@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from engine.answers import (
+from attnquiz.engine.answers import (
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,

@@ -7,21 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from engine import check as check_module
-from engine.bank import Bank
-from engine.check import BankReport, ItemReport, check_bank, check_item, check_path
-from engine.errors import GeneratorRunError
-from engine.loader import load_bank_file
-from engine.starter import starter_bank
+from attnquiz.engine import check as check_module
+from attnquiz.engine.bank import Bank
+from attnquiz.engine.check import BankReport, ItemReport, check_bank, check_item, check_path
+from attnquiz.engine.errors import GeneratorRunError
+from attnquiz.engine.loader import load_bank_file
+from attnquiz.engine.starter import starter_bank
 
 PLUGIN = '''
 """Generators with one fault each, for the checks to find."""
 
 import numpy as np
 
-from engine.answers import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine.answers import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 TWO = Tolerance.decimals(2)
 calls = [0]
@@ -247,7 +247,7 @@ def test_load_errors_make_a_report_of_their_own(tmp_path: Path) -> None:
 
 
 def test_the_shipped_banks_pass_their_checks_for_a_few_seeds() -> None:
-    from engine import banks
+    from attnquiz.engine import banks
 
     for found in banks.discover():
         if found.origin != "built-in":

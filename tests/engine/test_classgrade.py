@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import banks
-from engine.answers import ChoiceAnswer
-from engine.bank import Bank
-from engine.classgrade import AnswersFileError, grade_file, grade_text, marks_csv, template_csv
-from engine.export.worksheet import plan_class
+from attnquiz.engine import banks
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.bank import Bank
+from attnquiz.engine.classgrade import AnswersFileError, grade_file, grade_text, marks_csv, template_csv
+from attnquiz.engine.export.worksheet import plan_class
 
 
 @pytest.fixture(scope="module")

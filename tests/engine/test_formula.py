@@ -11,21 +11,21 @@ from typing import Any
 
 import pytest
 
-from engine import parse
-from engine.answers import IntegerAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
-from engine.bank import Bank
-from engine.errors import BankError, GeneratorRunError
-from engine.expressions import (
+from attnquiz.engine import parse
+from attnquiz.engine.answers import IntegerAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
+from attnquiz.engine.bank import Bank
+from attnquiz.engine.errors import BankError, GeneratorRunError
+from attnquiz.engine.expressions import (
     ExpressionError,
     compile_expression,
     evaluate,
     format_value,
     from_python,
 )
-from engine.formula import LOAD_SEEDS, MAX_TRIES, compile_template
-from engine.grading import grade
-from engine.loader import load_bank_text
-from engine.schema import json_schema
+from attnquiz.engine.formula import LOAD_SEEDS, MAX_TRIES, compile_template
+from attnquiz.engine.grading import grade
+from attnquiz.engine.loader import load_bank_text
+from attnquiz.engine.schema import json_schema
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad_formula_banks"
 ROOT = BAD.parent.parent.parent

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from engine import markup
-from engine.answers import (
+from attnquiz.engine import markup
+from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -20,7 +20,7 @@ from engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from engine.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
+from attnquiz.engine.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
 
 
 def _mistake(tag: str, value: object) -> Mistake:
@@ -527,7 +527,7 @@ def test_choice_score_refuses_letters_that_are_not_options() -> None:
 
 
 def test_grade_uses_the_question_and_its_variants_mistakes() -> None:
-    from engine import banks
+    from attnquiz.engine import banks
 
     question = banks.load("week1").get("additive-score").original()
     assert grade(question, "2*tanh(2)").status == "correct"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import BankError
-from engine.loader import load_bank_text, parse_yaml
+from attnquiz.engine.errors import BankError
+from attnquiz.engine.loader import load_bank_text, parse_yaml
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad_banks"
 ROOT = BAD.parent.parent.parent

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import markup
+from attnquiz.engine import markup
 
 
 @pytest.mark.parametrize(

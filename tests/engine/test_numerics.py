@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.typing import ArrayLike
 
-from engine import numerics as nx
-from engine.numerics import ALL, WEIGHTS_ONLY, Counted
+from attnquiz.engine import numerics as nx
+from attnquiz.engine.numerics import ALL, WEIGHTS_ONLY, Counted
 
 Compute = Callable[[], Any]
 

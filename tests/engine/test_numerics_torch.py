@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import numerics as nx
-from engine.numerics import WEIGHTS_ONLY, Counted
+from attnquiz.engine import numerics as nx
+from attnquiz.engine.numerics import WEIGHTS_ONLY, Counted
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional

@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from engine import markup, parse
-from engine.parse import Invalid, Number
+from attnquiz.engine import markup, parse
+from attnquiz.engine.parse import Invalid, Number
 
 
 def read(text: str, *, allow_percent: bool = False) -> Number:

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import BankError
-from engine.loader import load_bank_file
-from engine.registry import load_builtin_generators
+from attnquiz.engine.errors import BankError
+from attnquiz.engine.loader import load_bank_file
+from attnquiz.engine.registry import load_builtin_generators
 
 GOOD = '''
 """My generators."""
 import numpy as np
-from engine.answers import IntegerAnswer
-from engine.registry import generator
-from engine.variant import Variant
+from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
 
 
 @generator

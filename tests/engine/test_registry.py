@@ -8,10 +8,10 @@ import numpy as np
 import pydantic
 import pytest
 
-from engine.answers import NumericAnswer
-from engine.errors import GeneratorSpecError
-from engine.registry import Registry, load_builtin_generators
-from engine.variant import Variant
+from attnquiz.engine.answers import NumericAnswer
+from attnquiz.engine.errors import GeneratorSpecError
+from attnquiz.engine.registry import Registry, load_builtin_generators
+from attnquiz.engine.variant import Variant
 
 
 def make(value: float = 1.0) -> Variant:
@@ -106,7 +106,7 @@ def test_suggest_finds_a_close_name() -> None:
 
 
 def test_every_builtin_generator_is_used_by_a_shipped_bank() -> None:
-    from engine import banks
+    from attnquiz.engine import banks
 
     used = {entry.spec.name for found in banks.discover() for entry in banks.load(found.name).items}
     assert set(load_builtin_generators()) <= used, "a registered generator no bank uses"
@@ -119,17 +119,17 @@ def test_the_module_table_lists_exactly_what_each_module_registers() -> None:
     import importlib
     import pkgutil
 
-    import engine.generators as package
-    from engine.generators import GENERATOR_MODULES, MODULES
+    import attnquiz.engine.generators as package
+    from attnquiz.engine.generators import GENERATOR_MODULES, MODULES
 
     registry = load_builtin_generators()
     every_module = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
     for name in every_module:
-        importlib.import_module(f"engine.generators.{name}")
+        importlib.import_module(f"attnquiz.engine.generators.{name}")
     registered = {
-        name: spec.module.removeprefix("engine.generators.")
+        name: spec.module.removeprefix("attnquiz.engine.generators.")
         for name in registry
-        if (spec := registry.get(name)) is not None and spec.module.startswith("engine.generators.")
+        if (spec := registry.get(name)) is not None and spec.module.startswith("attnquiz.engine.generators.")
     }
     # Every generator of every module of the package is in the table, under its own module.
     assert registered == MODULES
@@ -148,27 +148,28 @@ def _python(code: str) -> str:
 def test_a_builtin_module_is_imported_when_one_of_its_names_is_first_used() -> None:
     out = _python(
         "import sys\n"
-        "from engine.registry import load_builtin_generators\n"
+        "from attnquiz.engine.registry import load_builtin_generators\n"
         "registry = load_builtin_generators()\n"
         "names = list(registry)\n"
-        "before = sorted(m for m in sys.modules if m.startswith('engine.generators.'))\n"
+        "before = sorted(m for m in sys.modules if m.startswith('attnquiz.engine.generators.'))\n"
         "spec = registry.get('causal_mask_matrix')\n"
-        "after = sorted(m for m in sys.modules if m.startswith('engine.generators.'))\n"
-        "print(len(names), before, 'engine.generators.masks' in after, 'engine.generators.heads' in after,"
+        "after = sorted(m for m in sys.modules if m.startswith('attnquiz.engine.generators.'))\n"
+        "print(len(names), before, 'attnquiz.engine.generators.masks' in after,"
+        " 'attnquiz.engine.generators.heads' in after,"
         " spec.module, spec._model is None)\n"
     )
     count, rest = out.split(" ", 1)
     assert int(count) >= 60
     # Listing names imports nothing; a name imports its module only, and builds no params model.
-    assert rest == "[] True False engine.generators.masks True"
+    assert rest == "[] True False attnquiz.engine.generators.masks True"
 
 
 def test_a_builtin_module_imported_while_a_plugin_loads_registers_as_builtin() -> None:
     out = _python(
-        "from engine.registry import Registry, generators, registering_into\n"
+        "from attnquiz.engine.registry import Registry, generators, registering_into\n"
         "plugin = Registry(generators)\n"
         "with registering_into(plugin):\n"
-        "    import engine.generators.masks\n"
+        "    import attnquiz.engine.generators.masks\n"
         "print(plugin.own(), generators.get('causal_mask_matrix') is not None)\n"
     )
     assert out == "[] True"

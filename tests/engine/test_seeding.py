@@ -7,8 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import VariantCodeError
-from engine.seeding import MAX_SEED, check_seed, derive_seed, question_rng, seed_from_code, variant_code
+from attnquiz.engine.errors import VariantCodeError
+from attnquiz.engine.seeding import (
+    MAX_SEED,
+    check_seed,
+    derive_seed,
+    question_rng,
+    seed_from_code,
+    variant_code,
+)
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from fsrs import Scheduler
 
-from engine import banks
-from engine.bank import Bank
-from engine.errors import ItemNotFoundError
-from engine.session import (
+from attnquiz.engine import banks
+from attnquiz.engine.bank import Bank
+from attnquiz.engine.errors import ItemNotFoundError
+from attnquiz.engine.session import (
     DEFAULT_COUNT,
     Plan,
     SelectionError,
@@ -24,7 +24,7 @@ from engine.session import (
     plan_practice,
     plan_review,
 )
-from engine.store import Store
+from attnquiz.engine.store import Store
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "practice" / "demo.yaml"
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

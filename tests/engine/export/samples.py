@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.answers import (
+from attnquiz.engine.answers import (
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -13,9 +13,9 @@ from engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from engine.export.worksheet import ClassPlan, Sheet
-from engine.seeding import variant_code
-from engine.variant import Question, Variant
+from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+from attnquiz.engine.seeding import variant_code
+from attnquiz.engine.variant import Question, Variant
 
 MATHS_PROMPT = (
     r"Scaled dot-product attention computes $\operatorname{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$ "

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.export import files
-from engine.export.worksheet import ExportError
+from attnquiz.engine.export import files
+from attnquiz.engine.export.worksheet import ExportError
 
 from .samples import sample_plan
 

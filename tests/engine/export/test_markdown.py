@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine import markup
-from engine.export import markdown
+from attnquiz.engine import markup
+from attnquiz.engine.export import markdown
 
 from .golden import check_golden
 from .samples import sample_plan

@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from engine import markup
-from engine.export import mathml
+from attnquiz.engine import markup
+from attnquiz.engine.export import mathml
 
 from .samples import sample_questions
 

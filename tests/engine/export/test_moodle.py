@@ -9,12 +9,19 @@ from dataclasses import replace
 
 import pytest
 
-from engine import banks
-from engine.answers import ChoiceAnswer, IntegerAnswer, MatrixAnswer, NumericAnswer, Option, VectorAnswer
-from engine.export import moodle
-from engine.export.worksheet import ClassPlan, ExportError, plan_class
-from engine.grading import choice_score, grade
-from engine.variant import Question
+from attnquiz.engine import banks
+from attnquiz.engine.answers import (
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    NumericAnswer,
+    Option,
+    VectorAnswer,
+)
+from attnquiz.engine.export import moodle
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
+from attnquiz.engine.grading import choice_score, grade
+from attnquiz.engine.variant import Question
 
 from .golden import check_golden
 from .samples import sample_plan, sample_questions

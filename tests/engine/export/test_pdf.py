@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from engine import banks
-from engine.export import pdf
-from engine.export.worksheet import Paper, plan_class
+from attnquiz.engine import banks
+from attnquiz.engine.export import pdf
+from attnquiz.engine.export.worksheet import Paper, plan_class
 
 from .samples import sample_plan
 

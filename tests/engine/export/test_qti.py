@@ -8,10 +8,10 @@ import zipfile
 
 import pytest
 
-from engine import banks
-from engine.answers import ChoiceAnswer, IntegerAnswer, NumericAnswer
-from engine.export import qti
-from engine.export.worksheet import plan_class
+from attnquiz.engine import banks
+from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, NumericAnswer
+from attnquiz.engine.export import qti
+from attnquiz.engine.export.worksheet import plan_class
 
 from .samples import sample_plan
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import markup
-from engine.export import text as md
+from attnquiz.engine import markup
+from attnquiz.engine.export import text as md
 
 
 def _plain(source: str) -> str:

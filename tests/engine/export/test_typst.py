@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import markup
-from engine.export import typst as ts
-from engine.export.pdf import compile_typst
+from attnquiz.engine import markup
+from attnquiz.engine.export import typst as ts
+from attnquiz.engine.export.pdf import compile_typst
 
 from .samples import sample_plan
 

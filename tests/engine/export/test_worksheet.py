@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import banks
-from engine.bank import Bank
-from engine.errors import ItemNotFoundError
-from engine.export.worksheet import ExportError, plan_class, select_items, student_seed
-from engine.grading import grade
-from engine.seeding import ORIGINAL_CODE, derive_seed, variant_code
+from attnquiz.engine import banks
+from attnquiz.engine.bank import Bank
+from attnquiz.engine.errors import ItemNotFoundError
+from attnquiz.engine.export.worksheet import ExportError, plan_class, select_items, student_seed
+from attnquiz.engine.grading import grade
+from attnquiz.engine.seeding import ORIGINAL_CODE, derive_seed, variant_code
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from engine import grading
-from engine.bank import BankItem
-from engine.variant import Question
+from attnquiz.engine import grading
+from attnquiz.engine.bank import BankItem
+from attnquiz.engine.variant import Question
 
 
 def assert_grades_as_itself(

@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks, numerics, parse
-from engine.answers import IntegerAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
-from engine.bank import Bank, BankItem, NoOriginalError
-from engine.generators import cost, counts, encoder, heads, rnn
-from engine.generators.common import HEADS_FOR_WIDTH, MODEL_WIDTHS
-from engine.variant import Question, Variant
+from attnquiz.engine import banks, numerics, parse
+from attnquiz.engine.answers import IntegerAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
+from attnquiz.engine.bank import Bank, BankItem, NoOriginalError
+from attnquiz.engine.generators import cost, counts, encoder, heads, rnn
+from attnquiz.engine.generators.common import HEADS_FOR_WIDTH, MODEL_WIDTHS
+from attnquiz.engine.variant import Question, Variant
 from tests.engine.generators.grading_checks import assert_grades_as_itself
 
 SEEDS = range(120)

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks, grading, numerics
-from engine.answers import MatrixAnswer, Mistake, NumericAnswer, ShapeAnswer, VectorAnswer
-from engine.bank import BankItem, NoOriginalError
-from engine.generators import additive, attention, dot_product, scaling
-from engine.variant import Question
+from attnquiz.engine import banks, grading, numerics
+from attnquiz.engine.answers import MatrixAnswer, Mistake, NumericAnswer, ShapeAnswer, VectorAnswer
+from attnquiz.engine.bank import BankItem, NoOriginalError
+from attnquiz.engine.generators import additive, attention, dot_product, scaling
+from attnquiz.engine.variant import Question
 from tests.engine.generators.grading_checks import assert_grades_as_itself
 
 SEEDS = range(100)
@@ -84,7 +84,7 @@ def mistakes_by_tag(question: Question) -> dict[str, Mistake]:
 
 
 def softmax(scores: Sequence[float]) -> list[float]:
-    """Written out with math.exp, independently of engine.numerics."""
+    """Written out with math.exp, independently of attnquiz.engine.numerics."""
     top = max(scores)
     exps = [math.exp(s - top) for s in scores]
     return [e / sum(exps) for e in exps]

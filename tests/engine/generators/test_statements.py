@@ -9,11 +9,11 @@ import numpy as np
 import pydantic
 import pytest
 
-from engine import markup
-from engine.errors import BankError
-from engine.generators.statements import Pool, _feasible
-from engine.loader import load_bank_text
-from engine.registry import GeneratorSpec, load_builtin_generators
+from attnquiz.engine import markup
+from attnquiz.engine.errors import BankError
+from attnquiz.engine.generators.statements import Pool, _feasible
+from attnquiz.engine.loader import load_bank_text
+from attnquiz.engine.registry import GeneratorSpec, load_builtin_generators
 
 
 def _spec() -> GeneratorSpec:

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks
-from engine.generators import rnn
-from engine.variant import Variant
+from attnquiz.engine import banks
+from attnquiz.engine.generators import rnn
+from attnquiz.engine.variant import Variant
 
 BANK = banks.load("week1")
 SEEDS = range(150)

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks, grading, numerics
-from engine.answers import (
+from attnquiz.engine import banks, grading, numerics
+from attnquiz.engine.answers import (
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -17,10 +17,10 @@ from engine.answers import (
     ShapeAnswer,
     VectorAnswer,
 )
-from engine.bank import Bank, BankItem, NoOriginalError
-from engine.generators import decoder, flops, masks, normalisation, positions, tokens
-from engine.generators.common import MODEL_WIDTHS
-from engine.variant import Question, Variant
+from attnquiz.engine.bank import Bank, BankItem, NoOriginalError
+from attnquiz.engine.generators import decoder, flops, masks, normalisation, positions, tokens
+from attnquiz.engine.generators.common import MODEL_WIDTHS
+from attnquiz.engine.variant import Question, Variant
 from tests.engine.generators.grading_checks import assert_grades_as_itself
 
 SEEDS = range(120)
@@ -237,7 +237,7 @@ def test_bank_covers_the_issue(bank: Bank) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Every variant against a closed form written out here (not through engine.numerics)
+# Every variant against a closed form written out here (not through attnquiz.engine.numerics)
 # ---------------------------------------------------------------------------------------------
 
 

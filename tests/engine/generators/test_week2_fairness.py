@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import banks
-from engine.answers import ChoiceAnswer
-from engine.generators import positions
-from engine.variant import Variant
+from attnquiz.engine import banks
+from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.generators import positions
+from attnquiz.engine.variant import Variant
 
 BANK = banks.load("week2")
 SEEDS = range(150)

@@ -1,0 +1,54 @@
+"""What every command shares: argument types, one-line errors, JSON output and fresh seeds.
+
+The command modules (`lookup`, `practice`, `answer`, `exporting`, `authoring`) import this module;
+`main` imports them and registers their commands, so imports only go one way.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+BankArg = Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print one clear line to stderr and exit (1: a user error, 2: a usage error)."""
+    typer.echo(f"quiz: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def user_errors(fn: F) -> F:
+    """Show the engine's user errors (QuizError) as plain messages instead of tracebacks."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from attnquiz.engine.errors import BankError, QuizError
+
+        try:
+            return fn(*args, **kwargs)
+        except BankError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from None
+        except QuizError as exc:
+            fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def print_json(data: Any) -> None:
+    """JSON on stdout, UTF-8, keys in the order the engine built them."""
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def new_seed() -> int:
+    """A fresh seed for a user who gave none (printed, so the variant can be rebuilt)."""
+    return secrets.randbelow(1_000_000)
