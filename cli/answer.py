@@ -47,7 +47,7 @@ def answer_command(
     if chosen != 1:
         fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
     text = _read_response(response)
-    entry = banks.load(bank).get(item)
+    entry = banks.load(bank, plugins=True).get(item)
     if original:
         question = entry.original()
     else:

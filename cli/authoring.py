@@ -72,8 +72,12 @@ def show_report(report: BankReport) -> None:
 
     if report.errors:
         # One unwrapped line per error, as the loader writes them, so that editors and CI can jump to it.
+        from attnquiz.engine.errors import excerpt
+
         for issue in report.errors:
             typer.echo(str(issue))
+            for line in excerpt(report.source, issue):
+                typer.echo(line)
         count = len(report.errors)
         typer.echo(f"{report.path}: {count} error{'s' if count != 1 else ''}, nothing was run.")
         return

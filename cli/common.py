@@ -36,7 +36,7 @@ def user_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except BankError as exc:
-            typer.echo(str(exc), err=True)
+            typer.echo(exc.report(), err=True)  # each file:line line, then its source line and a caret
             raise typer.Exit(1) from None
         except QuizError as exc:
             fail(str(exc))

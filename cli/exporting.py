@@ -210,7 +210,7 @@ def export_command(
     seed_given = seed is not None
     if not original and seed is None:
         seed = new_seed()
-    loaded = banks.load(bank)
+    loaded = banks.load(bank, plugins=True)
     plan = _plan(
         loaded,
         students=count_of,
@@ -305,7 +305,7 @@ def grade_command(
     from attnquiz.engine import banks
     from attnquiz.engine.classgrade import grade_file, marks_csv, template_csv
 
-    loaded = banks.load(bank)
+    loaded = banks.load(bank, plugins=True)
     if template:
         if answers is not None:
             fail("--template writes a new answers file: give no ANSWERS file with it", 2)

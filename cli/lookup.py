@@ -30,13 +30,16 @@ def list_command(
         list_banks(as_json)
         return
 
+    from attnquiz.engine.plugins import is_deferred
+
+    # Without the bank's plugins: listing runs no code a bank names, so a plugin item's kind is unknown.
     loaded = banks.load(bank)
     rows = [
         {
             "id": entry.id,
             "source": entry.item.source,
             "topic": entry.item.topic,
-            "kind": display.kind_label(entry.question(0).answer),
+            "kind": "plugin" if is_deferred(entry.spec) else display.kind_label(entry.question(0).answer),
             "original": entry.has_original,
             "summary": entry.spec.summary,
         }
@@ -74,7 +77,7 @@ def show_command(
 
     if sum(x is not None and x is not False for x in (seed, code, original or None)) > 1:
         fail("give only one of --seed, --code and --original", 2)
-    entry = banks.load(bank).get(item)
+    entry = banks.load(bank, plugins=True).get(item)
     if original:
         question = entry.original()
     else:

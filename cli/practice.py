@@ -136,7 +136,7 @@ def run_command(
     if original and seed is not None:
         fail("--original asks the papers' own questions, which have no seed: drop --seed", 2)
     chosen_seed = seed if seed is not None else new_seed()
-    loaded = banks.load(bank)
+    loaded = banks.load(bank, plugins=True)
     plan = plan_practice(
         loaded,
         seed=chosen_seed,
@@ -202,11 +202,11 @@ def _load_banks(names: list[str] | None, view: SessionView) -> list[Any]:
     from attnquiz.engine.errors import QuizError
 
     if names:
-        return [banks.load(name) for name in names]
+        return [banks.load(name, plugins=True) for name in names]
     loaded = []
     for found in banks.discover():
         try:
-            loaded.append(banks.load(str(found.path)))
+            loaded.append(banks.load(str(found.path), plugins=True))
         except QuizError as exc:
             view.warning(f"bank {found.name} is skipped: {str(exc).splitlines()[-1]}")
     if not loaded:

@@ -6,6 +6,7 @@ import dataclasses
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -120,6 +121,10 @@ class Bank:
     description: str
     path: str
     items: tuple[BankItem, ...]
+    plugins: tuple[Path, ...] = ()
+    """The bank's plugin files (Python code), whether or not this load imported them."""
+    origin: str = ""
+    """Where `attnquiz.engine.banks` found it: built-in, QUIZ_PATH or path ("" when loaded directly)."""
 
     def get(self, item_id: str) -> BankItem:
         """The item with that id, or an error that suggests the closest ids."""

@@ -38,7 +38,7 @@ from attnquiz.engine.answers import (
     is_finite,
 )
 from attnquiz.engine.bank import Bank, BankItem
-from attnquiz.engine.errors import BankError, Issue, QuizError
+from attnquiz.engine.errors import BankError, Issue, QuizError, excerpt
 from attnquiz.engine.formula import Combination, Formula, FormulaError
 from attnquiz.engine.seeding import ORIGINAL_CODE, question_rng, variant_code
 from attnquiz.engine.variant import Question
@@ -133,6 +133,8 @@ class BankReport:
     title: str = ""
     errors: list[Issue] = field(default_factory=list)
     items: list[ItemReport] = field(default_factory=list)
+    source: str | None = None
+    """The bank's text when it has load errors and may be quoted (see `BankError`), for excerpts."""
 
     @property
     def ok(self) -> bool:
@@ -153,7 +155,14 @@ class BankReport:
             "variants": self.variants,
             "ok": self.ok,
             "errors": [
-                {"file": i.file, "line": i.line, "field": i.field, "message": i.message, "text": str(i)}
+                {
+                    "file": i.file,
+                    "line": i.line,
+                    "field": i.field,
+                    "message": i.message,
+                    "text": str(i),
+                    "excerpt": excerpt(self.source, i),
+                }
                 for i in self.errors
             ],
             "items": [item.to_json() for item in self.items],
@@ -208,7 +217,9 @@ def check_path(
     try:
         bank = banks.load(name_or_path)
     except BankError as exc:
-        return BankReport(bank=found.name, path=exc.file, variants=variants, errors=list(exc.issues))
+        return BankReport(
+            bank=found.name, path=exc.file, variants=variants, errors=list(exc.issues), source=exc.source
+        )
     return check_bank(bank, variants, progress)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from dataclasses import dataclass
 
 
@@ -18,6 +20,8 @@ class Issue:
     field: str
     message: str
     column: int | None = None
+    token: str = ""
+    """Text of the line that the problem is about (``*`` for an alias), for the caret of `excerpt`."""
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}"
@@ -29,14 +33,77 @@ class Issue:
 
 
 class BankError(QuizError):
-    """A bank file has one or more problems; all of them are listed, sorted by line."""
+    """A bank file has one or more problems; all of them are listed, sorted by line.
 
-    def __init__(self, file: str, issues: list[Issue]) -> None:
+    ``str()`` is one ``file:line: field: message`` line per problem and a summary (what scripts and
+    the golden files read); `report` adds, under each line, the offending source line with a caret.
+    ``source`` is the bank's text, given only when the file is a bank: a file that is not (a symlink
+    to a secret, say) is never quoted.
+    """
+
+    def __init__(self, file: str, issues: list[Issue], source: str | None = None) -> None:
         self.file = file
         self.issues = sorted(issues, key=lambda i: (i.line, i.column or 0, i.field))
+        self.source = source
         count = len(self.issues)
-        summary = f"{file}: {count} error{'s' if count != 1 else ''}, nothing was run."
-        super().__init__("\n".join([*map(str, self.issues), summary]))
+        self.summary = f"{file}: {count} error{'s' if count != 1 else ''}, nothing was run."
+        super().__init__("\n".join([*map(str, self.issues), self.summary]))
+
+    def report(self) -> str:
+        """Every problem with its source excerpt (when the file may be quoted), then the summary."""
+        lines: list[str] = []
+        for issue in self.issues:
+            lines.append(str(issue))
+            lines.extend(excerpt(self.source, issue))
+        lines.append(self.summary)
+        return "\n".join(lines)
+
+
+EXCERPT_WIDTH = 120
+"""At most this many characters of a source line are quoted under an error."""
+
+
+def excerpt(source: str | None, issue: Issue) -> list[str]:
+    """The issue's source line and a caret under what it is about, as ruff and rustc show them.
+
+    The caret goes under the issue's column when it has one, else under the last name of its field
+    (``dim`` of ``items[0].params.dim``) when the line has it, else under the line's text.
+    """
+    if source is None or issue.line < 1:
+        return []
+    text_lines = source.splitlines()
+    if issue.line > len(text_lines):
+        return []
+    # A tab is one column, as YAML's marks count it, and shown as → (YAML forbids it in indentation).
+    raw = text_lines[issue.line - 1].replace("\t", "→")
+    if not raw.strip():
+        return []
+    shown = raw[:EXCERPT_WIDTH] + ("…" if len(raw) > EXCERPT_WIDTH else "")
+    shown = "".join(c if c.isprintable() else "?" for c in shown)  # never a control sequence
+    start = len(raw) - len(raw.lstrip())
+    width = len(raw.strip())
+    if issue.column is not None:
+        start, width = issue.column - 1, 1
+    elif issue.token and (found := re.search(re.escape(issue.token) + r"[\w-]*", raw)):
+        start, width = found.start(), found.end() - found.start()
+    else:
+        names = [part for part in re.split(r"[.\[\]]", issue.field) if part and not part.isdigit()]
+        if names:
+            found = re.search(rf"(?<![\w-]){re.escape(names[-1])}(?![\w-])", raw)
+            if found:
+                start, width = found.start(), len(names[-1])
+    start = min(start, EXCERPT_WIDTH)
+    width = max(1, min(width, EXCERPT_WIDTH - start))
+    number = str(issue.line)
+    gutter = " " * len(number)
+    return [f" {number} | {shown}", f" {gutter} | {' ' * start}{'^' * width}"]
+
+
+def notice(message: str) -> None:
+    """Tell the user something that is not an error (a plugin about to run, a shadowed bank): one
+    line on stderr. A program using the engine as a library may replace this function."""
+    sys.stderr.write(f"quiz: {message}\n")
+    sys.stderr.flush()
 
 
 class BankNotFoundError(QuizError):

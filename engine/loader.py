@@ -20,6 +20,7 @@ import pydantic
 import yaml
 
 from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.banks import MAX_BANK_BYTES, decode_bank, read_bank_bytes
 from attnquiz.engine.errors import BankError, GeneratorSpecError, Issue
 from attnquiz.engine.formula import Formula, FormulaCompileError
 from attnquiz.engine.registry import Registry, load_builtin_generators
@@ -78,21 +79,53 @@ _Yaml12Loader.add_implicit_resolver(
 )
 
 _MAX_DEPTH = 50
+MAX_NODES = 200_000
+"""A bank with more YAML nodes (keys, values, list entries) than this is refused (week 1 has ~8,000)."""
+
+
+class _TooLarge(Exception):
+    """The document has more nodes than `MAX_NODES`: building stops at once."""
+
+
+class _AliasOfCollection(Exception):
+    """An alias of a mapping or list: building stops at once (what follows would only be noise)."""
+
+    def __init__(self, node: yaml.Node, path: Loc, after: int) -> None:
+        super().__init__()
+        self.node = node
+        self.path = path
+        self.after = after
 
 
 class _Located:
-    """Python data built from a YAML node tree, with the line of every key path."""
+    """Python data built from a YAML node tree, with the line of every key path.
+
+    The tree is built with bounded work: every node is counted, and an alias (``*name``) of a
+    mapping or a list is refused rather than expanded, so a 46-byte ``- &r [*r, *r]`` or a
+    "billion laughs" file costs what its text costs. An alias of a scalar is still allowed.
+    """
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.lines: dict[Loc, int] = {}
         self.issues: list[Issue] = []
+        self._built: set[int] = set()  # the collection nodes built so far (a second visit is an alias)
+        self._nodes = 0
 
-    def build(self, loader: Any, node: yaml.Node, path: Loc) -> Any:
+    def build(self, loader: Any, node: yaml.Node, path: Loc, after: int = 0) -> Any:
+        """The data of ``node``; ``after`` is where in the text its own notation starts at the
+        earliest (past its key or the previous entry), which finds the line of an alias."""
         self.lines.setdefault(path, node.start_mark.line + 1)
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise _TooLarge
         if len(path) > _MAX_DEPTH:
             self.issue(path, "nested too deeply")
             return None
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            if id(node) in self._built:
+                raise _AliasOfCollection(node, path, after)
+            self._built.add(id(node))
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:
@@ -127,10 +160,11 @@ class _Located:
                     )
                     continue
                 self.lines[child] = key_node.start_mark.line + 1
-                result[key] = self.build(loader, value_node, child)
+                result[key] = self.build(loader, value_node, child, key_node.end_mark.index)
             return result
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(loader, v, (*path, i)) for i, v in enumerate(node.value)]
+            starts = [node.start_mark.index + 1, *(v.end_mark.index for v in node.value)]
+            return [self.build(loader, v, (*path, i), starts[i]) for i, v in enumerate(node.value)]
         return loader.construct_object(node, deep=True)
 
     def line_of(self, loc: Loc) -> int:
@@ -152,8 +186,13 @@ def format_loc(loc: Loc) -> str:
         if isinstance(part, int):
             text += f"[{part}]"
         else:
-            text += f".{part}" if text else str(part)
+            # A key is quoted as written, but never at length (a file that is not a bank has long ones).
+            name = part if len(part) <= _KEY_SHOWN else part[: _KEY_SHOWN - 1] + "…"
+            text += f".{name}" if text else name
     return text
+
+
+_KEY_SHOWN = 40
 
 
 def _describe(value: Any) -> str:
@@ -267,49 +306,119 @@ def _pydantic_issues(
 
 
 def parse_yaml(text: str, file: str) -> tuple[Any, _Located]:
-    """The data of a YAML document and the lines of its keys; a syntax error is a BankError."""
+    """The data of a YAML document and the lines of its keys; a syntax error is a BankError.
+
+    The work is bounded by the text's length: at most `MAX_BANK_BYTES` characters, at most
+    `MAX_NODES` nodes, and no alias of a mapping or list expanded.
+    """
     located = _Located(file)
+    quotable = text if looks_like_bank(text) else None
+    if len(text) > MAX_BANK_BYTES:
+        message = f"the file has {len(text):,} characters; a bank may have at most {MAX_BANK_BYTES:,}"
+        raise BankError(file, [Issue(file, 1, "", message)])
     loader = _Yaml12Loader(text)
     try:
         node = loader.get_single_node()
         data = located.build(loader, node, ()) if node is not None else None
+    except _TooLarge:
+        message = f"more than {MAX_NODES:,} YAML values: split the bank into smaller ones"
+        raise BankError(file, [Issue(file, 1, "", message)]) from None
+    except _AliasOfCollection as alias:
+        what = "mapping" if isinstance(alias.node, yaml.MappingNode) else "list"
+        # The node is the anchored one (its marks are the anchor's): the alias is the first `*`
+        # past the key or the previous entry.
+        star = text.find("*", alias.after)
+        line = text.count("\n", 0, star) + 1 if star >= 0 else located.line_of(alias.path)
+        message = (
+            f"an alias (*name) of a {what} (anchored at line {alias.node.start_mark.line + 1}) is not "
+            "allowed in a bank: write the values out (aliases of single values are fine)"
+        )
+        issue = Issue(file, line, format_loc(alias.path), message, token="*")
+        raise BankError(file, [issue], quotable) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         column = mark.column + 1 if mark else None
         problem = exc.problem or exc.context or "cannot be read"
-        raise BankError(file, [Issue(file, line, "", f"YAML syntax: {problem}", column)]) from None
+        problem += _tab_hint(text, line)
+        raise BankError(file, [Issue(file, line, "", f"YAML syntax: {problem}", column)], quotable) from None
     except yaml.YAMLError as exc:
         raise BankError(file, [Issue(file, 1, "", f"YAML: {exc}")]) from None
+    except RecursionError:
+        raise BankError(file, [Issue(file, 1, "", "YAML: nested too deeply")]) from None
     finally:
         loader.dispose()
     return data, located
 
 
+_BANK_KEY = re.compile(r"^[\"']?(?:bank|items)[\"']?[ \t]*:", re.MULTILINE)
+
+
+def looks_like_bank(text: str) -> bool:
+    """Whether a file's text may be quoted in messages: it has a top-level ``bank:`` or ``items:``.
+
+    A path given by mistake, or a bank that is a symlink to another file (a key, a password file),
+    must not have its lines echoed as "unknown field" names or source excerpts.
+    """
+    return _BANK_KEY.search(text) is not None
+
+
+def _tab_hint(text: str, line: int) -> str:
+    """YAML forbids tabs in indentation, and its messages never say "tab": say it."""
+    lines = text.splitlines()
+    near = lines[max(0, line - 2) : line]
+    if any("\t" in entry[: len(entry) - len(entry.lstrip())] or "\t" in entry for entry in near):
+        return " (the line has a tab: YAML indents with spaces only)"
+    return ""
+
+
 def load_bank_text(
-    text: str, file: str, registry: Registry | None = None, base_dir: Path | None = None
+    text: str,
+    file: str,
+    registry: Registry | None = None,
+    base_dir: Path | None = None,
+    *,
+    plugins: bool = False,
 ) -> Bank:
     """Validate a bank's YAML text; every problem in it is raised at once as a BankError.
 
     ``base_dir`` is where the bank's ``plugins`` are looked for (default: the folder of ``file``).
+    A bank's plugins are Python code: they are imported only when ``plugins`` is true (a command
+    that builds variants). Otherwise an item of a plugin's generator is kept with its parameters
+    unchecked, and building a variant of it raises `PluginsNotImportedError`.
     """
     registry = registry or load_builtin_generators()
     data, located = parse_yaml(text, file)
-    if not isinstance(data, dict):
-        located.issue((), "a bank is a mapping with bank, title and items")
+    quotable = text if looks_like_bank(text) else None
+    if not isinstance(data, dict) or quotable is None:
+        # Nothing of a file that is not a bank is quoted: not its keys, not its lines.
+        located.issues = [
+            Issue(file, 1, "", "not a question bank: a bank is a mapping with bank, title and items")
+        ]
         raise BankError(file, located.issues)
-    plugins = data.get("plugins")
-    if isinstance(plugins, list) and plugins:
-        registry = _with_plugins(located, registry, plugins, base_dir or Path(file).parent)
+    folder = base_dir or Path(file).parent
+    plugin_paths = _plugin_paths(located, data.get("plugins"), folder)
+    if plugin_paths and plugins:
+        registry = _with_plugins(located, registry, plugin_paths, file)
 
+    raw_items = data.get("items")
+    forgot_kind = {
+        index
+        for index, raw in enumerate(raw_items if isinstance(raw_items, list) else [])
+        if isinstance(raw, dict) and _suggest_formula_kind(located, raw, index)
+    }
     model: BankModel | None = None
     try:
         model = BankModel.model_validate(data)
     except pydantic.ValidationError as exc:
         _pydantic_issues(located, exc, (), data=data)
+    if forgot_kind:
+        # Read as generator items, their formula fields are "unknown" and `generator` "missing":
+        # noise once the one fix (`kind: formula`) is named.
+        noise = tuple(f"items[{index}]." for index in forgot_kind)
+        located.issues = [issue for issue in located.issues if not issue.field.startswith(noise)]
 
     items: list[BankItem] = []
-    raw_items = data.get("items")
     seen: dict[str, int] = {}
     for index, raw in enumerate(raw_items if isinstance(raw_items, list) else []):
         if not isinstance(raw, dict):
@@ -337,7 +446,9 @@ def load_bank_text(
                     )
                 )
             continue
-        resolved = _check_generator(located, registry, raw, index)
+        resolved = _check_generator(
+            located, registry, raw, index, deferred=bool(plugin_paths) and not plugins
+        )
         if model is not None and resolved is not None:
             spec, kwargs, original_kwargs = resolved
             items.append(
@@ -352,22 +463,57 @@ def load_bank_text(
             )
 
     if located.issues or model is None:
-        raise BankError(file, located.issues)
+        raise BankError(file, located.issues, quotable)
     return Bank(
-        name=model.bank, title=model.title, description=model.description, path=file, items=tuple(items)
+        name=model.bank,
+        title=model.title,
+        description=model.description,
+        path=file,
+        items=tuple(items),
+        plugins=tuple(path for _, path in plugin_paths),
     )
 
 
-def _with_plugins(located: _Located, builtin: Registry, plugins: list[Any], base_dir: Path) -> Registry:
-    """The bank's registry: the built-in generators plus those of its plugin modules."""
-    from attnquiz.engine.plugins import PluginError, load_plugin
+def _plugin_paths(located: _Located, plugins: Any, folder: Path) -> list[tuple[int, Path]]:
+    """The bank's plugin files with their indexes: ``.py`` files in the bank's own folder or below.
 
-    registry = Registry(builtin)
+    ``plugins:`` never follows a path out of the bank's folder (``../../etc/hostname``, an absolute
+    path, or a symlink that leads out): a bank shared with you cannot make quiz import a file
+    elsewhere on your disk.
+    """
+    if not isinstance(plugins, list):
+        return []  # the schema reports anything else
+    found: list[tuple[int, Path]] = []
+    root = folder.resolve()
     for index, name in enumerate(plugins):
         if not isinstance(name, str):
-            continue  # the schema reports it
+            continue
+        where = ("plugins", index)
+        if not name.endswith(".py"):
+            located.issue(where, "a plugin is a Python file ending in .py, next to the bank")
+            continue
+        candidate = Path(name)
+        resolved = (root / candidate).resolve()
+        if candidate.is_absolute() or ".." in candidate.parts or not resolved.is_relative_to(root):
+            located.issue(where, "a plugin must be a .py file in the bank's own folder (or below it)")
+            continue
+        found.append((index, root / candidate))
+    return found
+
+
+def _with_plugins(
+    located: _Located, builtin: Registry, plugins: list[tuple[int, Path]], file: str
+) -> Registry:
+    """The bank's registry: the built-in generators plus those of its plugin modules (imported now)."""
+    from attnquiz.engine import errors
+    from attnquiz.engine.plugins import PluginError, load_plugin
+
+    shown = ", ".join(str(path) for _, path in plugins)
+    errors.notice(f"bank {file} runs Python code from its plugins: {shown}")
+    registry = Registry(builtin)
+    for index, path in plugins:
         try:
-            plugin = load_plugin(base_dir / name, builtin)
+            plugin = load_plugin(path, builtin)
             for generator_name in plugin.own():
                 spec = plugin.get(generator_name)
                 if spec is not None:
@@ -375,6 +521,23 @@ def _with_plugins(located: _Located, builtin: Registry, plugins: list[Any], base
         except (PluginError, GeneratorSpecError) as exc:
             located.issue(("plugins", index), str(exc))
     return registry
+
+
+_FORMULA_ONLY = sorted(set(FormulaItem.model_fields) - set(GeneratorItem.model_fields))
+
+
+def _suggest_formula_kind(located: _Located, raw: Mapping[str, Any], index: int) -> bool:
+    """An item with formula fields but no ``kind: formula`` is a formula item that forgot its kind:
+    say so (and return True)."""
+    if "kind" in raw or "generator" in raw:
+        return False
+    given = [name for name in _FORMULA_ONLY if name in raw]
+    if given:
+        located.issue(
+            ("items", index),
+            f"has {', '.join(given)}, which only formula items have: add `kind: formula` to the item",
+        )
+    return bool(given)
 
 
 def _check_formula(located: _Located, raw: Mapping[str, Any], index: int, bank: Any) -> Formula | None:
@@ -400,13 +563,26 @@ def _check_formula(located: _Located, raw: Mapping[str, Any], index: int, bank: 
 
 
 def _check_generator(
-    located: _Located, registry: Registry, raw: Mapping[str, Any], index: int
+    located: _Located, registry: Registry, raw: Mapping[str, Any], index: int, *, deferred: bool = False
 ) -> tuple[Any, dict[str, Any], dict[str, Any] | None] | None:
-    """Check an item's generator and parameters; the validated keyword arguments if they are fine."""
+    """Check an item's generator and parameters; the validated keyword arguments if they are fine.
+
+    ``deferred``: the bank's plugins were not imported, so a generator that is not built in is taken
+    to be theirs, with its parameters as written (they are checked when the plugins are imported).
+    """
     name = raw.get("generator")
     if not isinstance(name, str):
         return None
     spec = registry.get(name)
+    if spec is None and deferred:
+        from attnquiz.engine.plugins import deferred_spec
+
+        params = raw.get("params", {})
+        original = raw.get("original")
+        if not isinstance(params, dict):
+            return None
+        original_kwargs = {**params, **original} if isinstance(original, dict) else None
+        return deferred_spec(name), dict(params), original_kwargs
     if spec is None:
         suggestion = registry.suggest(name)
         hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
@@ -433,11 +609,10 @@ def _check_generator(
     return spec, kwargs, original_kwargs
 
 
-def load_bank_file(path: Path, shown_as: str | None = None, registry: Registry | None = None) -> Bank:
+def load_bank_file(
+    path: Path, shown_as: str | None = None, registry: Registry | None = None, *, plugins: bool = False
+) -> Bank:
     """Read and validate a bank file; ``shown_as`` is the name used in error messages."""
     file = shown_as or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BankError(file, [Issue(file, 1, "", f"cannot read the file ({exc})")]) from None
-    return load_bank_text(text, file, registry, base_dir=path.parent)
+    text = decode_bank(read_bank_bytes(path, file), file)
+    return load_bank_text(text, file, registry, base_dir=path.parent, plugins=plugins)

@@ -1,7 +1,10 @@
 """Instructors' own generator modules, named by a bank's ``plugins:`` and registered for that bank only.
 
 A plugin is Python code and runs with the rights of whoever loads the bank; that is why only banks
-that name a plugin run one, and why formula items (which need no plugin) never run code.
+that name a plugin run one, why formula items (which need no plugin) never run code, why a plugin is
+imported only by a command that builds variants (never by ``quiz list``), announced on stderr with
+the bank's path, and only from the bank's own folder (see `attnquiz.engine.loader`), and why
+``quiz check`` imports and runs it in a child process with a time limit (see `attnquiz.engine.check`).
 """
 
 from __future__ import annotations
@@ -14,11 +17,40 @@ import zlib
 from pathlib import Path
 
 from attnquiz.engine.errors import GeneratorSpecError, QuizError
-from attnquiz.engine.registry import Registry, load_builtin_generators, registering_into
+from attnquiz.engine.registry import GeneratorSpec, Registry, load_builtin_generators, registering_into
+from attnquiz.engine.variant import Variant
 
 
 class PluginError(QuizError):
     """A plugin module could not be imported, or one of its generators breaks the rules."""
+
+
+class PluginsNotImportedError(QuizError):
+    """A variant of a plugin's generator was asked for from a bank loaded without its plugins."""
+
+
+DEFERRED_MODULE = "(plugin, not imported)"
+"""The ``module`` of a generator spec that stands for a plugin's generator not imported yet."""
+
+
+def deferred_spec(name: str) -> GeneratorSpec:
+    """A stand-in for generator ``name`` of a bank's plugins, for commands that build no variant
+    (``quiz list BANK``): it knows the name only, and building a variant with it is an error."""
+
+    def not_imported(rng: object, /, **params: object) -> Variant:
+        raise PluginsNotImportedError(
+            f"generator {name!r} comes from the bank's plugins, which were not imported: load the "
+            "bank with plugins=True to build its variants"
+        )
+
+    return GeneratorSpec(
+        name, not_imported, summary="a generator of the bank's plugins", module=DEFERRED_MODULE, fields={}
+    )
+
+
+def is_deferred(spec: GeneratorSpec) -> bool:
+    """Whether ``spec`` stands for a plugin generator that this load did not import."""
+    return spec.module == DEFERRED_MODULE
 
 
 _loaded: dict[tuple[Path, int], Registry] = {}
@@ -35,6 +67,8 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
     key = (resolved, version)
     if key in _loaded:
         return _loaded[key]
+    if not resolved.is_file() or resolved.suffix != ".py":
+        raise PluginError(f"{path} is not a Python file")
     registry = Registry(parent)
     module_name = f"quiz_plugin_{zlib.crc32(str(resolved).encode()):08x}_{resolved.stem}"
     spec = importlib.util.spec_from_file_location(module_name, resolved)

@@ -216,7 +216,8 @@ def plan_practice(
     if not original:
         words += ["--seed", str(seed)]
     return Plan(
-        title=bank.title,
+        # A bank from QUIZ_PATH or a path says which file it is (it may share a built-in bank's name).
+        title=bank.title if bank.origin in {"built-in", ""} else f"{bank.title}  ({bank.path})",
         mode=mode,
         seed=seed,
         questions=planned,

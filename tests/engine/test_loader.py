@@ -97,3 +97,93 @@ def test_an_unknown_item_suggests_close_ids() -> None:
     )
     with pytest.raises(Exception, match="did you mean additive-score"):
         bank.get("additive-scor")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded loading: size, nodes, aliases; files that are not banks are never quoted
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_file_beyond_the_size_cap_is_refused_before_parsing(tmp_path: Path) -> None:
+    from attnquiz.engine.banks import MAX_BANK_BYTES
+    from attnquiz.engine.loader import load_bank_file
+
+    big = tmp_path / "big.yaml"
+    big.write_text("bank: big\n" + "#" * MAX_BANK_BYTES + "\n", encoding="utf-8")
+    with pytest.raises(BankError, match=r"^big\.yaml:1: the file is larger than 1,000,000 bytes"):
+        load_bank_file(big, shown_as="big.yaml")
+    with pytest.raises(BankError, match=r"^big\.yaml:1: the file has 1,000,0\d\d characters"):
+        load_bank_text(big.read_text(encoding="utf-8"), "big.yaml")
+
+
+def test_a_bank_with_too_many_values_is_refused() -> None:
+    from attnquiz.engine.loader import MAX_NODES
+
+    text = "bank: many\ntitle: t\nitems: [" + ", ".join(["1"] * (MAX_NODES + 10)) + "]\n"
+    with pytest.raises(BankError, match=r"^many\.yaml:1: more than 200,000 YAML values"):
+        load_bank_text(text, "many.yaml")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- &r [*r, *r]\n",
+        "&m {a: *m, b: *m}\n",
+        "bank: b\ntitle: t\nitems: &i\n  - *i\n",
+        "bank: b\ntitle: t\nx: &x [[1, 2], [3, 4]]\nitems: [*x]\n",
+    ],
+    ids=["self-list", "self-mapping", "items-in-items", "shared-list"],
+)
+def test_an_alias_of_a_collection_is_refused_at_its_line(text: str) -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank_text(text, "a.yaml")
+    [issue] = caught.value.issues
+    assert "an alias (*name) of a" in issue.message
+    assert issue.line == text.count("\n", 0, text.rindex("*")) + 1  # the line of the (last) alias
+
+
+def test_a_mapping_that_is_not_a_bank_is_never_quoted() -> None:
+    # A bank that is a symlink to a secret file must not echo its keys as "unknown field" names.
+    secret = "password: hunter2\napi_key: sk-SECRET-TOKEN\n"
+    with pytest.raises(BankError) as caught:
+        load_bank_text(secret, "evil.yaml")
+    shown = caught.value.report()
+    for secret_part in ("password", "hunter2", "SECRET"):
+        assert secret_part not in shown
+    assert caught.value.issues[0].message.startswith("not a question bank")
+    broken = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7: [\n"
+    with pytest.raises(BankError) as caught:
+        load_bank_text(broken, "key.yaml")
+    assert "AAAAB3" not in caught.value.report()  # a syntax error in a non-bank: no excerpt either
+
+
+def test_a_long_unknown_key_is_shortened() -> None:
+    key = "k" * 500
+    with pytest.raises(BankError) as caught:
+        load_bank_text(f"bank: b\ntitle: t\n{key}: 1\nitems: []\n", "b.yaml")
+    assert all(len(issue.field) <= 40 for issue in caught.value.issues)
+
+
+def test_errors_show_the_source_line_with_a_caret() -> None:
+    text = (
+        "bank: b\ntitle: t\nitems:\n  - id: score\n    source: s\n    topic: t\n"
+        "    generator: additive_score\n    params: {dim: 2.5}\n"
+    )
+    with pytest.raises(BankError) as caught:
+        load_bank_text(text, "b.yaml")
+    assert caught.value.report().splitlines() == [
+        "b.yaml:8: items[0].params.dim: Input should be a valid integer, got a number with a fractional part"
+        " (got 2.5)",
+        " 8 |     params: {dim: 2.5}",
+        "   |              ^^^",
+        "b.yaml: 1 error, nothing was run.",
+    ]
+    assert str(caught.value).splitlines()[0] == caught.value.report().splitlines()[0]
+
+
+def test_a_tab_is_named_and_shown() -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank_text("bank: b\ntitle: t\nitems:\n  - id: a\n\tsource: s\n", "b.yaml")
+    report = caught.value.report().splitlines()
+    assert "tab" in report[0]
+    assert report[1] == " 5 | →source: s"

@@ -46,7 +46,7 @@ def write(tmp_path: Path, plugin: str, body: str, name: str = "my_entries") -> P
 
 
 def test_a_plugin_generator_serves_its_bank_only(tmp_path: Path) -> None:
-    bank = load_bank_file(write(tmp_path, "gens.py", GOOD))
+    bank = load_bank_file(write(tmp_path, "gens.py", GOOD), plugins=True)
     question = bank.get("entries").question(3)
     assert question.answer.kind == "integer"
     assert "my_entries" not in load_builtin_generators()
@@ -55,7 +55,7 @@ def test_a_plugin_generator_serves_its_bank_only(tmp_path: Path) -> None:
 def expect_error(tmp_path: Path, body: str, message: str, name: str = "my_entries") -> None:
     path = write(tmp_path, "gens.py", body, name)
     with pytest.raises(BankError) as caught:
-        load_bank_file(path, shown_as="mine.yaml")
+        load_bank_file(path, shown_as="mine.yaml", plugins=True)
     first = str(caught.value).splitlines()[0]
     assert first.startswith("mine.yaml:3: plugins[0]: "), first
     assert message in first, first
@@ -83,4 +83,4 @@ def test_a_missing_plugin_file_is_reported(tmp_path: Path) -> None:
     bank = tmp_path / "mine.yaml"
     bank.write_text(BANK.format(plugin="nowhere.py", name="my_entries"), encoding="utf-8")
     with pytest.raises(BankError, match=r"plugins\[0\]: cannot read"):
-        load_bank_file(bank)
+        load_bank_file(bank, plugins=True)
