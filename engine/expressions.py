@@ -49,6 +49,7 @@ from attnquiz.engine.parse import (
     Token,
     call_function,
     checked,
+    divide,
     match_brackets,
     power,
     read_literal,
@@ -253,9 +254,8 @@ def _binary(op: str, a: Value, b: Value) -> Value:
     if op == "/":
         if y == 0:
             raise ExpressionError("division by zero")
-        # Exact operands give an exact quotient (1/3 stays a third); ints alone would give a float.
-        exact = isinstance(x, int | Fraction) and isinstance(y, int | Fraction)
-        return _guarded(lambda: checked(Fraction(x) / y if exact else x / y))
+        # The reader's division: exact operands give an exact quotient (1/3 stays a third).
+        return _guarded(lambda: divide(x, y))
     return _guarded(lambda: power(x, y))
 
 
@@ -564,6 +564,14 @@ class _Compiler:
     def unexpected(self, tok: Token) -> ExpressionError:
         where = f"at character {tok.pos + 1}"
         prev = self.tokens[self.i - 1] if self.i > 0 else None
+        if prev is not None and prev.text == "]" and tok.text == "[" and tok.space:
+            return ExpressionError(f"a comma is missing before `[` {where}: write [[a, b], [c, d]]")
+        if prev is not None and tok.kind == "open" and tok.text == "[" and prev.kind in _ENDS_OPERAND:
+            return ExpressionError(
+                f"`[` {where} picks an entry, and indexing is not supported: write the entry's own "
+                "formula (softmax([a, b])[0] is exp(a) / (exp(a) + exp(b))), or give the whole list "
+                "as the answer (kind: vector)"
+            )
         if prev is not None and tok.kind in _STARTS_OPERAND and prev.kind in _ENDS_OPERAND:
             return ExpressionError(
                 f"missing operator between `{prev.text}` and `{tok.text}` {where}: write `*` for a product"
@@ -813,7 +821,7 @@ def compile_expression(text: str, variables: Collection[str] | None = None) -> E
         raise ExpressionError(
             f"the expression is too long ({len(text):,} characters; the limit is {parse.MAX_LENGTH:,})"
         )
-    clean = text.translate(parse.TRANSLATE).strip()
+    clean = parse.normalise(text).strip()
     if not clean:
         raise ExpressionError("the expression is empty")
     tokens = _tokens(clean)

@@ -216,8 +216,9 @@ def _number_slip(answer: NumericAnswer | IntegerAnswer, value: parse.Number) -> 
         )
     if value.value == 0:
         return None
-    # Only the power of ten nearest the ratio can match, so one comparison decides.
-    power = round(math.log10(abs(value.value / target)))
+    # Only the power of ten nearest the ratio can match, so one comparison decides. A difference
+    # of logarithms, not the log of a ratio: 5e-324/16 underflows to 0 and 1e300/1e-9 overflows.
+    power = round(math.log10(abs(value.value)) - math.log10(abs(target)))
     if power == 0 or abs(power) > _MAX_POWER or not _scaled(tolerance, target, value, power):
         return None
     if power == 2 and abs(target) <= 1:

@@ -177,6 +177,9 @@ TRANSLATE = str.maketrans(
         "\u2007": " ",
         "\u2009": " ",
         "\u202f": " ",
+        "\u3000": " ",  # ideographic space
+        "\u066b": ".",  # Arabic decimal separator, typed with Arabic-Indic digits
+        "\u066c": ",",  # Arabic thousands separator
     }
 )
 _SUPERSCRIPTS = {
@@ -199,11 +202,39 @@ def _clip(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+_FULLWIDTH = range(0xFF01, 0xFF5F)  # fullwidth forms of the printable ASCII characters ！ … ～
+_FULLWIDTH_OFFSET = 0xFEE0
+
+
+def _fold_char(ch: str) -> str:
+    digit = unicodedata.decimal(ch, None)
+    if digit is not None:
+        return str(digit)
+    if ord(ch) in _FULLWIDTH:
+        return chr(ord(ch) - _FULLWIDTH_OFFSET)
+    return ch
+
+
+def normalise(text: str) -> str:
+    """Text with the characters that stand for ASCII ones replaced by them (see the module docstring).
+
+    Minus signs, dashes, times and division signs and unusual spaces become ``- * /`` and a space;
+    decimal digits of any script (Unicode category Nd: Arabic-Indic, Devanagari, fullwidth,
+    mathematical bold ...) become ``0``-``9``; fullwidth forms of ASCII characters (what an input
+    method in full-width mode types) become those characters. Nothing else is folded: a translation
+    table, not NFKC, which would turn 768² into 7682. Whatever is left that is not ASCII is
+    refused by the tokenizer, naming the character.
+    """
+    clean = text.replace("\r\n", "\n").translate(TRANSLATE)
+    if clean.isascii():
+        return clean
+    return "".join(ch if ch.isascii() else _fold_char(ch) for ch in clean)
+
+
 def _prepare(text: str) -> str:
     if len(text) > MAX_LENGTH:
         raise ReadError(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
-    # A translation table, not NFKC: NFKC would turn 768² into 7682.
-    clean = text.replace("\r\n", "\n").translate(TRANSLATE).strip(" \n")
+    clean = normalise(text).strip(" \n")
     if not clean:
         raise ReadError("The response is empty.")
     return clean
@@ -224,10 +255,19 @@ class Token:
     space: bool  # whitespace before it
 
 
-_TAIL = r"(?:\.\d*)?(?:[eE][+-]?\d+)?"
-# In a single number, commas, spaces or underscores (one kind per number) group digits in threes.
-_NUMBER_GROUPED = rf"(?:\d{{1,3}}(?P<sep>[,_ ])\d{{3}}(?:(?P=sep)\d{{3}})*(?!\d)|\d+){_TAIL}|\.\d+{_TAIL}"
-_NUMBER_PLAIN = rf"(?:\d{{1,3}}(?:_\d{{3}})+(?!\d)|\d+){_TAIL}|\.\d+{_TAIL}"
+# Digits are ASCII here: `normalise` has folded the digits of other scripts.
+_EXP = r"(?:[eE][+-]?[0-9]+)?"
+_TAIL = rf"(?:\.[0-9]*)?{_EXP}"
+# Digits with two or more points (.5., .9.9, 1.2.3) are one token, so that `read_literal` can say what
+# is wrong with it instead of the tokens reading as two numbers.
+_POINTS = r"[0-9]*\.[0-9]*\.[0-9.]*|"
+# In a single number, commas, spaces or underscores (one kind per number) group digits in threes;
+# the first group never starts with 0 (0,622 is a decimal comma, not 622).
+_NUMBER_GROUPED = (
+    rf"{_POINTS}(?:[1-9][0-9]{{0,2}}(?P<sep>[,_ ])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*(?![0-9])|[0-9]+){_TAIL}"
+    rf"|\.[0-9]+{_EXP}"
+)
+_NUMBER_PLAIN = rf"{_POINTS}(?:[1-9][0-9]{{0,2}}(?:_[0-9]{{3}})+(?![0-9])|[0-9]+){_TAIL}|\.[0-9]+{_EXP}"
 _REST = r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<pow>\*\*)|(?P<single>[-+*/^%()\[\]{},;\n√π])"
 _REST += r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)|(?P<space> +)|(?P<bad>.)"
 _TOKEN_GROUPED = re.compile(rf"(?P<num>{_NUMBER_GROUPED}){_REST}", re.DOTALL)
@@ -311,13 +351,23 @@ def checked(value: Num) -> Num:
     return value
 
 
-def _divide(a: Num, b: Num) -> Num:
+def divide(a: Num, b: Num) -> Num:
+    """``a / b``: exact for exact operands (1/3 stays a third), refused for a zero divisor.
+
+    A float divided by a tiny exact value (``pi/1e-400``) is computed exactly and then rounded, since
+    converting the divisor to a float first would divide by 0.0 (or overflow).
+    """
     if b == 0:
         raise ReadError("Division by zero.")
     if isinstance(a, int) and isinstance(b, int):
         q, r = divmod(a, b)
         return q if r == 0 else checked(Fraction(a, b))
-    return checked(a / b)
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, float) and isinstance(b, float):
+            return checked(a / b)
+        quotient = checked(Fraction(a) / Fraction(b))
+        return float(quotient)
+    return checked(Fraction(a) / b)
 
 
 def _int_log10(n: int) -> float:
@@ -428,6 +478,22 @@ def call_function(name: str, arg: Num) -> Num:
 # ---------------------------------------------------------------------------------------------
 
 
+_LITERAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_MIN_LOG10 = -1000  # smaller literals are refused; larger ones stay exact (10**1000 has 3,322 bits)
+
+
+def _malformed_reason(text: str) -> str:
+    shown = f"`{_clip(text)}`"
+    if text.count(".") > 1:
+        return (
+            f"{shown} is not a number: it has more than one point. Write decimals with one point, "
+            "and group thousands with commas or spaces (1,234,567)."
+        )
+    if "." in text.lower().partition("e")[2]:
+        return f"{shown} is not a number: the exponent after `e` is a whole number (1.5e-3, not 1e-3.5)."
+    return f"{shown} is not a number as written."
+
+
 @dataclass(frozen=True, slots=True)
 class _Literal:
     value: Num
@@ -438,12 +504,14 @@ class _Literal:
 
 def read_literal(raw: str) -> _Literal:
     """A number as written: its exact value, and the place of its last significant digit."""
-    if raw.isdigit() and len(raw) < 19:
+    if raw.isascii() and raw.isdigit() and len(raw) < 19:
         # The common case (a plain whole number) without the general bookkeeping below.
         significant = raw.lstrip("0").rstrip("0")
         zeros = len(raw) - len(raw.rstrip("0")) if significant else 0
         return _Literal(int(raw), raw, zeros, len(significant))
     text = raw.replace(",", "").replace("_", "").replace(" ", "")
+    if _LITERAL.fullmatch(text) is None:
+        raise ReadError(_malformed_reason(text))
     mantissa, _, exp_text = text.replace("E", "e").partition("e")
     if len(exp_text.lstrip("+-")) > _MAX_EXPONENT_DIGITS:
         raise ReadError(f"The exponent of `{_clip(text)}` is too large to grade.")
@@ -462,6 +530,11 @@ def read_literal(raw: str) -> _Literal:
     else:
         significant = whole.rstrip("0")
         last_place, sigfigs = exponent + len(whole) - len(significant), len(significant)
+    if leading + exponent < _MIN_LOG10:
+        # Refused before 10**999999 is built: the work is bounded, not only the exponent's digits.
+        raise ReadError(
+            f"`{_clip(text)}` is too close to zero to grade (the limit is 1e{_MIN_LOG10}); write 0 for zero."
+        )
     scale = 10 ** len(frac_part)
     value = Fraction(int(int_part or "0") * scale + int(frac_part or "0"), scale) * Fraction(10) ** exponent
     return _Literal(checked(value), _clip(text), last_place, sigfigs)
@@ -548,7 +621,7 @@ class _Expr:
                     if right.num == 0:
                         raise ReadError("Division by zero.", f"{left.text}/{right.text}")
                     divided = True
-                num = checked(left.num * right.num) if tok.text == "*" else _divide(left.num, right.num)
+                num = checked(left.num * right.num) if tok.text == "*" else divide(left.num, right.num)
                 left = _Val(num, f"{left.text}{tok.text}{right.text}")
             elif self._implicit(tok):
                 if divided:
@@ -612,7 +685,7 @@ class _Expr:
                     val.text,
                 )
             self.take()
-            val = _Val(_divide(val.num, 100), f"{val.text}%", val.literal)
+            val = _Val(divide(val.num, 100), f"{val.text}%", val.literal)
         return val
 
     def atom(self) -> _Val:
@@ -693,8 +766,12 @@ class _Expr:
             raise ReadError(unknown_name_reason(tok.text), read)
         if tok.kind in {"sep", "nl"} or tok.space or (tok.kind == "open" and tok.text != "("):
             raise _Several()
-        prev = self.tokens[self.i - 1].text
-        raise ReadError(f"Missing operator between `{prev}` and `{tok.text}`: write `*` for a product.", read)
+        prev = self.tokens[self.i - 1]
+        if prev.kind == "num" and tok.kind == "num" and tok.text.startswith("."):
+            raise ReadError(_malformed_reason(prev.text + tok.text), read)
+        raise ReadError(
+            f"Missing operator between `{prev.text}` and `{tok.text}`: write `*` for a product.", read
+        )
 
 
 def _canonical_name(name: str) -> str:
@@ -765,6 +842,8 @@ def _several_numbers(text: str) -> Invalid:
             "Expected a single number, but read a list. Write decimals with a point and products with `*`.",
             echo_structure(found),
         )
+    if isinstance(found, Invalid) and "several" not in found.reason:
+        return Invalid(f"Expected a single number, but read several. {found.reason}", found.read_as)
     return Invalid("Expected a single number, but read several. Write products with `*`.")
 
 
@@ -786,7 +865,8 @@ def _check_decimal_comma(tokens: list[Token]) -> None:
         if a.kind != "num" or sep.text != "," or b.kind != "num" or sep.space or b.space:
             continue
         pair = _clip(f"{a.text},{b.text}")
-        if b.text.isdigit() and len(b.text) == 3:
+        # 1234,567 misplaces a grouping comma; 0,622 (no group of thousands starts with 0) is a decimal.
+        if b.text.isdigit() and len(b.text) == 3 and a.text.isdigit() and not a.text.startswith("0"):
             raise ReadError(f"`{pair}`: commas group thousands in threes (589,824).")
         raise ReadError(
             f"`{pair}`: write decimals with a point ({_clip(a.text)}.{_clip(b.text)}), not a comma."
@@ -1047,6 +1127,20 @@ def structure(text: str) -> Structure | Invalid:
 
 _SHAPE_TIMES = re.compile(r"×|(?<=\d)\s*[xX]\s*(?=[\d(])|(?<![\w.])[xX](?![\w.])|\s+by\s+")
 _SUBSCRIPT_BRACES = re.compile(r"_\{(\w+)\}")
+_TEX_WORD = re.compile(r"\\(?:text|textrm|mathrm|mathit|operatorname)\s*\{([^{}]*)\}")
+_SUBSCRIPT_LETTERS = dict(zip("ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵣᵤᵥ₀₁₂₃₄₅₆₇₈₉", "aeoxhklmnpstijruv0123456789", strict=True))
+_SUBSCRIPT_RUN = re.compile(f"[{''.join(_SUBSCRIPT_LETTERS)}]+")
+
+
+def _subscripts_as_underscores(text: str) -> str:
+    """``dₖ`` → ``d_k``, ``dₘₒdₑₗ`` → ``d_model``: the terminal's rendering of a subscript, typed back."""
+    return _SUBSCRIPT_RUN.sub(lambda m: "_" + "".join(_SUBSCRIPT_LETTERS[c] for c in m.group()), text)
+
+
+def spell_dimensions(text: str) -> str:
+    """A shape's dimension names in one spelling: ``d_{\\text{model}}``, ``d_{model}`` and ``dₖ`` become
+    ``d_model`` and ``d_k`` (`canonical_symbol` then makes ``dmodel`` and ``d_model`` agree)."""
+    return _SUBSCRIPT_BRACES.sub(r"_\1", _TEX_WORD.sub(r"\1", _subscripts_as_underscores(text)))
 
 
 def shape(text: str) -> tuple[Dim, ...] | Invalid:
@@ -1055,7 +1149,7 @@ def shape(text: str) -> tuple[Dim, ...] | Invalid:
     one, like ``8*64``) or a name (``d_{model}`` is read as ``d_model``)."""
     if len(text) > MAX_LENGTH:
         return Invalid(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
-    spelled = _SUBSCRIPT_BRACES.sub(r"_\1", _SHAPE_TIMES.sub(",", text))
+    spelled = spell_dimensions(_SHAPE_TIMES.sub(",", text))
     try:
         values, whole = _lists(spelled, _read_dim, names=True)
     except _Several:
@@ -1089,7 +1183,7 @@ def canonical_symbol(name: str) -> str:
     Case still matters (``T`` is not ``t``), and no other aliases are made: a bare ``d`` could
     mean d_model, d_k or d_ff.
     """
-    return name.replace("_", "").replace("{", "").replace("}", "")
+    return spell_dimensions(name).replace("_", "").replace("{", "").replace("}", "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1147,12 +1241,15 @@ __all__ = [
     "Vector",
     "canonical_symbol",
     "describe_char",
+    "divide",
     "echo_shape",
     "echo_structure",
     "format_plain",
     "letters",
+    "normalise",
     "number",
     "shape",
+    "spell_dimensions",
     "structure",
     "unknown_name_reason",
 ]

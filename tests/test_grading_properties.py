@@ -254,3 +254,47 @@ def test_any_float_written_by_python_is_read_back_exactly(value: float) -> None:
     result = parse.number(repr(value))
     assert isinstance(result, parse.Number), result
     assert result.value == value
+
+
+# -- numbers at the float extremes (issue 12) ---------------------------------------------------
+
+EXTREMES = [
+    "5e-324", "-5e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "1e300", "-1e300",
+    "1e-300", "1e-400", "1e-999", "1e-999999", "1e999999", "0e999999", "0.0", "-0", ".5.", ".9.9",
+    "[.5., 1]", "pi/1e-400", "sqrt(2)/1e-400", "1e300*10", "1e-300/1e300", "0,622", "٢٥.٥", "１.７６",
+]  # fmt: skip
+EXTREME_FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e300, 1e-300]
+)
+FORMS = [
+    "{a}", "-{a}", "{a}/{b}", "{a}*{b}", "{a}^{b}", "{a}+{b}", "{a}%", "sqrt({a})/{b}", "pi/{b}",
+    "e^{a}", "log({a})", "tanh({a})*{b}", "[{a}, {b}]", "[[{a}, {b}], [{b}, {a}]]", "{a} x {b}",
+    "[T, {a}]", "{a}e-400", "{a}.5",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+def test_extreme_numbers_grade_without_raising_on_every_item(entry: BankItem) -> None:
+    # The slip checks compare with the item's own answer, so every item (tiny answers, large counts).
+    question = entry.question(9)
+    for text in EXTREMES:
+        well_formed(grade(question, text))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=EXTREME_FLOATS, b=EXTREME_FLOATS, form=st.sampled_from(FORMS))
+def test_numbers_at_float_extremes_grade_without_raising(a: float, b: float, form: str) -> None:
+    text = form.format(a=repr(a), b=repr(b))
+    grade_everywhere(text)
+    number = parse.number(text, allow_percent=True)
+    if isinstance(number, parse.Number):
+        assert math.isfinite(number.value)
+        assert abs(number.value) <= parse.MAX_MAGNITUDE
+
+
+def test_pathological_numbers_are_refused_not_computed() -> None:
+    # 199 huge negative exponents fit in 2,000 characters: refused before 10**999999 is built.
+    text = "+".join(["1e-999999"] * 199)
+    for question in QUESTIONS:
+        result = well_formed(grade(question, text))
+        assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer)

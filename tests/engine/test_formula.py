@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -164,11 +165,54 @@ def test_functions_and_constants_continue_in_floats() -> None:
         ("(" * 60 + "1" + ")" * 60, "nested too deeply"),
         ("1" * 3000, "too long"),
         ("-" * 1000 + "1", "nested too deeply"),
+        # The response reader's totality holds here too (issue 12): a bank load never crashes.
+        (".5.", "more than one point"),
+        ("[.5., 1]", "more than one point"),
+        ("d/.9.9", "more than one point"),
+        ("pi/1e-400", "too large"),
+        ("sqrt(2)/1e-400", "too large"),
+        ("1e-999999", "too close to zero"),
+        ("+".join(["1e-999999"] * 199), "too close to zero"),
     ],
 )
 def test_bad_expressions_are_refused_with_a_reason(text: str, message: str) -> None:
     with pytest.raises(ExpressionError, match=re.escape(message)):
         evaluate(text, {"d": from_python(1)})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["softmax([s1, s2] / tau)[0]", "v[1]", "[1, 2][0]", "(v)[0]", "softmax(v)[d]", "max(v) + v[0]"],
+)
+def test_indexing_is_refused_as_unsupported_with_what_to_write_instead(text: str) -> None:
+    variables = {
+        name: from_python(value) for name, value in {"s1": 1, "s2": 2, "tau": 1, "v": [1, 2], "d": 1}.items()
+    }
+    with pytest.raises(ExpressionError) as caught:
+        evaluate(text, variables)
+    message = str(caught.value)
+    assert "indexing is not supported" in message
+    assert "exp(a) / (exp(a) + exp(b))" in message
+    assert "write `*`" not in message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("2 d", "missing operator between `2` and `d`"),
+        ("(d)(d)", "missing operator between `)` and `(`"),
+        ("[[1, 2] [3, 4]]", "a comma is missing before `[`"),
+    ],
+)
+def test_other_juxtapositions_keep_their_own_advice(text: str, message: str) -> None:
+    with pytest.raises(ExpressionError, match=re.escape(message)):
+        evaluate(text, {"d": from_python(1)})
+
+
+def test_tiny_and_mixed_exact_float_quotients_are_computed() -> None:
+    assert evaluate("pi/1e-200") == pytest.approx(math.pi * 1e200)
+    assert evaluate("1/3") == Fraction(1, 3)
+    assert evaluate("٢٥.٥") == Fraction(51, 2)
 
 
 @pytest.mark.parametrize("text", ["9^9^9", "10^10^10", "2^(2^(2^(2^(2^2))))", "1" + "0" * 1990, "9" * 400])

@@ -196,7 +196,7 @@ def test_several_numbers_where_one_is_expected_are_invalid_and_echoed() -> None:
         ("1e300*10", "too large"),
         ("1e9999999999", "exponent"),
         ("9" * 400, "too large"),
-        ("1.2.3", "operator"),
+        ("1.2.3", "more than one point"),
         ("1 +", "ends too early"),
         ("*2", "missing before"),
         ("(1+2", "not closed"),
@@ -214,6 +214,88 @@ def test_several_numbers_where_one_is_expected_are_invalid_and_echoed() -> None:
 )
 def test_unreadable_numbers_are_invalid_with_a_reason(text: str, words: str) -> None:
     assert words in refused(text).reason
+
+
+# -- issue 12: every string is a value or invalid with a reason ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (".5.", "more than one point"),
+        (".9.9", "more than one point"),
+        ("1.2.3", "more than one point"),
+        ("1.234.567", "group thousands with commas or spaces"),
+        ("1e5.5", "exponent after `e` is a whole number"),
+        ("[.5., 1]", "`.5.` is not a number"),
+        ("pi/1e-400", "too large"),
+        ("sqrt(2)/1e-400", "too large"),
+        ("e/1e-400", "too large"),
+        ("1e-999999", "too close to zero"),
+        ("0.000" + "0" * 1100 + "1", "too close to zero"),
+        ("0,622", "point (0.622)"),
+        ("-0,622", "point (0.622)"),
+        ("00,622", "point"),
+        ("0,62", "point (0.62)"),
+    ],
+)
+def test_malformed_and_extreme_numbers_are_invalid_with_a_reason(text: str, words: str) -> None:
+    assert words in refused(text).reason
+
+
+@pytest.mark.parametrize("text", [".5.", ".9.9", "[.5., 1]", "pi/1e-400", "1e-999999", "1e5.5"])
+def test_malformed_numbers_are_invalid_in_every_reader(text: str) -> None:
+    assert isinstance(parse.structure(text), Invalid)
+    assert isinstance(parse.shape(text), Invalid)
+
+
+def test_tiny_and_huge_literals_within_the_float_range_are_read() -> None:
+    assert read("5e-324").value == 5e-324
+    assert read("1e-400").value == 0.0  # read exactly, then rounded to a float
+    assert read("1e-400").exact == Fraction(1, 10**400)
+    assert read("1e-300/1e300").value == 0.0
+    assert read("1e300").value == 1e300
+    assert read("1e-300/1e-300").value == 1
+    assert read("pi/1e-200").value == pytest.approx(math.pi * 1e200)
+
+
+def test_the_work_on_tiny_exponents_is_bounded() -> None:
+    # 199 terms of 1e-999999 fit in 2,000 characters; each is refused before 10**999999 is built.
+    text = "+".join(["1e-999999"] * 199)
+    assert len(text) <= parse.MAX_LENGTH
+    assert "too close to zero" in refused(text).reason
+    # Exact tiny values stay cheap: 10**1000 has 3,322 bits.
+    assert read("+".join(["1e-999"] * 199)).value == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "echo"),
+    [
+        ("٢٥.٥", 25.5, "25.5"),  # Arabic-Indic digits
+        ("٢٥٫٥", 25.5, "25.5"),  # with the Arabic decimal separator
+        ("۲۵.۵", 25.5, "25.5"),  # extended Arabic-Indic (Persian)
+        ("१.७६", 1.76, "1.76"),  # Devanagari
+        ("𝟏.𝟕𝟔", 1.76, "1.76"),  # mathematical bold
+        ("１.７６", 1.76, "1.76"),  # fullwidth digits, ASCII point
+        ("１．７６", 1.76, "1.76"),  # fullwidth digits and point, as a full-width input method types
+        ("－１．５", -1.5, "-1.5"),  # fullwidth minus
+        ("７６８＾２", 589824, "768^2 = 589824"),
+        ("589\u3000824", 589824, "589824"),  # ideographic space groups like a space
+    ],
+)
+def test_digits_of_every_script_are_read_as_ascii_digits(text: str, value: float, echo: str) -> None:
+    number = read(text)
+    assert number.value == value
+    assert number.echo() == echo
+
+
+def test_only_digits_and_fullwidth_ascii_are_folded() -> None:
+    # Superscripts are powers, not digits; other look-alikes are named, not guessed.
+    assert read("768²").value == 589824
+    assert "U+2460" in refused("①").reason  # circled digit one: a number form, not a decimal digit
+    assert "U+2082" in refused("1₂").reason  # subscript two
+    assert isinstance(parse.structure("[١, ٢]"), tuple)
+    assert parse.letters("Ａ，Ｃ", "ABCD", multiple=True) == frozenset("AC")
 
 
 def test_limits_refuse_hostile_input_before_any_work() -> None:
