@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar, Literal, cast
 
@@ -323,17 +323,40 @@ class MatrixAnswer:
         return [list(row) for row in self.rows]
 
 
+Symbols = tuple[tuple[str, int | None], ...]
+"""Dimension names with the number each stands for (None where it stays a symbol), in prompt order."""
+
+
+def symbols(**named: int | None) -> Symbols:
+    """The dimension names a prompt uses, e.g. ``symbols(T=None, d_model=512, h=8)``."""
+    return tuple((name, None if value is None else int(value)) for name, value in named.items())
+
+
 @dataclass(frozen=True, slots=True)
 class ShapeAnswer:
-    """A tensor shape: integers, or symbols such as ``T`` where the item is symbolic."""
+    """A tensor shape: integers, or symbols such as ``T`` where the item is symbolic.
+
+    ``symbols`` declares every dimension name the prompt uses, with the number it stands for where
+    the prompt gives one (``d_model = 512``) and None where it stays a symbol (``T``). A response may
+    use any declared name in any spelling the tool prints (``d_k``, ``dk``, ``d_{k}``, ``dₖ``): a
+    name with a number counts as that number, so ``[T, d_model]`` is ``[T, 512]``. The names in
+    ``dims`` are declared implicitly; a name nobody declared is unreadable (invalid), not wrong.
+    """
 
     kind: ClassVar[str] = "shape"
     dims: ShapeValue
     tolerance: Tolerance = EXACT
+    # How responses may name dimensions, not part of the answer's value: not compared.
+    symbols: Symbols = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         dims = tuple(d if isinstance(d, str) else int(d) for d in self.dims)
         object.__setattr__(self, "dims", dims)
+        declared = {name for name, _ in self.symbols}
+        implicit = tuple(
+            (d, None) for d in dict.fromkeys(d for d in dims if isinstance(d, str)) if d not in declared
+        )
+        object.__setattr__(self, "symbols", tuple((str(n), v) for n, v in self.symbols) + implicit)
 
     @property
     def symbolic(self) -> bool:
@@ -582,6 +605,7 @@ __all__ = [
     "Option",
     "Scoring",
     "ShapeAnswer",
+    "Symbols",
     "Tolerance",
     "VectorAnswer",
     "answer_json",
@@ -589,5 +613,6 @@ __all__ = [
     "format_value",
     "is_finite",
     "normalise_value",
+    "symbols",
     "values_close",
 ]

@@ -476,26 +476,60 @@ def _canonical(dims: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(parse.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
 
 
-def _unknown_names(answer: ShapeAnswer, given: tuple[Any, ...], mistakes: Sequence[Mistake]) -> str | None:
-    """Why a response's dimension names cannot be read for this item (None when they can).
+def _declared(answer: ShapeAnswer, mistakes: Sequence[Mistake]) -> dict[str, int | None]:
+    """Every name the question uses, canonical, with the number it stands for (None: a symbol).
 
-    A name the question does not use is unreadable rather than wrong, as an unknown function name
-    is for numbers: `banana`, `t` for `T`, or `T` where the question gave T a value.
+    The answer declares the names its prompt uses; names in listed mistakes are readable too, so
+    that every mistake can be typed back.
     """
-    names = {d for d in given if isinstance(d, str)}
-    if not names:
-        return None
-    known = {d for d in _canonical(answer.dims) if isinstance(d, str)}
+    declared = {parse.canonical_symbol(name): value for name, value in answer.symbols}
     for mistake in mistakes:
         if isinstance(mistake.value, tuple):
-            known |= {d for d in _canonical(mistake.value) if isinstance(d, str)}
-    strange = sorted(names - known)
-    if not strange:
-        return None
+            for d in _canonical(mistake.value):
+                if isinstance(d, str):
+                    declared.setdefault(d, None)
+    return declared
+
+
+def _substituted(dims: Sequence[Any], declared: dict[str, int | None]) -> tuple[Any, ...]:
+    """Canonical dimensions with each name that stands for a number replaced by it."""
+    out: list[Any] = []
+    for d in _canonical(dims):
+        value = declared.get(d) if isinstance(d, str) else None
+        out.append(value if value is not None else d)
+    return tuple(out)
+
+
+def _unreadable_names(
+    answer: ShapeAnswer, found: tuple[Any, ...], declared: dict[str, int | None]
+) -> str | None:
+    """Why a response's dimension names cannot be graded for this item (None when they can).
+
+    A name the question does not use is unreadable rather than wrong, as an unknown function name
+    is for numbers (`banana`, `t` for `T`); so is a name for a size the student was asked to work
+    out, where every dimension of the answer is a number.
+    """
+    names = [d for d in found if isinstance(d, str)]
+    strange = [d for d in names if parse.canonical_symbol(d) not in declared]
+    spelled = [name for name, _ in answer.symbols]
+    if strange:
+        if not spelled:
+            return (
+                f"{strange[0]} is not a number: this question gives every size, so each dimension is "
+                "a number."
+            )
+        return (
+            f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses "
+            f"{', '.join(spelled)})."
+        )
     if not answer.symbolic:
-        return f"{strange[0]} is not a number: this question gives every size, so each dimension is a number."
-    used = ", ".join(d for d in answer.dims if isinstance(d, str))
-    return f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses {used})."
+        unknown = [d for d in names if declared.get(parse.canonical_symbol(d)) is None]
+        if unknown:
+            return (
+                f"This question asks for the sizes as numbers, and {unknown[0]} is one to work out: "
+                "write its value."
+            )
+    return None
 
 
 def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
@@ -503,14 +537,15 @@ def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]
     if isinstance(found, parse.Invalid):
         return _invalid(answer, found.reason, found.read_as)
     read = parse.echo_shape(found)
-    given, target = _canonical(found), _canonical(answer.dims)
-    unknown = _unknown_names(answer, given, mistakes)
-    if unknown is not None:
-        return _invalid(answer, unknown, read)
+    declared = _declared(answer, mistakes)
+    unreadable = _unreadable_names(answer, found, declared)
+    if unreadable is not None:
+        return _invalid(answer, unreadable, read)
+    given, target = _substituted(found, declared), _substituted(answer.dims, declared)
     if given == target:
         return _correct(read)
     for mistake in mistakes:
-        if isinstance(mistake.value, tuple) and _canonical(mistake.value) == given:
+        if isinstance(mistake.value, tuple) and _substituted(mistake.value, declared) == given:
             return _named(mistake, read)
     n = len(target)
     if len(given) != n:

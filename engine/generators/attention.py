@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import Dim, Mistake, NumericAnswer, ShapeAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.answers import Dim, Mistake, NumericAnswer, ShapeAnswer, Tolerance, VectorAnswer, symbols
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.additive import (
     DRAWS,
@@ -361,6 +361,25 @@ def attention_shapes(
                 r"($d_k$ or $d_v$); only the concatenation of all heads is $d_{\text{model}}$ wide.",
             )
         )
+    if sym and name in ("V", "Z"):
+        mistakes.append(
+            Mistake(
+                "dk-for-dv",
+                (*answer[:-1], dk),
+                r"That uses $d_k$, the width of the queries and keys. The values have their own width "
+                r"$d_v$ (set by $W^V$), and the output $Z = AV$ mixes value vectors, so its last axis "
+                r"is $d_v$.",
+            )
+        )
+    if sym and name in ("Q", "K"):
+        mistakes.append(
+            Mistake(
+                "dv-for-dk",
+                (*answer[:-1], dv),
+                r"That uses $d_v$, the width of the values. Queries and keys are compared by dot "
+                r"products, so they share their own width $d_k$ (set by $W^Q$ and $W^K$).",
+            )
+        )
     if name == "Z":
         mistakes.append(
             Mistake(
@@ -398,9 +417,15 @@ def attention_shapes(
                 "axes are both the sequence length.",
             ),
         ]
+    # The names each prompt uses; in numbers, d_k = d_v = d_model/h is a size to work out.
+    named = (
+        symbols(B=None, T=None, d_model=None, d_k=None, d_v=None)
+        if sym
+        else symbols(d_model=dm_i, h=h, d_k=None, d_v=None)
+    )
     return Variant(
         prompt=prompt,
-        answer=ShapeAnswer(answer),
+        answer=ShapeAnswer(answer, symbols=named),
         solution=solution,
         mistakes=mistakes,
         inputs={"symbolic": sym, "tensor": name, "shape_x": [b, t, dm]},

@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import EXACT, IntegerAnswer, Mistake, ShapeAnswer, VectorAnswer
+from attnquiz.engine.answers import EXACT, IntegerAnswer, Mistake, ShapeAnswer, VectorAnswer, symbols
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import pick, small_ints, tex_matrix, tex_vector
 from attnquiz.engine.registry import generator
@@ -64,7 +64,8 @@ def concat_width(
     ]
     return Variant(
         prompt=prompt,
-        answer=ShapeAnswer(concat),
+        # d_k and d_v are defined from given numbers; naming them is not what this item asks for.
+        answer=ShapeAnswer(concat, symbols=symbols(T=None, d_model=d, h=h, d_k=d_v, d_v=d_v)),
         solution=solution,
         mistakes=mistakes,
         inputs={"d_model": d, "heads": h},
@@ -220,7 +221,8 @@ def mha_head_shapes(
         ]
     return Variant(
         prompt=f"{setup} {question}",
-        answer=ShapeAnswer(answer),
+        # d_k is the size to work out: a response that keeps it as a name is asked for its value.
+        answer=ShapeAnswer(answer, symbols=symbols(B=b, T=t, d_model=d, h=h, d_k=None)),
         solution=steps,
         mistakes=mistakes,
         inputs={"batch": b, "tokens": t, "d_model": d, "heads": h, "ask": what},
