@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import threading
 from pathlib import Path
@@ -250,9 +251,10 @@ def export_command(
         report(f"  {path}")
     if not original:
         source = "" if seed_given else " (chosen at random; keep it)"
-        report(
-            f"Master seed {seed}{source}: grade with `quiz grade {loaded.name} answers.csv --seed {seed}`."
-        )
+        # The bank as the user named it: it found the bank just now, so it finds it for `quiz grade`
+        # too (a bank given by path has no name that `quiz grade` could look up).
+        command = f"quiz grade {shlex.quote(bank)} answers.csv --seed {seed} --students {count_of}"
+        report(f"Master seed {seed}{source}: grade with `{command}`.")
 
 
 def _note(message: str) -> None:
@@ -303,7 +305,7 @@ def grade_command(
       quiz grade week1 answers.csv --seed 2026 -o marks.csv
     """
     from attnquiz.engine import banks
-    from attnquiz.engine.classgrade import grade_file, marks_csv, template_csv
+    from attnquiz.engine.classgrade import grade_file, marks_file, template_csv
 
     loaded = banks.load(bank, plugins=True)
     if template:
@@ -321,7 +323,7 @@ def grade_command(
         if output is None:
             typer.echo(text, nl=False)
         else:
-            output.write_text(text, encoding="utf-8")
+            _save_csv(output, text.encode("utf-8"))
             typer.echo(f"Wrote {output}: {students} rows, {len(plan.items)} question columns.")
         return
     if answers is None:
@@ -331,7 +333,7 @@ def grade_command(
              "are for --template", 2)  # fmt: skip
     marks = grade_file(loaded, answers, master_seed=seed, students=students)
     if output is not None:
-        output.write_text(marks_csv(marks), encoding="utf-8")
+        _save_csv(output, marks_file(marks))
     if as_json:
         print_json(marks.to_json())
     else:
@@ -340,24 +342,36 @@ def grade_command(
         raise typer.Exit(1)
 
 
+def _save_csv(output: Path, data: bytes) -> None:
+    """Write a CSV file whole or not at all (a clear line, not a traceback, when it cannot be)."""
+    from attnquiz.engine.export.files import save
+
+    if output.is_dir():
+        fail(f"{output} is a folder: give a file name for the CSV (-o {output / 'marks.csv'})")
+    save({output: data})
+
+
 def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     """The class summary (and the marks themselves when they were not written to a file)."""
     from rich.table import Table
+    from rich.text import Text
 
     from attnquiz.display import console
 
+    # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
+    # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).
     summary = marks.summary()
     if wrote is None:
-        table = Table(title=f"Marks: {marks.file}", title_justify="left")
+        table = Table(title=Text(f"Marks: {marks.file}"), title_justify="left")
         for column in ("line", "student", "name", "code", "total", "mistakes"):
             table.add_column(column, justify="right" if column in {"line", "total"} else "left")
         for row in marks.rows:
+            who = (Text(str(row.line)), Text(row.student), Text(row.name), Text(row.code))
             if row.graded:
                 mistakes = ", ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
-                table.add_row(str(row.line), row.student, row.name, row.code,
-                              f"{row.total:.2f} / {len(marks.items)}", mistakes)  # fmt: skip
+                table.add_row(*who, f"{row.total:.2f} / {len(marks.items)}", Text(mistakes))
             else:
-                table.add_row(str(row.line), row.student, row.name, row.code, "—", "not graded")
+                table.add_row(*who, "—", "not graded")
         console.print(table)
     items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / {summary.out_of}",
                   title_justify="left")  # fmt: skip
@@ -366,14 +380,14 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     for status in ("correct", "partial", "wrong", "invalid", "blank"):
         items.add_column(status, justify="right")
     for entry in summary.items:
-        items.add_row(entry.item, f"{entry.mean:.2f}", *(str(entry.counts[s]) for s in entry.counts))
+        items.add_row(Text(entry.item), f"{entry.mean:.2f}", *(str(entry.counts[s]) for s in entry.counts))
     console.print(items)
     if summary.mistakes:
         console.print("Most common mistakes:")
         for item, tag, n in summary.mistakes:
-            console.print(f"  {n:>3} × {item}: {tag}")
+            console.print(Text(f"  {n:>3} × {item}: {tag}"))
     if wrote is not None:
-        console.print(f"Marks written to {wrote}.")
+        console.print(Text(f"Marks written to {wrote}."))
     for row in marks.problems:
         typer.echo(f"{marks.file}:{row.line}: {row.problem}", err=True)
     if marks.problems:

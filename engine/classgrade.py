@@ -4,16 +4,25 @@ The file has a header row naming its columns: ``student`` (the number on the wor
 ``code`` (the variant code printed on it), optionally ``name``, then one column per question,
 headed by the item's id (``quiz grade BANK --template`` writes such a file for a class). Each
 cell is graded by `attnquiz.engine.grading.grade`, the grader every other part of quiz uses. A row that
-cannot be graded (an unknown student, a bad code, missing cells) is reported with its line
-number and kept in the marks with the reason, never dropped; a file that cannot be read at all
-(not text, no header, a column that names no item) is an error.
+cannot be graded (an unknown student, a student given twice, a bad code, missing cells, a cell
+too long) is reported with its line number and kept in the marks with the reason, never dropped
+nor counted in the class's means; a file that cannot be read at all (not text, no header, a
+column that names no item) is an error.
+
+Spreadsheets in comma-decimal locales save CSV with ``;`` between cells and ``,`` as the decimal
+mark (``2,75``): in such a file a cell that is one number with a decimal comma is read as that
+number. The marks are written back the way the answers came (the same delimiter, decimal mark
+and byte-order mark), so the instructor's spreadsheet opens them as it opened the answers; a text
+cell that a spreadsheet would run as a formula is neutralised as OWASP advises (a leading ``'``).
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import difflib
 import io
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -43,6 +52,8 @@ ID_COLUMNS = {
 """Header names (case-insensitive) of the columns that say who a row is, and their meaning."""
 
 MAX_FILE_BYTES = 20_000_000
+MAX_CELL_CHARS = 131_072
+"""A longer cell makes its row "not graded: cell too long" (Python's own CSV default limit)."""
 
 
 class AnswersFileError(QuizError):
@@ -124,6 +135,13 @@ class ClassMarks:
     items: tuple[str, ...]
     rows: tuple[Row, ...]
     has_names: bool = False
+    delimiter: str = ","
+    bom: bool = False
+
+    @property
+    def decimal_comma(self) -> bool:
+        """Whether the file is from a comma-decimal locale (``;`` between cells, ``2,75``)."""
+        return self.delimiter == ";"
 
     @property
     def problems(self) -> list[Row]:
@@ -224,14 +242,34 @@ def _dialect(first_line: str) -> str:
     return ","
 
 
-def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
-    """CSV rows with the line each starts on (a quoted cell may span lines)."""
-    first = text.split("\n", 1)[0]
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_dialect(first))
+def _rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """CSV rows with the line each starts on (a quoted cell may span lines).
+
+    The csv module refuses a cell over its field limit with an error that would end the whole
+    class; the limit is lifted to the file size while reading, and `grade_text` turns a long
+    cell into a row that is not graded.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     line = 1
-    for row in reader:
-        yield line, row
-        line = reader.line_num + 1
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, MAX_FILE_BYTES))
+    try:
+        for row in reader:
+            yield line, row
+            line = reader.line_num + 1
+    finally:
+        csv.field_size_limit(limit)
+
+
+# One number written with a decimal comma, as a comma-decimal spreadsheet saves it (2,75  -0,5  1,5E-06).
+_DECIMAL_COMMA = re.compile(r"[-+\u2212]?\d*,\d+(?:[eE][-+]?\d+)?")
+
+
+def _response(cell: str, decimal_comma: bool) -> str:
+    text = cell.strip()
+    if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
+        return text.replace(",", ".")
+    return text
 
 
 def _header(cells: list[str], bank: Bank, file: str) -> _Header:
@@ -316,6 +354,13 @@ def _seed_of(
         raise _RowProblem(
             f"student {number} has no variant code in the file, and no --seed was given to rebuild it"
         )
+    if students is None:
+        # Any number rebuilds some sheet from the seed: without the class size, a typo (student 13
+        # for 31) or a stranger would be graded on a sheet nobody had and counted in the means.
+        raise _RowProblem(
+            f"student {number} has no variant code in the file, and without --students (the class "
+            "size) quiz cannot tell whether that student exists: give --students N or the sheet's code"
+        )
     seed = student_seed(master_seed, number)
     return seed, variant_code(seed)
 
@@ -324,8 +369,8 @@ def _question(entry: BankItem, seed: int | None) -> Question:
     return entry.original() if seed is None else entry.question(seed)
 
 
-def _cell(question: Question, response: str) -> Cell:
-    text = response.strip()
+def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cell:
+    text = _response(response, decimal_comma)
     if not text:
         return Cell(question.item_id, "", "blank", 0.0, None, "No answer.")
     result = grade(question, text)
@@ -340,9 +385,17 @@ def grade_text(
     file: str = "answers.csv",
     master_seed: int | None = None,
     students: int | None = None,
+    bom: bool = False,
 ) -> ClassMarks:
-    """Grade the answers in ``text`` (CSV with a header row); see the module docstring."""
-    rows = _rows(text)
+    """Grade the answers in ``text`` (CSV with a header row); see the module docstring.
+
+    ``bom`` says the file began with a UTF-8 byte-order mark (so the marks are written with one).
+    """
+    if text.startswith("\ufeff"):
+        text, bom = text[1:], True
+    delimiter = _dialect(text.lstrip("\r\n").split("\n", 1)[0])
+    decimal_comma = delimiter == ";"
+    rows = _rows(text, delimiter)
     first = next(rows, None)
     while first is not None and not any(c.strip() for c in first[1]):
         first = next(rows, None)
@@ -352,7 +405,8 @@ def grade_text(
     item_ids = tuple(item for _, item in header.items)
     entries = {item: bank.get(item) for item in item_ids}
     out: list[Row] = []
-    seen: dict[str, int] = {}
+    seen_students: dict[int, int] = {}
+    seen_variants: dict[tuple[int | None, str], tuple[int, str]] = {}
 
     def get(cells: list[str], index: int | None) -> str:
         return cells[index].strip() if index is not None and index < len(cells) else ""
@@ -369,12 +423,16 @@ def grade_text(
                 )
             if any(c.strip() for c in cells[header.width :]):
                 raise _RowProblem(f"{len(cells)} cells where the header has {header.width}")
+            longest = max(len(c) for c in cells)
+            if longest > MAX_CELL_CHARS:
+                raise _RowProblem(
+                    f"cell too long ({longest:,} characters; a cell holds at most {MAX_CELL_CHARS:,})"
+                )
             seed, shown = _seed_of(student, code, master_seed, students)
-            who = f"student {student}" if student else f"variant {shown}"
-            if who in seen:
-                raise _RowProblem(f"{who} is already on line {seen[who]}")
-            seen[who] = line
-            graded = tuple(_cell(_question(entries[item], seed), cells[i]) for i, item in header.items)
+            _check_once(student, seed, shown, line, seen_students, seen_variants)
+            graded = tuple(
+                _cell(_question(entries[item], seed), cells[i], decimal_comma) for i, item in header.items
+            )
         except _RowProblem as problem:
             out.append(Row(line, student, name, code, problem=str(problem)))
             continue
@@ -382,7 +440,32 @@ def grade_text(
             out.append(Row(line, student, name, code, problem=str(exc)))
             continue
         out.append(Row(line, student, name, shown, graded))
-    return ClassMarks(bank.name, file, item_ids, tuple(out), has_names=header.name is not None)
+    return ClassMarks(
+        bank.name, file, item_ids, tuple(out), has_names=header.name is not None, delimiter=delimiter, bom=bom
+    )
+
+
+def _check_once(
+    student: str,
+    seed: int | None,
+    shown: str,
+    line: int,
+    seen_students: dict[int, int],
+    seen_variants: dict[tuple[int | None, str], tuple[int, str]],
+) -> None:
+    """Refuse a row for a student already graded: by number, or by the variant (a code, or a number
+    rebuilt from the seed, name the same sheet). The first row stays graded; this one is reported."""
+    number = int(student) if student else None
+    if number is not None and number in seen_students:
+        raise _RowProblem(f"student {number} is already on line {seen_students[number]}")
+    # The past papers' questions are the same for everyone: there the number alone says who.
+    variant = (None, student) if seed is None else (seed, "")
+    if seed is not None and variant in seen_variants:
+        first, who = seen_variants[variant]
+        raise _RowProblem(f"variant {shown} is already on line {first} ({who}): the same sheet graded twice")
+    if number is not None:
+        seen_students[number] = line
+    seen_variants[variant] = (line, f"student {number}" if number is not None else f"variant {shown}")
 
 
 def grade_file(
@@ -394,7 +477,12 @@ def grade_file(
     except OSError as exc:
         raise AnswersFileError(f"{path}: cannot read the answers file ({exc.strerror or exc})") from exc
     return grade_text(
-        bank, decode(data, str(path)), file=str(path), master_seed=master_seed, students=students
+        bank,
+        decode(data, str(path)),
+        file=str(path),
+        master_seed=master_seed,
+        students=students,
+        bom=data.startswith(codecs.BOM_UTF8),
     )
 
 
@@ -403,31 +491,40 @@ def grade_file(
 # ---------------------------------------------------------------------------------------------
 
 
-def _score_text(score: float) -> str:
-    return f"{score:.3f}".rstrip("0").rstrip(".")
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP: CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+
+
+def _text_cell(text: str) -> str:
+    """A text cell as OWASP advises: one that a spreadsheet would run as a formula gets a leading ``'``.
+
+    A plain number (``-3``) is left as it is: a spreadsheet reads it as that number, never a formula.
+    """
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def marks_csv(marks: ClassMarks) -> str:
-    """The marks as CSV: who, one score per question, total, out of, the named mistakes, notes."""
+    """The marks as CSV: who, one score per question, total, out of, the named mistakes, notes.
+
+    Written in the answers file's own dialect: its delimiter, and a decimal comma in a ``;`` file.
+    """
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, delimiter=marks.delimiter, lineterminator="\n")
+
+    def number(score: float) -> str:
+        text = f"{score:.3f}".rstrip("0").rstrip(".")
+        return text.replace(".", ",") if marks.decimal_comma else text
+
     writer.writerow(["line", "student", "name", "code", *marks.items, "total", "out_of", "mistakes", "notes"])
     for row in marks.rows:
+        who = [row.line, _text_cell(row.student), _text_cell(row.name), _text_cell(row.code)]
         if not row.graded:
             blanks = [""] * len(marks.items)
-            writer.writerow(
-                [
-                    row.line,
-                    row.student,
-                    row.name,
-                    row.code,
-                    *blanks,
-                    "",
-                    len(marks.items),
-                    "",
-                    f"not graded: {row.problem}",
-                ]
-            )
+            note = _text_cell(f"not graded: {row.problem}")
+            writer.writerow([*who, *blanks, "", len(marks.items), "", note])
             continue
         mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
         notes = "; ".join(
@@ -435,20 +532,16 @@ def marks_csv(marks: ClassMarks) -> str:
             for c in row.cells
             if c.status in {"blank", "invalid"}
         )
+        scores = [number(c.score) for c in row.cells]
         writer.writerow(
-            [
-                row.line,
-                row.student,
-                row.name,
-                row.code,
-                *(_score_text(c.score) for c in row.cells),
-                _score_text(row.total),
-                len(marks.items),
-                mistakes,
-                notes,
-            ]
+            [*who, *scores, number(row.total), len(marks.items), _text_cell(mistakes), _text_cell(notes)]
         )
     return buffer.getvalue()
+
+
+def marks_file(marks: ClassMarks) -> bytes:
+    """The bytes of ``marks.csv``: `marks_csv` in UTF-8, with the byte-order mark if the answers had one."""
+    return (codecs.BOM_UTF8 if marks.bom else b"") + marks_csv(marks).encode("utf-8")
 
 
 def template_csv(plan: ClassPlan) -> str:
@@ -473,5 +566,6 @@ __all__ = [
     "grade_file",
     "grade_text",
     "marks_csv",
+    "marks_file",
     "template_csv",
 ]

@@ -3,12 +3,18 @@
 Worksheet formats (``pdf``, ``html``, ``md``) write into a folder: ``worksheets.<ext>`` and
 ``key.<ext>``, or with ``split`` one ``worksheet-07.<ext>`` and ``key-07.<ext>`` per student.
 LMS formats (``moodle``, ``qti``, ``json``) write one file. Bytes are produced first and
-written after, so a failed export leaves no half-written file behind.
+written after, each to a temporary name in the destination folder; only when every file of the
+export is complete are they renamed into place (`save`), so no half-written file ever has a final
+name, and worksheets and key are replaced together or not at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -124,6 +130,86 @@ def lms_file(plan: ClassPlan, fmt: Format, *, progress: Progress | None = None) 
     raise ExportError(f"{fmt} is not an LMS format ({', '.join(LMS_FORMATS)})")
 
 
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _folder_for(path: Path) -> Path:
+    """The folder ``path`` goes into, made if missing; a clear error when it cannot be."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocking = _blocking_file(folder)
+        if blocking is not None:
+            raise ExportError(f"cannot write {path}: {blocking} is a file, not a folder") from None
+        raise ExportError(f"cannot make the folder {folder} for {path}: {_why(exc)}") from None
+    return folder
+
+
+def _blocking_file(folder: Path) -> Path | None:
+    """The first ancestor of ``folder`` (or itself) that exists but is not a folder, if any."""
+    for candidate in [*reversed(folder.parents), folder]:
+        if candidate.exists() and not candidate.is_dir():
+            return candidate
+    return None
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` is a device or pipe (``/dev/stdout``, a FIFO): written in place, never replaced."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def save(outputs: Mapping[Path, bytes]) -> list[Path]:
+    """Write every file, all or nothing: each to a temporary name beside it, then all renamed into place.
+
+    A crash or kill part-way leaves at most a hidden ``.NAME.*.part`` file, never a half-written
+    file under a final name; an error (a full disk, a folder that cannot be made) removes the
+    temporary files, leaves every earlier file as it was and raises `ExportError` in one line.
+    A device or pipe (``-o /dev/stdout``) is written directly, since it cannot be renamed over.
+    """
+    staged: list[tuple[Path, Path]] = []
+    current = Path()  # the file being written, named by the error if writing it fails
+    try:
+        for current, data in outputs.items():
+            if _is_special(current):
+                continue
+            folder = _folder_for(current)
+            handle, name = tempfile.mkstemp(dir=folder, prefix=f".{current.name}.", suffix=".part")
+            temp = Path(name)
+            staged.append((temp, current))
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            temp.chmod(_mode_for(current))
+        for current, data in outputs.items():
+            if _is_special(current):
+                with current.open("wb") as out:
+                    out.write(data)
+        for temp, current in staged:
+            temp.replace(current)
+    except OSError as exc:
+        raise ExportError(f"cannot write {current}: {_why(exc)}") from None
+    finally:
+        for temp, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()  # only left when a later file failed (a renamed one is gone)
+    return list(outputs)
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions of the file being replaced, else rw-r--r-- (a temporary file starts at rw-------)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o644
+
+
 def write(
     plan: ClassPlan,
     fmt: Format,
@@ -140,20 +226,13 @@ def write(
         if output.exists() and not output.is_dir():
             raise ExportError(f"{output} is a file: a {fmt} export writes into a folder (-o out/)")
         files = worksheet_files(plan, fmt, paper=paper, key=key, split=split, progress=progress)
-        output.mkdir(parents=True, exist_ok=True)
-        for name, data in files.items():
-            path = output / name
-            path.write_bytes(data)
-            written.files.append(path)
+        written.files.extend(save({output / name: data for name, data in files.items()}))
         return written
     if output.is_dir():
         example = default_output(fmt, plan.bank)
         raise ExportError(f"{output} is a folder: a {fmt} export is one file (-o {example})")
     data, warnings = lms_file(plan, fmt, progress=progress)
-    if output.parent != Path():
-        output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_bytes(data)
-    written.files.append(output)
+    written.files.extend(save({output: data}))
     written.warnings.extend(warnings)
     return written
 
@@ -166,6 +245,7 @@ __all__ = [
     "Written",
     "default_output",
     "lms_file",
+    "save",
     "worksheet_files",
     "write",
 ]
