@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, Mistake, Option, ShapeAnswer
+from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, Mistake, Option, ShapeAnswer, symbols
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import group, pick
 from attnquiz.engine.registry import generator
@@ -125,7 +125,7 @@ def cross_attention_shape(
         ]
     return Variant(
         prompt=f"{setup} {question}",
-        answer=ShapeAnswer(answer),
+        answer=ShapeAnswer(answer, symbols=symbols(d_model=d, h=h)),
         solution=steps,
         mistakes=mistakes,
         inputs={"part": part, "t_target": t_tgt, "t_source": t_src, "d_model": d, "heads": h},

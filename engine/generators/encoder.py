@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import IntegerAnswer, Mistake, ShapeAnswer
+from attnquiz.engine.answers import IntegerAnswer, Mistake, ShapeAnswer, symbols
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import group, pick
 from attnquiz.engine.registry import generator
@@ -88,7 +88,7 @@ def encoder_output_shape(
     ]
     return Variant(
         prompt=prompt,
-        answer=ShapeAnswer(out),
+        answer=ShapeAnswer(out, symbols=symbols(N=n, d_model=d, h=h, d_ff=f, T=t)),
         solution=solution,
         mistakes=mistakes,
         inputs={"tokens": t, "d_model": d, "heads": h, "d_ff": f, "layers": n, "layer": k},
@@ -241,7 +241,7 @@ def ffn_shapes(
         mistakes = [Mistake("transposed", w1, transposed)]
     return Variant(
         prompt=f"{prompt_start} {question}",
-        answer=ShapeAnswer(answer),
+        answer=ShapeAnswer(answer, symbols=symbols(B=b, T=t, d_model=d, d_ff=f)),
         solution=steps,
         mistakes=mistakes,
         inputs={"batch": b, "tokens": t, "d_model": d, "d_ff": f, "ask": what},

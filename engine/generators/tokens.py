@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import EXACT, ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer
+from attnquiz.engine.answers import EXACT, ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer, symbols
 from attnquiz.engine.generators.common import group, pick, vec
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
@@ -271,7 +271,7 @@ def embedding_shape(
         ]
     return Variant(
         prompt=question,
-        answer=ShapeAnswer(answer),
+        answer=ShapeAnswer(answer, symbols=symbols(d_model=d)),
         solution=solution,
         mistakes=mistakes,
         inputs={"part": part, "tokens": t, "d_model": d, "vocab_size": v, "model": name},

@@ -132,3 +132,29 @@ def test_every_name_a_shape_prompt_declares_is_readable(item: str) -> None:
             dims[0] = name
             result = grade(question, "[" + ", ".join(dims) + "]")
             assert result.status != "invalid" or "to work out" in result.feedback, (seed, name, result)
+
+
+def _shape_items() -> list[tuple[str, str]]:
+    found = []
+    for bank_name in ("week1", "week2"):
+        for entry in banks.load(bank_name).items:
+            if isinstance(entry.question(0).answer, ShapeAnswer):
+                found.append((bank_name, entry.id))
+    return found
+
+
+@pytest.mark.parametrize(("bank_name", "item"), _shape_items())
+def test_a_name_the_prompt_gives_a_number_may_stand_for_it(bank_name: str, item: str) -> None:
+    entry = banks.load(bank_name).get(item)
+    for seed in range(40):
+        question = entry.question(seed)
+        answer = question.answer
+        assert isinstance(answer, ShapeAnswer)
+        assert answer.symbols, (item, seed)  # every shape prompt names some dimension
+        for name, value in answer.symbols:
+            if value is None or value not in answer.dims:
+                continue
+            dims = [str(d) for d in answer.dims]
+            dims[answer.dims.index(value)] = name
+            result = grade(question, "[" + ", ".join(dims) + "]")
+            assert result.status == "correct", (item, seed, name, result)
