@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, TypeVar
 
@@ -19,9 +20,24 @@ BankArg = Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
 
 
+def say(message: str, *, err: bool = False) -> None:
+    """One message line for the terminal, without control characters, in what the stream can encode.
+
+    Written to the stream itself rather than with typer.echo: click re-encodes an ASCII stream as
+    UTF-8, where quiz's streams fall back to ASCII spellings (`attnquiz.terminal`).
+    """
+    from attnquiz.terminal import strip_control
+
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    stream.write(strip_control(message) + "\n")
+    stream.flush()
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one clear line to stderr and exit (1: a user error, 2: a usage error)."""
-    typer.echo(f"quiz: {message}", err=True)
+    say(f"quiz: {message}", err=True)
     raise typer.Exit(code)
 
 
@@ -36,7 +52,7 @@ def user_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except BankError as exc:
-            typer.echo(exc.report(), err=True)  # each file:line line, then its source line and a caret
+            say(exc.report(), err=True)  # each file:line line, then its source line and a caret
             raise typer.Exit(1) from None
         except QuizError as exc:
             fail(str(exc))
@@ -44,9 +60,21 @@ def user_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    """``data`` as JSON text for stdout: UTF-8 as it is, or \\u escapes when stdout is not Unicode.
+
+    Escapes keep the data exact where an ASCII spelling (sqrt for √) would change it.
+    """
+    from attnquiz.terminal import is_unicode
+
+    separators = (",", ":") if indent is None else (",", ": ")
+    return json.dumps(data, ensure_ascii=not is_unicode(sys.stdout), indent=indent, separators=separators)
+
+
 def print_json(data: Any) -> None:
-    """JSON on stdout, UTF-8, keys in the order the engine built them."""
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    """JSON on stdout, keys in the order the engine built them."""
+    sys.stdout.write(json_text(data, indent=2) + "\n")
+    sys.stdout.flush()
 
 
 def new_seed() -> int:

@@ -1,5 +1,10 @@
 """Everything the terminal shows, drawn with rich (colour only on a terminal, and never with NO_COLOR).
 
+Every console here is a `TerminalConsole`: bank text, history rows and what a user typed are data,
+so rich markup in them is never interpreted (``[/]`` prints as it is) and their control sequences
+(an OSC 52 clipboard write, a cursor move) never reach the terminal; characters the output cannot
+encode fall back to ASCII spellings (`attnquiz.terminal`).
+
 Text is folded here rather than by rich, so that every command breaks lines the same way: never
 inside a short bracketed group (a vector, a shape, a function's arguments), never just before an
 operator, continuation lines hanging under their first word, and no trailing spaces.
@@ -12,16 +17,42 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from attnquiz.terminal import strip_control
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from attnquiz.engine.answers import Answer
     from attnquiz.engine.bank import Bank
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.variant import Question
 
-console = Console(highlight=False, soft_wrap=False)
+
+class TerminalConsole(Console):
+    """A rich console for untrusted text: no markup, no emoji codes, no highlighting, no control sequences.
+
+    The text of every segment is cleaned as it is written, after rich has laid it out, so tables,
+    rules and folded paragraphs are all covered; rich's own style and cursor codes are separate
+    (control) segments or are added from the style, and stay.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("highlight", False)
+        super().__init__(markup=False, emoji=False, **options)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(strip_control(segment.text), segment.style)
+            for segment in buffer
+        )
+
+
+console = TerminalConsole(soft_wrap=False)
+errors = TerminalConsole(stderr=True)
 
 MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
 STYLES = {
@@ -230,8 +261,8 @@ def print_question(
         question: The question.
         variant: Show the variant code in the header (a session shows it in its rule instead).
         seed: Show the variant's seed beside its code.
-        note: Show the item's note (about where it comes from). A session shows it after the
-            answer: notes can name the facts a question asks for.
+        note: Show the item's note for students (never its note for instructors). A session shows
+            it after the answer: notes can name the facts a question asks for.
     """
     from attnquiz.engine.answers import ChoiceAnswer
     from attnquiz.engine.markup import to_terminal
@@ -274,6 +305,8 @@ def show_question(question: Question, *, with_answer: bool, with_solution: bool)
     from attnquiz.engine.markup import to_terminal
 
     print_question(console, question)
+    if question.instructor_note:  # quiz show is an inspection tool: the instructors' note, labelled so
+        put(console, f"Note for instructors: {question.instructor_note}", style="dim")
     if with_answer:
         console.print()
         put(console, Text.assemble(("Answer: ", "bold green"), question.answer.format()))

@@ -72,6 +72,9 @@ for _name, _function in COMMANDS:
 
 def main() -> None:
     """Entry point of the `quiz` script."""
+    from attnquiz.terminal import prepare_streams
+
+    prepare_streams()
     try:
         app()
     except KeyboardInterrupt:

@@ -32,7 +32,12 @@ CommandName = Literal[
     "answer", "empty", "hint", "skip", "quit", "help", "why", "next", "back", "go", "submit", "list"
 ]
 
-_WORDS: dict[str, CommandName] = {
+# The commands of each mode. A word that is a command is always the command, on every question
+# (a choice question included): read as an answer it could silently replace a saved exam answer.
+# An option whose letter is a command here is answered in brackets, ``(b)``, which the choice
+# reader takes and no command is. Exam words are only told "that is for exams" in practice when
+# written in full: there ``n``, ``b`` and ``l`` do nothing, so they stay answers (options N, B, L).
+_SHARED: dict[str, CommandName] = {
     "?": "hint",
     "hint": "hint",
     "s": "skip",
@@ -45,15 +50,19 @@ _WORDS: dict[str, CommandName] = {
     "w": "why",
     "why": "why",
     "solution": "why",
-    "n": "next",
     "next": "next",
-    "b": "back",
     "back": "back",
     "submit": "submit",
-    "l": "list",
     "list": "list",
 }
+_EXAM_ONLY: dict[str, CommandName] = {"n": "next", "b": "back", "l": "list"}
 _GO = re.compile(r"^(?:g|go|goto)\s*(\d+)$")
+
+COMMAND_LETTERS = {
+    "practice": "".join(sorted(k for k in _SHARED if len(k) == 1 and k.isalpha())),
+    "exam": "".join(sorted(k for k in (_SHARED | _EXAM_ONLY) if len(k) == 1 and k.isalpha())),
+}
+"""The single letters that are commands in each mode (an option with such a letter is typed ``(b)``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,25 +73,30 @@ class Command:
     argument: int = 0
 
 
-def parse_command(line: str, *, letters: str = "") -> Command:
-    """Read a prompt line as a command or an answer.
+def parse_command(line: str, *, exam: bool = False) -> Command:
+    """Read a prompt line as a command or an answer: a command word is never an answer.
 
     Args:
         line: What was typed.
-        letters: The option letters of the current choice question: a single one of these is an
-            answer (option B), not a command (back), so that choice items stay answerable.
+        exam: Whether the session is an exam (``n``, ``b`` and ``l`` are then commands too).
     """
     text = line.strip()
     if not text:
         return Command("empty")
     lowered = text.lower()
-    if len(lowered) == 1 and lowered.upper() in letters:
-        return Command("answer")
     go = _GO.match(lowered)
     if go:
         return Command("go", int(go.group(1)))
-    name = _WORDS.get(lowered)
+    name = _SHARED.get(lowered) or (_EXAM_ONLY.get(lowered) if exam else None)
     return Command(name) if name is not None else Command("answer")
+
+
+def shadowed_option(line: str, letters: str) -> str | None:
+    """The option letter a command word also is on this question (``b`` with an option B), if any."""
+    text = line.strip()
+    if len(text) == 1 and text.upper() in letters:
+        return text.upper()
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,8 +287,9 @@ class SessionLoop:
     def _practice(self) -> Ending:
         session = self.session
         while True:
+            question = session.show()  # passes over a question whose variant cannot be built
             slot = session.current
-            question = session.show()
+            self._warnings()
             if slot is None or question is None:
                 return "completed"
             if self.visible:
@@ -292,7 +307,8 @@ class SessionLoop:
             line = self._read(prompt)
             if line is None:
                 return "end-of-input"
-            command = parse_command(line, letters=letters)
+            command = parse_command(line)
+            self._tell_shadowed(command, line, letters)
             if command.name == "empty":
                 if self.visible:
                     self.view.reminder(exam=False)
@@ -325,6 +341,12 @@ class SessionLoop:
                 self._report(slot, question, result, line)
                 if result.counts:
                     return self._after_answer(result, question)
+
+    def _tell_shadowed(self, command: Command, line: str, letters: str) -> None:
+        """After a command that is also an option letter of this question: how to answer that option."""
+        option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
+        if option is not None and self.visible:
+            self.view.shadowed(line.strip(), command.name, option)
 
     def _report(self, slot: Slot, question: Question, result: Grade, response: str) -> None:
         from attnquiz.engine.session import graded_json
@@ -381,11 +403,15 @@ class SessionLoop:
     def _exam(self) -> Ending:
         session = self.session
         redraw = True
+        # A command that is also an option letter of the question it was typed at: said after the
+        # question it leads to is drawn, where the student looks next.
+        shadowed: tuple[str, CommandName, str] | None = None
         while True:
             if session.time_up:
                 raise TimeUp
+            question = session.show()  # passes over a question whose variant cannot be built
             slot = session.current
-            question = session.show() if slot is not None else None
+            self._warnings()
             if redraw:
                 if slot is not None and question is not None:
                     if self.visible:
@@ -393,12 +419,16 @@ class SessionLoop:
                 else:
                     if self.visible:
                         self.view.overview(session)
+            if shadowed is not None and self.visible:
+                self.view.shadowed(*shadowed)
             redraw = True
             letters = _letters(question) if question is not None else ""
             line = self._read(self._exam_prompt(slot))
             if line is None:
                 return "end-of-input"
-            command = parse_command(line, letters=letters)
+            command = parse_command(line, exam=True)
+            option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
+            shadowed = (line.strip(), command.name, option) if option is not None else None
             if command.name == "empty":
                 if self.visible:
                     self.view.reminder(exam=True)

@@ -7,7 +7,6 @@ piped and JSON output stay clean.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -33,7 +32,11 @@ def _keys(*pairs: str) -> str:
 
 
 PRACTICE_HELP = "Type your answer and press Enter.  " + _keys("? hint", "s skip", "q quit", "h help")
-EXAM_HELP = "Exam: no feedback until you submit.  " + _keys("n next", "b back", "g N go", "submit", "h help")
+EXAM_HELP = "Exam: no feedback until you submit.  " + _keys(
+    "n next", "b back", "g N go", "l list", "submit", "h help"
+)
+# Said in the exam banner: there b, n, l are commands on every question, choice questions included.
+EXAM_LETTERS = "A command letter is never an answer: to choose option B alone, type (b)."
 
 
 def _score(value: float) -> str:
@@ -64,7 +67,7 @@ class SessionView:
 
     def __init__(self, console: Console | None = None, errors: Console | None = None) -> None:
         self.console = console or display.console
-        self.errors = errors or Console(stderr=True, highlight=False)
+        self.errors = errors or display.errors
 
     # -- framing --------------------------------------------------------------------------------
 
@@ -85,6 +88,8 @@ class SessionView:
         if history is None:
             self.note("History is off for this session: answers are not saved.")
         self.note(EXAM_HELP if plan.mode == "exam" else PRACTICE_HELP)
+        if plan.mode == "exam":
+            self.note(EXAM_LETTERS)
 
     def help(self, *, exam: bool, choice: bool) -> None:
         """Every command of the prompt."""
@@ -109,8 +114,16 @@ class SessionView:
         for line in lines:
             put(self.console, line, style="dim", hang=14 if line.startswith("  ") else 0)
         if choice:
-            self.note("On a choice question a letter is an answer: type the whole word (skip, back, help).")
+            letters = "n b l s q h w" if exam else "s q h w"
+            self.note(
+                f"The letters {letters} are commands on every question. To answer an option with "
+                "such a letter, type it in brackets, e.g. (b); other letters work as they are."
+            )
         self.note("Ctrl-C stops at once; every answer given so far is already saved.")
+
+    def shadowed(self, typed: str, command: str, option: str) -> None:
+        """A command letter was typed where an option has that letter: how to choose the option."""
+        self.note(f"{typed} is the command {command}; to answer option {option}, type ({option.lower()}).")
 
     def reminder(self, *, exam: bool) -> None:
         """What to do at an empty prompt."""
@@ -430,4 +443,6 @@ def bar(fraction: float, width: int = 10) -> Text:
 
 def json_line(data: dict[str, Any]) -> str:
     """One JSON object on one line (the ``quiz run --json`` stream is JSON Lines)."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    from attnquiz.common import json_text
+
+    return json_text(data)

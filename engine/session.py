@@ -41,6 +41,7 @@ Ending = Literal["completed", "submitted", "quit", "interrupted", "time-up", "en
 RowStatus = Literal["correct", "partial", "wrong", "skipped", "unanswered"]
 
 DEFAULT_COUNT = 10
+_BANK_PLACE = re.compile(r"^.*?:\d+: [\w\[\].]+: ")
 """Questions in a practice session when --count is not given (fewer if the selection is smaller)."""
 
 
@@ -250,7 +251,12 @@ def plan_review(
     planned = []
     for slot in queue:
         recent = store.recent_seeds(slot.bank, slot.entry.id) if store is not None else []
-        question = review.fresh_question(slot.entry, derive_seed(seed, slot.bank, slot.entry.id), recent)
+        item_seed = derive_seed(seed, slot.bank, slot.entry.id)
+        try:
+            question = review.fresh_question(slot.entry, item_seed, recent)
+        except Exception:  # a variant that cannot be built: the session reports it
+            planned.append(Planned(slot.entry, item_seed, slot.reason))
+            continue
         planned.append(Planned(slot.entry, question.seed, slot.reason, question))
     names = tuple(b.name for b in banks)
     title = banks[0].title if len(banks) == 1 else "Banks " + ", ".join(names)
@@ -282,6 +288,8 @@ class Slot:
     seconds: float = 0.0
     hints: int = 0
     rating: str | None = None
+    broken: str | None = None
+    """Why the slot's variant could not be built (the session left it out), or None."""
 
     @property
     def answered(self) -> bool:
@@ -444,7 +452,7 @@ class Session:
         return self.slots[self.index]
 
     def question(self, slot: Slot) -> Question:
-        """The slot's question, generated on first use."""
+        """The slot's question, generated on first use (for a slot already shown, or known to build)."""
         if slot.question is None:
             slot.question = slot.planned.build()
         return slot.question
@@ -479,14 +487,30 @@ class Session:
         self._visit_started = None
 
     def show(self) -> Question | None:
-        """The current question, starting its timer (call when it is put on screen)."""
-        slot = self.current
-        if slot is None:
-            return None
-        question = self.question(slot)
+        """The current question, starting its timer (call when it is put on screen).
+
+        A question whose variant cannot be built is passed over (see `take_warnings`).
+        """
+        while True:
+            slot = self.current
+            if slot is None:
+                return None
+            question = self._build(slot)
+            if question is not None:
+                break
+            self._pass_broken()
         if self._visit_started is None:
             self._visit_started = self._clock()
         return question
+
+    def _pass_broken(self) -> None:
+        """Move past the current slot, whose variant cannot be built."""
+        if not self.exam:
+            self._advance_practice()
+            return
+        assert self.index is not None
+        after = self.slots[self.index + 1 :] + self.slots[: self.index]
+        self.index = next((s.position - 1 for s in after if s.broken is None), None)
 
     # -- answering ------------------------------------------------------------------------------
 
@@ -549,8 +573,8 @@ class Session:
     # -- exam navigation ------------------------------------------------------------------------
 
     def unanswered(self) -> list[int]:
-        """Positions (1-based) of the exam's questions without an answer."""
-        return [s.position for s in self.slots if not s.answered]
+        """Positions (1-based) of the exam's questions without an answer (those left out excepted)."""
+        return [s.position for s in self.slots if not s.answered and s.broken is None]
 
     def go(self, position: int) -> None:
         """Visit question ``position`` (1-based) of an exam.
@@ -560,16 +584,26 @@ class Session:
         """
         if not 1 <= position <= len(self.slots):
             raise ValueError(f"there is no question {position}: choose 1 to {len(self.slots)}")
+        if self.slots[position - 1].broken is not None:
+            raise ValueError(f"question {position} was left out: its variant could not be built")
         self._stop_timer()
         self.index = position - 1
 
     def next(self) -> None:
-        """The exam's next question (from the last, the first)."""
-        self.go(self._position() % len(self.slots) + 1)
+        """The exam's next question (from the last, the first), passing over those left out."""
+        self._step(+1)
 
     def back(self) -> None:
-        """The exam's previous question (from the first, the last)."""
-        self.go((self._position() - 2) % len(self.slots) + 1)
+        """The exam's previous question (from the first, the last), passing over those left out."""
+        self._step(-1)
+
+    def _step(self, direction: int) -> None:
+        position = self._position()
+        for _ in self.slots:
+            position = (position - 1 + direction) % len(self.slots) + 1
+            if self.slots[position - 1].broken is None:
+                self.go(position)
+                return
 
     def _position(self) -> int:
         return self.index + 1 if self.index is not None else len(self.slots)
@@ -666,7 +700,9 @@ class Session:
         shown = self.slots if self.exam else [s for s in self.slots if s.answered or s.skipped]
         rows = []
         for slot in shown:
-            question = self.question(slot)
+            question = self._build(slot)
+            if question is None:
+                continue  # left out: it was never asked
             mistake = slot.grade.mistake if slot.grade is not None else None
             rows.append(
                 SummaryRow(
