@@ -13,7 +13,15 @@ from html import escape
 from attnquiz.engine.answers import ChoiceAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
+from attnquiz.engine.export.worksheet import (
+    ClassPlan,
+    KeyStyle,
+    Paper,
+    Sheet,
+    answer_space,
+    sheet_instructions,
+    working_space,
+)
 from attnquiz.engine.variant import Question
 
 _PAGE_SIZES = {"a4": "A4", "us-letter": "letter"}
@@ -51,7 +59,8 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .instructions { font-style: italic; font-size: 9.5pt; color: #555; }
 .note { font-size: 9pt; color: #666; }
 .answer-box { border: 0.6px solid #999; border-radius: 2px; margin-top: 0.5em; padding: 3px 5px;
-  font-size: 8pt; color: #888; }
+  font-size: 8pt; color: #888; break-inside: avoid; page-break-inside: avoid; }
+.answer-box .working { border-bottom: 0.5px dashed #aaa; margin-bottom: 3px; }
 .entry { break-inside: avoid; page-break-inside: avoid; margin-top: 1em; }
 .entry .line { display: flex; justify-content: space-between; gap: 1em; }
 .entry ol { margin: 0.3em 0; }
@@ -142,11 +151,14 @@ def _question(number: int, question: Question) -> str:
             for letter, option in zip(answer.letters, answer.options, strict=True)
         )
         parts.append(f'<ul class="options">{options}</ul>')
-    parts.append(f'<p class="instructions">{escape(answer.instructions())}</p>')
+    parts.append(f'<p class="instructions">{escape(sheet_instructions(answer))}</p>')
     if question.note:
         parts.append(f'<p class="note">Note: {escape(question.note)}</p>')
     if not isinstance(answer, ChoiceAnswer):
-        parts.append(f'<div class="answer-box" style="height: {answer_space(answer)}">Answer</div>')
+        parts.append(
+            f'<div class="answer-box"><div class="working" style="height: {working_space(answer)}">Working</div>'
+            f'<div style="height: {answer_space(answer)}">Answer</div></div>'
+        )
     parts.append("</section>")
     return "\n".join(parts)
 

@@ -1,40 +1,82 @@
 """Markdown worksheets and keys with TeX maths in ``$...$``, as Pandoc and R/exams users write them.
 
-Prompts are already Markdown with TeX maths, so they pass through; every formula is rewritten
-from its parsed source with tight dollars (``$x$``, never ``$ x $``), which is what Pandoc's
-``tex_math_dollars`` needs to see maths. Students are separated by ``\\newpage``, which Pandoc
-passes to LaTeX (a page break in the PDF) and drops elsewhere.
+Prompts are Markdown with TeX maths; they are written back from the same parsed tree the other
+renderers use (`attnquiz.engine.export.text`), so only the supported subset comes out (bold,
+italic, code, lists, maths) and everything else in bank text is escaped: raw HTML, links
+(``[x](javascript:…)``, ``<javascript:…>``) and entities show as the characters they are. Every
+formula is rewritten from its parsed source with tight dollars (``$x$``, never ``$ x $``), which
+is what Pandoc's ``tex_math_dollars`` needs to see maths. Students are separated by
+``\\newpage``, which Pandoc passes to LaTeX (a page break in the PDF) and drops elsewhere.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from attnquiz.engine import markup
 from attnquiz.engine.answers import ChoiceAnswer
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Sheet
+from attnquiz.engine.export import text as md
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Sheet, sheet_instructions
 from attnquiz.engine.variant import Question
 
-_MD_SPECIAL = set("\\`*_<>$|")
+# `<` and `&` too: with them escaped no raw HTML, autolink (<javascript:…>) or entity can form.
+_MD_SPECIAL = set("\\`*_<>$|&")
+# A bracket starts a link only where a `]` is followed by `(`, `[` or `:` (an inline, full reference
+# or definition); there brackets are escaped too, elsewhere [0.5, 1] stays readable.
+_LINK_CLOSE = re.compile(r"\][(\[:]")
 _RULE = "_" * 32
 
 
 def escape(text: str) -> str:
-    """Plain text as Markdown that shows exactly that text."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    """Plain text as Markdown that shows exactly that text (never HTML, a link or an entity)."""
+    special = _MD_SPECIAL | {"[", "]"} if _LINK_CLOSE.search(text) else _MD_SPECIAL
+    return "".join("\\" + ch if ch in special else ch for ch in text)
+
+
+def _formula(formula: markup.Math) -> str:
+    source = formula.source.strip()
+    return f"$${source}$$" if formula.display else f"${source}$"
+
+
+def _code(text: str) -> str:
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _inlines(nodes: Iterable[md.Inline]) -> str:
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, md.Plain):
+            out.append(escape(node.text))
+        elif isinstance(node, md.Strong):
+            out.append(f"**{_inlines(node.children)}**")
+        elif isinstance(node, md.Emph):
+            out.append(f"*{_inlines(node.children)}*")
+        elif isinstance(node, md.Code):
+            out.append(_code(node.text))
+        else:
+            out.append(_formula(node.math))
+    return "".join(out)
 
 
 def tex(text: str) -> str:
-    """Prompt text with every formula's dollars made tight (and the text checked against the subset)."""
+    """Prompt text as Markdown in the supported subset: formulas with tight dollars, the rest escaped."""
     out: list[str] = []
-    for segment in markup.parse(text):
-        if isinstance(segment, markup.Text):
-            out.append(segment.text)
-        elif segment.display:
-            out.append(f"$${segment.source.strip()}$$")
+    for block in md.blocks(text):
+        if isinstance(block, md.Paragraph):
+            out.append(_inlines(block.inlines))
         else:
-            out.append(f"${segment.source.strip()}$")
-    return "".join(out)
+            out.append(
+                "\n".join(
+                    (f"{n}. " if block.ordered else "- ") + _inlines(item)
+                    for n, item in enumerate(block.items, 1)
+                )
+            )
+    return "\n\n".join(out)
 
 
 def _one_line(text: str) -> str:
@@ -52,7 +94,7 @@ def _question(number: int, question: Question) -> str:
                 for letter, option in zip(answer.letters, answer.options, strict=True)
             )
         )
-    parts.append(f"*{escape(answer.instructions())}*")
+    parts.append(f"*{escape(sheet_instructions(answer))}*")
     if question.note:
         parts.append(f"Note: {escape(question.note)}")
     if not isinstance(answer, ChoiceAnswer):

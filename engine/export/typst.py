@@ -14,7 +14,15 @@ from functools import lru_cache
 from attnquiz.engine import markup
 from attnquiz.engine.answers import ChoiceAnswer
 from attnquiz.engine.export import text as md
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Paper, Sheet, answer_space
+from attnquiz.engine.export.worksheet import (
+    ClassPlan,
+    KeyStyle,
+    Paper,
+    Sheet,
+    answer_space,
+    sheet_instructions,
+    working_space,
+)
 from attnquiz.engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
 from attnquiz.engine.variant import Question
 
@@ -195,10 +203,27 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
   #body
 ]
 #let instructions(t) = text(size: 9.5pt, style: "italic", fill: luma(60), t)
-#let answer-box(height) = block(
-  width: 100%, height: height, stroke: 0.5pt + luma(150), radius: 2pt, inset: 5pt, above: 0.7em,
-  text(size: 8pt, fill: luma(120))[Answer],
+#let box-label(t) = text(size: 8pt, fill: luma(120), t)
+#let answer-box(working, height) = block(
+  width: 100%, stroke: 0.5pt + luma(150), radius: 2pt, inset: 5pt, above: 0.7em, breakable: false,
+  {
+    if working > 0cm {
+      block(width: 100%, height: working, above: 0pt, below: 4pt, box-label[Working])
+      line(length: 100%, stroke: (paint: luma(170), thickness: 0.4pt, dash: "dashed"))
+    }
+    block(width: 100%, height: height, above: 4pt, below: 0pt, box-label[Answer])
+  },
 )
+// A student's answers in the brief key: a table that may continue in the next column or page,
+// repeating the student's heading there, so no answer is ever pushed off the page.
+#let brief-answers(heading, ..cells) = block(above: 1.5em, below: 0.4em, breakable: true, table(
+  columns: (auto, 1fr, auto),
+  stroke: none,
+  inset: (x: 2pt, y: 1.7pt),
+  align: (right, left, right),
+  table.header(repeat: true, table.cell(colspan: 3, align: left, inset: (x: 0pt, bottom: 4pt), heading)),
+  ..cells.pos(),
+))
 #let tick = box(width: 0.75em, height: 0.75em, stroke: 0.6pt, baseline: 0.1em)
 #let options(..items) = grid(
   columns: (auto, auto, 1fr),
@@ -218,11 +243,11 @@ def _question(number: int, question: Question) -> str:
     body = [content(question.variant.prompt)]
     if isinstance(answer, ChoiceAnswer):
         body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")")
-    body.append(f"#instructions[{escape(answer.instructions())}]")
+    body.append(f"#instructions[{escape(sheet_instructions(answer))}]")
     if question.note:
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.note)}]")
     if not isinstance(answer, ChoiceAnswer):
-        body.append(f"#answer-box({answer_space(answer)})")
+        body.append(f"#answer-box({working_space(answer)}, {answer_space(answer)})")
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
 
 
@@ -254,11 +279,6 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
         f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
         f'Answer: #text(weight: "bold")[{escape(answer.format())}]'
     )
-    if style == "brief":
-        return (
-            f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} #h(1fr) '
-            f'#text(weight: "bold")[{escape(answer.format())}]'
-        )
     parts = [head]
     steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
     if steps:
@@ -285,6 +305,19 @@ def _inlines_of(source: str) -> str:
     return " ".join(pieces)
 
 
+_BRIEF_INLINE = 18  # characters: a longer answer gets a row of its own under its item id
+
+
+def _brief_cells(number: int, question: Question) -> str:
+    """One question's cells in the brief key's table: number, item id, answer (or the answer below)."""
+    shown = question.answer.format()
+    answer = f'text(weight: "bold")[{escape(shown)}]'
+    item = f"[{escape(question.item_id)}]"
+    if len(shown) <= _BRIEF_INLINE:
+        return f"[{number}.], {item}, {answer},"
+    return f"[{number}.], table.cell(colspan: 2, {item}), [], table.cell(colspan: 2, {answer}),"
+
+
 def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
     """The Typst source of the answer key: per student and variant code, each answer (and solution)."""
     out = [_preamble(f"{plan.title}: answer key", paper)]
@@ -296,16 +329,15 @@ def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: Ke
         out.append("#show: columns.with(2, gutter: 8mm)")
     for sheet in sheets:
         heading = escape(f"Student {sheet.student} · variant ") + f"#code({_string(sheet.code)})"
-        entries = [_key_entry(n, q, style) for n, q in enumerate(sheet.questions, 1)]
         if style == "full":
             out.append(f"#start-sheet({_label(plan, sheet)})")
             out.append(f"#text(size: 9pt, fill: luma(80))[{intro}]\n")
             out.append(f'#text(size: 13pt, weight: "bold")[{heading}]\n#line(length: 100%, stroke: 0.5pt)')
-            out.extend(entries)
+            out.extend(_key_entry(n, q, style) for n, q in enumerate(sheet.questions, 1))
         else:
-            # A student's answers stay together; several students share a page.
-            body = "\n\n".join([f'#text(weight: "bold")[{heading}]', *entries])
-            out.append(f"#block(breakable: false, above: 1.6em)[\n{body}\n]")
+            # Several students share a page; a long list continues in the next column, headed again.
+            cells = "\n".join(_brief_cells(n, q) for n, q in enumerate(sheet.questions, 1))
+            out.append(f'#brief-answers(text(weight: "bold")[{heading}],\n{cells}\n)')
     return "\n".join(out) + "\n"
 
 

@@ -15,7 +15,14 @@ from typing import Literal
 
 import numpy as np
 
-from attnquiz.engine.answers import Answer, MatrixAnswer, VectorAnswer
+from attnquiz.engine.answers import (
+    Answer,
+    ChoiceAnswer,
+    IntegerAnswer,
+    MatrixAnswer,
+    ShapeAnswer,
+    VectorAnswer,
+)
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
@@ -152,16 +159,45 @@ __all__ = [
     "Paper",
     "Progress",
     "Sheet",
+    "answer_space",
     "plan_class",
     "select_items",
+    "sheet_instructions",
     "student_seed",
+    "working_space",
 ]
 
 
 def answer_space(answer: Answer) -> str:
-    """The height of the answer box on a printed sheet: a line, or room for a vector or a matrix."""
+    """The height of the answer line's box on a printed sheet: a line, or room for a vector or a matrix."""
     if isinstance(answer, MatrixAnswer):
-        return f"{1.2 + 0.8 * answer.shape[0]:.1f}cm"
+        return f"{0.6 + 0.7 * answer.shape[0]:.1f}cm"
     if isinstance(answer, VectorAnswer):
-        return "1.6cm"
-    return "1.4cm"
+        return "1.0cm"
+    return "0.9cm"
+
+
+def working_space(answer: Answer) -> str:
+    """Room to work on a printed sheet, by kind of answer: none for a tick box, a little for a shape
+    or a count (one multiplication), most for a computed number, vector or matrix (several steps).
+
+    Modest on purpose: a whole bank on one sheet must stay a sensible number of pages.
+    """
+    if isinstance(answer, ChoiceAnswer):
+        return "0cm"
+    if isinstance(answer, ShapeAnswer):
+        return "1.0cm"
+    if isinstance(answer, IntegerAnswer):
+        return "1.8cm"
+    if isinstance(answer, MatrixAnswer):
+        return f"{2.2 + 0.4 * answer.shape[0]:.1f}cm"
+    if isinstance(answer, VectorAnswer):
+        return "2.6cm"
+    return "2.4cm"
+
+
+def sheet_instructions(answer: Answer) -> str:
+    """What to do, phrased for paper: tick the boxes of a choice question (there is nothing to type)."""
+    if isinstance(answer, ChoiceAnswer):
+        return "Tick all that apply." if answer.multiple else "Tick one box."
+    return answer.instructions()

@@ -1,0 +1,86 @@
+"""Every answer of every student is in the PDF key, read back from the PDF's text, for whole banks.
+
+A key that loses answers is worse than none: the brief key once pushed a student's last answers off
+the page (a block that could not break across columns), silently, for every student.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from pypdf import PdfReader
+
+from attnquiz.engine import banks
+from attnquiz.engine.export import pdf
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
+
+_SPACE = re.compile(r"\s+")
+
+
+def _squeezed(text: str) -> str:
+    """Text with no white space: PDF extraction breaks lines and spaces where the layout does."""
+    return _SPACE.sub("", text).replace("\u2212", "-")
+
+
+def _sections(plan: ClassPlan, text: str) -> list[str]:
+    """Each student's part of the key: from their first heading to the next student's first heading."""
+    starts = [
+        text.index(_squeezed(f"Student {sheet.student} · variant {sheet.code}")) for sheet in plan.sheets
+    ]
+    assert starts == sorted(starts), "students are out of order in the key"
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+_BODY_BOTTOM = 22 * 72 / 25.4  # the pages' bottom margin (22 mm): below it only the footer may stand
+
+
+def visible_text(document: bytes) -> str:
+    """The text a reader sees: what is drawn inside each page's body, not what ran off it.
+
+    A PDF keeps text laid out beyond the page's edge (or under its footer) in its content, and
+    plain text extraction returns it; a person never sees it. Such text is dropped here.
+    """
+    pieces: list[str] = []
+    for page in PdfReader(io.BytesIO(document)).pages:
+        top, right = float(page.mediabox.top), float(page.mediabox.right)
+
+        def keep(text: str, cm: list[float], tm: list[float], font: object, size: object) -> None:
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            if _BODY_BOTTOM <= y <= top and 0 <= x <= right:  # noqa: B023 (used at once, in this loop)
+                pieces.append(text)
+
+        page.extract_text(visitor_text=keep)
+    return "".join(pieces)
+
+
+def missing_answers(plan: ClassPlan, key_pdf: bytes) -> list[str]:
+    """The questions whose item id and answer are not in their student's part of the key, in order."""
+    text = _squeezed(visible_text(key_pdf))
+    missing = []
+    for sheet, section in zip(plan.sheets, _sections(plan, text), strict=True):
+        at = 0
+        entries = [_squeezed(f"{n}.{q.item_id}") for n, q in enumerate(sheet.questions, 1)]
+        for number, (question, entry) in enumerate(zip(sheet.questions, entries, strict=True), 1):
+            start = section.find(entry, at)
+            # The answer sits between this entry and the next one (a repeated heading may come between).
+            end = (
+                section.find(entries[number], start) if number < len(entries) and start >= 0 else len(section)
+            )
+            answer = _squeezed(question.answer.format())
+            if start < 0 or answer not in section[start : end if end >= 0 else len(section)]:
+                missing.append(f"student {sheet.student} question {number} ({question.item_id}: {answer})")
+            else:
+                at = start + len(entry)
+    return missing
+
+
+@pytest.mark.parametrize(
+    ("bank", "style", "students"),
+    [("week1", "brief", 30), ("week2", "brief", 30), ("week1", "full", 4), ("week2", "full", 4)],
+)
+def test_the_key_holds_every_answer_of_every_student(bank: str, style: KeyStyle, students: int) -> None:
+    plan = plan_class(banks.load(bank), students=students, master_seed=2026)
+    assert missing_answers(plan, pdf.key(plan, plan.sheets, style=style)) == []
