@@ -526,16 +526,20 @@ def _scalar(value: Any) -> Any:
     return int(as_float) if as_float.is_integer() and abs(as_float) < 2**53 else as_float
 
 
-def format_value(value: MistakeValue | str, tolerance: Tolerance) -> str:
-    """Any answer-shaped value (or a symbolic dimension) written at a tolerance's precision."""
+def format_value(value: MistakeValue | str, tolerance: Tolerance, *, grouped: bool = True) -> str:
+    """Any answer-shaped value (or a symbolic dimension) written at a tolerance's precision.
+
+    A whole number alone is grouped in thousands (``1,179,648``, as the notes write counts); inside
+    a list it is not, since there commas and spaces separate entries (``[768, 1179648]``).
+    """
     if isinstance(value, frozenset):
         return ", ".join(sorted(value))
     if isinstance(value, tuple):
-        return "[" + ", ".join(format_value(v, tolerance) for v in value) + "]"
+        return "[" + ", ".join(format_value(v, tolerance, grouped=False) for v in value) + "]"
     if isinstance(value, str):
         return value
     if isinstance(value, int) and tolerance.mode == "exact":
-        return f"{value:,}"
+        return f"{value:,}" if grouped else str(value)
     return tolerance.format(float(value))
 
 

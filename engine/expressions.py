@@ -169,12 +169,14 @@ def format_value(value: Value, *, math_mode: bool = False, places: int | None = 
 
     Whole numbers are written in full, grouped in thousands from 10,000 (``589{,}824`` in TeX
     maths, ``589,824`` in prose); other numbers to ``places`` decimals when given, else to six
-    significant figures with trailing zeros dropped. Lists are written ``[a, b]``.
+    significant figures with trailing zeros dropped. Lists are written ``[a, b]``, their whole
+    numbers without grouping (``[768, 1179648]``), since in a list a comma separates entries.
     """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple):
-        return "[" + ", ".join(format_value(v, math_mode=math_mode, places=places) for v in value) + "]"
+        entries = (_ungrouped(v, math_mode=math_mode, places=places) for v in value)
+        return "[" + ", ".join(entries) + "]"
     if places is not None:
         text = f"{float(value):.{places}f}"
         return text[1:] if text.startswith("-") and float(text) == 0 else text
@@ -191,6 +193,12 @@ def format_value(value: Value, *, math_mode: bool = False, places: int | None = 
         power = int(exponent)
         return rf"{mantissa} \times 10^{{{power}}}" if math_mode else f"{mantissa}e{power}"
     return text
+
+
+def _ungrouped(value: Value, *, math_mode: bool, places: int | None) -> str:
+    if places is None and is_whole(value) and abs(float(value)) < 1e15:
+        return str(int(value))
+    return format_value(value, math_mode=math_mode, places=places)
 
 
 def plain(value: Value) -> str:

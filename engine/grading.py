@@ -27,6 +27,7 @@ attempts can count them like the listed ones. Multiple-select items score by the
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -320,10 +321,11 @@ def _coarse_entries(
     """Indices of entries written too coarsely, when every other entry is right; else None."""
     coarse: list[int] = []
     for index, (target, value) in enumerate(zip(targets, values, strict=True)):
-        if _too_coarse(tolerance, target, value):
-            coarse.append(index)
-        elif not _near(tolerance, target, value):
+        if _near(tolerance, target, value):
+            continue  # a right entry is never "too coarse", however few digits it needs (768)
+        if not _too_coarse(tolerance, target, value):
             return None
+        coarse.append(index)
     return coarse or None
 
 
@@ -370,7 +372,10 @@ def _grade_vector(answer: VectorAnswer, response: str, mistakes: Sequence[Mistak
     if listed is not None:
         return _named(listed, read)
     if len(values) != n:
-        return _wrong(f"The answer has {n} entries; you gave {len(values)}.", read)
+        hint = ""
+        if len(values) > n and _GROUPED_IN_A_LIST.search(response):
+            hint = " Inside a list a comma separates entries: write 589824, not 589,824."
+        return _wrong(f"The answer has {n} entries; you gave {len(values)}.{hint}", read)
     negated = [parse.Number(-v.value, None, v.text) for v in values]
     if _all_near(tolerance, answer.values, negated) and any(_resolved(tolerance, t) for t in answer.values):
         feedback = "Every entry has the wrong sign: check the sign of each step."
@@ -381,6 +386,9 @@ def _grade_vector(answer: VectorAnswer, response: str, mistakes: Sequence[Mistak
         if not _near(tolerance, t, v)
     ]
     return _wrong(_off_message(off, n), read)
+
+
+_GROUPED_IN_A_LIST = re.compile(r"(?<![\d.])\d{1,3},\d{3}(?![\d.])")  # 589,824 inside [768, 589,824]
 
 
 def _split(found: parse.Vector | parse.Matrix) -> tuple[parse.Vector, parse.Matrix | None]:

@@ -18,16 +18,18 @@ from hypothesis import strategies as st
 
 from attnquiz.engine import banks, markup, parse
 from attnquiz.engine.answers import (
+    EXACT,
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,
+    Mistake,
     NumericAnswer,
     ShapeAnswer,
     VectorAnswer,
 )
 from attnquiz.engine.bank import BankItem
-from attnquiz.engine.grading import Grade, grade
+from attnquiz.engine.grading import Grade, grade, grade_answer
 from attnquiz.engine.variant import Question
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -298,3 +300,46 @@ def test_pathological_numbers_are_refused_not_computed() -> None:
     for question in QUESTIONS:
         result = well_formed(grade(question, text))
         assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer)
+
+
+# -- the tool's own output reads back as itself (issue 14, defect 8) ------------------------------
+
+BIG_INTS = st.integers(min_value=-(10**12), max_value=10**12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(BIG_INTS, min_size=1, max_size=6),
+    wrong=st.lists(BIG_INTS, min_size=1, max_size=6),
+    shape=st.sampled_from(["vector", "matrix"]),
+)
+def test_exact_lists_of_large_integers_read_back_as_themselves(
+    values: list[int], wrong: list[int], shape: str
+) -> None:
+    assume(len(wrong) == len(values) and wrong != values)
+    answer: Answer
+    if shape == "vector":
+        answer = VectorAnswer(tuple(values), EXACT)
+        mistake = Mistake("doubled", tuple(wrong), "A listed mistake.")
+    else:
+        answer = MatrixAnswer((tuple(values), tuple(values)), EXACT)
+        mistake = Mistake("doubled", (tuple(wrong), tuple(values)), "A listed mistake.")
+    text = answer.format()
+    assert grade_answer(answer, text, [mistake]).status == "correct", text
+    shown = mistake.format(answer)
+    result = grade_answer(answer, shown, [mistake])
+    assert result.mistake is not None, (shown, result)
+    assert result.mistake.tag == "doubled"
+    assert result.read_as == shown
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=BIG_INTS, wrong=BIG_INTS)
+def test_a_count_and_its_mistakes_read_back_with_their_grouping(value: int, wrong: int) -> None:
+    assume(value != wrong)
+    answer = IntegerAnswer(value)
+    mistake = Mistake("slip", wrong, "A listed mistake.")
+    assert grade_answer(answer, answer.format()).status == "correct"
+    result = grade_answer(answer, mistake.format(answer), [mistake])
+    assert result.mistake is not None
+    assert result.mistake.tag == "slip"

@@ -257,6 +257,10 @@ def test_values_are_written_as_the_notes_write_them() -> None:
     assert format_value(-0.0001, places=2) == "0.00"
     assert format_value(1.5e-8, math_mode=True) == r"1.5 \times 10^{-8}"
     assert format_value((Fraction(1, 2), 2)) == "[0.5, 2]"
+    # Inside a list a comma separates entries, so whole numbers are not grouped there (issue 14).
+    assert format_value((768, 1_179_648)) == "[768, 1179648]"
+    assert format_value((768, 1_179_648), math_mode=True) == "[768, 1179648]"
+    assert format_value(((10_000, 2), (3, 40_000))) == "[[10000, 2], [3, 40000]]"
 
 
 def test_placeholders_know_whether_they_are_in_maths() -> None:

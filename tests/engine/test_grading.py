@@ -411,6 +411,39 @@ def test_a_wrong_vector_names_the_entries_that_are_off() -> None:
     assert "entries 1, 2 and 4 are off" in grade_answer(answer, "[0, 0, 3, 0]").feedback
 
 
+@pytest.mark.parametrize(
+    ("response", "words"),
+    [
+        ("[768, 5.9e5]", "entry 2 is written with too few digits"),
+        ("[800, 589824]", "entry 1 is written with too few digits"),
+        ("[768, 590000]", "entry 2 is written with too few digits"),
+        ("[8e2, 5.9e5]", "entries 1 and 2 are written with too few digits"),
+        ("[768, 589,824]", "Inside a list a comma separates entries"),
+        ("[768, 589 824]", "you gave 3"),
+    ],
+)
+def test_exact_vectors_of_large_integers_name_the_right_entries(response: str, words: str) -> None:
+    # Issue 14, defect 8: a right entry (768) is never "written with too few digits".
+    answer = VectorAnswer((768, 589824), Tolerance.exact())
+    result = grade_answer(answer, response)
+    assert result.status == "wrong"
+    assert words in result.feedback
+
+
+def test_coarse_matrix_entries_are_named_by_position() -> None:
+    answer = MatrixAnswer(((768, 589824), (12, 64)), Tolerance.exact())
+    result = grade_answer(answer, "[[768, 5.9e5], [12, 64]]")
+    assert "entry (1, 2) is written with too few digits" in result.feedback
+
+
+def test_a_mistake_of_large_integers_is_printed_without_grouping_inside_lists() -> None:
+    vector = VectorAnswer((768, 589824), Tolerance.exact())
+    assert Mistake("x", (768, 1179648), "").format(vector) == "[768, 1179648]"
+    matrix = MatrixAnswer(((1, 2), (3, 4)), Tolerance.exact())
+    assert Mistake("x", ((1000, 2), (3, 40000)), "").format(matrix) == "[[1000, 2], [3, 40000]]"
+    assert Mistake("x", 1179648, "").format(IntegerAnswer(589824)) == "1,179,648"
+
+
 def test_a_wrong_matrix_names_the_entries_or_the_shape() -> None:
     assert "entry (2, 2) is off" in graded("mat", "[[1.66, 2.66], [2.34, 3.35]]").feedback
     assert "2×2 matrix; you gave a 1×2" in graded("mat", "[[1.66, 2.66]]").feedback
