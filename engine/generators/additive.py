@@ -20,6 +20,11 @@ OVER_DECODER_STEPS = (
     r"decoder step every weight becomes 1. The softmax runs over the source positions $i$, so the "
     "weights of one decoder step sum to 1."
 )
+WHOLE_WEIGHT = (
+    "A weight of 1 would put all of the decoder's attention on this one state. The {n} encoder "
+    "states share the attention of one decoder step: their weights are the softmax of the scores, "
+    "and they sum to 1."
+)
 LINEAR_NORMALISATION = (
     "That divides each score by the sum of the scores. Softmax exponentiates first, so every "
     "weight is positive and a bigger score gets an exponentially bigger weight."
@@ -224,9 +229,11 @@ def additive_softmax_weight(
         alpha = numerics.softmax(e)
         exps = np.exp(e)
         answer = NumericAnswer(float(alpha[i - 1]), TWO_PLACES)
+        # "Normalised over the decoder steps" would give 1 here, but so does any guess that one state
+        # takes all the attention: a 1 is answered for what it is, not named as that misconception.
         mistakes = [
-            Mistake("weights-over-decoder-states", 1.0, OVER_DECODER_STEPS),
             Mistake("not-normalised", float(exps[i - 1]), NOT_NORMALISED),
+            Mistake("whole-weight-on-one-state", 1.0, WHOLE_WEIGHT.format(n=count_word(n))),
         ]
         if e.sum() > 0:
             mistakes.append(Mistake("linear-normalisation", float(e[i - 1] / e.sum()), LINEAR_NORMALISATION))

@@ -36,6 +36,14 @@ def num(value: float, places: int | None = None) -> str:
     return format_number(float(value), FOUR_SIGFIGS)
 
 
+def sentence_start(text: str) -> str:
+    """``text`` with its first letter capitalised, to open a sentence ("the original Transformer" → "The …").
+
+    Only the first character changes, so the rest (a name such as "BERT-base") stays as written.
+    """
+    return text[:1].upper() + text[1:]
+
+
 def group(value: int) -> str:
     """An integer with thousands grouped for TeX: 589{,}824."""
     return f"{value:,}".replace(",", "{,}")

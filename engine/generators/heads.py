@@ -9,7 +9,7 @@ import numpy as np
 from attnquiz.engine import numerics
 from attnquiz.engine.answers import EXACT, IntegerAnswer, Mistake, ShapeAnswer, VectorAnswer, symbols
 from attnquiz.engine.generators import sizes
-from attnquiz.engine.generators.common import pick, small_ints, tex_matrix, tex_vector
+from attnquiz.engine.generators.common import pick, sentence_start, small_ints, tex_matrix, tex_vector
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
@@ -87,7 +87,7 @@ def head_size(
     h = sizes.heads_for(rng, d, heads)
     name = model if model is not None else sizes.model_name(d, h)
     d_k = numerics.head_dim(d, h)
-    who = f"{name} has" if name else "A Transformer has"
+    who = f"{sentence_start(name)} has" if name else "A Transformer has"
     prompt = (
         rf"{who} ${D_MODEL} = {d}$ and $h = {h}$ attention heads. "
         r"What is the head size $d_k$, the width each head works in?"

@@ -44,8 +44,21 @@ def _plain(value: float) -> str:
 def _setup(gamma: float) -> str:
     return (
         "In a plain RNN, backpropagating through one time step multiplies the size of the gradient by the "
-        rf"norm of the step's Jacobian, here about $\gamma = {_plain(gamma)}$ (small recurrent weights)."
+        rf"norm of the step's Jacobian, here about $\gamma = {_plain(gamma)}${_weights_remark(gamma)}."
     )
+
+
+def _weights_remark(gamma: float) -> str:
+    """What the factor says about the recurrent weights, in the prompt's words, or nothing in between.
+
+    Only a clearly small factor comes from small recurrent weights; one near 1 comes from weights
+    just below the size that would keep the gradient steady.
+    """
+    if gamma <= 0.7:
+        return " (small recurrent weights)"
+    if gamma >= 0.9:
+        return " (recurrent weights just below the size that would keep it steady)"
+    return ""
 
 
 @generator
@@ -100,12 +113,13 @@ def rnn_gradient_decay(
             rf"$\gamma^{{{k}}}$.",
         ),
     ]
-    linear = 1 - k * (1 - gamma)
-    if linear > 0:
+    # In exact fractions: 1 - 5·(1 - 0.8) is 0, which floats make 2.2e-16 (and a typed 0 unnamed).
+    linear = 1 - k * (1 - Fraction(str(gamma)))
+    if linear >= 0:
         mistakes.append(
             Mistake(
                 "linear-decay",
-                linear,
+                float(linear),
                 r"That subtracts the same amount $1 - \gamma$ at every step. The gradient is multiplied by "
                 r"$\gamma$ at each step, so it decays geometrically, not linearly.",
             )
