@@ -15,6 +15,14 @@ from typing import Any, ClassVar, Literal, cast
 
 Scoring = Literal["net", "all-or-nothing", "each-answer"]
 SCORING_SCHEMES: tuple[Scoring, ...] = ("net", "all-or-nothing", "each-answer")
+# What a multiple-select question tells the student about its scoring (grading.choice_score computes it).
+SCORING_RULES: dict[Scoring, str] = {
+    "net": "Each right option you select earns 1/(number of right options), each wrong one costs as "
+    "much, and the score is never below 0.",
+    "all-or-nothing": "Only the exact set of right options earns the mark; anything else scores 0.",
+    "each-answer": "Each option is a true-or-false decision worth an equal share: selecting a wrong "
+    "option or missing a right one loses that share.",
+}
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -435,10 +443,17 @@ class ChoiceAnswer:
         return ", ".join(sorted(self.correct_letters))
 
     def instructions(self) -> str:
-        """What the student should type."""
+        """What the student should type and, for multiple select, how it is scored."""
         if self.multiple:
-            return "Select all that apply: type the letters, e.g. A, C."
+            return f"Select all that apply: type the letters, e.g. A, C. {self.scoring_rule()}"
         return "Choose one: type its letter."
+
+    def scoring_rule(self) -> str:
+        """How a multiple-select response is scored, in one sentence ("" for a single choice).
+
+        Said without the number of right options, which would give part of the answer away.
+        """
+        return SCORING_RULES[self.scoring] if self.multiple else ""
 
     def json_value(self) -> Any:
         """The answer's value in JSON: the correct letters."""

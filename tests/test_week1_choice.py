@@ -143,17 +143,14 @@ def test_conceptual_items_cite_the_notes(item: str) -> None:
     assert "concept" in entry.item.tags
 
 
-def test_mha_statements_seed_3_gives_issue_3_its_partial_credit() -> None:
-    # Issue 3: `quiz answer week1 mha-statements --seed 3 "A, D"` is partial credit 0.5 and names
-    # the wrong tick. Under each-answer scoring: 1 - (wrong ticks + missed true options) / options.
-    entry = WEEK1.get("mha-statements")
-    answer = choice(entry, 3)
-    assert answer.scoring == "each-answer"
-    ticked = frozenset("AD")
-    wrong = ticked - answer.correct_letters
-    missed = answer.correct_letters - ticked
-    assert len(wrong) == 1
-    assert 1 - (len(wrong) + len(missed)) / len(answer.options) == 0.5
+def test_mha_statements_is_scored_net_like_every_other_multiple_select_item() -> None:
+    # Issue 3's example ("A, D" on seed 3: a right tick and a wrong one) scored 0.5 under the
+    # each-answer scheme this item had; issue 13 made every multiple-select item net, where a wrong
+    # tick cancels a right one.
+    answer = choice(WEEK1.get("mha-statements"), 3)
+    assert answer.scoring == "net"
+    assert answer.correct_letters == frozenset("CD")
+    assert grading.grade(WEEK1.get("mha-statements").question(3), "A, D").score == 0.0
 
 
 def test_mha_statements_seed_3_grades_as_partial() -> None:

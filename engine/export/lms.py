@@ -84,7 +84,7 @@ def solution_html(question: Question) -> str:
 def instructions(answer: Answer) -> str:
     """What to enter, phrased for an LMS form (blanks per entry, ticks for choices)."""
     if isinstance(answer, ChoiceAnswer):
-        return "Select all that apply." if answer.multiple else "Select one."
+        return f"Select all that apply. {answer.scoring_rule()}" if answer.multiple else "Select one."
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         return answer.instructions()
     if isinstance(answer, ShapeAnswer):

@@ -199,5 +199,5 @@ def working_space(answer: Answer) -> str:
 def sheet_instructions(answer: Answer) -> str:
     """What to do, phrased for paper: tick the boxes of a choice question (there is nothing to type)."""
     if isinstance(answer, ChoiceAnswer):
-        return "Tick all that apply." if answer.multiple else "Tick one box."
+        return f"Tick all that apply. {answer.scoring_rule()}" if answer.multiple else "Tick one box."
     return answer.instructions()

@@ -86,7 +86,7 @@ def test_the_unscaled_matrix_of_a_seeded_variant_is_named_no_sqrt_dk() -> None:
 
 
 def test_a_half_right_selection_gets_partial_credit_and_says_which_tick_was_wrong() -> None:
-    data = answer_json("week1", "mha-statements", "--seed", "3", "A, D")
+    data = answer_json("week1", "mha-statements", "--seed", "3", "A, C, D")  # C, D right; A false
     assert data["status"] == "partial"
     assert data["score"] == 0.5
     assert "**A** is false" in str(data["feedback"])
@@ -179,7 +179,7 @@ def test_subprocess_prints_status_feedback_mistake_and_reading() -> None:
 
 
 def test_subprocess_json_and_piped_answer() -> None:
-    result = quiz("answer", "week1", "mha-statements", "--seed", "3", "--json", stdin="A, D\n")
+    result = quiz("answer", "week1", "mha-statements", "--seed", "3", "--json", stdin="A, C, D\n")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert (data["status"], data["score"]) == ("partial", 0.5)
