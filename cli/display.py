@@ -277,14 +277,14 @@ def print_question(
             put(target, Text.assemble((label, "bold"), to_terminal(option.text)), hang=len(label) - 2)
         target.print()
     put(target, answer.instructions(), style="italic")
-    if note and question.note:
+    if note and question.student_note:
         print_note(target, question)
 
 
 def print_note(target: Console, question: Question, *, indent: int = 0) -> None:
-    """The item's note, dim."""
-    if question.note:
-        put(target, " " * indent + f"Note: {question.note}", style="dim")
+    """The item's note for students, dim (a note for instructors is only for `quiz show`)."""
+    if question.student_note:
+        put(target, " " * indent + f"Note: {question.student_note}", style="dim")
 
 
 def print_solution(

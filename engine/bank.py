@@ -15,7 +15,7 @@ from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
 from attnquiz.engine.formula import Formula, FormulaError
 from attnquiz.engine.registry import GeneratorSpec
-from attnquiz.engine.schema import GeneratorItem, Item
+from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
 from attnquiz.engine.variant import Question, Variant
 
@@ -59,9 +59,11 @@ class BankItem:
     def original(self) -> Question:
         """The past paper's own instance, with its inputs."""
         if self.original_kwargs is None:
+            # The notes about the original say why it is missing ("the paper's wording is not in the notes").
+            why = " ".join(n.text for n in self.item.note if n.on != "variants")
             raise NoOriginalError(
                 f"{self.id}: this item has no original instance"
-                + (f" ({self.item.note})" if self.item.note else "")
+                + (f" ({why})" if why else "")
                 + "; try --seed N for a variant"
             )
         # The original's inputs are all given, so the generator draws nothing that matters;
@@ -108,7 +110,8 @@ class BankItem:
             seed=seed,
             code=code,
             variant=variant,
-            note=self.item.note,
+            student_note=note_text(self.item.note, "students", original=seed is None),
+            instructor_note=note_text(self.item.note, "instructors", original=seed is None),
         )
 
 

@@ -266,6 +266,16 @@ def _pydantic_issues(
     located: _Located,
     error: pydantic.ValidationError,
     prefix: Loc,
+def _without_note_index(loc: Loc, data: Any) -> Loc:
+    """A single note written as a mapping is validated as a list of one (``note[0].for``): drop the 0."""
+    if len(loc) >= 4 and loc[0] == "items" and isinstance(loc[1], int) and loc[2:4] == ("note", 0):
+        items = data.get("items") if isinstance(data, dict) else None
+        item = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
+        if isinstance(item, dict) and isinstance(item.get("note"), dict):
+            return (*loc[:3], *loc[4:])
+    return loc
+
+
     known_lines: Loc | None = None,
     params_model: type[pydantic.BaseModel] | None = None,
     data: Any = None,
@@ -273,7 +283,7 @@ def _pydantic_issues(
     """Translate pydantic's errors into issues at the lines of the offending keys, in plain words."""
     for detail in error.errors(include_url=False):
         loc: Loc = tuple(detail["loc"])
-        full = _without_kind_tag((*prefix, *loc))
+        full = _without_note_index(_without_kind_tag((*prefix, *loc)), data)
         message = str(detail["msg"]).removeprefix("Value error, ")
         kind = detail["type"]
         value = detail.get("input")

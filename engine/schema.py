@@ -6,6 +6,7 @@ signature is checked by `attnquiz.engine.loader` against the registry, which kno
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
@@ -72,6 +73,59 @@ class ToleranceSpec(StrictModel):
         )
 
 
+NoteAudience = Literal["instructors", "students"]
+NoteScope = Literal["every", "original", "variants"]
+
+
+class Note(StrictModel):
+    """A note about an item: for instructors unless marked for students, on every instance or only some."""
+
+    text: str = Field(min_length=1, description="The note, in plain text.")
+    audience: NoteAudience = Field(
+        default="instructors",
+        alias="for",
+        description=(
+            "Who reads it: instructors (the default; quiz show and answer keys) or students (also with "
+            "the question in sessions, on worksheets and in Moodle and Canvas)."
+        ),
+    )
+    on: NoteScope = Field(
+        default="every",
+        description=(
+            "Which instances it is about: every (the default), original (the past paper's own question) "
+            "or variants."
+        ),
+    )
+
+
+def _as_notes(value: Any) -> Any:
+    """The short forms of ``note`` as a list: a text is one note for instructors, a mapping one note."""
+    if isinstance(value, str):
+        return [{"text": value}] if value.strip() else []
+    if isinstance(value, dict | Note):
+        return [value]
+    if isinstance(value, list | tuple):  # a tuple: the default, or notes already validated
+        return [{"text": entry} if isinstance(entry, str) else entry for entry in value]
+    raise ValueError("a note is a text, a mapping {text, for, on}, or a list of them")
+
+
+Notes = Annotated[
+    tuple[Note, ...],
+    BeforeValidator(_as_notes, json_schema_input_type=str | Note | list[str | Note]),
+]
+NOTE_DESCRIPTION = (
+    "Notes about the item. A plain text is for instructors (quiz show, answer keys); write "
+    "{text: ..., for: students} for a note students see with the question, and on: original (or "
+    "variants) for a note about those instances only. A list holds several notes."
+)
+
+
+def note_text(notes: Iterable[Note], audience: NoteAudience, *, original: bool) -> str:
+    """The notes for ``audience`` about the original (or about a variant), as one paragraph."""
+    skipped = "variants" if original else "original"
+    return " ".join(n.text for n in notes if n.audience == audience and n.on != skipped)
+
+
 class GeneratorItem(StrictModel):
     """One bank item: a past-paper question (or worked problem) mapped to a registered generator."""
 
@@ -107,10 +161,7 @@ class GeneratorItem(StrictModel):
         description="Scoring of a multiple-select item: net (default), all-or-nothing or each-answer.",
     )
     tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
-    note: str = Field(
-        default="",
-        description="Shown with the question, e.g. that the paper's own wording is not in the notes.",
-    )
+    note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
 
 
 def _number_as_text(value: Any) -> Any:
@@ -250,10 +301,7 @@ class FormulaItem(StrictModel):
         ),
     )
     tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
-    note: str = Field(
-        default="",
-        description="Shown with the question, e.g. that the paper's own wording is not in the notes.",
-    )
+    note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
 
 
 ITEM_KINDS = ("generator", "formula")

@@ -122,7 +122,10 @@ class Question:
     seed: int | None
     code: str
     variant: Variant
-    note: str = ""
+    # The item's notes that apply to this instance (its original, or a variant), by audience: only
+    # ``student_note`` is shown to students; ``instructor_note`` goes to quiz show and answer keys.
+    student_note: str = ""
+    instructor_note: str = ""
 
     @property
     def is_original(self) -> bool:
@@ -153,5 +156,6 @@ class Question:
             "solution": list(variant.solution),
             "hint": variant.hint,
             "params": dict(variant.inputs),
-            "note": self.note,
+            "student_note": self.student_note,
+            "instructor_note": self.instructor_note,
         }

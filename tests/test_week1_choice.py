@@ -74,9 +74,12 @@ def test_original_has_the_papers_correct_letters(
     assert isinstance(answer, ChoiceAnswer)
     assert answer.multiple is multiple
     assert answer.correct_letters == frozenset(letters)
-    # The notes quote no option text: the note must say the wording is the bank's.
-    assert "no option text" in question.note
-    assert "written for this bank" in question.note
+    # The notes quote no option text: the instructors' note says the wording is the bank's, and the
+    # students doing the past paper are told that its key is the notes' derivation, not an official one.
+    assert "no option text" in question.instructor_note
+    assert "written for this bank" in question.instructor_note
+    assert "not an official key" in question.student_note
+    assert not entry.question(0).student_note, "the disclaimer is about the original only"
 
 
 @pytest.mark.parametrize(("item", "source", "multiple"), NOT_IN_NOTES, ids=[row[0] for row in NOT_IN_NOTES])
@@ -87,8 +90,8 @@ def test_items_whose_paper_is_not_in_the_notes_have_no_original(
     assert entry.item.source == source
     assert not entry.has_original
     assert not any(s.letter for s in pool_of(entry).root), "letters would claim to be the paper's"
-    assert "not in the notes" in entry.item.note
-    with pytest.raises(NoOriginalError):
+    assert any("not in the notes" in note.text for note in entry.item.note)
+    with pytest.raises(NoOriginalError, match="not in the notes"):
         entry.original()
     assert choice(entry, 0).multiple is multiple
 
@@ -153,7 +156,8 @@ def test_mha_statements_is_scored_net_like_every_other_multiple_select_item() ->
     assert grading.grade(WEEK1.get("mha-statements").question(3), "A, D").score == 0.0
 
 
-def test_mha_statements_seed_3_grades_as_partial() -> None:
-    grade = grading.grade(WEEK1.get("mha-statements").question(3), "A, D")
+def test_mha_statements_seed_3_grades_both_right_and_one_wrong_as_half() -> None:
+    grade = grading.grade(WEEK1.get("mha-statements").question(3), "A, C, D")
     assert grade.status == "partial"
     assert grade.score == pytest.approx(0.5)
+    assert "**A** is false" in grade.feedback

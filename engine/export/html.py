@@ -152,8 +152,8 @@ def _question(number: int, question: Question) -> str:
         )
         parts.append(f'<ul class="options">{options}</ul>')
     parts.append(f'<p class="instructions">{escape(sheet_instructions(answer))}</p>')
-    if question.note:
-        parts.append(f'<p class="note">Note: {escape(question.note)}</p>')
+    if question.student_note:  # a worksheet is for students: never the instructors' note
+        parts.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
     if not isinstance(answer, ChoiceAnswer):
         parts.append(
             f'<div class="answer-box"><div class="working" style="height: {working_space(answer)}">Working</div>'
@@ -199,6 +199,8 @@ def _key_entry(number: int, question: Question) -> str:
     steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
     if steps:
         parts.append(f"<ol>{steps}</ol>")
+    if question.instructor_note:  # the key is the instructor's: their note belongs here
+        parts.append(f'<p class="note">Note for instructors: {escape(question.instructor_note)}</p>')
     if question.variant.mistakes:
         items = "".join(
             f"<li><strong>{escape(m.format(answer))}</strong> ({escape(m.tag)}): "

@@ -97,8 +97,8 @@ def question_html(question: Question, asked: str | None = None) -> str:
     html = tex_html(question.variant.prompt)
     asked = asked if asked is not None else instructions(question.answer)
     html += f"<p><em>{escape(asked, quote=False)}</em></p>"
-    if question.note:
-        html += f"<p><small>Note: {escape(question.note, quote=False)}</small></p>"
+    if question.student_note:  # students see the question text: never the instructors' note
+        html += f"<p><small>Note: {escape(question.student_note, quote=False)}</small></p>"
     return html
 
 

@@ -95,8 +95,8 @@ def _question(number: int, question: Question) -> str:
             )
         )
     parts.append(f"*{escape(sheet_instructions(answer))}*")
-    if question.note:
-        parts.append(f"Note: {escape(question.note)}")
+    if question.student_note:  # a worksheet is for students: never the instructors' note
+        parts.append(f"Note: {escape(question.student_note)}")
     if not isinstance(answer, ChoiceAnswer):
         parts.append(f"Answer: {_RULE}")
     return "\n\n".join(parts)
@@ -121,6 +121,8 @@ def _key_entry(number: int, question: Question) -> str:
         f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{escape(answer.format())}**"
     ]
     lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
+    if question.instructor_note:  # the key is the instructor's: their note belongs here
+        lines.extend(["", f"    *Note for instructors:* {escape(question.instructor_note)}"])
     if question.variant.mistakes:
         lines.append("")
         lines.append("    *Wrong answers to recognise:*")

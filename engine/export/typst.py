@@ -244,8 +244,8 @@ def _question(number: int, question: Question) -> str:
     if isinstance(answer, ChoiceAnswer):
         body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")")
     body.append(f"#instructions[{escape(sheet_instructions(answer))}]")
-    if question.note:
-        body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.note)}]")
+    if question.student_note:  # a worksheet is for students: never the instructors' note
+        body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
     if not isinstance(answer, ChoiceAnswer):
         body.append(f"#answer-box({working_space(answer)}, {answer_space(answer)})")
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
@@ -283,6 +283,9 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
     if steps:
         parts.append(f"#pad(left: 1em)[\n{steps}\n]")
+    if question.instructor_note:  # the key is the instructor's: their note belongs here
+        note = escape("Note for instructors: " + question.instructor_note)
+        parts.append(f"#pad(left: 1em)[#text(size: 9pt, fill: luma(80))[{note}]]")
     if question.variant.mistakes:
         lines = "\n".join(
             f'- #text(weight: "bold")[{escape(m.format(answer))}] '

@@ -83,9 +83,9 @@ def test_choice_options_hang_under_their_text(width: int) -> None:
 
 
 def test_a_session_holds_the_note_back_and_quiz_show_keeps_it() -> None:
-    entry = banks.load("week1").get("weights-independent-of-length")
-    question = entry.question(3)
-    assert question.note, "this item's note says that length does not change the weights"
+    entry = banks.load("week1").get("long-sentence-models")
+    question = entry.original()
+    assert question.student_note, "the original's note for students: the options are the bank's own"
     console, out = capture()
     display.print_question(console, question, note=False)
     assert "Note:" not in out.getvalue()
