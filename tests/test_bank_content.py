@@ -145,13 +145,12 @@ def plans() -> Iterator[ClassPlan]:
 
 
 def students_outputs(plan: ClassPlan) -> dict[str, str]:
-    warnings: list[str] = []
     return {
         "markdown": markdown.worksheets(plan, plan.sheets),
         "html": html.worksheets(plan, plan.sheets),
         "typst": typst.worksheets(plan, plan.sheets),
         "moodle": moodle.build(plan).text,
-        "qti": qti.assessment_xml(plan, warnings),
+        "qti": qti.assessment_xml(plan, []),  # its warnings are not what this test reads
     }
 
 
