@@ -17,8 +17,8 @@ Scoring = Literal["net", "all-or-nothing", "each-answer"]
 SCORING_SCHEMES: tuple[Scoring, ...] = ("net", "all-or-nothing", "each-answer")
 # What a multiple-select question tells the student about its scoring (grading.choice_score computes it).
 SCORING_RULES: dict[Scoring, str] = {
-    "net": "Each right option you select earns 1/(number of right options), each wrong one costs as "
-    "much, and the score is never below 0.",
+    "net": "Each right option earns 1/(number of right options) and each wrong one costs as much; the "
+    "total is never below 0.",
     "all-or-nothing": "Only the exact set of right options earns the mark; anything else scores 0.",
     "each-answer": "Each option is a true-or-false decision worth an equal share: selecting a wrong "
     "option or missing a right one loses that share.",
