@@ -31,6 +31,15 @@ def check_command(
             help="Seeds to try per item (0 .. N-1), besides the original.",
         ),
     ] = 100,
+    time_limit: Annotated[
+        float,
+        typer.Option(
+            "--time-limit",
+            min=0.1,
+            max=3600,
+            help="Seconds a bank's plugins may take to import, and each variant they build.",
+        ),
+    ] = 5.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Test every item of a bank over many seeds: it builds, grades its own answer and mistakes, renders.
@@ -39,13 +48,14 @@ def check_command(
     variant is deterministic, its answer finite and graded correct, each mistake recognised, a
     nudge beyond the tolerance wrong, an unreadable response invalid, choice options sound, and
     every renderer (terminal, Markdown, HTML, Typst, Moodle) working. Exit status 1 on any failure.
+    A bank's plugins run in a child process, stopped when they exceed --time-limit.
 
     Example: quiz check mybank.yaml --variants 500 --json
     """
     from attnquiz.engine.check import check_path
 
     progress = None if as_json or not sys.stderr.isatty() else _progress_printer()
-    report = check_path(bank, variants, progress)
+    report = check_path(bank, variants, progress, time_limit)
     if progress is not None:
         typer.echo("\r\033[K", err=True, nl=False)
     if as_json:

@@ -138,8 +138,9 @@ def _say_shadowed(found: BankFile) -> None:
 
 def _shown_path(path: Path) -> str:
     """The path as error messages show it: relative to the current folder when it is below it."""
+    # Not resolved: a bank that is a symlink is shown by its own name, not its target's.
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(Path.cwd().joinpath(path).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
@@ -230,7 +231,11 @@ def cache_dir() -> Path | None:
         return Path(home).expanduser() / "cache" / "banks"
     import platformdirs  # only without QUIZ_HOME: it is not needed otherwise
 
-    return Path(platformdirs.user_cache_dir("quiz", appauthor=False)) / "banks"
+    try:
+        folder = platformdirs.user_cache_dir("quiz", appauthor=False)
+    except (RuntimeError, KeyError, OSError):
+        return None  # no home folder (HOME unset, no passwd entry): run without the cache
+    return Path(folder) / "banks" if Path(folder).is_absolute() else None
 
 
 def code_fingerprint() -> tuple[tuple[str, int, int], ...]:

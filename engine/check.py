@@ -19,10 +19,12 @@ variants failed that way.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import re
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -75,6 +77,11 @@ class Failure:
             return ORIGINAL_CODE
         return variant_code(self.seed) if self.seed is not None else None
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Failure:
+        """The failure that `to_json` wrote (from the child process that checks a bank with plugins)."""
+        return cls(data["check"], data["message"], data["seed"], data["count"], data["original"])
+
     def to_json(self) -> dict[str, Any]:
         """The failure as ``quiz check --json`` prints it."""
         return {
@@ -106,6 +113,21 @@ class ItemReport:
     def ok(self) -> bool:
         """Whether every check passed."""
         return not self.failures
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ItemReport:
+        """The item's report that `to_json` wrote."""
+        return cls(
+            item=data["item"],
+            kind=data["kind"],
+            generator=data["generator"],
+            variants=data["variants"],
+            distinct=data["distinct"],
+            original=data["original_checked"],
+            combinations=data["combinations"],
+            failures=[Failure.from_json(f) for f in data["failures"]],
+            warnings=list(data["warnings"]),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The item's report as ``quiz check --json`` prints it."""
@@ -203,10 +225,21 @@ class _Failures:
 # ---------------------------------------------------------------------------------------------
 
 
+TIME_LIMIT = 5.0
+"""Seconds a bank's plugins may take to import, and each generation of a plugin's variant, in
+``quiz check`` (a generation normally takes well under a millisecond)."""
+
+
 def check_path(
-    name_or_path: str, variants: int = DEFAULT_VARIANTS, progress: Progress | None = None
+    name_or_path: str,
+    variants: int = DEFAULT_VARIANTS,
+    progress: Progress | None = None,
+    time_limit: float = TIME_LIMIT,
 ) -> BankReport:
     """Find, load and check a bank; load errors (all of them) make a report of their own.
+
+    A bank with plugins is checked in a child process (see `attnquiz.engine.check_child`): its
+    code may loop or sleep, and ``time_limit`` bounds its import and each generation.
 
     Raises:
         BankNotFoundError: no bank of that name or path.
@@ -215,21 +248,38 @@ def check_path(
 
     found = banks.find(name_or_path)
     try:
-        bank = banks.load(name_or_path)
+        bank = banks.load(name_or_path)  # without importing plugins: that happens in the child
     except BankError as exc:
         return BankReport(
             bank=found.name, path=exc.file, variants=variants, errors=list(exc.issues), source=exc.source
         )
+    if bank.plugins:
+        from attnquiz.engine.check_child import check_in_child
+
+        return check_in_child(name_or_path, bank, variants, progress, time_limit)
     return check_bank(bank, variants, progress)
 
 
-def check_bank(bank: Bank, variants: int = DEFAULT_VARIANTS, progress: Progress | None = None) -> BankReport:
-    """Check every item of a loaded bank over the seeds ``0 .. variants-1`` (and its original)."""
+def check_bank(
+    bank: Bank,
+    variants: int = DEFAULT_VARIANTS,
+    progress: Progress | None = None,
+    *,
+    start: int = 0,
+    on_item: Callable[[ItemReport], None] | None = None,
+) -> BankReport:
+    """Check every item of a loaded bank over the seeds ``0 .. variants-1`` (and its original).
+
+    ``start``: the index of the first item checked; ``on_item`` receives each item's report at once.
+    """
     if variants < 1:
         raise QuizError(f"--variants must be at least 1, not {variants}")
     report = BankReport(bank=bank.name, path=bank.path, variants=variants, title=bank.title)
-    for done, entry in enumerate(bank.items, 1):
-        report.items.append(check_item(bank, entry, variants))
+    for done, entry in enumerate(bank.items[start:], start + 1):
+        item_report = check_item(bank, entry, variants)
+        report.items.append(item_report)
+        if on_item is not None:
+            on_item(item_report)
         if progress is not None:
             progress(done, len(bank.items), entry.id)
     return report
@@ -272,10 +322,23 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
     return report
 
 
+BuildGuard = Callable[[BankItem, int | None], AbstractContextManager[object]]
+"""Wraps each generation (a time limit, in the child process that checks a bank with plugins)."""
+
+
+def _no_guard(entry: BankItem, seed: int | None) -> AbstractContextManager[object]:
+    return contextlib.nullcontext()
+
+
+_guard: BuildGuard = _no_guard
+
+
 def _build(entry: BankItem, seed: int | None, failures: _Failures) -> Question | None:
     try:
-        first = entry.original() if seed is None else entry.question(seed)
-        again = entry.original() if seed is None else entry.question(seed)
+        with _guard(entry, seed):
+            first = entry.original() if seed is None else entry.question(seed)
+        with _guard(entry, seed):
+            again = entry.original() if seed is None else entry.question(seed)
     except QuizError as exc:
         failures.add("generate", str(exc), seed)
         return None

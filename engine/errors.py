@@ -78,8 +78,6 @@ def excerpt(source: str | None, issue: Issue) -> list[str]:
     raw = text_lines[issue.line - 1].replace("\t", "→")
     if not raw.strip():
         return []
-    shown = raw[:EXCERPT_WIDTH] + ("…" if len(raw) > EXCERPT_WIDTH else "")
-    shown = "".join(c if c.isprintable() else "?" for c in shown)  # never a control sequence
     start = len(raw) - len(raw.lstrip())
     width = len(raw.strip())
     if issue.column is not None:
@@ -92,11 +90,17 @@ def excerpt(source: str | None, issue: Issue) -> list[str]:
             found = re.search(rf"(?<![\w-]){re.escape(names[-1])}(?![\w-])", raw)
             if found:
                 start, width = found.start(), len(names[-1])
-    start = min(start, EXCERPT_WIDTH)
-    width = max(1, min(width, EXCERPT_WIDTH - start))
+    # A long line is shown as a window of EXCERPT_WIDTH characters around the caret.
+    offset = max(0, start - EXCERPT_WIDTH // 2) if start + min(width, 20) > EXCERPT_WIDTH else 0
+    window = raw[offset : offset + EXCERPT_WIDTH]
+    window = "".join(c if c.isprintable() else "?" for c in window)  # never a control sequence
+    before = "…" if offset else ""
+    after = "…" if offset + EXCERPT_WIDTH < len(raw) else ""
+    column = len(before) + start - offset
+    width = max(1, min(width, len(before) + len(window) - column))
     number = str(issue.line)
     gutter = " " * len(number)
-    return [f" {number} | {shown}", f" {gutter} | {' ' * start}{'^' * width}"]
+    return [f" {number} | {before}{window}{after}", f" {gutter} | {' ' * column}{'^' * width}"]
 
 
 def notice(message: str) -> None:

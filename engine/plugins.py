@@ -88,8 +88,8 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
     except ModuleNotFoundError as exc:
         sys.modules.pop(module_name, None)
         raise PluginError(_missing_module_message(path, resolved, exc)) from None
-    except Exception as exc:
-        # Any error in an instructor's module is reported as one line that points into it.
+    except (Exception, SystemExit) as exc:
+        # Any error in an instructor's module (even an exit) is reported as one line that points into it.
         sys.modules.pop(module_name, None)
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == resolved]
         where = f"{path}:{frames[-1].lineno}" if frames else str(path)

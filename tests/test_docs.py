@@ -62,7 +62,7 @@ def test_the_guide_has_examples_of_every_kind() -> None:
 def test_every_yaml_example_loads_and_passes_quiz_check(line: int, source: str, plugin_dir: Path) -> None:
     path = plugin_dir / f"example-{line}.yaml"
     path.write_text(as_bank(source, line), encoding="utf-8")
-    bank = load_bank_file(path, shown_as=f"docs/authoring.md (block at line {line})")
+    bank = load_bank_file(path, shown_as=f"docs/authoring.md (block at line {line})", plugins=True)
     report = check_bank(bank, VARIANTS)
     problems = [f"{i.item} [{f.check}] seed {f.seed}: {f.message}" for i in report.items for f in i.failures]
     assert report.ok, "\n".join(problems)

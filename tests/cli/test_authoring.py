@@ -97,14 +97,21 @@ def test_check_reports_every_load_error_with_file_and_line(tmp_path: Path) -> No
     result = runner.invoke(app, ["check", str(path)])
     assert result.exit_code == 1
     lines = result.output.splitlines()
+    # Each error line as the loader writes it, then the source line and a caret under the problem.
     assert lines[0].endswith(
         "broken.yaml:12: items[0].answer.value: unknown name `dd` (did you mean `d`?); "
         "the parameters are: d, h"
     )
-    assert "broken.yaml:14: items[0].mistakes[0].value: the expression ends too early" in lines[1]
-    assert lines[2].endswith("2 errors, nothing was run.")
+    assert lines[1:3] == [
+        ' 12 |     answer: {kind: integer, value: "dd^2"}',
+        "    |                             ^^^^^",
+    ]
+    assert "broken.yaml:14: items[0].mistakes[0].value: the expression ends too early" in lines[3]
+    assert lines[4].startswith(" 14 |       - {tag: heads-full-width, value:")
+    assert lines[6].endswith("2 errors, nothing was run.")
     as_json = json.loads(runner.invoke(app, ["check", str(path), "--json"]).output)
     assert [e["line"] for e in as_json["errors"]] == [12, 14]
+    assert as_json["errors"][0]["excerpt"] == lines[1:3]
 
 
 def test_list_with_no_bank_lists_every_bank_with_its_item_count(tmp_path: Path) -> None:

@@ -262,3 +262,120 @@ def test_only_the_latest_entries_are_kept(
         # Distinct, increasing times (a file system's clock may give three writes the same one).
         os.utime(home / "cache" / "banks" / new, ns=(10**9 * (number + 1), 10**9 * (number + 1)))
     assert {path.name for path in entries(home)} == set(names[1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Entries another user could have placed are never unpickled (unpickling runs code)
+# ---------------------------------------------------------------------------------------------
+
+
+class _Payload:
+    """Unpickled, creates ``marker``: proof that a planted entry ran code."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (open, (str(self.marker), "w"))
+
+
+def plant(tmp_path: Path, name: str = "planted.pickle") -> tuple[Path, Path]:
+    """A pickle that runs code when loaded, and the file that running it creates."""
+    marker = tmp_path / "code-ran"
+    payload = tmp_path / name
+    payload.write_bytes(pickle.dumps(_Payload(marker)))
+    payload.chmod(0o600)
+    return payload, marker
+
+
+def test_a_symlink_planted_as_an_entry_is_not_followed(tmp_path: Path, home: Path, reads: list[str]) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    [entry] = entries(home)
+    payload, marker = plant(tmp_path)  # the user's own file (a pickle they keep elsewhere)
+    entry.unlink()
+    entry.symlink_to(payload)
+    assert fresh_load(path).name == "cached"
+    assert not marker.exists()
+    assert len(reads) == 2
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o777, 0o707], ids=["group", "world", "others"])
+def test_a_cache_folder_others_can_write_is_neither_read_nor_written(
+    tmp_path: Path, home: Path, reads: list[str], mode: int
+) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    [entry] = entries(home)
+    payload, marker = plant(tmp_path)
+    entry.write_bytes(payload.read_bytes())  # what another member of the group could put there
+    entry.chmod(0o600)
+    entry.parent.chmod(mode)
+    try:
+        assert fresh_load(path).name == "cached"
+        assert not marker.exists()
+        assert len(reads) == 2
+        assert entry.read_bytes() == payload.read_bytes()  # not rewritten either
+    finally:
+        entry.parent.chmod(0o700)
+
+
+def test_a_writable_folder_above_the_cache_makes_it_untrusted(tmp_path: Path, home: Path) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    folder = home / "cache" / "banks"
+    assert banks._private_folder(folder)
+    home.chmod(0o777)  # another user could rename cache/ and put their own folder there
+    try:
+        assert not banks._private_folder(folder)
+    finally:
+        home.chmod(0o700)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir(mode=0o700)
+    sticky.chmod(0o1777)  # as /tmp: others may add files but not move the user's folder
+    (sticky / "banks").mkdir(mode=0o700)
+    assert banks._private_folder(sticky / "banks")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
+def test_a_foreign_file_with_the_entrys_name_is_not_unpickled(
+    tmp_path: Path, home: Path, reads: list[str]
+) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    [entry] = entries(home)
+    payload, marker = plant(tmp_path)
+    entry.write_bytes(payload.read_bytes())
+    entry.chmod(0o600)
+    os.chown(entry, 65534, 65534)
+    assert fresh_load(path).name == "cached"
+    assert not marker.exists()
+    assert len(reads) == 2
+
+
+def test_a_hard_link_as_an_entry_is_not_trusted(tmp_path: Path, home: Path, reads: list[str]) -> None:
+    path = bank_file(tmp_path)
+    fresh_load(path)
+    [entry] = entries(home)
+    payload, marker = plant(tmp_path)
+    entry.unlink()
+    os.link(payload, entry)
+    assert fresh_load(path).name == "cached"
+    assert not marker.exists()
+
+
+def test_pruning_deletes_only_quizs_own_entries(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fresh_load(bank_file(tmp_path))
+    folder = home / "cache" / "banks"
+    keep = [folder / "notes.pickle", folder / "README", folder / ("a" * 31 + ".pickle")]
+    for other in keep:
+        other.write_text("not quiz's", encoding="utf-8")
+        os.utime(other, ns=(1, 1))  # the oldest of all: pruned first, if pruning took it
+    monkeypatch.setattr(banks, "CACHE_ENTRIES", 1)
+    for number in range(3):
+        (tmp_path / f"b{number}").mkdir()
+        fresh_load(bank_file(tmp_path / f"b{number}"))
+    assert all(other.exists() for other in keep)
+    assert len(entries(home)) - 2 == 1  # notes.pickle and the 31-digit name are not entries

@@ -107,7 +107,7 @@ def generator_item(item_id: str, generator: str, extra: str = "") -> str:
 
 
 def one_item(tmp_path: Path, generator: str, variants: int = 30) -> ItemReport:
-    bank = load_bank_file(write_bank(tmp_path, generator_item("it", generator)))
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, generator_item("it", generator)))
     return check_item(bank, bank.items[0], variants)
 
 
@@ -124,7 +124,9 @@ def test_the_starter_bank_passes_every_check(tmp_path: Path) -> None:
 
 
 def test_a_sound_generator_passes_and_reports_as_json(tmp_path: Path) -> None:
-    bank = load_bank_file(write_bank(tmp_path, generator_item("sound", "sound", ", original: {low: 3}")))
+    bank = load_bank_file(
+        plugins=True, path=write_bank(tmp_path, generator_item("sound", "sound", ", original: {low: 3}"))
+    )
     report = check_bank(bank, 20)
     assert report.ok
     data = report.to_json()
@@ -211,7 +213,7 @@ def test_a_formula_mistake_that_gives_the_answer_for_some_seeds_is_reported(tmp_
         - {tag: heads-full-width, value: "h*d^2", feedback: "Each head is only {{d/h}} wide."}
       solution: ["${{d}}^2$"]
     """
-    bank = load_bank_file(write_bank(tmp_path, items))
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, items))
     report = check_item(bank, bank.items[0], 60)
     [failure] = report.failures
     assert failure.check == "mistake"
@@ -258,7 +260,7 @@ def test_the_shipped_banks_pass_their_checks_for_a_few_seeds() -> None:
 
 
 def test_variants_must_be_at_least_one(tmp_path: Path) -> None:
-    bank: Bank = load_bank_file(write_bank(tmp_path, generator_item("sound", "sound")))
+    bank: Bank = load_bank_file(plugins=True, path=write_bank(tmp_path, generator_item("sound", "sound")))
     with pytest.raises(Exception, match="at least 1"):
         check_bank(bank, 0)
 
@@ -275,7 +277,7 @@ def test_every_combination_of_a_formula_is_tried_and_a_rare_failure_gets_a_seed(
       answer: {value: "1/(x - 1234)"}
       solution: ["{{x}}"]
     """
-    bank = load_bank_file(write_bank(tmp_path, items))
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, items))
     entry = bank.items[0]
     report = check_item(bank, entry, 5)
     assert report.combinations == 2001
@@ -305,7 +307,7 @@ def test_a_mistake_that_gives_the_answer_only_in_rare_combinations_is_found(tmp_
         - {tag: heads-full-width, value: "h*d^2", feedback: "Each head is only {{d/h}} wide."}
       solution: ["${{d}}^2$"]
     """
-    bank = load_bank_file(write_bank(tmp_path, items))
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, items))
     seeded_only = [s for s in range(2) if bank.items[0].question(s).variant.inputs["h"] == 1]
     assert seeded_only == [], "pick an item whose first seeds miss h = 1"
     report = check_item(bank, bank.items[0], 2)
@@ -329,7 +331,7 @@ def test_too_many_combinations_are_not_listed(tmp_path: Path) -> None:
       answer: {kind: integer, value: "2*x"}
       solution: ["{{2*x}}"]
     """
-    bank = load_bank_file(write_bank(tmp_path, items))
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, items))
     report = check_item(bank, bank.items[0], 5)
     assert report.ok
     assert report.combinations is None

@@ -120,7 +120,7 @@ def test_a_bank_with_too_many_values_is_refused() -> None:
     from attnquiz.engine.loader import MAX_NODES
 
     text = "bank: many\ntitle: t\nitems: [" + ", ".join(["1"] * (MAX_NODES + 10)) + "]\n"
-    with pytest.raises(BankError, match=r"^many\.yaml:1: more than 200,000 YAML values"):
+    with pytest.raises(BankError, match=r"^many\.yaml:1: more than 50,000 YAML values"):
         load_bank_text(text, "many.yaml")
 
 
