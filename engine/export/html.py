@@ -155,10 +155,9 @@ def _question(number: int, question: Question) -> str:
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
     if not isinstance(answer, ChoiceAnswer):
-        parts.append(
-            f'<div class="answer-box"><div class="working" style="height: {working_space(answer)}">Working</div>'
-            f'<div style="height: {answer_space(answer)}">Answer</div></div>'
-        )
+        working = f'<div class="working" style="height: {working_space(answer)}">Working</div>'
+        answer_line = f'<div style="height: {answer_space(answer)}">Answer</div>'
+        parts.append(f'<div class="answer-box">{working}{answer_line}</div>')
     parts.append("</section>")
     return "\n".join(parts)
 

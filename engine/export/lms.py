@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from html import escape
@@ -126,36 +127,144 @@ def entries(answer: MatrixAnswer) -> list[float]:
     return [v for row in answer.rows for v in row]
 
 
+Notes = list[tuple[str, str]]
+"""What an LMS will do differently from quiz, as (message, item id) pairs gathered while writing."""
+
+
+def gather(notes: Notes) -> list[str]:
+    """One warning line per kind of note, with how many items it concerns and their ids.
+
+    An export writes many variants of many items; a note repeated for each would bury the one
+    line that matters, so each message is said once, in the order first met.
+    """
+    by_message: dict[str, list[str]] = {}
+    for message, item in notes:
+        items = by_message.setdefault(message, [])
+        if item not in items:
+            items.append(item)
+    return [
+        f"{message} ({len(items)} item{'s' if len(items) != 1 else ''}: {', '.join(items)})"
+        for message, items in by_message.items()
+    ]
+
+
+MAX_SPELLINGS = 16
+"""At most this many accepted texts per blank (the answer as the key writes it always among them)."""
+
+
+def _scientific(value: float) -> list[str]:
+    """``value`` in scientific notation at 1 to 7 significant digits, as students type it
+    (``5.12e-07``, ``5.12e-7``, ``5.12E-7``), most precise last."""
+    out: list[str] = []
+    for digits in range(7):
+        mantissa, _, exponent = f"{value:.{digits}e}".partition("e")
+        short = str(int(exponent))
+        for text in (f"{mantissa}e{exponent}", f"{mantissa}e{short}", f"{mantissa}E{short}"):
+            if text not in out:
+                out.append(text)
+    return out
+
+
 def spellings(value: float | int | str, tolerance: Tolerance) -> list[str]:
     """The ways of writing ``value`` that a text-matching LMS blank should accept.
 
     Canvas's fill-in-the-blank compares text, not numbers, so a blank lists every spelling at
     the precisions near the one asked for whose value the tolerance accepts (``0.88`` and
-    ``0.881`` for 0.8808 to 2 places, but not ``0.9``).
+    ``0.881`` for 0.8808 to 2 places, but not ``0.9``), in fixed point and, for values too small
+    or too large for a few decimals (``5.12e-07``), in scientific notation. The answer as the key
+    writes it (`Tolerance.format`) comes first, so the canonical answer is always accepted.
     """
     if isinstance(value, str):
         return [value]
     if tolerance.mode == "exact" or (float(value).is_integer() and tolerance.mode != "decimals"):
         return [number_text(value)]
-    found: list[str] = []
+    found: list[str] = [tolerance.format(float(value))]
     magnitude = 0 if value == 0 else math.floor(math.log10(abs(value)))
+    candidates: list[str] = []
     for places in range(10):
         text = f"{value:.{places}f}"
         if float(text) == 0:
             text = text.lstrip("-")
-        candidates = [text, text.rstrip("0").rstrip(".") if "." in text else text]
+        candidates += [text, text.rstrip("0").rstrip(".") if "." in text else text]
         if text.startswith(("0.", "-0.")):
             candidates.append(text.replace("0.", ".", 1))
-        for candidate in candidates:
-            if (
-                candidate not in found
-                and candidate not in {"", "-", "."}
-                and tolerance.accepts(value, float(candidate))
-            ):
-                found.append(candidate)
         if places > max(magnitude, 0) + 6:
             break
-    return found[:8]
+    if value != 0 and not -4 <= magnitude < 15:
+        candidates = _scientific(float(value)) + candidates
+    for candidate in candidates:
+        if (
+            candidate not in found
+            and candidate not in {"", "-", "."}
+            and tolerance.accepts(value, float(candidate))
+        ):
+            found.append(candidate)
+    return found[:MAX_SPELLINGS]
+
+
+# TeX and Unicode ways of writing a subscript, which the reader (`attnquiz.engine.parse`) may take
+# back as the same name; each candidate is kept only if the reader does.
+_SUBSCRIPT_FORMS = ("{base}_{{{sub}}}", "{base}_\\text{{{sub}}}", "{base}_{{\\text{{{sub}}}}}",
+                    "{base}_\\mathrm{{{sub}}}", "{base}_{{\\mathrm{{{sub}}}}}")  # fmt: skip
+
+
+def _unicode_subscript(text: str) -> str | None:
+    """``k`` → ``ₖ``, ``model`` → None (Unicode has no subscript d)."""
+    out = []
+    for ch in text:
+        kind = "DIGIT" if ch.isdigit() else "SMALL LETTER"
+        name = unicodedata.name(ch, "").rsplit(" ", 1)[-1]
+        try:
+            out.append(
+                unicodedata.lookup(
+                    f"LATIN SUBSCRIPT {kind} {name}" if kind != "DIGIT" else f"SUBSCRIPT {name}"
+                )
+            )
+        except KeyError:
+            return None
+    return "".join(out)
+
+
+@lru_cache(maxsize=1024)
+def dimension_spellings(name: str) -> tuple[str, ...]:
+    """Every way of writing the dimension name ``name`` that quiz's reader takes for it.
+
+    A text-matching blank (a Moodle SHORTANSWER, a Canvas blank) accepts only what it lists, so it
+    lists what quiz accepts: ``d_v``, ``dv``, ``d_{v}``, ``dᵥ``, ``d_\\text{v}``, ... Candidates
+    are the usual plain, TeX and Unicode forms of a subscript; the reader decides which count.
+    """
+    from attnquiz.engine import parse
+
+    canonical = parse.canonical_symbol(name)
+    plain = parse.spell_dimensions(name)
+    base, _, sub = plain.partition("_")
+    candidates = [name, plain, canonical]
+    if base and sub:
+        candidates += [form.format(base=base, sub=sub) for form in _SUBSCRIPT_FORMS]
+        small = _unicode_subscript(sub)
+        if small is not None:
+            candidates.append(base + small)
+
+    def read_as_name(text: str) -> bool:
+        dims = parse.shape(f"[{text}]")
+        return (
+            isinstance(dims, tuple)
+            and len(dims) == 1
+            and isinstance(dims[0], str)
+            and parse.canonical_symbol(dims[0]) == canonical
+        )
+
+    return tuple(c for c in dict.fromkeys(candidates) if read_as_name(c))
+
+
+def dimension_texts(answer: ShapeAnswer, dim: int | str) -> list[str]:
+    """The texts a blank for one dimension accepts: the number or name, and every spelling of each
+    declared name that stands for it (``d_model`` where the prompt says d_model = 512)."""
+    texts = [str(dim)] if isinstance(dim, int) else list(dimension_spellings(dim))
+    for name, value in answer.symbols:
+        if (isinstance(dim, int) and value == dim) or (isinstance(dim, str) and name == dim):
+            texts += [t for t in dimension_spellings(name) if t not in texts]
+    return texts
 
 
 def subsets(letters: str) -> Iterator[frozenset[str]]:
@@ -168,7 +277,12 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 
 
 __all__ = [
+    "MAX_SPELLINGS",
+    "Notes",
+    "dimension_spellings",
+    "dimension_texts",
     "entries",
+    "gather",
     "instructions",
     "number_text",
     "question_html",

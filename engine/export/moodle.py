@@ -260,22 +260,42 @@ def _true_false(question: Question, answer: ChoiceAnswer) -> list[str]:
 
 # Characters that end or split a cloze alternative, escaped as Moodle's multianswer parser expects.
 _CLOZE_SPECIAL = str.maketrans({"}": "\\}", "#": "\\#", "~": "\\~"})
+# In feedback, which Moodle shows as HTML, the same characters and the backslash (which would
+# escape the `~` or `}` after it, so a feedback ending in `\` swallowed the next alternative)
+# are written as character references: they show as themselves and end nothing.
+_FEEDBACK_SPECIAL = str.maketrans({"}": "&#125;", "~": "&#126;", "\\": "&#92;", "{": "&#123;"})
 
 
 @lru_cache(maxsize=4096)
 def _cloze_feedback(text: str) -> str:
-    """Feedback for a cloze alternative: plain Unicode text (cloze feedback cannot typeset TeX)."""
-    return markup.to_terminal(text).replace("\n", " ").translate(_CLOZE_SPECIAL)
+    """Feedback for a cloze alternative: plain Unicode text (cloze feedback cannot typeset TeX),
+    HTML-escaped (bank text is never markup) and with nothing that ends the alternative."""
+    plain = markup.to_terminal(text).replace("\n", " ")
+    return escape(plain, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL)
+
+
+def _cloze_text(text: str) -> str:
+    """An answer of a SHORTANSWER blank: cloze specials escaped, `*` (Moodle's wildcard) too."""
+    return text.translate(_CLOZE_SPECIAL).replace("*", "\\*")
 
 
 def _cloze_blank(
-    value: float | int | str, tolerance: Tolerance, wrong: Sequence[tuple[float | int | str, str, str]]
+    value: float | int | str,
+    tolerance: Tolerance,
+    wrong: Sequence[tuple[float | int | str, str, str]],
+    texts: Sequence[str] = (),
 ) -> str:
-    """One embedded answer: the right value, then (value, fraction, feedback) alternatives."""
-    if isinstance(value, str):
-        alternatives = [f"={value.translate(_CLOZE_SPECIAL)}"]
+    """One embedded answer: the right value, then (value, fraction, feedback) alternatives.
+
+    ``texts`` makes it a SHORTANSWER blank that accepts each of them (a shape's dimension: its
+    number and every spelling of the names that stand for it).
+    """
+    if texts:
+        alternatives = [f"={_cloze_text(text)}" for text in texts]
         alternatives += [
-            f"%{fraction}%{str(v).translate(_CLOZE_SPECIAL)}#{feedback}" for v, fraction, feedback in wrong
+            f"%{fraction}%{_cloze_text(str(v))}#{feedback}"
+            for v, fraction, feedback in wrong
+            if str(v) not in texts
         ]
         return "{1:SHORTANSWER_C:" + "~".join(alternatives) + "}"
     alternatives = [f"={_cloze_number(value, tolerance)}"]
@@ -290,6 +310,15 @@ def _cloze_blank(
 def _cloze_number(value: float, tolerance: Tolerance) -> str:
     """``value:tolerance``, the only form a cloze NUMERICAL alternative takes."""
     return f"{lms.number_text(value)}:{lms.tolerance_text(tolerance.half_width(float(value)))}"
+
+
+def _blank_texts(answer: VectorAnswer | MatrixAnswer | ShapeAnswer, target: float | int | str) -> list[str]:
+    """The texts a shape's blank accepts, when it is not a plain number (then a NUMERICAL blank
+    takes it, in any notation); nothing for a vector's or matrix's entries."""
+    if not isinstance(answer, ShapeAnswer):
+        return []
+    texts = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
+    return texts if isinstance(target, str) or len(texts) > 1 else []
 
 
 def _cloze_targets(answer: VectorAnswer | MatrixAnswer | ShapeAnswer) -> list[float | int | str]:
@@ -320,16 +349,24 @@ def _entry_equal(tolerance: Tolerance, target: float | int | str, value: float |
     return tolerance.accepts(float(target), float(value))
 
 
+BLANK_BY_BLANK = (
+    "Moodle cloze questions give credit blank by blank, while quiz marks a vector, matrix or shape right "
+    "only when every entry is"
+)
+MARK_PER_BLANK = (
+    "Moodle weighs a cloze question by its blanks (one mark each: cloze weights are whole numbers, so a "
+    "question of several blanks cannot weigh 1); a quiz that draws one random question per item's "
+    "category marks each out of 1, as quiz does, or set these questions' marks to 1 in the quiz"
+)
+
+
 def _cloze(
-    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, where: str, warnings: list[str]
+    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, where: str, warnings: lms.Notes
 ) -> list[str]:
     targets = _cloze_targets(answer)
     if len(targets) > 1:
-        kind = {"vector": "a vector", "matrix": "a matrix", "shape": "a shape"}[answer.kind]
-        warnings.append(
-            f"item {question.item_id!r}: a Moodle cloze question gives credit blank by blank, while quiz "
-            f"marks {kind} right only when every entry is"
-        )
+        warnings.append((BLANK_BY_BLANK, question.item_id))
+        warnings.append((MARK_PER_BLANK, question.item_id))
     tolerance = answer.tolerance
     wrong: list[list[tuple[float | int | str, str, str]]] = [[] for _ in targets]
     for mistake in question.variant.mistakes:
@@ -346,7 +383,9 @@ def _cloze(
             if any(_entry_equal(tolerance, earlier, value) for earlier, _, _ in wrong[j]):
                 continue  # the first mistake with this entry names it
             wrong[j].append((value, fraction, feedback))
-    blanks = [_cloze_blank(t, tolerance, w) for t, w in zip(targets, wrong, strict=True)]
+    blanks = [
+        _cloze_blank(t, tolerance, w, _blank_texts(answer, t)) for t, w in zip(targets, wrong, strict=True)
+    ]
     if isinstance(answer, MatrixAnswer):
         rows, cols = answer.shape
         cells = "".join(
@@ -366,7 +405,7 @@ def _cloze(
 
 
 def question_xml(
-    question: Question, score: ChoiceScore | None = None, warnings: list[str] | None = None
+    question: Question, score: ChoiceScore | None = None, warnings: lms.Notes | None = None
 ) -> list[str]:
     """The ``<question>`` element of one variant, as lines (notes on scoring go to ``warnings``)."""
     answer: Answer = question.answer
@@ -382,7 +421,7 @@ def build(
     plan: ClassPlan, *, score: ChoiceScore | None = None, progress: Progress | None = None
 ) -> MoodleFile:
     """The whole Moodle XML file: a category per item (``$course$/<bank>/<item>``), then its variants."""
-    warnings: list[str] = []
+    warnings: lms.Notes = []
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f"<!-- quiz export of bank {plan.bank}: "
@@ -405,7 +444,7 @@ def build(
         if progress is not None:
             progress(done, len(groups))
     lines.append("</quiz>")
-    return MoodleFile("\n".join(lines) + "\n", list(dict.fromkeys(warnings)))
+    return MoodleFile("\n".join(lines) + "\n", lms.gather(warnings))
 
 
 __all__ = ["MOODLE_FRACTIONS", "MoodleFile", "build", "choice_fractions", "fraction_text", "question_xml"]

@@ -6,14 +6,22 @@ variants, so every student draws one. Per answer kind:
 - number and count: ``numerical_question``, correct when the response is the answer or lies in
   ``[answer - h, answer + h]`` with ``h = Tolerance.half_width(answer)`` (both ends inclusive, as
   Canvas compares). Canvas numerical answers have no wrong alternatives, so the known mistakes
-  and their feedback go into the incorrect-answer feedback.
+  and their feedback go into the incorrect-answer feedback. Canvas stores a bound below 1e-4 as
+  0, so a variant whose range would need one asks for the answer in a power of ten instead
+  ("in units of 10⁻⁷: for 9.5 × 10⁻⁷ enter 9.5"), with the range scaled alike.
 - multiple select: ``multiple_answers_question``; Canvas applies its own partial credit
   (+1/|right| per right tick, -1/|right| per wrong tick, floored at 0), which is the engine's
   ``net`` scheme. Other schemes are exported with a warning that Canvas will score differently.
 - single choice: ``multiple_choice_question``.
 - vector, matrix, shape: ``fill_in_multiple_blanks_question``, one blank per entry. Canvas
   matches blanks as text, so each blank lists the spellings the tolerance accepts (see
-  `attnquiz.engine.export.lms.spellings`), with a warning; each blank is worth an equal share.
+  `attnquiz.engine.export.lms.spellings`; scientific notation for very small or large entries,
+  which the question then asks for), and a shape's blank every spelling of its names that the
+  reader takes (`attnquiz.engine.export.lms.dimension_texts`); each blank is worth an equal share.
+  A blank that would accept nothing stops the export with an error naming the item.
+
+Notes on what Canvas scores differently are gathered into one warning line per kind
+(`attnquiz.engine.export.lms.gather`).
 
 The worked solution is the general feedback; maths is TeX between ``\\(...\\)`` for Canvas's
 MathJax. Identifiers derive from the bank, the seed and the selection, and the zip entries carry
@@ -24,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import zipfile
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
@@ -37,7 +46,7 @@ from attnquiz.engine.answers import (
     VectorAnswer,
 )
 from attnquiz.engine.export import lms
-from attnquiz.engine.export.worksheet import ClassPlan, Progress
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
 
 _QTI_NS = (
@@ -59,6 +68,8 @@ class _Item:
     conditions: list[str]
     feedback: dict[str, str] = field(default_factory=dict)
     answer_ids: list[str] = field(default_factory=list)
+    power: int = 0  # a numeric answer asked in units of 10**power (see canvas_scale)
+    scientific: bool = False  # some blank is asked in scientific notation
 
 
 @dataclass
@@ -94,15 +105,42 @@ def _mistakes_html(question: Question) -> str:
     return f"<p>Common wrong answers:</p><ul>{items}</ul>"
 
 
-def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, warnings: list[str]) -> _Item:
+SCALED = (
+    "Canvas stores numbers below 1e-4 as 0, so variants with such answers ask for them in units of a "
+    "power of ten (e.g. 9.5e-07 entered as 9.5 in units of 10⁻⁷)"
+)
+SCIENTIFIC = (
+    "Canvas matches blanks as text: entries too small or large for a few decimals are asked for, and "
+    "accepted, in scientific notation (e.g. 5.12e-7)"
+)
+AS_TEXT = (
+    "Canvas has no numeric blanks, so each entry is matched as text against the spellings its tolerance "
+    "accepts (such as 0.88 and .88 for 0.8808 to 2 places)"
+)
+CREDIT_BY_BLANK = (
+    "Canvas gives credit blank by blank, while quiz marks the answer right only when every entry is"
+)
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def canvas_scale(value: float, half_width: float) -> int:
+    """The power of ten a Canvas numeric answer is asked in: 0 unless the range ``value ± half_width``
+    has a non-zero bound Canvas would store as 0, else the exponent of ``value`` (9.5e-07 → -7)."""
+    bounds = (value - half_width, value + half_width)
+    if value == 0 or not any(0 < abs(bound) < _CANVAS_SMALLEST for bound in bounds):
+        return 0
+    return math.floor(math.log10(abs(value)))
+
+
+def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, warnings: lms.Notes) -> _Item:
     value = float(answer.value)
     half = answer.tolerance.half_width(value)
+    power = canvas_scale(value, half)
+    if power:
+        warnings.append((SCALED, question.item_id))
+        value, half = value / 10.0**power, half / 10.0**power
     low, high = value - half, value + half
-    if any(0 < abs(bound) < _CANVAS_SMALLEST for bound in (low, high)):
-        warnings.append(
-            f"item {question.item_id!r}: Canvas stores numeric bounds smaller than {_CANVAS_SMALLEST:g} "
-            "as 0, so the accepted range of some variants is wider in Canvas"
-        )
     presentation = [
         '<response_str ident="response1" rcardinality="Single"><render_fib fibtype="Decimal">'
         '<response_label ident="answer1"/></render_fib></response_str>'
@@ -114,19 +152,21 @@ def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, warnin
         f'<varlte respident="response1">{lms.number_text(high)}</varlte></and>'
         '</or></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition>'
     )
-    item = _Item("numerical_question", presentation, [condition])
+    item = _Item("numerical_question", presentation, [condition], power=power)
     incorrect = _mistakes_html(question)
     if incorrect:
         item.feedback["general_incorrect_fb"] = incorrect
     return item
 
 
-def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: list[str]) -> _Item:
+def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: lms.Notes) -> _Item:
     if answer.multiple and answer.scoring != "net":
         warnings.append(
-            f"item {question.item_id!r}: Canvas scores multiple-answer questions its own way (+1/|right| "
-            f"per right tick, -1/|right| per wrong tick, floored at 0), not by this item's "
-            f"{answer.scoring!r} scheme"
+            (
+                "Canvas scores multiple-answer questions its own way (+1/|right| per right tick, -1/|right| "
+                f"per wrong tick, floored at 0), not by the items' {answer.scoring!r} scheme",
+                question.item_id,
+            )
         )
     ids = [f"{ident}_{letter}" for letter in answer.letters]
     labels = "".join(
@@ -168,7 +208,7 @@ def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: list
 
 
 def _blanks(
-    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, ident: str, warnings: list[str]
+    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, ident: str, warnings: lms.Notes
 ) -> tuple[_Item, str]:
     if isinstance(answer, VectorAnswer):
         targets: list[float | int | str] = list(answer.values)
@@ -180,8 +220,18 @@ def _blanks(
     share = f"{100 / len(targets):.2f}"
     presentation: list[str] = []
     conditions: list[str] = []
+    scientific = False
     for name, target in zip(names, targets, strict=True):
-        accepted = lms.spellings(target, answer.tolerance)
+        if isinstance(answer, ShapeAnswer):
+            accepted = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
+        else:
+            accepted = lms.spellings(target, answer.tolerance)
+            scientific = scientific or any("e" in text.lower() for text in accepted[:1])
+        if not accepted:
+            raise ExportError(
+                f"item {question.item_id!r} (variant {question.code}): Canvas would get a blank that accepts "
+                f"no answer (entry {name} = {target!r})"
+            )
         labels = ""
         for k, text in enumerate(accepted):
             label = f"{ident}_{name}_{k}"
@@ -197,15 +247,11 @@ def _blanks(
             f"<render_choice>{labels}</render_choice></response_lid>"
         )
     if not isinstance(answer, ShapeAnswer):
-        warnings.append(
-            f"item {question.item_id!r}: Canvas has no numeric blanks, so each entry is matched as text "
-            "against the spellings its tolerance accepts (such as 0.88 and .88 for 0.8808 to 2 places)"
-        )
+        warnings.append((AS_TEXT, question.item_id))
+    if scientific:
+        warnings.append((SCIENTIFIC, question.item_id))
     if len(targets) > 1:
-        warnings.append(
-            f"item {question.item_id!r}: Canvas gives credit blank by blank, while quiz marks "
-            f"{'a shape' if isinstance(answer, ShapeAnswer) else 'it'} right only when every entry is"
-        )
+        warnings.append((CREDIT_BY_BLANK, question.item_id))
     if isinstance(answer, MatrixAnswer):
         rows, cols = answer.shape
         cells = "".join(
@@ -215,23 +261,34 @@ def _blanks(
         blank_html = f"<table>{cells}</table>"
     else:
         blank_html = "<p>[ " + " , ".join(f"[{n}]" for n in names) + " ]</p>"
-    item = _Item("fill_in_multiple_blanks_question", presentation, conditions)
+    item = _Item("fill_in_multiple_blanks_question", presentation, conditions, scientific=scientific)
     incorrect = _mistakes_html(question)
     if incorrect:
         item.feedback["general_incorrect_fb"] = incorrect
     return item, blank_html
 
 
-def _item_xml(question: Question, ident: str, warnings: list[str]) -> str:
+def _asked(question: Question, item: _Item) -> str | None:
+    """What to enter, where Canvas needs it said beyond `lms.instructions` (None: nothing more)."""
+    asked = lms.instructions(question.answer)
+    if item.power:
+        unit = "10" + str(item.power).translate(_SUPERSCRIPT)
+        return f"{asked} Enter it in units of {unit}: for 3.2 × {unit}, enter 3.2."
+    if item.scientific:
+        return f"{asked} Write very small or large entries in scientific notation, e.g. 5.12e-7."
+    return None
+
+
+def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
     answer = question.answer
-    text = lms.question_html(question)
+    blank_html = ""
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         item = _numerical(question, answer, warnings)
     elif isinstance(answer, ChoiceAnswer):
         item = _choice(question, answer, ident, warnings)
     else:
         item, blank_html = _blanks(question, answer, ident, warnings)
-        text += blank_html
+    text = lms.question_html(question, _asked(question, item)) + blank_html
     item.feedback = {"general_fb": lms.solution_html(question), **item.feedback}
     metadata = _metadata(
         {
@@ -271,7 +328,7 @@ def _identifier(plan: ClassPlan) -> str:
     return "quiz" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 
-def assessment_xml(plan: ClassPlan, warnings: list[str], progress: Progress | None = None) -> str:
+def assessment_xml(plan: ClassPlan, warnings: lms.Notes, progress: Progress | None = None) -> str:
     """The ``questestinterop`` document: one question group per item."""
     aid = _identifier(plan)
     title = _title(plan)
@@ -381,7 +438,7 @@ def manifest_xml(plan: ClassPlan) -> str:
 def package(plan: ClassPlan, *, progress: Progress | None = None) -> Package:
     """The zip (manifest first), with warnings about what Canvas will score differently."""
     aid = _identifier(plan)
-    warnings: list[str] = []
+    warnings: lms.Notes = []
     files = {
         "imsmanifest.xml": manifest_xml(plan),
         f"{aid}/{aid}.xml": assessment_xml(plan, warnings, progress),
@@ -394,7 +451,7 @@ def package(plan: ClassPlan, *, progress: Progress | None = None) -> Package:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, text.encode("utf-8"))
-    return Package(buffer.getvalue(), list(files), list(dict.fromkeys(warnings)))
+    return Package(buffer.getvalue(), list(files), lms.gather(warnings))
 
 
-__all__ = ["Package", "assessment_meta_xml", "assessment_xml", "manifest_xml", "package"]
+__all__ = ["Package", "assessment_meta_xml", "assessment_xml", "canvas_scale", "manifest_xml", "package"]
