@@ -107,6 +107,8 @@ def show_report(report: BankReport) -> None:
         variants = f"{item.variants}" + (" +orig" if item.original else "")
         if item.combinations is not None:
             kind += f" (all {item.combinations:,})"
+        elif item.sampled:
+            kind += " (sampled)"  # too many combinations: seeds and extremes (a warning says which)
         status = Text("ok", "green") if item.ok else Text("FAIL", "bold red")
         if item.ok and item.warnings:
             status = Text("warn", "yellow")

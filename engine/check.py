@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -41,7 +42,8 @@ from attnquiz.engine.answers import (
 )
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import BankError, Issue, QuizError, excerpt
-from attnquiz.engine.formula import Combination, Formula, FormulaError
+from attnquiz.engine.expressions import ExpressionError
+from attnquiz.engine.formula import MAX_COMBINATIONS, Combination, Formula, FormulaError
 from attnquiz.engine.seeding import ORIGINAL_CODE, question_rng, variant_code
 from attnquiz.engine.variant import Question
 
@@ -106,6 +108,9 @@ class ItemReport:
     original: bool = False
     combinations: int | None = None
     """For a formula item: how many combinations of its parameters were all tried (None: too many)."""
+    boundaries: int | None = None
+    """For a formula item with too many combinations to try: how many combinations of its
+    parameters' extremes (each range's ends, each choice's smallest and largest) were tried."""
     failures: list[Failure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -113,6 +118,11 @@ class ItemReport:
     def ok(self) -> bool:
         """Whether every check passed."""
         return not self.failures
+
+    @property
+    def sampled(self) -> bool:
+        """Whether a formula item's combinations were sampled (seeds and extremes), not all tried."""
+        return self.kind == "formula" and self.combinations is None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ItemReport:
@@ -125,6 +135,7 @@ class ItemReport:
             distinct=data["distinct"],
             original=data["original_checked"],
             combinations=data["combinations"],
+            boundaries=data.get("boundaries"),
             failures=[Failure.from_json(f) for f in data["failures"]],
             warnings=list(data["warnings"]),
         )
@@ -140,6 +151,8 @@ class ItemReport:
             "distinct": self.distinct,
             "original_checked": self.original,
             "combinations": self.combinations,
+            "sampled": self.sampled,
+            "boundaries": self.boundaries,
             "failures": [f.to_json() for f in self.failures],
             "warnings": list(self.warnings),
         }
@@ -312,6 +325,14 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
     _check_renderers(bank, built, failures)
     if entry.formula is not None:
         report.combinations = _check_combinations(entry, entry.formula, variants, failures)
+        if report.combinations is None:
+            report.boundaries = _check_boundaries(entry, entry.formula, variants, failures)
+            report.warnings.append(
+                f"more than {MAX_COMBINATIONS:,} combinations of its parameters: sampled "
+                f"{variants} seeds and the {report.boundaries:,} combinations of its ranges' and choices' "
+                "extremes instead of trying every combination"
+            )
+    report.warnings.extend(_lonely_groups(entry))
     report.distinct = len(distinct)
     report.failures = failures.listed()
     if report.variants > 1 and report.distinct == 1:
@@ -331,6 +352,31 @@ def _no_guard(entry: BankItem, seed: int | None) -> AbstractContextManager[objec
 
 
 _guard: BuildGuard = _no_guard
+
+
+def _lonely_groups(entry: BankItem) -> list[str]:
+    """A statement ``group`` with one member: a group holds versions of one claim, so a group of one
+    is almost always a misspelt group name (and the statements it should keep apart may meet)."""
+    from attnquiz.engine.generators.statements import Pool
+
+    warnings = []
+    for name, value in entry.kwargs.items():
+        if not isinstance(value, Pool):
+            continue
+        members: dict[str, list[int]] = {}
+        for index, statement in enumerate(value.root):
+            if statement.group is not None:
+                members.setdefault(statement.group, []).append(index)
+        for group, indexes in members.items():
+            if len(indexes) == 1:
+                others = sorted(set(members) - {group})
+                close = difflib.get_close_matches(group, others, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                warnings.append(
+                    f"params.{name}[{indexes[0]}]: group {group!r} has only this statement{hint}: a group "
+                    "holds versions of one claim, so a group of one is usually a misspelt name"
+                )
+    return warnings
 
 
 def _build(entry: BankItem, seed: int | None, failures: _Failures) -> Question | None:
@@ -474,6 +520,57 @@ def _check_combinations(entry: BankItem, formula: Formula, variants: int, failur
     combinations = formula.combinations()
     if combinations is None:
         return None
+    _check_each(entry, formula, combinations, variants, failures)
+    return len(combinations)
+
+
+def _check_boundaries(entry: BankItem, formula: Formula, variants: int, failures: _Failures) -> int:
+    """Build the variants of every combination of the parameters' extremes (see `Param.extremes`)
+    that meets the conditions: where a rare division by zero or overflow usually hides.
+    Returns how many were tried."""
+    combinations = boundary_combinations(formula)
+    _check_each(entry, formula, combinations, variants, failures)
+    return len(combinations)
+
+
+MAX_BOUNDARIES = 4096
+"""At most this many combinations of extremes are tried (2 ends each of 12 drawn parameters)."""
+
+
+def boundary_combinations(formula: Formula, limit: int = MAX_BOUNDARIES) -> list[Combination]:
+    """Every combination of the parameters' extremes that meets the ``where:`` conditions (those
+    an expression fails for carry the error), in order; at most ``limit``."""
+    found: list[Combination] = []
+
+    def walk(index: int, values: dict[str, Any]) -> None:
+        if len(found) >= limit:
+            return
+        if index == len(formula.params):
+            try:
+                if formula._failed_condition(values) is None:
+                    found.append(Combination(dict(values)))
+            except FormulaError as exc:
+                found.append(Combination(dict(values), exc))
+            return
+        param = formula.params[index]
+        try:
+            options = param.extremes(values)
+        except ExpressionError as exc:
+            found.append(Combination(dict(values), formula.error(param.loc, str(exc), values)))
+            return
+        for option in options:
+            values[param.name] = option
+            walk(index + 1, values)
+        values.pop(param.name, None)
+
+    walk(0, {})
+    return found
+
+
+def _check_each(
+    entry: BankItem, formula: Formula, combinations: Sequence[Combination], variants: int, failures: _Failures
+) -> None:
+    """Build each combination's variant; each problem is a failure with a seed that draws it, if any."""
     generated = failures.messages("generate")
     for combination in combinations:
         for check, key, issue in _problems(formula, combination):
@@ -489,7 +586,6 @@ def _check_combinations(entry: BankItem, formula: Formula, variants: int, failur
                 last = variants + SEED_SEARCH - 1
                 text += f" (no seed up to {last:,} draws these values, but a student may meet them)"
             failures.add(check, text, seed, key, original=False)
-    return len(combinations)
 
 
 Seed = int | Literal["unknown"] | None

@@ -262,6 +262,22 @@ class Param:
             return tuple(from_python(start + k * step) for k in range(count))
         return self._choices(values)
 
+    def extremes(self, values: Mapping[str, Value]) -> tuple[Value, ...]:
+        """The parameter's boundary values after ``values``: a range's first and last value, a
+        choice's smallest and largest number (first and last entry of a list of lists); what
+        `quiz check` tries when there are too many combinations to try them all."""
+        if self.expr is not None:
+            return (self.expr.evaluate(values),)
+        if self.low is not None and self.high is not None:
+            start, step, count = self._range(values, self.low, self.high)
+            ends = (start, start + (count - 1) * step)
+            return tuple(from_python(end) for end in dict.fromkeys(ends))
+        options = self._choices(values)
+        if all(is_number(option) for option in options):
+            ordered = sorted(options, key=_exact)  # type: ignore[arg-type]
+            return tuple(dict.fromkeys((ordered[0], ordered[-1])))
+        return (options[0], options[-1]) if len(options) > 1 else options
+
     def _choices(self, values: Mapping[str, Value]) -> tuple[Value, ...]:
         if self.choice_of is None:
             return self.choices

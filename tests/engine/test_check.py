@@ -142,6 +142,8 @@ def test_a_sound_generator_passes_and_reports_as_json(tmp_path: Path) -> None:
         "distinct": item["distinct"],
         "original_checked": True,
         "combinations": None,
+        "sampled": False,
+        "boundaries": None,
         "failures": [],
         "warnings": [],
     }
@@ -335,3 +337,77 @@ def test_too_many_combinations_are_not_listed(tmp_path: Path) -> None:
     report = check_item(bank, bank.items[0], 5)
     assert report.ok
     assert report.combinations is None
+    # It says plainly that it sampled: seeds and the extremes, not every combination.
+    assert report.sampled
+    assert report.boundaries == 2
+    [warning] = report.warnings
+    assert warning.startswith("more than 20,000 combinations of its parameters: sampled 5 seeds")
+    assert report.to_json()["sampled"] is True
+
+
+RARE = """
+- id: rare-zero
+  kind: formula
+  source: s
+  topic: t
+  params:
+    a: {{range: [{low}, 400]}}
+    b: {{range: [1, 300]}}
+    c: {{choice: [{choices}]}}
+  prompt: "What is {{{{b}}}} over {{{{a}}}}, times {{{{c}}}}?"
+  answer: {{value: "{answer}"}}
+  solution: ["{{{{c*b/a}}}}"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("low", "choices", "answer", "values"),
+    [
+        (0, "1, 2, 3", "c*b/a", "a=0, b=1, c=1"),  # a range's lower end
+        (1, "1, 2, 3", "c*b/(a - 400)", "a=400, b=1, c=1"),  # a range's upper end
+        (1, "2, 5, -3", "b/((a - 1) + (c + 3))", "a=1, b=1, c=-3"),  # a choice's least value, listed last
+        (1, "2, 9, 5", "b/((a - 1) + (9 - c))", "a=1, b=1, c=9"),  # a choice's largest value, in the middle
+    ],
+    ids=["range-low", "range-high", "choice-min", "choice-max"],
+)
+def test_the_extremes_of_too_many_combinations_are_tried(
+    tmp_path: Path, low: int, choices: str, answer: str, values: str
+) -> None:
+    # 120,000 combinations: too many to list, and seeds 0-99 all miss the one that divides by zero.
+    items = RARE.format(low=low, choices=choices, answer=answer)
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, items))
+    report = check_item(bank, bank.items[0], 100)
+    assert report.combinations is None
+    assert not report.ok
+    failure = report.failures[0]
+    assert failure.check == "combination"
+    assert f"division by zero ({values}" in failure.message
+    assert report.sampled
+    assert report.boundaries == 8
+
+
+def test_a_statement_group_with_one_member_is_a_warning(tmp_path: Path) -> None:
+    items = """
+    - id: pick
+      source: s
+      topic: t
+      generator: statements
+      params:
+        options: 3
+        pool:
+          - {text: "Softmax weights sum to one.", true: true, group: sums}
+          - {text: "Softmax weights need not sum to one.", true: false, group: sums}
+          - {text: "Scores are divided by the square root of d_k.", true: true, group: scaling}
+          - {text: "Scores are divided by d_k.", true: false, group: scalling}
+          - {text: "Attention weights are never negative.", true: true}
+    """
+    bank = load_bank_file(plugins=True, path=write_bank(tmp_path, items))
+    report = check_item(bank, bank.items[0], 10)
+    assert report.ok
+    assert len(report.warnings) == 2
+    assert report.warnings[0].startswith(
+        "params.pool[2]: group 'scaling' has only this statement (did you mean 'scalling'?)"
+    )
+    assert report.warnings[1].startswith(
+        "params.pool[3]: group 'scalling' has only this statement (did you mean 'scaling'?)"
+    )
