@@ -290,8 +290,8 @@ def _cloze_blank(
     ``texts`` makes it a SHORTANSWER blank that accepts each of them (a shape's dimension: its
     number and every spelling of the names that stand for it).
     """
-    if texts:
-        alternatives = [f"={_cloze_text(text)}" for text in texts]
+    if texts or isinstance(value, str):
+        alternatives = [f"={_cloze_text(text)}" for text in texts or [str(value)]]
         alternatives += [
             f"%{fraction}%{_cloze_text(str(v))}#{feedback}"
             for v, fraction, feedback in wrong

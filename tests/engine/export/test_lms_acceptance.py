@@ -95,14 +95,14 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
                     problems.append(f"{where}: a blank accepts nothing ({target!r})")
                     continue
                 if isinstance(answer, ShapeAnswer):
-                    canonical = str(target)
+                    expected = str(target)
                 else:
-                    canonical = answer.tolerance.format(float(target))
+                    expected = answer.tolerance.format(float(target))
                     wrong = [t for t in labels if not answer.tolerance.accepts(float(target), float(t))]
                     if wrong:
                         problems.append(f"{where}: the blank for {target!r} accepts {wrong}")
-                if canonical not in labels:
-                    problems.append(f"{where}: the blank for {target!r} refuses {canonical!r} ({labels})")
+                if expected not in labels:
+                    problems.append(f"{where}: the blank for {target!r} refuses {expected!r} ({labels})")
     assert problems == []
 
 
@@ -145,16 +145,16 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
             targets = _entries(question)
             assert len(blanks) == len(targets), where
             for (kind, body), target in zip(blanks, targets, strict=True):
-                right = [a for f, a in _moodle_alternatives(body) if f == "100"]
-                if not right:
+                accepted = [a for f, a in _moodle_alternatives(body) if f == "100"]
+                if not accepted:
                     problems.append(f"{where}: a blank accepts nothing ({target!r})")
                 elif kind == "NUMERICAL":
-                    value, tolerance = (float(x) for x in right[0].split(":"))
-                    if not abs(float(target) - value) <= tolerance * (1 + 1e-12) + 1e-300:
-                        problems.append(f"{where}: {target!r} outside {right[0]}")
+                    centre, half_width = (float(x) for x in accepted[0].split(":"))
+                    if not abs(float(target) - centre) <= half_width * (1 + 1e-12) + 1e-300:
+                        problems.append(f"{where}: {target!r} outside {accepted[0]}")
                 else:
                     assert isinstance(answer, ShapeAnswer)
-                    texts = [a.replace("\\}", "}").replace("\\*", "*") for a in right]
+                    texts = [a.replace("\\}", "}").replace("\\*", "*") for a in accepted]
                     wanted = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
                     if set(wanted) - set(texts):
                         problems.append(
