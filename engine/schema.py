@@ -341,9 +341,32 @@ class BankModel(StrictModel):
     items: list[Item] = Field(min_length=1, description="The bank's items, in the order of the course.")
 
 
+_JSON_SCHEMA_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum"}
+
+
+_NAMED_SCHEMAS = {"properties", "$defs", "patternProperties"}
+"""Keywords whose value maps names (a field may be called ``le``) to schemas."""
+
+
+def _standard_bounds(node: Any) -> Any:
+    """pydantic writes a bound on a union (``int | float`` with ``gt=0``) as ``gt``, which JSON
+    Schema does not know and editors ignore: rename each to its JSON Schema keyword."""
+    if isinstance(node, list):
+        return [_standard_bounds(value) for value in node]
+    if not isinstance(node, dict):
+        return node
+    result: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _NAMED_SCHEMAS and isinstance(value, dict):
+            result[key] = {name: _standard_bounds(schema) for name, schema in value.items()}
+        else:
+            result[_JSON_SCHEMA_BOUNDS.get(key, key)] = _standard_bounds(value)
+    return result
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of the bank format (what `quiz schema` prints)."""
-    schema = BankModel.model_json_schema()
+    schema: dict[str, Any] = _standard_bounds(BankModel.model_json_schema())
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "quiz question bank"
     return schema

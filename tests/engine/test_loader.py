@@ -187,3 +187,30 @@ def test_a_tab_is_named_and_shown() -> None:
     report = caught.value.report().splitlines()
     assert "tab" in report[0]
     assert report[1] == " 5 | →source: s"
+
+
+def test_the_json_schema_writes_bounds_as_json_schema_keywords() -> None:
+    from attnquiz.engine.schema import json_schema
+
+    schema = json_schema()
+    found: list[str] = []
+
+    def walk(node: object, path: str, keywords: bool = True) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if keywords and key in {"gt", "ge", "lt", "le"}:
+                    found.append(f"{path}/{key}")
+                named = key in {"properties", "$defs"}
+                if named and isinstance(value, dict):
+                    for name, sub in value.items():
+                        walk(sub, f"{path}/{key}/{name}")
+                else:
+                    walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{path}[{index}]")
+
+    walk(schema, "")
+    assert found == []  # JSON Schema ignores pydantic's gt/ge/lt/le: a step of 0 would pass an editor
+    step = schema["$defs"]["ParamSpec"]["properties"]["step"]
+    assert step["anyOf"][0]["exclusiveMinimum"] == 0
