@@ -301,6 +301,80 @@ def session_figures(quick: bool, home: Path) -> list[Figure]:
     ]
 
 
+STATS_ATTEMPTS = 1_000_000
+
+
+def build_history(path: Path, attempts: int) -> None:
+    """A history of ``attempts`` answers to every item of every bank over a year, with their cards.
+
+    Written with one executemany in one transaction (a million single commits would take an hour);
+    the rows look like a real history: every status, named mistakes, a spread of days.
+    """
+    import random
+    import sqlite3
+    from datetime import UTC, datetime, timedelta
+
+    from attnquiz.engine import banks, review
+    from attnquiz.engine.store import Store
+
+    items = [(b.name, e.id, e.item.topic, e.item.source) for found in banks.discover()
+             for b in [banks.load(str(found.path))] for e in b.items]  # fmt: skip
+    Store.open(path).close()  # the schema, as quiz creates it
+    rng = random.Random(2026)
+    start = datetime(2025, 12, 1, tzinfo=UTC)
+    mistakes = [f"mistake-{i}" for i in range(40)]
+    statuses = ("correct", "partial", "wrong")
+
+    def rows() -> Any:
+        for n in range(attempts):
+            bank, item, topic, source = items[n % len(items)]
+            status = rng.choices(statuses, (6, 1, 3))[0]
+            score = {"correct": 1.0, "partial": 0.5, "wrong": 0.0}[status]
+            at = start + timedelta(seconds=n * 31_536_000 / attempts)
+            mistake = rng.choice(mistakes) if status == "wrong" and rng.random() < 0.5 else None
+            yield (f"s{n // 10}", n % 10 + 1, "practice", bank, item, topic, source, n, "CODE-CODE", "1.5",
+                   status, score, mistake, 20.0, at.isoformat(timespec="microseconds"), 0, 1)  # fmt: skip
+
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")
+    db.executemany(
+        "INSERT INTO attempts (session, position, mode, bank, item, topic, source, seed, variant_code, "
+        "response, status, score, mistake, seconds, at, hints, reviewed) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows(),
+    )
+    from fsrs import Rating
+
+    when = start + timedelta(days=360)
+    for bank, item, topic, _source in items:
+        card = review.next_card(None, bank=bank, item=item, topic=topic, rating=Rating.Good, when=when)
+        db.execute(
+            "INSERT INTO cards (bank, item, topic, state, due, created, reviews, lapses) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (bank, item, topic, card.state, card.due.isoformat(timespec="microseconds"),
+             card.created.isoformat(timespec="microseconds"), 1, 0),
+        )  # fmt: skip
+    db.execute("COMMIT")
+    db.close()
+
+
+def history_figures(repeats: int, home: Path, work: Path) -> list[Figure]:
+    """``quiz stats`` on a history of a million attempts (the history built once, not timed)."""
+    path = work / "history-1m.sqlite3"
+    build_history(path, STATS_ATTEMPTS)
+    env = environment(home)
+    return [
+        measure(
+            "quiz stats on 1,000,000 attempts",
+            [*QUIZ, "stats", "--db", str(path)],
+            env,
+            repeats,
+            budget=1.0,
+            group="history",
+        )
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # In-process throughput
 # ---------------------------------------------------------------------------------------------
@@ -602,7 +676,7 @@ def compare(old_path: str, new_path: str) -> int:
     return 0
 
 
-GROUPS = ("startup", "session", "generation", "grading", "export")
+GROUPS = ("startup", "session", "generation", "grading", "export", "history")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -633,6 +707,7 @@ def main(argv: list[str] | None = None) -> int:
             "generation": lambda: generation_figures(args.quick),
             "grading": lambda: grading_figures(args.quick),
             "export": lambda: export_figures(repeats, home, work),
+            "history": lambda: history_figures(repeats, home, work),
         }
         for group in groups:
             try:

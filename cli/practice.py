@@ -86,7 +86,15 @@ def _run_plan(
         return loop.run()
     finally:
         if store is not None:
+            _report_damage(store, view)
             store.close()
+
+
+def _report_damage(store: Store, view: SessionView) -> None:
+    """One warning line for the history rows that could not be read (and were skipped)."""
+    message = store.damage_warning()
+    if message is not None:
+        view.warning(message)
 
 
 def _exit_for(summary: Summary) -> None:
@@ -183,6 +191,8 @@ def review_command(
     chosen_seed = seed if seed is not None else new_seed()
     try:
         plan = plan_review(loaded, store, seed=chosen_seed, now=utc_now(), limit=limit, new_per_day=new)
+        if store is not None:
+            _report_damage(store, view)
         if not plan.questions:
             _nothing_due(store, loaded, view, as_json=as_json)
     except BaseException:
@@ -246,7 +256,7 @@ def stats_command(
     from datetime import timedelta
 
     from attnquiz.engine import review
-    from attnquiz.engine.store import Store, default_path, utc_now
+    from attnquiz.engine.store import Store, bank_totals, default_path, utc_now
     from attnquiz.session_view import SessionView
 
     path = default_path(db)
@@ -261,13 +271,14 @@ def stats_command(
             view.note("Start with: quiz run week1")
         return
     now = utc_now()
-    with Store.open(path) as store:
+    with Store.open(path, explicit=db is not None) as store:
         names = bank or None
-        bank_rows = store.group_stats(by_topic=False, banks=names)
         topic_rows = store.group_stats(by_topic=True, banks=names)
+        bank_rows = bank_totals(topic_rows)
         mistakes = store.mistake_stats(banks=names)
         day_rows = store.daily_stats(review.start_of_day(now) - timedelta(days=days - 1), banks=names)
         cards = store.cards(names)
+        _report_damage(store, view)
     due: dict[tuple[str, str], int] = {}
     recall_sum: dict[tuple[str, str], list[float]] = {}
     for card in cards:
@@ -296,7 +307,12 @@ def stats_command(
                     for g in topic_rows
                 ],
                 "mistakes": [
-                    {"tag": m.tag, "count": m.count, "topics": list(m.topics), "last": m.last.isoformat()}
+                    {
+                        "tag": m.tag,
+                        "count": m.count,
+                        "topics": list(m.topics),
+                        "last": m.last.isoformat() if m.last else None,
+                    }
                     for m in mistakes
                 ],
                 "days": [

@@ -377,7 +377,8 @@ class SessionView:
             table.add_column("topics", overflow="fold")
             table.add_column("last", no_wrap=True)
             for m in mistakes:
-                table.add_row(m.tag, str(m.count), ", ".join(m.topics), m.last.astimezone().strftime("%d %b"))
+                last = m.last.astimezone().strftime("%d %b") if m.last is not None else ""
+                table.add_row(m.tag, str(m.count), ", ".join(m.topics), last)
             display.print_table(c, table)
         if days:
             c.print()

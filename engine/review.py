@@ -16,13 +16,12 @@ from datetime import datetime, time, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from attnquiz.engine.answers import Answer, ChoiceAnswer
-from attnquiz.engine.seeding import derive_seed
 from attnquiz.engine.store import CardRecord, CardUpdate
 
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler
 
+    from attnquiz.engine.answers import Answer
     from attnquiz.engine.bank import Bank, BankItem
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.variant import Question
@@ -61,6 +60,9 @@ def scheduler() -> Scheduler:
 
 def easy_seconds(answer: Answer) -> float:
     """How quickly a correct answer must come to rate Easy."""
+    # Imported here: `quiz stats` reads cards through this module and needs no answer kinds (numpy).
+    from attnquiz.engine.answers import ChoiceAnswer
+
     if isinstance(answer, ChoiceAnswer):
         return EASY_SECONDS["multiple-choice" if answer.multiple else "single-choice"]
     return EASY_SECONDS.get(answer.kind, DEFAULT_EASY_SECONDS)
@@ -98,10 +100,17 @@ def card_id(bank: str, item: str) -> int:
 
 
 def load_card(record: CardRecord) -> Card:
-    """The FSRS card a stored record holds."""
+    """The FSRS card a stored record holds.
+
+    A state FSRS cannot read (a JSON object of another shape: the store already skips text that
+    is not JSON) starts the item afresh, due when the record says, rather than stopping a review.
+    """
     from fsrs import Card
 
-    return Card.from_json(record.state)
+    try:
+        return Card.from_json(record.state)
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return Card(card_id=card_id(record.bank, record.item), due=record.due)
 
 
 def next_card(
@@ -282,6 +291,8 @@ def fresh_question(entry: BankItem, seed: int, recent: Sequence[int | None], *, 
         recent: Seeds of the item's latest attempts (None: the original instance).
         tries: How many seeds to try.
     """
+    from attnquiz.engine.seeding import derive_seed
+
     avoid = []
     for old in recent:
         old_question = (

@@ -239,7 +239,8 @@ def test_a_corrupt_history_is_a_warning_and_the_session_still_runs(tmp_path: Pat
     result = quiz(tmp_path, "run", "demo", "--original", stdin="1.93\n")
     assert result.returncode == 0
     assert "Traceback" not in result.stderr
-    assert "quiz: warning: cannot use the history database" in result.stderr
+    assert "quiz: warning: the history database" in result.stderr
+    assert "move it away" in result.stderr
     assert "not a database" in result.stderr
     assert "History is off" in result.stdout
     assert "✓ Correct" in result.stdout

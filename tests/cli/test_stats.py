@@ -117,7 +117,8 @@ def test_stats_on_a_corrupt_history_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "history.sqlite3").write_text("not a database at all\n" * 50)
     result = quiz(tmp_path, "stats")
     assert result.returncode == 1
-    assert result.stderr.startswith("quiz: cannot use the history database")
+    assert result.stderr.startswith("quiz: the history database")
+    assert "is damaged" in result.stderr
     assert "Traceback" not in result.stderr
 
 
