@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from attnquiz import answer, authoring, exporting, lookup, practice
+from attnquiz import answer, authoring, exporting, generators, lookup, practice
 
 app = typer.Typer(
     name="quiz",
@@ -60,6 +60,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("check", authoring.check_command),
     ("new", authoring.new_command),
     ("schema", lookup.schema_command),
+    ("generators", generators.generators_command),
 )
 # Extra click settings of some commands.
 SETTINGS: dict[str, dict[str, Any]] = {

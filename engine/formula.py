@@ -274,7 +274,7 @@ class Param:
             return tuple(from_python(end) for end in dict.fromkeys(ends))
         options = self._choices(values)
         if all(is_number(option) for option in options):
-            ordered = sorted(options, key=_exact)  # type: ignore[arg-type]
+            ordered = sorted(options, key=_exact)
             return tuple(dict.fromkeys((ordered[0], ordered[-1])))
         return (options[0], options[-1]) if len(options) > 1 else options
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +83,14 @@ class GeneratorSpec:
         """``name(rng, /, *, a: int = 2, ...)`` as shown in error messages."""
         return f"{self.name}{inspect.signature(self.fn)}"
 
+    def parameters(self) -> list[Parameter]:
+        """The parameters a bank's ``params:`` may give, with their types and defaults, in order."""
+        hints = typing.get_type_hints(self.fn)
+        return [
+            Parameter(param.name, type_text(hints.get(param.name, Any)), param.default)
+            for param in list(inspect.signature(self.fn).parameters.values())[1:]
+        ]
+
     def _identity(self) -> tuple[Any, ...]:
         params = self._model if self._fields is None else tuple(self._fields.items())
         return (self.name, self.fn, self.summary, self.module, params)
@@ -110,6 +120,62 @@ class GeneratorSpec:
         # A model built from fields is a class made at run time (not importable): rebuilt on use instead.
         model = self._model if self._fields is None else None
         return (_rebuild_spec, (self.name, self.fn, model, self.summary, self.module, self._fields))
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One keyword parameter of a generator, as `quiz generators` lists it."""
+
+    name: str
+    type: str
+    default: Any
+
+
+def type_text(hint: Any) -> str:
+    """An annotation as an author reads it: ``list[float] | None``, ``'plain' | 'additive'``."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is typing.Literal:
+        return " | ".join(repr(arg) for arg in args)
+    if origin in {typing.Union, types.UnionType}:
+        return " | ".join(type_text(arg) for arg in args)
+    if origin is not None:
+        name = getattr(origin, "__name__", str(origin))
+        return f"{name}[{', '.join(type_text(arg) for arg in args)}]" if args else name
+    if hint is type(None):
+        return "None"
+    return str(getattr(hint, "__name__", hint))
+
+
+def catalogue(registry: Registry | None = None) -> list[dict[str, Any]]:
+    """Every generator of ``registry`` (default: the built-in ones) with its summary and parameters,
+    as `quiz generators --json` prints it (a default that JSON cannot hold is given as its repr)."""
+    import json
+
+    def plain(value: Any) -> Any:
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            return repr(value)
+        return value
+
+    registry = registry or generators
+    listed = []
+    for name in registry:
+        spec = registry.get(name)
+        if spec is None:
+            continue
+        listed.append(
+            {
+                "name": spec.name,
+                "summary": spec.summary,
+                "module": spec.module,
+                "parameters": [
+                    {"name": p.name, "type": p.type, "default": plain(p.default)} for p in spec.parameters()
+                ],
+            }
+        )
+    return listed
 
 
 def _builtin_spec(name: str) -> GeneratorSpec:

@@ -360,7 +360,7 @@ def _standard_bounds(node: Any) -> Any:
         if key in _NAMED_SCHEMAS and isinstance(value, dict):
             result[key] = {name: _standard_bounds(schema) for name, schema in value.items()}
         else:
-            result[_JSON_SCHEMA_BOUNDS.get(key, key)] = _standard_bounds(value)
+            result[_JSON_SCHEMA_BOUNDS.get(str(key)) or str(key)] = _standard_bounds(value)
     return result
 
 
