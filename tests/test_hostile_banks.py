@@ -333,3 +333,19 @@ def test_check_goes_on_after_a_stopped_item(tmp_path: Path) -> None:
     stuck, fine = report["items"]
     assert stuck["failures"][0]["check"] == "time"
     assert fine["ok"] is True
+
+
+def test_a_plugins_key_spelt_with_an_escape_is_still_a_plugins_key(tmp_path: Path) -> None:
+    # "\u0070lugins" hides the key from grep, not from quiz: the parsed key decides, everywhere.
+    bank = plugin_bank(tmp_path / "banks")
+    text = bank.read_text(encoding="utf-8").replace("plugins:", '"\\u0070lugins":')
+    bank.write_text(text, encoding="utf-8")
+    env = {"QUIZ_HOME": str(tmp_path / "home")}
+    listed = quiz("list", bank.name, cwd=bank.parent, env=env)
+    assert listed.code == 0, listed.stderr
+    assert not (bank.parent / "imported").exists()
+    shown = quiz("show", bank.name, "entries", "--seed", "1", cwd=bank.parent, env=env)
+    assert shown.code == 0, shown.stderr
+    assert "runs Python code from its plugins: gens.py" in shown.stderr
+    cache = tmp_path / "home" / "cache" / "banks"
+    assert not cache.exists() or not list(cache.glob("*.pickle"))  # a bank with plugins is never cached
