@@ -46,6 +46,7 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.rounding import ROUNDED_EARLY
 
 if TYPE_CHECKING:
     from attnquiz.engine.variant import Question
@@ -58,8 +59,11 @@ POWER_OF_TEN = "power-of-ten"
 PERCENT = "percent-as-number"
 TRANSPOSED = "transposed"
 REVERSED = "dims-reversed"
-GENERIC_TAGS = (PRECISION, SIGN, POWER_OF_TEN, PERCENT, TRANSPOSED, REVERSED)
-"""Tags of the slips recognised for any item, in addition to each variant's listed mistakes."""
+GENERIC_TAGS = (PRECISION, SIGN, POWER_OF_TEN, PERCENT, TRANSPOSED, REVERSED, ROUNDED_EARLY)
+"""Tags of the slips recognised for any item, in addition to each variant's listed mistakes.
+
+``ROUNDED_EARLY`` comes with the variant (`attnquiz.engine.rounding`): only the generator knows the
+intermediates its answer is computed from."""
 
 _MAX_POWER = 12  # off by up to 10^12: beyond that a match is more likely chance than a slip
 
@@ -165,9 +169,16 @@ def _near(tolerance: Tolerance, target: float | int, value: parse.Number) -> boo
     return tolerance.accepts(float(target), value.value)
 
 
-def _exactly(mistake: Mistake, values: Sequence[float]) -> bool:
+def _exactly(mistake: Mistake, tolerance: Tolerance, read: Sequence[parse.Number]) -> bool:
     """Whether the response is exactly a mistake's value (then it is that mistake, not a precision slip:
-    ``[[2, 3], [2, 3]]`` for a mistake of whole numbers carries no trailing zeros to show its precision)."""
+    ``[[2, 3], [2, 3]]`` for a mistake of whole numbers carries no trailing zeros to show its precision).
+
+    Not for an early-rounding slip written with fewer digits than asked (``2`` for 1.928 whose tanh
+    values rounded to one place give 2.0): rounding the final answer explains that better.
+    """
+    if mistake.tag == ROUNDED_EARLY and any(_coarser_than_asked(tolerance, n) for n in read):
+        return False
+    values = [n.value for n in read]
     flat: list[float] = []
     stack: list[Any] = [mistake.value]
     while stack:
@@ -183,15 +194,21 @@ def _exactly(mistake: Mistake, values: Sequence[float]) -> bool:
     )
 
 
-def _too_coarse(tolerance: Tolerance, target: float, value: parse.Number) -> bool:
-    """A number written with fewer digits than asked whose digits agree with the target's rounding."""
+def _coarser_than_asked(tolerance: Tolerance, value: parse.Number, target: float | None = None) -> bool:
+    """Whether a number is written with fewer digits than the tolerance asks for (near ``target``)."""
     if value.last_place is None or value.value == 0:
         return False
-    place = value.last_place - (2 if value.percent else 0)
-    unit = 10.0**place
-    coarser = 0.5 * unit > tolerance.half_width(target)
+    unit = 10.0 ** (value.last_place - (2 if value.percent else 0))
+    return 0.5 * unit > tolerance.half_width(value.value if target is None else target)
+
+
+def _too_coarse(tolerance: Tolerance, target: float, value: parse.Number) -> bool:
+    """A number written with fewer digits than asked whose digits agree with the target's rounding."""
+    if value.last_place is None or not _coarser_than_asked(tolerance, value, target):
+        return False
+    unit = 10.0 ** (value.last_place - (2 if value.percent else 0))
     # Half a unit of its last place (and float noise): the answer rounded at the response's precision.
-    return coarser and abs(value.value - target) <= 0.5 * unit * (1 + 1e-9)
+    return abs(value.value - target) <= 0.5 * unit * (1 + 1e-9)
 
 
 def _scaled(tolerance: Tolerance, target: float, value: parse.Number, power: int) -> bool:
@@ -276,7 +293,7 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
     )
 
     # A count's trailing zeros may be real digits (589,820), so there a listed mistake comes first.
-    if listed is not None and (tolerance.mode == "exact" or _exactly(listed, [value.value])):
+    if listed is not None and (tolerance.mode == "exact" or _exactly(listed, tolerance, [value])):
         return _named(listed, read)
     if _too_coarse(tolerance, target, value):
         feedback = (
@@ -358,7 +375,7 @@ def _grade_vector(answer: VectorAnswer, response: str, mistakes: Sequence[Mistak
     listed = next(
         (m for m in mistakes if isinstance(m.value, tuple) and _all_near(tolerance, m.value, values)), None
     )
-    if listed is not None and _exactly(listed, [v.value for v in values]):
+    if listed is not None and _exactly(listed, tolerance, values):
         return _named(listed, read)
     if len(values) == n:
         coarse = _coarse_entries(tolerance, answer.values, values)
@@ -434,7 +451,7 @@ def _grade_matrix(answer: MatrixAnswer, response: str, mistakes: Sequence[Mistak
     if shape == (r, c) and all(_all_near(tolerance, t, v) for t, v in zip(answer.rows, rows, strict=True)):
         return _correct(read)
     listed = next((m for m in mistakes if _matrix_matches(tolerance, m.value, rows)), None)
-    if listed is not None and _exactly(listed, [v.value for v in _flat(rows)]):
+    if listed is not None and _exactly(listed, tolerance, _flat(rows)):
         return _named(listed, read)
     if shape == (r, c):
         coarse = _coarse_entries(tolerance, [t for row in answer.rows for t in row], _flat(rows))

@@ -29,6 +29,7 @@ from attnquiz.engine.generators.attention import (
 )
 from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, mat, small_ints, vec
 from attnquiz.engine.registry import generator
+from attnquiz.engine.rounding import rounded_early
 from attnquiz.engine.variant import Variant
 
 NO_SQRT_DK = (
@@ -277,6 +278,10 @@ def sdpa_outputs(
             break
     else:
         raise ValueError(cannot_draw("sdpa_outputs"))
+    # AV mixes the rows of V with the weights: rounding the weights first is the classic slip.
+    mistakes += rounded_early(
+        answer.tolerance, weights.ravel(), lambda w: np.reshape(w, weights.shape) @ vm, "the weights"
+    )
     width = qm.shape[1]
     prompt = (
         f"{count_word(qm.shape[0]).capitalize()} tokens have $Q = {given_matrix(qm)}$, "
@@ -331,6 +336,7 @@ def sdpa_token_output(
     raw = numerics.attention_scores(emb, emb, divisor=1.0)[i - 1]
     scaled = numerics.attention_scores(emb, emb)[i - 1]
     weights = numerics.softmax(scaled)
+    mistakes += rounded_early(answer.tolerance, weights, lambda w: np.asarray(w) @ emb, "the weights")
     exps = np.exp(scaled)
     prompt = (
         f"After projection, {count_word(n)} tokens have $Q = K = V = {given_matrix(emb)}$ "

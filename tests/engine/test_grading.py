@@ -21,6 +21,7 @@ from attnquiz.engine.answers import (
     VectorAnswer,
 )
 from attnquiz.engine.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
+from attnquiz.engine.rounding import rounded_early
 
 
 def _mistake(tag: str, value: object) -> Mistake:
@@ -58,6 +59,14 @@ ANSWERS: dict[str, tuple[Answer, tuple[Mistake, ...]]] = {
     "num2": (
         NumericAnswer(2 * math.tanh(2), Tolerance.decimals(2)),
         (_mistake("no-tanh", 4.0), _mistake("tanh-after-dot", math.tanh(4))),
+    ),
+    # The same, with the early-rounding slips its generator declares (tanh values rounded first).
+    "early": (
+        NumericAnswer(2 * math.tanh(2), Tolerance.decimals(2)),
+        (
+            _mistake("no-tanh", 4.0),
+            *rounded_early(Tolerance.decimals(2), [math.tanh(2)] * 2, sum, r"the $\tanh$ values"),
+        ),
     ),
     "rel": (NumericAnswer(0.3528, allow_percent=True), ()),
     "rel-no-percent": (NumericAnswer(0.3528), ()),
@@ -100,9 +109,18 @@ ANSWERS: dict[str, tuple[Answer, tuple[Mistake, ...]]] = {
 }
 
 C, P, W, INV = "correct", "partial", "wrong", "invalid"
-LOW, SIGN, TEN, PCT, T, REV = GENERIC_TAGS
+LOW, SIGN, TEN, PCT, T, REV, EARLY = GENERIC_TAGS
 
 TABLE: list[tuple[str, str, str, float, str | None]] = [
+    # ---- early rounding: 2 × 0.96 for 2·tanh(2) (issue 13, defect 4) ----
+    ("early", "1.92", W, 0, EARLY),
+    ("early", "2*0.96", W, 0, EARLY),
+    ("early", "0.96+0.96", W, 0, EARLY),
+    ("early", "2.00", W, 0, EARLY),  # tanh(2) rounded to one place, written to two
+    ("early", "2", W, 0, LOW),  # the answer itself rounded too coarsely: the precision slip
+    ("early", "1.9", W, 0, LOW),
+    ("early", "1.93", C, 1, None),
+    ("early", "4", W, 0, "no-tanh"),
     # ---- a number to 2 decimal places (1.9281) ----
     ("num2", "1.93", C, 1, None),
     ("num2", "1.928", C, 1, None),
