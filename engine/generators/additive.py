@@ -406,6 +406,10 @@ def additive_context_vector(
             break
     else:
         raise ValueError(cannot_draw("additive_context_vector"))
+    # The context is a weighted sum: rounding the weights first is the slip to name.
+    mistakes += rounded_early(
+        answer.tolerance, alpha, lambda a: numerics.weighted_sum(np.asarray(a), states_h), "the weights"
+    )
     exps = np.exp(e)
     listed = ", ".join(rf"$h_{k + 1} = {given_vector(row)}$" for k, row in enumerate(states_h))
     terms = " + ".join(

@@ -225,6 +225,9 @@ def values_not_keys(
         ),
         Mistake("unweighted-mean", vec(vals.mean(axis=0)), UNWEIGHTED_MEAN),
     ]
+    mistakes += rounded_early(
+        TWO_PLACES, weights, lambda w: numerics.weighted_sum(np.asarray(w), vals), "the weights"
+    )
     return Variant(
         prompt=prompt,
         answer=VectorAnswer(vec(z), TWO_PLACES),

@@ -101,3 +101,18 @@ def test_attention_outputs_from_rounded_weights_are_named_over_many_seeds(seed: 
     for places in (2, 1):
         out = _fixed(row, places) @ x
         _named_or_right("sdpa-three-tokens", seed, "[" + ", ".join(f"{e:.2f}" for e in out) + "]")
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_weighted_sums_from_rounded_weights_are_named_over_many_seeds(seed: int) -> None:
+    context = WEEK1.get("bahdanau-two-states").question(seed).variant.inputs
+    alpha = _softmax_rows(np.array(context["scores"], dtype=float))
+    for places in (3, 2):
+        out = _fixed(alpha, places) @ np.array(context["h"], dtype=float)
+        _named_or_right("bahdanau-two-states", seed, "[" + ", ".join(f"{e:.3f}" for e in out) + "]")
+    attend = WEEK1.get("values-not-keys").question(seed).variant.inputs
+    q, k, v = (np.array(attend[name], dtype=float) for name in ("q", "k", "v"))
+    weights = _softmax_rows(k @ q / math.sqrt(k.shape[1]))
+    for places in (2, 1):
+        out = _fixed(weights, places) @ v
+        _named_or_right("values-not-keys", seed, "[" + ", ".join(f"{e:.2f}" for e in out) + "]")
