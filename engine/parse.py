@@ -15,6 +15,17 @@ Readers return the value or an ``Invalid`` that says why in a sentence (Markdown
 being read, because the same characters mean different things: in a single number ``589,824`` and
 ``589 824`` group thousands, while in a vector commas and spaces separate entries, and MATLAB's
 rule tells ``[1 -2]`` (two entries) from ``[1 - 2]`` (one).
+
+Characters (one rule, in `normalise`): a response is read in ASCII. Decimal digits of every script
+(Unicode category Nd: Arabic-Indic ``٢٥٫٥``, Devanagari ``१.७६``, fullwidth ``１.７６``, mathematical
+bold ``𝟏.𝟕𝟔``) are the digits 0-9, and fullwidth forms of ASCII characters (``．``, ``－``, ``Ａ``)
+are those characters; the echo shows what was read, in ASCII. Minus signs, dashes, ``×``, ``÷``
+and unusual spaces are folded as well. Nothing else is: other look-alikes (``①``, subscript digits,
+Greek letters) are invalid, naming the character, rather than guessed at.
+
+Every string gives a value or an ``Invalid`` in bounded time: a malformed literal (``.5.``,
+``1.2.3``) is named, a literal below 1e-1000 is refused before 10**1000000 is built, and a float
+divided by a tiny exact value is computed exactly before it is rounded.
 """
 
 from __future__ import annotations
