@@ -30,12 +30,13 @@ def run(home: Path, *args: str, stdin: str, columns: int = 80) -> subprocess.Com
 
 
 def bank_with_a_note(folder: Path) -> Path:
-    """The demo bank, with a note on its first item that gives the answer away."""
+    """The demo bank, with a note for students on its first item that gives the answer away."""
     source = (PRACTICE / "demo.yaml").read_text(encoding="utf-8")
     marker = "    tolerance: {decimals: 2}\n"
     first = source.index(marker) + len(marker)
     path = folder / "noted.yaml"
-    path.write_text(source[:first] + f'    note: "{NOTE}"\n' + source[first:], encoding="utf-8")
+    note = f'    note: {{text: "{NOTE}", for: students}}\n'
+    path.write_text(source[:first] + note + source[first:], encoding="utf-8")
     return path
 
 
