@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from attnquiz.common import fail, new_seed, print_json, user_errors
+from attnquiz.common import fail, json_text, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
     from attnquiz.engine.session import Plan, Summary
@@ -75,7 +75,8 @@ def _run_plan(
     from attnquiz.engine.session import Session
     from attnquiz.session_loop import LineReader, SessionLoop, stdin_is_terminal
 
-    session = Session(plan, store=store)
+    # Piped answers arrive all at once: their times say nothing about how well the student knows them.
+    session = Session(plan, store=store, timed=stdin_is_terminal())
     if not as_json:
         view.header(plan, history=session.history)
     reader = LineReader(sys.stdin, interactive=stdin_is_terminal() and not as_json)
@@ -194,7 +195,7 @@ def review_command(
         if store is not None:
             _report_damage(store, view)
         if not plan.questions:
-            _nothing_due(store, loaded, view, as_json=as_json)
+            _nothing_due(store, loaded, view, as_json=as_json, new_per_day=new)
     except BaseException:
         if store is not None:
             store.close()
@@ -224,20 +225,48 @@ def _load_banks(names: list[str] | None, view: SessionView) -> list[Any]:
     return loaded
 
 
-def _nothing_due(store: Store | None, loaded: list[Any], view: SessionView, *, as_json: bool) -> None:
+def _nothing_due(
+    store: Store | None, loaded: list[Any], view: SessionView, *, as_json: bool, new_per_day: int
+) -> None:
+    """Why a review has nothing to ask, and when it will: next due card, new items left, --new."""
+    from attnquiz.engine import review
+    from attnquiz.engine.store import utc_now
+
     names = [b.name for b in loaded]
     upcoming = store.cards(names) if store is not None else []
     soonest = min((c.due for c in upcoming), default=None)
+    started = {(c.bank, c.item) for c in upcoming}
+    unstarted = sum((b.name, e.id) not in started for b in loaded for e in b.items)
+    begun_today = store.cards_created_since(review.start_of_day(utc_now())) if store is not None else 0
     if as_json:
-        print_json({"type": "summary", "due": 0, "next_due": soonest.isoformat() if soonest else None})
-        return
-    if soonest is None:
-        view.note("Nothing to review, and no new items left in these banks.")
-    else:
-        when = soonest.astimezone().strftime("%a %d %b %H:%M")
-        view.note(
-            f"Nothing is due now. The next review is due {when}; quiz run practises anything meanwhile."
+        # One line, like every other line `quiz review --json` prints (JSON Lines).
+        sys.stdout.write(
+            json_text(
+                {
+                    "type": "summary",
+                    "due": 0,
+                    "next_due": soonest.isoformat() if soonest else None,
+                    "new_left": unstarted,
+                    "new_per_day": new_per_day,
+                }
+            )
+            + "\n"
         )
+        return
+    from attnquiz.session_view import when
+
+    if unstarted == 0:
+        new_part = "every item of these banks has been started"
+    elif new_per_day == 0:
+        new_part = f"--new 0 asks for no new items ({unstarted} not started yet)"
+    else:
+        new_part = (
+            f"today's {min(begun_today, new_per_day)} new items are done "
+            f"({unstarted} more wait for the next days, or raise --new)"
+        )
+    view.note(f"Nothing is due now, and {new_part}.")
+    if soonest is not None:
+        view.note(f"The next review is due {when(soonest)}; quiz run practises anything meanwhile.")
 
 
 @user_errors

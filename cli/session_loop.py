@@ -325,9 +325,12 @@ class SessionLoop:
             elif command.name == "skip":
                 with held_signals():
                     session.skip()
-                self._emit({"type": "skip", "position": slot.position, "item": question.item_id})
+                due = slot.next_due.isoformat() if slot.next_due is not None else None
+                self._emit(
+                    {"type": "skip", "position": slot.position, "item": question.item_id, "next_due": due}
+                )
                 if self.visible:
-                    self.view.skipped(question)
+                    self.view.skipped(question, slot.next_due)
                 return self._pause(question, shown=False)
             elif command.name == "why":
                 if self.visible:
@@ -361,7 +364,7 @@ class SessionLoop:
         if self.visible and not result.counts:
             self.view.invalid(result, response)
         elif self.visible and not self.session.exam:
-            self.view.feedback(result, question, response)
+            self.view.feedback(result, question, response, slot.next_due)
         self._warnings()
 
     def _after_answer(self, result: Grade, question: Question) -> Ending | None:

@@ -7,6 +7,7 @@ piped and JSON output stay clean.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -52,6 +53,24 @@ def _duration(seconds: float) -> str:
     if minutes:
         return f"{minutes} min {secs:02d} s" if secs else f"{minutes} min"
     return f"{secs} s"
+
+
+def when(moment: datetime, now: datetime | None = None) -> str:
+    """When a review falls due, as a person says it: ``in 10 min``, ``today at 18:05``, ``tomorrow``,
+    ``in 3 days (Fri 05 Dec)``."""
+    current = (now or datetime.now(UTC)).astimezone()
+    local = moment.astimezone()
+    seconds = (local - current).total_seconds()
+    if seconds < 30:
+        return "now"
+    if seconds < 3600:
+        return f"in {max(1, round(seconds / 60))} min"
+    days = (local.date() - current.date()).days
+    if days == 0:
+        return f"today at {local:%H:%M}"
+    if days == 1:
+        return "tomorrow"
+    return f"in {days} days ({local:%a %d %b})"
 
 
 def clock(seconds: float) -> str:
@@ -170,12 +189,17 @@ class SessionView:
         """Why a response could not be read (it cost nothing)."""
         display.print_grade(self.console, grade, response)
 
-    def feedback(self, grade: Grade, question: Question, response: str) -> None:
-        """Correct, partly right or wrong, the named mistake, how the answer was read, and the answer."""
+    def feedback(
+        self, grade: Grade, question: Question, response: str, next_due: datetime | None = None
+    ) -> None:
+        """Correct, partly right or wrong, the named mistake, how the answer was read, the answer, and
+        when the item comes back for review (when the history keeps it)."""
         c = self.console
         display.print_grade(c, grade, response)
         if grade.status != "correct":
             put(c, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
+        if next_due is not None:
+            self.note(f"Back for review {when(next_due)}.")
 
     def solution(self, question: Question) -> None:
         """The worked solution with this variant's numbers, and the item's note (held back until now)."""
@@ -184,12 +208,14 @@ class SessionView:
         display.print_solution(c, question)
         display.print_note(c, question)
 
-    def skipped(self, question: Question) -> None:
+    def skipped(self, question: Question, next_due: datetime | None = None) -> None:
         """A skipped practice question, with its answer (a learner skips to find out)."""
         put(
             self.console,
             Text.assemble(("– Skipped.  ", "dim"), ("Answer: ", "bold green"), question.answer.format()),
         )
+        if next_due is not None:
+            self.note("It is due for review now: quiz review asks it again.")
 
     # -- exams ----------------------------------------------------------------------------------
 
@@ -340,21 +366,38 @@ class SessionView:
             c.print("Start with: quiz run week1")
             return
         total_due = sum(due.values())
-        c.print(Text.assemble(("History ", "bold"), (history, "dim")))
+        # Below this width a table would cut topic names into pieces: each topic gets a line of
+        # its own, with its figures on the next.
+        narrow = c.width < 60
+        put(c, Text.assemble(("History ", "bold"), (history, "dim")), hang=2)
+        shown_recall = False
         for bank in banks:
             bank_due = sum(n for (b, _), n in due.items() if b == bank.bank)
             c.print()
-            c.print(
+            put(
+                c,
                 Text.assemble(
                     (bank.bank, "bold"),
                     f"  {bank.attempts} attempts · {100 * bank.accuracy:.0f} % · {bank_due} due",
-                )
+                ),
+                hang=2,
             )
             members = [t for t in topics if t.bank == bank.bank]
             # Recall is predicted only for learnt items: until one is, the column would stay empty.
             with_recall = any((bank.bank, t.topic or "") in recall for t in members)
+            shown_recall = shown_recall or with_recall
+            if narrow:
+                for topic in members:
+                    key = (bank.bank, topic.topic or "")
+                    figures = [f"{topic.attempts} answered", f"{100 * topic.accuracy:.0f} %"]
+                    if key in recall:
+                        figures.append(f"recall {100 * recall[key]:.0f} %")
+                    figures.append(f"{due.get(key, 0)} due")
+                    put(c, Text(topic.topic or "", style="bold"), hang=2)
+                    put(c, "  " + f"{SEP.strip()} ".join(f + " " for f in figures).rstrip(), hang=2)
+                continue
             table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-            table.add_column("topic", overflow="fold")
+            table.add_column("topic", no_wrap=True)
             table.add_column("n", justify="right")
             table.add_column("accuracy", no_wrap=True)
             if with_recall:
@@ -368,18 +411,32 @@ class SessionView:
                 cells.append(str(due.get(key, 0)))
                 table.add_row(*cells)
             display.print_table(c, table)
+        c.print()
+        legend = "accuracy: your mean score over every answer so far."
+        if shown_recall:
+            legend += (
+                " recall: the chance FSRS predicts you would get the topic's learnt items right today"
+                " (items still being learnt are left out, so it can be high where accuracy is low)."
+            )
+        put(c, legend, style="dim")
         if mistakes:
             c.print()
             c.print(Text("Most frequent mistakes", style="bold"))
-            table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-            table.add_column("mistake", overflow="fold")
-            table.add_column("n", justify="right")
-            table.add_column("topics", overflow="fold")
-            table.add_column("last", no_wrap=True)
-            for m in mistakes:
-                last = m.last.astimezone().strftime("%d %b") if m.last is not None else ""
-                table.add_row(m.tag, str(m.count), ", ".join(m.topics), last)
-            display.print_table(c, table)
+            if narrow:
+                for m in mistakes:
+                    last = m.last.astimezone().strftime("%d %b") if m.last is not None else ""
+                    put(c, Text.assemble((m.tag, "bold"), f"  {m.count}×  {last}"), hang=2)
+                    put(c, "  " + ", ".join(m.topics), style="dim", hang=2)
+            else:
+                table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+                table.add_column("mistake", overflow="fold")
+                table.add_column("n", justify="right")
+                table.add_column("topics", overflow="fold")
+                table.add_column("last", no_wrap=True)
+                for m in mistakes:
+                    last = m.last.astimezone().strftime("%d %b") if m.last is not None else ""
+                    table.add_row(m.tag, str(m.count), ", ".join(m.topics), last)
+                display.print_table(c, table)
         if days:
             c.print()
             c.print(Text("Last days", style="bold"))

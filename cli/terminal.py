@@ -188,11 +188,11 @@ def prepare_streams() -> None:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors=ERRORS)
         if _is_ascii(sys.stdout):
-            sys.stdout = _TextOnly(sys.stdout)  # type: ignore[assignment]
+            sys.stdout = _TextOnly(sys.stdout)
     if isinstance(sys.stderr, io.TextIOWrapper):
         sys.stderr.reconfigure(errors=ERRORS)
         if _is_ascii(sys.stderr):
-            sys.stderr = _TextOnly(sys.stderr)  # type: ignore[assignment]
+            sys.stderr = _TextOnly(sys.stderr)
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")
 

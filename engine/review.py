@@ -68,13 +68,14 @@ def easy_seconds(answer: Answer) -> float:
     return EASY_SECONDS.get(answer.kind, DEFAULT_EASY_SECONDS)
 
 
-def rate(grade: Grade, *, answer: Answer, seconds: float, hinted: bool = False) -> Rating | None:
+def rate(grade: Grade, *, answer: Answer, seconds: float | None, hinted: bool = False) -> Rating | None:
     """The FSRS rating an attempt earns, or None when it does not count (an invalid response).
 
     Args:
         grade: The attempt's grade.
         answer: The question's answer (its kind sets what "fast" means).
-        seconds: How long the student took.
+        seconds: How long the student took; None when that means nothing (answers piped in, all
+            at once): a correct answer is then Good, never Easy.
         hinted: Whether the student asked for the hint (a hinted answer is never Easy).
 
     Returns:
@@ -86,7 +87,7 @@ def rate(grade: Grade, *, answer: Answer, seconds: float, hinted: bool = False) 
     if not grade.counts:
         return None
     if grade.status == "correct":
-        fast = seconds <= easy_seconds(answer) and not hinted
+        fast = seconds is not None and seconds <= easy_seconds(answer) and not hinted
         return Rating.Easy if fast else Rating.Good
     if grade.mistake is not None or grade.status == "wrong":
         # A recognised misconception is a lapse even when the item grants it some credit.
@@ -166,6 +167,25 @@ def card_update(
             seconds=seconds,
             fsrs_scheduler=fsrs_scheduler,
         )
+
+    return update
+
+
+def skip_update(*, bank: str, item: str, topic: str, when: datetime) -> CardUpdate:
+    """The card update of a skipped question: due again now, with no review and no lapse counted.
+
+    A skip says "not now", not "I forgot": the item's FSRS state is kept (a new item gets a new
+    card), and only its due time comes forward, so that ``quiz review`` brings it back.
+    """
+    from dataclasses import replace
+
+    from fsrs import Card
+
+    def update(current: CardRecord | None) -> CardRecord:
+        if current is not None:
+            return replace(current, due=min(current.due, when))
+        card = Card(card_id=card_id(bank, item), due=when)
+        return CardRecord(bank=bank, item=item, topic=topic, state=card.to_json(), due=when, created=when)
 
     return update
 
@@ -326,5 +346,6 @@ __all__ = [
     "retrievability",
     "review_queue",
     "scheduler",
+    "skip_update",
     "start_of_day",
 ]

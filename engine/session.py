@@ -26,7 +26,7 @@ import numpy as np
 from attnquiz.engine import review
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import derive_seed
-from attnquiz.engine.store import Attempt, Store, StoreError, utc_now
+from attnquiz.engine.store import Attempt, CardRecord, CardUpdate, Store, StoreError, utc_now
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -288,6 +288,8 @@ class Slot:
     seconds: float = 0.0
     hints: int = 0
     rating: str | None = None
+    next_due: datetime | None = None
+    """When the item comes back for review (after its attempt or skip was stored)."""
     broken: str | None = None
     """Why the slot's variant could not be built (the session left it out), or None."""
 
@@ -403,6 +405,8 @@ class Session:
         now: The wall-clock time in UTC (for the stored timestamps and the reviews).
         session_id: Identifies the session's attempts in the history (random if None).
         fsrs_scheduler: The FSRS scheduler (the default one if None).
+        timed: Whether response times mean something (a person answering at a terminal); piped
+            answers arrive all at once, so a correct one is never rated Easy for its speed.
     """
 
     def __init__(
@@ -414,8 +418,10 @@ class Session:
         now: Callable[[], datetime] = utc_now,
         session_id: str | None = None,
         fsrs_scheduler: Scheduler | None = None,
+        timed: bool = True,
     ) -> None:
         self.plan = plan
+        self.timed = timed
         self.store = store
         self.history = str(store.path) if store is not None else None
         self._clock = clock
@@ -561,7 +567,24 @@ class Session:
             self._advance_exam()
         else:
             slot.skipped = True
+            self._record_skip(slot)
             self._advance_practice()
+
+    def _record_skip(self, slot: Slot) -> None:
+        """Bring a skipped item's review forward to now (no attempt, no lapse), so `quiz review` asks it."""
+        if self.store is None or slot.question is None:
+            return
+        question = slot.question
+        update = review.skip_update(
+            bank=question.bank, item=question.item_id, topic=question.topic, when=self._now()
+        )
+        try:
+            card = self.store.update_card(question.bank, question.item_id, update)
+        except StoreError as exc:
+            self._warnings.append(f"{exc}; the session goes on without saving history")
+            self.store = None
+            return
+        slot.next_due = card.due if card is not None else None
 
     def _advance_practice(self) -> None:
         assert self.index is not None
@@ -665,18 +688,24 @@ class Session:
         update = None
         if review_now:
             rating = review.rate(
-                slot.grade, answer=question.answer, seconds=slot.seconds, hinted=slot.hints > 0
+                slot.grade,
+                answer=question.answer,
+                seconds=slot.seconds if self.timed else None,
+                hinted=slot.hints > 0,
             )
             if rating is not None:
                 slot.rating = review.rating_name(rating)
-                update = review.card_update(
-                    bank=question.bank,
-                    item=question.item_id,
-                    topic=question.topic,
-                    rating=rating,
-                    when=self._now(),
-                    seconds=slot.seconds,
-                    fsrs_scheduler=self._scheduler,
+                update = self._noting_due(
+                    slot,
+                    review.card_update(
+                        bank=question.bank,
+                        item=question.item_id,
+                        topic=question.topic,
+                        rating=rating,
+                        when=self._now(),
+                        seconds=slot.seconds,
+                        fsrs_scheduler=self._scheduler,
+                    ),
                 )
         if self.store is None:
             return
@@ -687,6 +716,18 @@ class Session:
             self.store = None
             return
         self._stored.add(slot.position)
+
+    @staticmethod
+    def _noting_due(slot: Slot, update: CardUpdate) -> CardUpdate:
+        """``update``, noting on the slot when the card it stores is due (told to the student)."""
+
+        def noted(current: CardRecord | None) -> CardRecord | None:
+            new = update(current)
+            if new is not None:
+                slot.next_due = new.due
+            return new
+
+        return noted
 
     @property
     def stored(self) -> int:
@@ -777,6 +818,7 @@ def graded_json(session: Session, slot: Slot, result: Grade, response: str) -> d
         **result.to_json(),
         "seconds": round(slot.seconds, 1) if result.counts else None,
         "review": slot.rating,
+        "next_due": slot.next_due.isoformat() if slot.next_due is not None and result.counts else None,
     }
 
 

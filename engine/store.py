@@ -730,6 +730,21 @@ class Store:
                 row,
             )
 
+    def update_card(self, bank: str, item: str, update: CardUpdate) -> CardRecord | None:
+        """Apply ``update`` to the item's card in one transaction, without an attempt (a skipped question).
+
+        Returns:
+            The card stored, or None when ``update`` left it alone.
+
+        Raises:
+            StoreError: the database could not be written; the card is unchanged.
+        """
+        with self._errors("update the review card"), self._transaction():
+            new = update(self._card(bank, item))
+            if new is not None:
+                self._put_card(new)
+        return new
+
     def _put_card(self, card: CardRecord) -> None:
         self._db.execute(
             "INSERT INTO cards (bank, item, topic, state, due, created, reviews, lapses) "

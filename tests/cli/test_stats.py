@@ -19,9 +19,9 @@ PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"
 QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]
 
 
-def quiz(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def quiz(home: Path, *args: str, stdin: str = "", columns: str = "80") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_") and k != "NO_COLOR"}
-    env.update(QUIZ_HOME=str(home), QUIZ_PATH=str(PRACTICE), COLUMNS="80")
+    env.update(QUIZ_HOME=str(home), QUIZ_PATH=str(PRACTICE), COLUMNS=columns)
     return subprocess.run(
         [*QUIZ, *args], input=stdin, capture_output=True, text=True, env=env, timeout=120, check=False
     )
