@@ -83,7 +83,8 @@ def test_additive_score_rounded_early_is_named_over_many_seeds(seed: int) -> Non
 
 def _softmax_rows(scores: np.ndarray) -> np.ndarray:
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    weights: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return weights
 
 
 @pytest.mark.parametrize("seed", range(150))
