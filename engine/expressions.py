@@ -197,7 +197,8 @@ def format_value(value: Value, *, math_mode: bool = False, places: int | None = 
 
 def _ungrouped(value: Value, *, math_mode: bool, places: int | None) -> str:
     # is_whole is False for true/false, which are ints to isinstance.
-    if places is None and isinstance(value, int | Fraction | float) and is_whole(value) and abs(float(value)) < 1e15:
+    whole = places is None and isinstance(value, int | Fraction | float) and is_whole(value)
+    if whole and isinstance(value, int | Fraction | float) and abs(float(value)) < 1e15:
         return str(int(value))
     return format_value(value, math_mode=math_mode, places=places)
 
