@@ -12,6 +12,7 @@ operator, continuation lines hanging under their first word, and no trailing spa
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from attnquiz.terminal import strip_control
+from attnquiz.terminal import can_encode, strip_control, to_ascii
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -166,9 +167,26 @@ def fold(text: Text | str, width: int, *, hang: int = 0) -> Text:
 
 
 def put(target: Console, text: Text | str, *, hang: int = 0, style: str = "") -> None:
-    """Print ``text`` folded to ``target``'s width (``style`` styles a plain string)."""
+    """Print ``text`` folded to ``target``'s width (``style`` styles a plain string).
+
+    Where the output cannot encode the text, it is spelled in ASCII before it is folded, so that
+    lines are broken at the width of what is printed (``sqrt(d_k)`` is longer than ``√dₖ``).
+    """
     text = Text(text, style=style) if isinstance(text, str) else text
+    if not can_encode(target.file, text.plain):
+        text = ascii_text(text)
     target.print(fold(text, target.width, hang=hang))
+
+
+def ascii_text(text: Text) -> Text:
+    """``text`` spelled in ASCII (`attnquiz.terminal.to_ascii`), each styled run keeping its style."""
+    cuts = sorted({0, len(text.plain), *(x for span in text.spans for x in (span.start, span.end))})
+    out = Text(style=text.style, end=text.end)
+    for start, end in itertools.pairwise(cuts):
+        piece = text[start:end]
+        styles = [span.style for span in piece.spans if span.start == 0 and span.end == len(piece.plain)]
+        out.append(to_ascii(piece.plain), style=" ".join(str(x) for x in styles) or None)
+    return out
 
 
 def print_table(target: Console, table: Table) -> None:

@@ -349,7 +349,7 @@ class SessionLoop:
         """After a command that is also an option letter of this question: how to answer that option."""
         option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
         if option is not None and self.visible:
-            self.view.shadowed(line.strip(), command.name, option)
+            self.view.shadowed(line.strip(), command.name, option, None)
 
     def _report(self, slot: Slot, question: Question, result: Grade, response: str) -> None:
         from attnquiz.engine.session import graded_json
@@ -408,7 +408,7 @@ class SessionLoop:
         redraw = True
         # A command that is also an option letter of the question it was typed at: said after the
         # question it leads to is drawn, where the student looks next.
-        shadowed: tuple[str, CommandName, str] | None = None
+        shadowed: tuple[str, CommandName, str, int | None] | None = None
         while True:
             if session.time_up:
                 raise TimeUp
@@ -431,7 +431,8 @@ class SessionLoop:
                 return "end-of-input"
             command = parse_command(line, exam=True)
             option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
-            shadowed = (line.strip(), command.name, option) if option is not None else None
+            where = slot.position if slot is not None else None
+            shadowed = (line.strip(), command.name, option, where) if option is not None else None
             if command.name == "empty":
                 if self.visible:
                     self.view.reminder(exam=True)

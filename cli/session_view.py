@@ -20,7 +20,7 @@ from attnquiz.display import LABELS, MARKS, NBSP, SEP, STYLES, put
 
 if TYPE_CHECKING:
     from attnquiz.engine.grading import Grade
-    from attnquiz.engine.session import Plan, Session, Slot, Summary
+    from attnquiz.engine.session import Plan, Session, Slot, Summary, SummaryRow
     from attnquiz.engine.store import DayStats, GroupStats, MistakeStats
     from attnquiz.engine.variant import Question
 
@@ -140,9 +140,15 @@ class SessionView:
             )
         self.note("Ctrl-C stops at once; every answer given so far is already saved.")
 
-    def shadowed(self, typed: str, command: str, option: str) -> None:
-        """A command letter was typed where an option has that letter: how to choose the option."""
-        self.note(f"{typed} is the command {command}; to answer option {option}, type ({option.lower()}).")
+    def shadowed(self, typed: str, command: str, option: str, position: int | None) -> None:
+        """A command letter was typed where an option has that letter: how to choose the option.
+
+        ``position`` is the question it was typed at, when the command has since moved elsewhere.
+        """
+        there = f" of question {position}" if position is not None else ""
+        self.note(
+            f"{typed} is the command {command}; to answer option {option}{there}, type ({option.lower()})."
+        )
 
     def reminder(self, *, exam: bool) -> None:
         """What to do at an empty prompt."""
@@ -167,7 +173,11 @@ class SessionView:
         # The code (not the seed) is what rebuilds this variant: quiz show BANK ITEM --code CODE.
         title += f" · {display.variant_label(question, seed=False)}".replace(NBSP, " ")
         c.print()
-        c.print(Rule(title, align="left", style="dim"))
+        if c.width < len(title) + 4:
+            # A rule would cut its title (and the variant code with it): the title is folded instead.
+            put(c, Text(title, style="dim"), hang=2)
+        else:
+            c.print(Rule(title, align="left", style="dim"))
         display.print_question(c, question, variant=False, note=False)
         if session.exam and slot.answered:
             put(c, Text.assemble(("Your answer: ", "dim"), slot.response))
@@ -305,7 +315,18 @@ class SessionView:
             if summary.planned > summary.out_of:
                 line.append(f"{SEP}{summary.out_of} of {summary.planned} asked", style="dim")
             put(c, line)
-            display.print_table(c, self._rows_table(summary))
+            if c.width < 60:
+                # Too narrow for a table without cutting item names: a row per question, stacked.
+                for row in summary.rows:
+                    put(c, Text.assemble((f"{row.position}. ", "dim"), row.item), hang=3)
+                    outcome = Text("   ")
+                    outcome.append_text(self._result(row))
+                    if row.mistake:
+                        outcome.append(f"{SEP}{row.mistake}", style="yellow")
+                    outcome.append(f"{SEP}{_duration(row.seconds)}", style="dim")
+                    put(c, outcome, hang=3)
+            else:
+                display.print_table(c, self._rows_table(summary))
             c.print()
         if summary.revisit:
             put(c, Text.assemble(("Topics to revisit: ", "bold"), ", ".join(summary.revisit)), hang=2)
@@ -326,6 +347,12 @@ class SessionView:
             # Never re-wrapped by rich: the lines are shell continuations that paste as one command.
             self.console.print(Text(line, style="bold"), soft_wrap=True)
 
+    @staticmethod
+    def _result(row: SummaryRow) -> Text:
+        if row.status in ("skipped", "unanswered"):
+            return Text(f"{MARKS[row.status]} {row.status}", style=STYLES[row.status])
+        return Text(f"{MARKS[row.status]} {_score(row.score)}", style=STYLES[row.status])
+
     def _rows_table(self, summary: Summary) -> Table:
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         table.add_column("#", justify="right")
@@ -337,10 +364,7 @@ class SessionView:
             table.add_column("mistake", overflow="fold")
         table.add_column("time", justify="right", no_wrap=True)
         for row in summary.rows:
-            result = Text(f"{MARKS[row.status]} {_score(row.score)}", style=STYLES[row.status])
-            if row.status in ("skipped", "unanswered"):
-                result = Text(f"{MARKS[row.status]} {row.status}", style=STYLES[row.status])
-            cells: list[str | Text] = [str(row.position), row.item, result]
+            cells: list[str | Text] = [str(row.position), row.item, self._result(row)]
             if mistakes:
                 cells.append(row.mistake or "")
             table.add_row(*cells, _duration(row.seconds))

@@ -78,7 +78,8 @@ def _scripts(text: str, start: int, table: dict[str, str], marker: str) -> tuple
     if marker == "^" and plain == "'":
         return "'", end
     spelled = marker + plain if len(plain) == 1 or plain.isalnum() else f"{marker}({plain})"
-    if text[end : end + 1].isalnum():
+    after = text[end : end + 1]
+    if after.isalnum() and after not in _SCRIPTED:
         spelled += " "  # Wₐsₜ → W_a s_t, not W_as_t (one name)
     return spelled, end
 

@@ -167,7 +167,7 @@ def test_every_answer_kind_in_a_pseudo_terminal(tmp_path: Path) -> None:
         if isinstance(question.answer, ChoiceAnswer) and "B" in question.answer.letters:
             child.expect(r"\] › ")
             child.sendline("b")
-            child.expect(r"b is the command back; to answer option B, type \(b\)")
+            child.expect(rf"b is the command back; to answer option B of question {position}, type \(b\)")
             child.sendline(f"g {position}")
     child.expect(r"\] › ")
     child.sendline("submit")

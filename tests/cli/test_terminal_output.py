@@ -202,3 +202,28 @@ def test_bank_text_reaches_the_terminal_without_escape_sequences_or_markup(tmp_p
     assert "Hostile [bold]text[/]" in text
     assert "[link=https://example.com]source[/link]" in text
     assert "a hint [/]" in text
+
+
+@pytest.mark.parametrize(("encoding", "columns"), [("ascii", "60"), ("utf-8", "40"), ("ascii", "40")])
+def test_a_session_fits_the_width_in_what_it_prints(tmp_path: Path, encoding: str, columns: str) -> None:
+    # ASCII spellings are longer than the Unicode they replace (sqrt(d_k) for √dₖ): lines are folded
+    # after spelling, so none runs past the width; narrow summaries keep item names whole.
+    stdin = b"?\n1\n\n[1, 2]\ns\n2\nq\n"
+    result = run(
+        tmp_path, "run", "week1", "--seed", "11", "--count", "5", "--exam", stdin=stdin,
+        PYTHONIOENCODING=encoding, COLUMNS=columns,
+    )  # fmt: skip
+    exam = run(
+        tmp_path, "run", "week1", "--seed", "11", "--count", "5", "--no-history", stdin=stdin,
+        PYTHONIOENCODING=encoding, COLUMNS=columns,
+    )  # fmt: skip
+    for done in (result, exam):
+        assert done.returncode == 0, done.stderr
+        text = done.stdout.decode(encoding)
+        long_words = [w for w in text.split() if len(w) > int(columns)]  # paths may not fit at all
+        too_wide = [line for line in text.splitlines() if len(line) > int(columns) and not long_words]
+        assert not too_wide, too_wide
+    summary = exam.stdout.decode(encoding).split("Summary")[-1]
+    for line in summary.splitlines():
+        if line[:1].isdigit() and ". " in line:
+            assert line.split(". ", 1)[1].strip().replace("-", "").isalnum(), line
