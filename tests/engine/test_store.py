@@ -310,3 +310,75 @@ def test_sessions_opening_a_new_database_at_the_same_moment_all_get_it(tmp_path:
     outcomes = [process.communicate(timeout=60) for process in processes]
     assert [process.returncode for process in processes] == [0] * 6, [err for _, err in outcomes]
     assert {out.strip() for out, _ in outcomes} == {str(store_module.SCHEMA_VERSION)}
+
+
+def _totals_by_scan(path: Path) -> dict[tuple[str, str], tuple[int, int, float, str]]:
+    raw = sqlite3.connect(path)
+    rows = raw.execute(
+        "SELECT bank, topic, COUNT(*), SUM(status = 'correct'), SUM(score), MAX(at) "
+        "FROM attempts GROUP BY bank, topic"
+    ).fetchall()
+    raw.close()
+    return {(b, t): (n, c, round(s, 9), last) for b, t, n, c, s, last in rows}
+
+
+def _totals_kept(path: Path) -> dict[tuple[str, str], tuple[int, int, float, str]]:
+    raw = sqlite3.connect(path)
+    rows = raw.execute("SELECT bank, topic, attempts, correct, score, last FROM topic_totals").fetchall()
+    raw.close()
+    return {(b, t): (n, c, round(s, 9), last) for b, t, n, c, s, last in rows}
+
+
+def test_the_topic_totals_kept_by_triggers_equal_a_full_scan(tmp_path: Path) -> None:
+    # Inserts, exam answers replaced (same session and position, maybe another topic), and deletes,
+    # in a seeded random order: the totals quiz stats reads always equal summing the table.
+    import random
+
+    rng = random.Random(7)
+    path = tmp_path / "history.sqlite3"
+    with Store.open(path) as opened:
+        for step in range(300):
+            status = rng.choice(["correct", "partial", "wrong"])
+            opened.record(
+                attempt(
+                    position=rng.randrange(40),
+                    session=rng.choice(["s1", "s2"]),
+                    topic=rng.choice(["a", "b", "c"]),
+                    bank=rng.choice(["week1", "week2"]),
+                    status=status,
+                    score={"correct": 1.0, "partial": 0.5, "wrong": 0.0}[status],
+                    at=T0 + timedelta(minutes=rng.randrange(10_000)),
+                )
+            )
+            if step % 50 == 49:
+                opened._db.execute(
+                    "DELETE FROM attempts WHERE id IN (SELECT id FROM attempts ORDER BY random() LIMIT 5)"
+                )
+    assert _totals_kept(path) == _totals_by_scan(path)
+    with Store.open(path) as opened:
+        stats = {(g.bank, g.topic): g.attempts for g in opened.group_stats(by_topic=True)}
+    assert stats == {key: value[0] for key, value in _totals_by_scan(path).items()}
+
+
+def test_an_old_history_gets_its_totals_when_upgraded(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    raw = sqlite3.connect(path)
+    for statement in store_module.MIGRATIONS[0]:
+        raw.execute(statement)
+    raw.execute("PRAGMA user_version = 1")
+    for n in range(30):  # rows as schema 1 wrote them, before the totals existed
+        row = store_module._attempt_row(
+            attempt(
+                position=n, topic="ab"[n % 2], status="correct" if n % 3 else "wrong", score=float(n % 3 > 0)
+            )
+        )
+        raw.execute(
+            f"INSERT INTO attempts ({store_module._ATTEMPT_COLUMNS}) VALUES ({', '.join('?' * len(row))})",
+            row,
+        )
+    raw.commit()
+    raw.close()
+    with Store.open(path) as opened:
+        assert opened.schema_version == store_module.SCHEMA_VERSION
+    assert _totals_kept(path) == _totals_by_scan(path)
+    assert sum(v[0] for v in _totals_kept(path).values()) == 30
