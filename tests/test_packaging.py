@@ -125,7 +125,8 @@ def test_a_plugin_written_for_the_old_import_names_gets_the_new_one(tmp_path: Pa
         encoding="utf-8",
     )
     result = subprocess.run(
-        [sys.executable, "-m", "attnquiz", "list", str(tmp_path / "bank.yaml")],
+        # `quiz show` builds a variant, so it imports the plugin (`quiz list` never does).
+        [sys.executable, "-m", "attnquiz", "show", str(tmp_path / "bank.yaml"), "a", "--seed", "1"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
