@@ -95,12 +95,13 @@ def _stopped_item(
 
 
 def _plugins_line(bank: Bank) -> int:
-    """The line of ``plugins:`` in the bank file (1 when it cannot be found)."""
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        text = Path(bank.path).read_text(encoding="utf-8")
-        found = re.search(r"^[\"']?\S*plugins[\"']?\s*:", text, re.MULTILINE)
-        if found:
-            return text.count("\n", 0, found.start()) + 1
+    """The line of ``plugins:`` in the bank file, as the loader reads it (1 when it cannot be read)."""
+    from attnquiz.engine.errors import BankError
+    from attnquiz.engine.loader import parse_yaml
+
+    with contextlib.suppress(OSError, UnicodeDecodeError, BankError):
+        _, located = parse_yaml(Path(bank.path).read_text(encoding="utf-8"), bank.path)
+        return located.line_of(("plugins",))
     return 1
 
 

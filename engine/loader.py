@@ -323,22 +323,16 @@ def parse_yaml(text: str, file: str) -> tuple[Any, _Located]:
     """The data of a YAML document and the lines of its keys; a syntax error is a BankError.
 
     The work is bounded by the text's length: at most `MAX_BANK_BYTES` characters, at most
-    `MAX_NODES` nodes, and no alias of a mapping or list expanded.
+    `MAX_NODES` parser events, and no alias of a mapping or list expanded.
     """
     located = _Located(file)
     quotable = text if looks_like_bank(text) else None
     if len(text) > MAX_BANK_BYTES:
         message = f"the file has {len(text):,} characters; a bank may have at most {MAX_BANK_BYTES:,}"
         raise BankError(file, [Issue(file, 1, "", message)])
-    try:
-        _count_events(text)
-    except yaml.MarkedYAMLError:
-        pass  # reported with its line by the composing below
-    except _TooLarge:
-        message = f"more than {MAX_NODES:,} YAML values: split the bank into smaller ones"
-        raise BankError(file, [Issue(file, 1, "", message)]) from None
     loader = _Yaml12Loader(text)
     try:
+        _count_events(text)  # before any node is composed: composing costs memory
         node = loader.get_single_node()
         data = located.build(loader, node, ()) if node is not None else None
     except _TooLarge:
@@ -401,8 +395,8 @@ def looks_like_bank(text: str) -> bool:
 def _tab_hint(text: str, line: int) -> str:
     """YAML forbids tabs in indentation, and its messages never say "tab": say it."""
     lines = text.splitlines()
-    near = lines[max(0, line - 2) : line]
-    if any("\t" in entry[: len(entry) - len(entry.lstrip())] or "\t" in entry for entry in near):
+    near = lines[max(0, line - 2) : line]  # the line of the error and the one before it
+    if any("\t" in entry for entry in near):
         return " (the line has a tab: YAML indents with spaces only)"
     return ""
 
