@@ -20,7 +20,7 @@ import io
 import re
 import sys
 import unicodedata
-from typing import TextIO
+from typing import IO, TextIO
 
 ERRORS = "quiz-ascii"
 """The name of the encoding error handler (``str.encode(encoding, ERRORS)``)."""
@@ -140,7 +140,7 @@ def _fallback(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(ERRORS, _fallback)
 
 
-def can_encode(stream: TextIO | None, text: str) -> bool:
+def can_encode(stream: IO[str] | None, text: str) -> bool:
     """Whether ``stream`` can write ``text`` as it is (unknown streams are assumed to be UTF-8)."""
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
@@ -150,7 +150,7 @@ def can_encode(stream: TextIO | None, text: str) -> bool:
     return True
 
 
-def is_unicode(stream: TextIO | None) -> bool:
+def is_unicode(stream: IO[str] | None) -> bool:
     """Whether ``stream`` encodes all of Unicode (UTF-8, UTF-16, ...)."""
     encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("_", "-")
     try:
