@@ -11,7 +11,12 @@ item has one) are built and checked the way a student and an instructor will use
 - a choice variant has a true and a false option, and no statement twice;
 - every renderer succeeds: the terminal's, and the Markdown, HTML, Typst (source) and Moodle XML
   exports;
-- distinct variants are counted (a family of one is a warning, not a failure).
+- distinct variants are counted (a family of one is a warning, not a failure);
+- a formula item's every combination of parameters is built when there are at most 20,000, else
+  every combination of their extremes (the report then says it sampled);
+- a statement group with one member is a warning (usually a misspelt group name).
+
+A bank with plugins is checked in a child process with a time limit (`attnquiz.engine.check_child`).
 
 Failures are grouped by check, each with the first seed that reproduces it and how many
 variants failed that way.
