@@ -463,6 +463,32 @@ class Session:
             slot.question = slot.planned.build()
         return slot.question
 
+    def _build(self, slot: Slot) -> Question | None:
+        """The slot's question, or None when its variant cannot be built (said once in a warning).
+
+        A generator or a formula that fails for one rare seed is a fault of the bank, not of the
+        student's session: that question is left out and the session goes on.
+        """
+        if slot.broken is not None:
+            return None
+        if slot.question is None:
+            try:
+                slot.question = slot.planned.build()
+            except Exception as exc:  # any failure of bank code or data, reported below
+                entry = slot.planned.entry
+                seed = slot.planned.seed
+                text = str(exc).strip()
+                # The bank's file:line: field prefix is for its author, who gets the command below.
+                detail = _BANK_PLACE.sub("", text.splitlines()[0]) if text else type(exc).__name__
+                slot.broken = detail
+                variant = f"--seed {seed}" if seed is not None else "--original"
+                self._warnings.append(
+                    f"question {slot.position} is left out, its variant cannot be built: {detail}. "
+                    f"Please report it: quiz show {self.plan.bank_ref or entry.bank} {entry.id} {variant}"
+                )
+                return None
+        return slot.question
+
     def take_warnings(self) -> list[str]:
         """Warnings not yet shown (e.g. that history could not be written), cleared once taken."""
         warnings, self._warnings = self._warnings, []
