@@ -482,6 +482,8 @@ def _nudged(answer: Answer) -> str | None:
             return None
         dims[numeric[0]] = str(int(answer.dims[numeric[0]]) + 1)
         return "[" + ", ".join(dims) + "]"
+    if not isinstance(answer, ChoiceAnswer):
+        return None  # a kind with no tolerance to step beyond
     wrong = [letter for letter, o in zip(answer.letters, answer.options, strict=True) if not o.correct]
     if not wrong:
         return None
