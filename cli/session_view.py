@@ -155,8 +155,16 @@ class SessionView:
         self.note(EXAM_HELP if exam else PRACTICE_HELP)
 
     def warning(self, message: str) -> None:
-        """A problem that does not stop the session (e.g. history could not be saved)."""
-        put(self.errors, f"quiz: warning: {message}", style="yellow")
+        """A problem that does not stop the session (e.g. history could not be saved).
+
+        Folded only on a screen: piped or logged, a warning stays one line, so that it greps and
+        the command it may give (``quiz show … --seed N``) is copied whole.
+        """
+        line = f"quiz: warning: {message}"
+        if self.errors.is_terminal:
+            put(self.errors, line, style="yellow")
+        else:
+            self.errors.print(Text(line, style="yellow"), soft_wrap=True)
 
     def note(self, message: str) -> None:
         """A short dim line (a hint that is not available, a saved exam answer, ...)."""

@@ -33,10 +33,11 @@ def test_a_piped_session_skips_the_bad_variant_says_so_and_ends_with_its_summary
     result = quiz(tmp_path, "run", RARE, "--seed", str(SEED), "--count", "5", stdin="1\n" * 5)
     assert result.returncode == 0, result.stderr
     warning = [line for line in result.stderr.splitlines() if "left out" in line]
-    assert warning, result.stderr
-    assert "question 3 is left out" in result.stderr
-    assert "quiz show" in result.stderr
-    assert "ratio --seed" in result.stderr
+    # One line, however long the bank's path: piped warnings are not folded, so the command to
+    # report it is whole.
+    assert len(warning) == 1, result.stderr
+    assert "question 3 is left out" in warning[0]
+    assert f"quiz show {RARE} ratio --seed " in warning[0]
     assert "Traceback" not in result.stderr
     assert "Summary" in result.stdout
     assert "4 of 5 asked" in result.stdout
