@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from attnquiz import answer, authoring, exporting, generators, lookup, practice
+from attnquiz import answer, authoring, exporting, generators, lookup, practice, serve
+from attnquiz.coercion import PlainValuesCommand, PlainValuesGroup
 
 app = typer.Typer(
     name="quiz",
@@ -23,6 +24,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=PlainValuesGroup,
 )
 
 
@@ -61,6 +63,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("new", authoring.new_command),
     ("schema", lookup.schema_command),
     ("generators", generators.generators_command),
+    ("serve", serve.serve_command),
 )
 # Extra click settings of some commands.
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -68,7 +71,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "answer": {"ignore_unknown_options": True},
 }
 for _name, _function in COMMANDS:
-    app.command(_name, context_settings=SETTINGS.get(_name))(_function)
+    # PlainValuesCommand: a bank name or a seed is converted without importing pydantic (a third of
+    # `quiz list`'s start-up); see attnquiz.coercion.
+    app.command(_name, cls=PlainValuesCommand, context_settings=SETTINGS.get(_name))(_function)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""The web front end of `quiz serve`."""

@@ -1,0 +1,665 @@
+"""The ASGI app of `quiz serve`: practice, review, stats and the authors' preview, over the engine's own API.
+
+A practice session here is the `attnquiz.engine.session.Session` that `quiz run` drives, with the
+same planning (`plan_practice`, `plan_review`), grading and history (one transaction per answer,
+through `Store.record`). Pages are plain HTML forms with POST-redirect-GET, so reading and answering
+work without JavaScript; the script only counts an exam's time down and reloads the preview.
+
+Every handler runs on the server's one event-loop thread (none is a threadpool function): a
+session and its SQLite connection are only ever used from the thread that opened them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from starlette.applications import Starlette
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from attnquiz.engine import banks as bank_files
+from attnquiz.engine.errors import BankError, QuizError, excerpt
+from attnquiz.web import render
+from attnquiz.web.security import Guard, GuardMiddleware
+
+if TYPE_CHECKING:
+    from attnquiz.engine.bank import Bank
+    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.session import Plan, Session, Slot
+    from attnquiz.engine.store import Store
+    from attnquiz.engine.variant import Question
+
+HERE = Path(__file__).resolve().parent
+MAX_SESSIONS = 32
+"""Sessions kept in memory; beyond it the oldest is closed (its answers are already in the history)."""
+MAX_RESPONSE = 10_000
+"""The longest response read from a form (the grader bounds what it reads; this bounds the memory)."""
+MAX_FORM_FIELDS = 200
+_START = "start"
+"""The CSRF scope of the forms that are not a session's (start a practice or a review)."""
+
+
+@dataclass(frozen=True)
+class BankRef:
+    """A bank the server offers: its key in URLs and how `attnquiz.engine.banks` finds it."""
+
+    key: str
+    ref: str
+
+
+@dataclass
+class WebSession:
+    """A session driven from the browser, and what its next page must say."""
+
+    id: str
+    session: Session
+    store: Store | None
+    bank_key: str | None
+    invalid: tuple[int, str, Grade] | None = None
+    """The last response that could not be read: the question, the text (kept in the field), why."""
+    saved: int | None = None
+    """The exam question whose answer was just saved (said once on the next page)."""
+    hints: dict[int, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def scope(self) -> str:
+        return f"session:{self.id}"
+
+    def close(self) -> None:
+        """Close the history (everything recorded is already committed)."""
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+
+@dataclass
+class ServeSettings:
+    """What `quiz serve` was asked for."""
+
+    banks: tuple[str, ...] = ()
+    db: Path | None = None
+
+
+class QuizApp:
+    """The pages and the state behind them (sessions in memory, history on disk)."""
+
+    def __init__(self, settings: ServeSettings, guard: Guard) -> None:
+        self.settings = settings
+        self.guard = guard
+        self.sessions: OrderedDict[str, WebSession] = OrderedDict()
+        self.refs = _bank_refs(settings.banks)
+        self.templates = Environment(
+            loader=FileSystemLoader(HERE / "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.templates.globals.update(
+            md=render.markdown, inline=render.inline, labels=render.LABELS, marks=render.MARKS,
+            percent=render.percent, score=render.score, clock=_clock, when=_when,
+        )
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def page(self, request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
+        body = self.templates.get_template(template).render(
+            path=request.url.path, start_csrf=self.guard.csrf_token(_START), **context
+        )
+        return HTMLResponse(body, status_code=code)
+
+    def bank_ref(self, key: str) -> BankRef:
+        for ref in self.refs:
+            if ref.key == key:
+                return ref
+        raise HTTPException(404, f"quiz serve offers no bank {key!r}")
+
+    def web_session(self, sid: str) -> WebSession:
+        found = self.sessions.get(sid)
+        if found is None:
+            raise HTTPException(404, "This session has ended or the server was restarted: start a new one.")
+        return found
+
+    async def form(self, request: Request, scope: str) -> FormData:
+        """The POSTed form, refused (403) unless it carries the CSRF token of the page that sent it."""
+        form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+        if not self.guard.csrf_ok(scope, form.get("csrf")):
+            raise HTTPException(403, "This form is out of date or from another site: reload the page.")
+        return form
+
+    def add_session(self, plan: Plan, bank_key: str | None) -> WebSession:
+        import secrets
+
+        from attnquiz.engine.session import Session
+        from attnquiz.engine.store import StoreError, open_store
+
+        warnings: list[str] = []
+        store: Store | None
+        try:
+            store = open_store(self.settings.db)
+        except StoreError as exc:
+            store = None
+            warnings.append(f"{exc}. This session runs without history.")
+        web = WebSession(secrets.token_urlsafe(16), Session(plan, store=store), store, bank_key)
+        web.warnings.extend(warnings)
+        self.sessions[web.id] = web
+        while len(self.sessions) > MAX_SESSIONS:
+            _, oldest = self.sessions.popitem(last=False)
+            oldest.close()
+        return web
+
+    def close(self) -> None:
+        """Close every session's history (the server is stopping)."""
+        for web in self.sessions.values():
+            web.close()
+
+    # -- home and starting ------------------------------------------------------------------------
+
+    async def home(self, request: Request, error: str = "", status: int = 200) -> Response:
+        cards = []
+        for ref in self.refs:
+            try:
+                bank = bank_files.load(ref.ref, plugins=True)
+            except QuizError as exc:
+                cards.append({"key": ref.key, "ref": ref.ref, "error": str(exc).splitlines()[-1]})
+                continue
+            cards.append(
+                {
+                    "key": ref.key,
+                    "ref": ref.ref,
+                    "error": "",
+                    "title": bank.title,
+                    "count": len(bank.items),
+                    "topics": bank.topics(),
+                    "originals": sum(e.has_original for e in bank.items),
+                }
+            )
+        return self.page(request, "home.html", status, cards=cards, error=error)
+
+    async def start(self, request: Request) -> Response:
+        from attnquiz.engine.session import parse_duration, plan_practice
+
+        form = await self.form(request, _START)
+        ref = self.bank_ref(_text(form, "bank"))
+        try:
+            count = _int(form, "count", 1, 500)
+            seed = _int(form, "seed", 0, 2**32 - 1)
+            original = form.get("original") == "on"
+            exam = form.get("mode") == "exam"
+            time_text = _text(form, "time").strip()
+            limit = parse_duration(time_text) if exam and time_text else None
+            topic = _text(form, "topic") or None
+            if original and seed is not None:
+                raise QuizError("the past papers' own questions have no seed: leave the seed empty")
+            bank = bank_files.load(ref.ref, plugins=True)
+            plan = plan_practice(
+                bank,
+                seed=seed if seed is not None else _new_seed(),
+                bank_ref=ref.ref,
+                topic=topic,
+                count=count,
+                original=original,
+                exam=exam,
+                time_limit=limit,
+            )
+        except QuizError as exc:
+            return await self.home(request, error=str(exc).splitlines()[-1], status=400)
+        web = self.add_session(plan, ref.key)
+        return _see(f"/s/{web.id}")
+
+    # -- a session ------------------------------------------------------------------------------
+
+    async def question(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        session = web.session
+        if session.exam and session.time_up and not session.finished:
+            self.finish_session(web, "time-up")
+        current = session.show() if not session.finished else None
+        web.warnings.extend(session.take_warnings())
+        if current is None or session.current is None:
+            if not session.finished:
+                self.finish_session(web, "completed")
+            return _see(f"/s/{web.id}/summary")
+        slot = session.current
+        invalid = web.invalid if web.invalid is not None and web.invalid[0] == slot.position else None
+        saved, web.saved = web.saved, None
+        warnings, web.warnings = web.warnings, []
+        return self.page(
+            request,
+            "question.html",
+            web=web,
+            session=session,
+            slot=slot,
+            q=current,
+            choice=_choice(current),
+            invalid=invalid,
+            hint=web.hints.get(slot.position),
+            saved=saved,
+            remaining=session.remaining(),
+            warnings=warnings,
+            csrf=self.guard.csrf_token(web.scope),
+        )
+
+    def _current(self, web: WebSession, form: FormData) -> Slot | None:
+        """The current question, if the form was sent from its page (not from an older one)."""
+        current = web.session.current
+        if current is None or _text(form, "position") != str(current.position):
+            return None
+        return current
+
+    async def answer(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        if session.exam and session.time_up:
+            self.finish_session(web, "time-up")
+        slot = self._current(web, form)
+        if slot is None:  # sent from an older page (Back button), or after the end
+            return _see(f"/s/{web.id}")
+        chosen = [str(v) for v in form.getlist("choice")]
+        response = ", ".join(chosen) if chosen else _text(form, "response")[:MAX_RESPONSE]
+        result = session.answer(response)
+        web.warnings.extend(session.take_warnings())
+        if not result.counts:
+            web.invalid = (slot.position, response, result)
+            return _see(f"/s/{web.id}")
+        web.invalid = None
+        if session.exam:
+            web.saved = slot.position
+            return _see(f"/s/{web.id}")
+        return _see(f"/s/{web.id}/feedback/{slot.position}")
+
+    async def skip(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        slot = self._current(web, form)
+        if slot is None:
+            return _see(f"/s/{web.id}")
+        web.session.skip()
+        web.warnings.extend(web.session.take_warnings())
+        if web.session.exam:
+            return _see(f"/s/{web.id}")
+        return _see(f"/s/{web.id}/feedback/{slot.position}")
+
+    async def hint(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        slot = self._current(web, form)
+        if slot is not None and slot.position not in web.hints:
+            web.hints[slot.position] = web.session.hint() or "This question has no hint."
+        return _see(f"/s/{web.id}")
+
+    async def go(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        if session.exam and not session.finished:
+            try:
+                session.go(int(_text(form, "go")))
+            except ValueError as exc:
+                web.warnings.append(str(exc))
+        return _see(f"/s/{web.id}")
+
+    async def finish(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        if not session.finished:
+            if session.exam and session.time_up:
+                self.finish_session(web, "time-up")
+            elif _text(form, "reason") == "time-up":
+                # The page's clock ran out a moment before the server's: show the question again,
+                # whose page submits once more when its (server-given) time is up.
+                return _see(f"/s/{web.id}")
+            else:
+                self.finish_session(web, "submitted" if session.exam else "quit")
+        return _see(f"/s/{web.id}/summary")
+
+    def finish_session(self, web: WebSession, ending: Any) -> None:
+        web.session.finish(ending)
+        web.warnings.extend(web.session.take_warnings())
+        web.close()
+
+    async def feedback(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        session = web.session
+        position = int(request.path_params["position"])
+        if not 1 <= position <= len(session.slots) or session.exam:
+            raise HTTPException(404, "There is no such answer to show.")
+        slot = session.slots[position - 1]
+        if not (slot.answered or slot.skipped) or slot.question is None:
+            return _see(f"/s/{web.id}")
+        warnings, web.warnings = web.warnings, []
+        return self.page(
+            request,
+            "feedback.html",
+            web=web,
+            session=session,
+            slot=slot,
+            q=slot.question,
+            grade=slot.grade,
+            remarks=_remarks(slot.grade) if slot.grade is not None else [],
+            choice=_choice(slot.question),
+            warnings=warnings,
+        )
+
+    async def summary(self, request: Request) -> Response:
+        web = self.web_session(request.path_params["sid"])
+        session = web.session
+        if not session.finished:
+            return _see(f"/s/{web.id}")
+        warnings, web.warnings = web.warnings, []
+        results = []
+        if session.exam:
+            for slot in session.slots:
+                if slot.broken is not None:
+                    continue
+                question = session.question(slot)
+                results.append(
+                    {
+                        "slot": slot,
+                        "q": question,
+                        "remarks": _remarks(slot.grade) if slot.grade is not None else [],
+                    }
+                )
+        return self.page(
+            request, "summary.html", web=web, summary=session.summary(), results=results, warnings=warnings
+        )
+
+    # -- review and stats -----------------------------------------------------------------------
+
+    def _loaded_banks(self) -> tuple[list[Bank], list[str]]:
+        loaded, problems = [], []
+        for ref in self.refs:
+            try:
+                loaded.append(bank_files.load(ref.ref, plugins=True))
+            except QuizError as exc:
+                problems.append(f"bank {ref.key} is skipped: {str(exc).splitlines()[-1]}")
+        return loaded, problems
+
+    async def review_page(self, request: Request) -> Response:
+        from attnquiz.engine import review
+        from attnquiz.engine.store import Store, StoreError, default_path, utc_now
+
+        loaded, problems = self._loaded_banks()
+        path = default_path(self.settings.db)
+        now = utc_now()
+        due_rows: list[dict[str, Any]] = []
+        upcoming: list[dict[str, Any]] = []
+        started: set[tuple[str, str]] = set()
+        if path.exists():
+            try:
+                with Store.open(path, explicit=self.settings.db is not None) as store:
+                    cards = store.cards([b.name for b in loaded])
+            except StoreError as exc:
+                problems.append(str(exc))
+                cards = []
+            titles = {(b.name, e.id): e.item.source for b in loaded for e in b.items}
+            for card in cards:
+                started.add((card.bank, card.item))
+                row = {"bank": card.bank, "item": card.item, "topic": card.topic, "due": card.due,
+                       "source": titles.get((card.bank, card.item), "")}
+                (due_rows if review.is_due(card, now) else upcoming).append(row)
+        unstarted = sum((b.name, e.id) not in started for b in loaded for e in b.items)
+        return self.page(
+            request, "review.html", due=due_rows, upcoming=upcoming[:10], unstarted=unstarted,
+            problems=problems, history=str(path),
+        )
+
+    async def review_start(self, request: Request) -> Response:
+        from attnquiz.engine.session import plan_review
+        from attnquiz.engine.store import StoreError, open_store, utc_now
+
+        form = await self.form(request, _START)
+        limit = _int(form, "limit", 1, 500) or 20
+        new = _int(form, "new", 0, 500)
+        loaded, _ = self._loaded_banks()
+        if not loaded:
+            raise HTTPException(400, "No bank could be loaded.")
+        try:
+            store: Store | None = open_store(self.settings.db)
+        except StoreError:
+            store = None
+        try:
+            plan = plan_review(
+                loaded, store, seed=_new_seed(), now=utc_now(), limit=limit,
+                new_per_day=new if new is not None else 10,
+            )
+        finally:
+            if store is not None:
+                store.close()
+        if not plan.questions:
+            return _see("/review?nothing=1")
+        web = self.add_session(plan, None)
+        return _see(f"/s/{web.id}")
+
+    async def stats(self, request: Request) -> Response:
+        from attnquiz.web.history import collect
+
+        days = _query_int(request, "days", 1, 3650) or 14
+        report = collect(self.settings.db, days=days)
+        return self.page(request, "stats.html", report=report, days=days)
+
+    # -- preview for authors --------------------------------------------------------------------
+
+    async def preview_index(self, request: Request) -> Response:
+        return self.page(request, "preview_index.html", refs=self.refs)
+
+    def _preview_bank(self, ref: BankRef) -> tuple[Bank | None, list[dict[str, Any]], str]:
+        """The bank, or its load errors (one per problem: file:line: field: message, and its excerpt)."""
+        try:
+            return bank_files.load(ref.ref, plugins=True), [], ""
+        except BankError as exc:
+            issues = [{"line": str(i), "excerpt": "\n".join(excerpt(exc.source, i))} for i in exc.issues]
+            return None, issues, exc.summary
+        except QuizError as exc:
+            return None, [{"line": str(exc), "excerpt": ""}], ""
+
+    async def preview_bank(self, request: Request) -> Response:
+        ref = self.bank_ref(request.path_params["bank"])
+        bank, issues, summary = self._preview_bank(ref)
+        seed = _query_int(request, "seed", 0, 2**32 - 1)
+        seed = 1 if seed is None else seed
+        cards = [_preview_card(entry, seed) for entry in bank.items] if bank is not None else []
+        return self.page(
+            request, "preview_bank.html", ref=ref, bank=bank, issues=issues, summary=summary, cards=cards,
+            seed=seed, stamp=_stamp(ref), one=False,
+        )
+
+    async def preview_item(self, request: Request) -> Response:
+        ref = self.bank_ref(request.path_params["bank"])
+        bank, issues, summary = self._preview_bank(ref)
+        seed = _query_int(request, "seed", 0, 2**32 - 1)
+        seed = 1 if seed is None else seed
+        cards = []
+        if bank is not None:
+            try:
+                cards = [_preview_card(bank.get(request.path_params["item"]), seed)]
+            except QuizError as exc:
+                raise HTTPException(404, str(exc)) from None
+        return self.page(
+            request, "preview_bank.html", ref=ref, bank=bank, issues=issues, summary=summary, cards=cards,
+            seed=seed, stamp=_stamp(ref), one=True,
+        )
+
+    async def preview_stamp(self, request: Request) -> Response:
+        ref = self.bank_ref(request.path_params["bank"])
+        return JSONResponse({"stamp": _stamp(ref)})
+
+    async def not_found(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "Something went wrong."
+        return self.page(request, "error.html", status, status=status, detail=detail)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _bank_refs(given: tuple[str, ...]) -> list[BankRef]:
+    """The banks offered: those named on the command line, else every bank found (as `quiz review`)."""
+    refs: list[str] = list(given)
+    if not refs:
+        for found in bank_files.discover():
+            refs.append(found.name if found.origin == "built-in" else str(found.path))
+    out: list[BankRef] = []
+    taken: set[str] = set()
+    for ref in refs:
+        base = Path(ref).stem if bank_files.looks_like_path(ref) else ref
+        key = "".join(c if c.isalnum() or c in "-_" else "-" for c in base) or "bank"
+        candidate, n = key, 2
+        while candidate in taken:
+            candidate, n = f"{key}-{n}", n + 1
+        taken.add(candidate)
+        out.append(BankRef(candidate, ref))
+    return out
+
+
+def _stamp(ref: BankRef) -> str:
+    """What changes when the bank's file does: its size, time and a hash of its bytes."""
+    try:
+        path = bank_files.find(ref.ref).path
+        info = path.stat()
+        with path.open("rb") as handle:
+            digest = hashlib.sha256(handle.read(bank_files.MAX_BANK_BYTES + 1)).hexdigest()[:16]
+    except (OSError, QuizError):
+        return "missing"
+    return f"{info.st_mtime_ns}-{info.st_size}-{digest}"
+
+
+def _preview_card(entry: Any, seed: int) -> dict[str, Any]:
+    """One item as the preview shows it: the variant for ``seed`` and the original, or why they fail."""
+    card: dict[str, Any] = {"entry": entry, "seed": seed, "variant": None, "original": None, "errors": []}
+    try:
+        card["variant"] = entry.question(seed)
+    except QuizError as exc:
+        card["errors"].append(f"seed {seed}: {exc}")
+    if entry.has_original:
+        try:
+            card["original"] = entry.original()
+        except QuizError as exc:
+            card["errors"].append(f"original: {exc}")
+    return card
+
+
+def _choice(question: Question) -> Any:
+    from attnquiz.engine.answers import ChoiceAnswer
+
+    answer = question.answer
+    return answer if isinstance(answer, ChoiceAnswer) else None
+
+
+_REDUNDANT = {"Correct.", "Not correct: that is not the answer, within the precision asked for."}
+
+
+def _remarks(grade: Grade) -> list[str]:
+    """The grader's feedback and the named mistake's explanation (Markdown), without repeating the verdict."""
+    remarks = [grade.feedback] if grade.feedback.strip() and grade.feedback.strip() not in _REDUNDANT else []
+    mistake = grade.mistake
+    if mistake is not None and mistake.feedback and mistake.feedback not in grade.feedback:
+        remarks.append(mistake.feedback)
+    return remarks
+
+
+def _text(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _int(form: FormData, name: str, low: int, high: int) -> int | None:
+    """A whole number field (None when empty), refused when it is not one or is out of range."""
+    text = _text(form, name).strip()
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 12 or not low <= int(text) <= high:
+        raise QuizError(f"{name} must be a whole number from {low} to {high}, not {text[:20]!r}")
+    return int(text)
+
+
+def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
+    text = request.query_params.get(name, "").strip()
+    if text.isdigit() and len(text) <= 12 and low <= int(text) <= high:
+        return int(text)
+    return None
+
+
+def _new_seed() -> int:
+    import secrets
+
+    return secrets.randbelow(2**32)
+
+
+def _see(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)
+
+
+def _clock(seconds: float) -> str:
+    total = max(0, int(seconds + 0.999))
+    minutes, secs = divmod(total, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _when(moment: datetime | None) -> str:
+    """When a review falls due, as a person says it (`attnquiz.session_view.when`, without rich)."""
+    if moment is None:
+        return ""
+    now = datetime.now(UTC).astimezone()
+    local = moment.astimezone()
+    seconds = (local - now).total_seconds()
+    if seconds < 30:
+        return "now"
+    if seconds < 3600:
+        return f"in {max(1, round(seconds / 60))} min"
+    days = (local.date() - now.date()).days
+    if days == 0:
+        return f"today at {local:%H:%M}"
+    if days == 1:
+        return "tomorrow"
+    return f"in {days} days ({local:%a %d %b})"
+
+
+def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, QuizApp]:
+    """The app behind its guard (outermost, so even an error page is guarded and carries the headers),
+    and the state it serves (closed by the caller at the end)."""
+    quiz = QuizApp(settings, guard)
+    routes = [
+        Route("/", quiz.home),
+        Route("/start", quiz.start, methods=["POST"]),
+        Route("/s/{sid}", quiz.question),
+        Route("/s/{sid}/answer", quiz.answer, methods=["POST"]),
+        Route("/s/{sid}/skip", quiz.skip, methods=["POST"]),
+        Route("/s/{sid}/hint", quiz.hint, methods=["POST"]),
+        Route("/s/{sid}/go", quiz.go, methods=["POST"]),
+        Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
+        Route("/s/{sid}/feedback/{position:int}", quiz.feedback),
+        Route("/s/{sid}/summary", quiz.summary),
+        Route("/review", quiz.review_page),
+        Route("/review/start", quiz.review_start, methods=["POST"]),
+        Route("/stats", quiz.stats),
+        Route("/preview", quiz.preview_index),
+        Route("/preview/{bank}", quiz.preview_bank),
+        Route("/preview/{bank}/stamp", quiz.preview_stamp),
+        Route("/preview/{bank}/{item}", quiz.preview_item),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: quiz.not_found, 500: quiz.not_found},
+    )
+    return GuardMiddleware(app, guard), quiz
+
+
+__all__ = ["BankRef", "QuizApp", "ServeSettings", "WebSession", "build_app"]

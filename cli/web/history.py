@@ -1,0 +1,104 @@
+"""The numbers of the stats page: those `quiz stats --json` prints, read with the same store queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from attnquiz.web import render
+
+
+@dataclass
+class Report:
+    """The history as the stats page shows it."""
+
+    history: str
+    exists: bool
+    banks: list[dict[str, Any]] = field(default_factory=list)
+    topics: list[dict[str, Any]] = field(default_factory=list)
+    mistakes: list[Any] = field(default_factory=list)
+    days: list[render.Day] = field(default_factory=list)
+    due: int = 0
+    warning: str | None = None
+
+    def topic_chart(self) -> Any:
+        """A bar per topic: its accuracy, with the number of answers."""
+        bars = [
+            render.Bar(
+                f"{t['bank']} · {t['topic']}",
+                t["accuracy"],
+                f"{render.percent(t['accuracy'])} of {t['attempts']}",
+            )
+            for t in self.topics
+        ]
+        return render.bar_chart("Accuracy per topic", bars)
+
+    def day_chart(self) -> Any:
+        """A column per day: answers given, shaded by accuracy."""
+        return render.day_chart("Answers per day", self.days)
+
+
+def collect(db: Path | None, *, days: int = 14) -> Report:
+    """Read the history at ``db`` (or the default one) as `quiz stats` does; nothing is created."""
+    from attnquiz.engine import review
+    from attnquiz.engine.store import Store, StoreError, bank_totals, default_path, utc_now
+
+    path = default_path(db)
+    report = Report(history=str(path), exists=path.exists())
+    if not report.exists:
+        return report
+    now = utc_now()
+    since = review.start_of_day(now) - timedelta(days=days - 1)
+    try:
+        with Store.open(path, explicit=db is not None) as store:
+            topic_rows = store.group_stats(by_topic=True)
+            bank_rows = bank_totals(topic_rows)
+            report.mistakes = store.mistake_stats()
+            day_rows = store.daily_stats(since)
+            cards = store.cards()
+            report.warning = store.damage_warning()
+    except StoreError as exc:
+        report.warning = str(exc)
+        return report
+    due: dict[tuple[str, str], int] = {}
+    for card in cards:
+        key = (card.bank, card.topic)
+        due[key] = due.get(key, 0) + review.is_due(card, now)
+    report.due = sum(due.values())
+    report.banks = [
+        {
+            "bank": g.bank,
+            "attempts": g.attempts,
+            "correct": g.correct,
+            "accuracy": g.accuracy,
+            "last": g.last,
+            "due": sum(n for (b, _), n in due.items() if b == g.bank),
+        }
+        for g in bank_rows
+    ]
+    report.topics = [
+        {
+            "bank": g.bank,
+            "topic": g.topic or "",
+            "attempts": g.attempts,
+            "correct": g.correct,
+            "accuracy": g.accuracy,
+            "due": due.get((g.bank, g.topic or ""), 0),
+        }
+        for g in topic_rows
+    ]
+    # Every day of the window, with the days without answers, so the chart's columns are evenly spaced.
+    by_day = {d.day: d for d in day_rows}
+    start = since.date()
+    for offset in range(days):
+        label = (start + timedelta(days=offset)).isoformat()
+        found = by_day.get(label)
+        report.days.append(
+            render.Day(label, found.attempts if found else 0, found.accuracy if found else 0.0)
+        )
+    return report
+
+
+__all__ = ["Report", "collect"]

@@ -1,0 +1,129 @@
+"""What the pages show, as safe HTML: bank Markdown with MathML (the HTML export's renderer) and SVG charts.
+
+Everything returned here is `Markup` (trusted by the templates) only because every piece of text
+in it was escaped by the HTML export (`attnquiz.engine.export.html`) or by `escape` below; all other
+values reach the templates as plain strings and are escaped by Jinja2's autoescape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+from attnquiz.engine.export import html as html_export
+
+LABELS = {
+    "correct": "Correct",
+    "partial": "Partly right",
+    "wrong": "Wrong",
+    "invalid": "Cannot read that",
+    "skipped": "Skipped",
+    "unanswered": "Not answered",
+}
+"""The verdict words, as the terminal says them (`attnquiz.display.LABELS`, which needs rich)."""
+MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
+
+
+def markdown(source: str) -> Markup:
+    """Bank Markdown with TeX maths: paragraphs and lists, maths as MathML."""
+    return Markup(html_export.content(source))  # noqa: S704 - the export escapes every text node
+
+
+def inline(source: str) -> Markup:
+    """Bank Markdown for a list item or a table cell (no paragraph tags)."""
+    return Markup(html_export.inline_content(source))  # noqa: S704 - the export escapes every text node
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a whole percentage: ``0.873`` → ``87%``."""
+    return f"{round(100 * fraction)}%"
+
+
+def score(value: float) -> str:
+    """A score as the summary writes it: ``1``, ``0.5``, ``0.33``."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One bar of a chart: its label, its value as a fraction (0..1) and the text written at its end."""
+
+    label: str
+    fraction: float
+    text: str
+
+
+_ROW = 26
+_LABEL_WIDTH = 260
+_BAR_WIDTH = 300
+_CHART_WIDTH = _LABEL_WIDTH + _BAR_WIDTH + 90
+
+
+def bar_chart(title: str, bars: Sequence[Bar]) -> Markup:
+    """Horizontal bars, one per row, drawn as SVG with presentation attributes only (the CSP forbids
+    inline styles) and a title and description that screen readers read out."""
+    height = max(1, len(bars)) * _ROW + 8
+    rows = []
+    for index, bar in enumerate(bars):
+        y = 4 + index * _ROW
+        width = max(0.0, min(1.0, bar.fraction)) * _BAR_WIDTH
+        label = bar.label if len(bar.label) <= 34 else bar.label[:33] + "…"
+        rows.append(
+            f'<g><title>{escape(bar.label)}: {escape(bar.text)}</title>'
+            f'<text x="{_LABEL_WIDTH - 8}" y="{y + 17}" text-anchor="end" class="label">{escape(label)}</text>'
+            f'<rect x="{_LABEL_WIDTH}" y="{y + 4}" width="{_BAR_WIDTH}" height="{_ROW - 8}" class="track"/>'
+            f'<rect x="{_LABEL_WIDTH}" y="{y + 4}" width="{width:.1f}" height="{_ROW - 8}" class="fill"/>'
+            f'<text x="{_LABEL_WIDTH + _BAR_WIDTH + 8}" y="{y + 17}" class="value">{escape(bar.text)}</text></g>'
+        )
+    return Markup(  # noqa: S704 - every text in it is escaped above
+        f'<svg class="chart" role="img" viewBox="0 0 {_CHART_WIDTH} {height}" '
+        f'width="{_CHART_WIDTH}" height="{height}" aria-label="{escape(title)}">'
+        f"<title>{escape(title)}</title>{''.join(rows)}</svg>"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    """One day of the activity chart."""
+
+    label: str
+    attempts: int
+    accuracy: float
+
+
+_DAY_WIDTH = 36
+_DAY_HEIGHT = 120
+
+
+def day_chart(title: str, days: Sequence[Day]) -> Markup:
+    """Attempts per day as columns, each shaded by that day's accuracy (written under it)."""
+    most = max((d.attempts for d in days), default=0) or 1
+    width = max(1, len(days)) * _DAY_WIDTH + 8
+    height = _DAY_HEIGHT + 44
+    columns = []
+    for index, day in enumerate(days):
+        x = 4 + index * _DAY_WIDTH
+        tall = day.attempts / most * _DAY_HEIGHT
+        top = 4 + _DAY_HEIGHT - tall
+        detail = f"{day.attempts} answers, {percent(day.accuracy)} right" if day.attempts else "no answers"
+        level = "none" if not day.attempts else ("good" if day.accuracy >= 0.8 else
+                                                 "fair" if day.accuracy >= 0.5 else "poor")
+        columns.append(
+            f'<g><title>{escape(day.label)}: {escape(detail)}</title>'
+            f'<rect x="{x + 4}" y="{top:.1f}" width="{_DAY_WIDTH - 8}" height="{tall:.1f}" class="day {level}"/>'
+            f'<text x="{x + _DAY_WIDTH / 2}" y="{top - 3:.1f}" text-anchor="middle" class="count">'
+            f"{day.attempts or ''}</text>"
+            f'<text x="{x + _DAY_WIDTH / 2}" y="{_DAY_HEIGHT + 20}" text-anchor="middle" class="label">'
+            f"{escape(day.label[-2:])}</text></g>"
+        )
+    return Markup(  # noqa: S704 - every text in it is escaped above
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'aria-label="{escape(title)}"><title>{escape(title)}</title>'
+        f'<line x1="0" x2="{width}" y1="{_DAY_HEIGHT + 4}" y2="{_DAY_HEIGHT + 4}" class="axis"/>'
+        f"{''.join(columns)}</svg>"
+    )
+
+
+__all__ = ["LABELS", "MARKS", "Bar", "Day", "bar_chart", "day_chart", "inline", "markdown", "percent", "score"]

@@ -1,0 +1,303 @@
+"""`quiz serve` over plain HTTP (no browser needed): the guard, the practice flow, the history, the preview."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from attnquiz.engine import banks
+from attnquiz.engine.session import plan_practice
+from attnquiz.engine.variant import Question
+from attnquiz.web.security import CONTENT_SECURITY_POLICY
+from tests.web.conftest import Server, csrf_of
+
+SEED = 7
+
+
+def planned_questions(topic: str, count: int, seed: int = SEED) -> list[Question]:
+    """The questions the server will ask for this selection: the same planner, the same seeds."""
+    plan = plan_practice(banks.load("week1"), seed=seed, topic=topic, count=count)
+    return [p.build() for p in plan.questions]
+
+
+def start(server: Server, **fields: str) -> str:
+    """Start a session from the start page's form; the session's path."""
+    home = server.request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice", **fields}
+    reply = server.request("POST", "/start", form=form)
+    assert reply.status == 303, reply.body
+    return reply.headers["location"]
+
+
+def answer(server: Server, session: str, response: str) -> tuple[str, str]:
+    """Answer the current question as its page's form does: the redirect and the page it leads to."""
+    page = server.request("GET", session)
+    assert page.status == 200, page.body
+    position = re.search(r'name="position" value="(\d+)"', page.body)
+    assert position
+    form = {"csrf": csrf_of(page.body), "position": position.group(1), "response": response}
+    reply = server.request("POST", f"{session}/answer", form=form)
+    assert reply.status == 303
+    return reply.headers["location"], server.request("GET", reply.headers["location"]).body
+
+
+def text_of(html: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+# -- the guard --------------------------------------------------------------------------------------
+
+
+def test_a_request_without_the_token_is_refused(server: Server) -> None:
+    for path in ("/", "/stats", "/preview/week1", "/static/app.css", "/s/anything"):
+        assert server.request("GET", path, cookie=False).status == 403
+    wrong = server.request("GET", "/?token=" + "x" * 43, cookie=False)
+    assert wrong.status == 403
+    forged = server.request("GET", "/", cookie=False, headers={"Cookie": f"quiz_token_{server.port}=nope"})
+    assert forged.status == 403
+
+
+def test_the_token_in_the_url_becomes_a_strict_http_only_cookie(server: Server) -> None:
+    reply = server.request("GET", f"/stats?days=3&token={server.token}", cookie=False)
+    assert reply.status == 303
+    assert reply.headers["location"] == "/stats?days=3"  # the token leaves the address bar
+    cookie = reply.headers["set-cookie"]
+    assert cookie.startswith(f"quiz_token_{server.port}={server.token};")
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    followed = server.request("GET", "/stats?days=3", cookie=False, headers={"Cookie": cookie.split(";")[0]})
+    assert followed.status == 200
+
+
+def test_every_response_carries_the_security_headers(server: Server) -> None:
+    for path, cookie in (("/", True), ("/static/app.js", True), ("/", False), ("/s/none", True)):
+        reply = server.request("GET", path, cookie=cookie)
+        assert reply.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert reply.headers["x-content-type-options"] == "nosniff"
+        assert reply.headers["referrer-policy"] == "no-referrer"
+        assert reply.headers["x-frame-options"] == "DENY"
+    assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY
+    assert "default-src 'none'" in CONTENT_SECURITY_POLICY
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example", f"evil.example:{0}", "127.0.0.1:1", "localhost.evil.example", ""]
+)
+def test_a_host_header_that_is_not_the_bound_address_is_refused(server: Server, host: str) -> None:
+    # DNS rebinding: a hostile name resolving to 127.0.0.1 sends its own name as Host.
+    reply = server.request("GET", "/", headers={"Host": host.replace(":0", f":{server.port}")})
+    assert reply.status == 403
+
+
+def test_localhost_names_the_bound_loopback_address(server: Server) -> None:
+    assert server.request("GET", "/", headers={"Host": f"localhost:{server.port}"}).status == 200
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": "http://127.0.0.1:1"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+    ],
+)
+def test_a_cross_site_post_is_refused_even_with_the_cookie(server: Server, headers: dict[str, str]) -> None:
+    home = server.request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice"}
+    reply = server.request("POST", "/start", form=form, headers=headers)
+    assert reply.status == 403
+    assert "another site" in reply.body
+
+
+@pytest.mark.parametrize("csrf", [None, "", "0" * 64])
+def test_a_form_without_its_csrf_token_is_refused(server: Server, csrf: str | None) -> None:
+    form = {"bank": "week1", "mode": "practice"} | ({"csrf": csrf} if csrf is not None else {})
+    reply = server.request("POST", "/start", form=form)
+    assert reply.status == 403
+    session = start(server, topic="parameter-count", count="1", seed=str(SEED))
+    page = server.request("GET", session)
+    # The start page's token does not answer a session's questions: each session has its own.
+    answer_form = {"csrf": csrf_of(server.request("GET", "/").body), "position": "1", "response": "1"}
+    assert server.request("POST", f"{session}/answer", form=answer_form).status == 403
+    assert "Question 1 of 1" in page.body
+
+
+# -- practice ---------------------------------------------------------------------------------------
+
+
+def test_practice_right_wrong_with_a_named_mistake_and_unreadable(server: Server) -> None:
+    questions = planned_questions("parameter-count", 2)
+    first, second = questions
+    assert second.variant.mistakes, "the test needs a question with a named mistake"
+    session = start(server, topic="parameter-count", count="2", seed=str(SEED))
+
+    where, page = answer(server, session, "__import__('os').system('true')")
+    assert where == session  # unreadable: the same question again, nothing spent
+    assert "Cannot read that" in page
+    assert "it cost nothing" in page
+    assert "Question 1 of 2" in page
+    assert "__import__(&#39;os&#39;).system(&#39;true&#39;)" in page  # kept in the field, escaped
+
+    where, page = answer(server, session, first.answer.format())
+    assert where == f"{session}/feedback/1"
+    assert "✓ Correct" in text_of(page)
+
+    mistake = second.variant.mistakes[0]
+    where, page = answer(server, session, mistake.format(second.answer))
+    assert where == f"{session}/feedback/2"
+    shown = text_of(page)
+    assert "✗ Wrong" in shown
+    assert f"mistake: {mistake.tag}" in shown
+    assert "Worked solution" in shown
+    assert f"{session}/summary" in page  # the last question: the next link is the summary
+
+    summary = text_of(server.request("GET", f"{session}/summary").body)
+    assert "1 / 2" in summary
+    assert "2 answers saved to" in summary
+
+    stats = subprocess.run(
+        [sys.executable, "-m", "attnquiz", "stats", "--json", "--db", str(server.db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data = json.loads(stats.stdout)
+    (topic,) = data["topics"]
+    assert (topic["topic"], topic["attempts"], topic["correct"]) == ("parameter-count", 2, 1)
+    assert [m["tag"] for m in data["mistakes"]] == [mistake.tag]
+
+
+def test_the_stats_page_shows_the_numbers_of_quiz_stats(server: Server) -> None:
+    (question,) = planned_questions("complexity", 1)
+    session = start(server, topic="complexity", count="1", seed=str(SEED))
+    answer(server, session, question.answer.format())
+    page = server.request("GET", "/stats")
+    assert page.status == 200
+    assert '<svg class="chart"' in page.body
+    assert "week1 · complexity: 100% of 1" in text_of(page.body)
+    assert "<script" not in page.body.split("</head>")[1]  # the charts need no script
+
+
+def test_an_answer_from_an_older_page_changes_nothing(server: Server) -> None:
+    session = start(server, topic="complexity", count="2", seed=str(SEED))
+    page = server.request("GET", session)
+    form = {"csrf": csrf_of(page.body), "position": "2", "response": "1"}
+    reply = server.request("POST", f"{session}/answer", form=form)
+    assert reply.status == 303
+    assert "Question 1 of 2" in server.request("GET", session).body
+
+
+def test_bad_start_options_say_why_on_the_start_page(server: Server) -> None:
+    home = server.request("GET", "/")
+    for fields, message in [
+        ({"count": "0"}, "count must be a whole number from 1 to 500"),
+        ({"count": "1e9"}, "count must be a whole number"),
+        ({"topic": "nope"}, "has no topic"),
+        ({"mode": "exam", "time": "forever"}, "is not a duration"),
+    ]:
+        form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice", **fields}
+        reply = server.request("POST", "/start", form=form)
+        assert reply.status == 400
+        assert message in unescape(reply.body)
+    unknown = {"csrf": csrf_of(home.body), "bank": "../../etc/passwd"}
+    assert server.request("POST", "/start", form=unknown).status == 404
+
+
+def test_an_exam_submits_itself_when_its_time_is_up(server: Server) -> None:
+    session = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam", time="2s")
+    page = server.request("GET", session)
+    assert 'id="timer"' in page.body
+    time.sleep(2.3)
+    reply = server.request("GET", session)
+    assert reply.status == 303
+    assert reply.headers["location"] == f"{session}/summary"
+    summary = text_of(server.request("GET", f"{session}/summary").body)
+    assert "Time is up: the exam was submitted." in summary
+    assert "0 / 2" in summary
+
+
+# -- preview ----------------------------------------------------------------------------------------
+
+
+def test_the_preview_shows_load_errors_as_file_line_field_message(server: Server, bank_copy: Path) -> None:
+    before = json.loads(server.request("GET", "/preview/mybank/stamp").body)["stamp"]
+    text = bank_copy.read_text(encoding="utf-8")
+    bank_copy.write_text(text.replace("params: {dim: 2}", "params: {dim: many}", 1), encoding="utf-8")
+    after = json.loads(server.request("GET", "/preview/mybank/stamp").body)["stamp"]
+    assert after != before
+    page = server.request("GET", "/preview/mybank")
+    assert page.status == 200
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "params: {dim: 2}" in row)
+    assert re.search(rf"mybank\.yaml:{line}: items\[\d+\]\.params\.dim: ", unescape(page.body)), page.body
+
+
+def test_bank_text_is_escaped(server: Server, bank_copy: Path) -> None:
+    text = bank_copy.read_text(encoding="utf-8")
+    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    bank_copy.write_text(text.replace('"2026 T1 Quiz 1, Q13"', json.dumps(hostile), 1), encoding="utf-8")
+    page = server.request("GET", "/preview/mybank/additive-score?seed=3")
+    assert page.status == 200
+    assert hostile not in page.body
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page.body
+
+
+def test_the_preview_offers_each_item_with_its_seed_and_next_variant(server: Server) -> None:
+    page = server.request("GET", "/preview/week1/additive-score?seed=41")
+    assert page.status == 200
+    assert "/preview/week1/additive-score?seed=42" in page.body
+    assert "Original (the past paper)" in page.body
+    assert "1.93" in page.body  # the paper's own answer
+    assert "Mistakes recognised" in page.body
+    assert "<math" in page.body
+    assert server.request("GET", "/preview/week1/no-such-item").status == 404
+    assert server.request("GET", "/preview/nonexistent").status == 404
+
+
+# -- the command ------------------------------------------------------------------------------------
+
+
+def test_other_commands_do_not_import_the_web_stack(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from attnquiz.main import main\n"
+        "for argv in (['quiz', '--help'], ['quiz', 'run', 'week1', '--count', '1', '--seed', '1', '--no-history']):\n"
+        "    sys.argv = argv\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "web = ('starlette', 'uvicorn', 'jinja2', 'multipart', 'python_multipart', 'attnquiz.web')\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in web or m.startswith('attnquiz.web')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], input="1\n", capture_output=True, text=True, check=False, timeout=120
+    )
+    assert "LOADED []" in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "Question 1" in result.stdout  # quiz run did run
+
+
+def test_another_interface_needs_host_and_is_warned_about(tmp_path: Path) -> None:
+    from tests.web.conftest import start_server
+
+    running = start_server("week1", "--host", "127.0.0.2", db=tmp_path / "h.sqlite3")
+    running.stop()
+    warning = running.stderr
+    assert "warning: listening on 127.0.0.2, not 127.0.0.1" in warning
+
+
+def test_an_unknown_bank_is_one_line_and_no_server(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "attnquiz", "serve", "no-such-bank"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("quiz: no bank named 'no-such-bank'")
+    assert "Traceback" not in result.stderr
