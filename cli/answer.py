@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 def answer_command(
     bank: BankArg,
     item: Annotated[str, typer.Argument(help="The item's id (see `quiz list BANK`).")],
-    response: Annotated[
-        str | None,
+    responses: Annotated[
+        list[str] | None,
         typer.Argument(
-            help="Your answer, e.g. 1.93, 2*tanh(2), [0.881, 0.119] or A, C. Omit it (or give -) "
-            "to read it from standard input."
+            help="Your answer, e.g. 1.93, 2*tanh(2), [0.881, 0.119], A, C or 12d^2 + 13d; for a question "
+            "in parts one answer per part (R1 R2 ...). Omit it (or give -) to read it from standard input "
+            "(a question in parts: one line per part)."
         ),
     ] = None,
     seed: Annotated[
@@ -37,22 +38,38 @@ def answer_command(
     Exit code 0 for any grade (an invalid answer costs nothing), 1 for a user error such as an
     unknown item.
 
+    A question in parts takes one answer per part and is graded with error carried forward: a part
+    that uses an earlier one is marked against the value computed from your own earlier answer.
+
     Example: quiz answer week1 additive-score --original "2*tanh(2)"
+
+    Example (in parts): quiz answer week1 params-chain --original 64 32768 1050624 3152384 18914304
     """
     from attnquiz.engine import banks
-    from attnquiz.engine.grading import grade
+    from attnquiz.engine.grading import grade, grade_parts
     from attnquiz.engine.seeding import seed_from_code
 
     chosen = sum((seed is not None, code is not None, original))
     if chosen != 1:
         fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
-    text = _read_response(response)
+    given = list(responses or [])
+    from_stdin = given in ([], ["-"])
+    text = _read_response(None) if from_stdin else given[0]
     entry = banks.load(bank, plugins=True).get(item)
     if original:
         question = entry.original()
     else:
         question = entry.question(seed if seed is not None else seed_from_code(code or ""))
-    result = grade(question, text)
+    parts = question.variant.parts
+    if len(given) > 1:
+        if len(given) != len(parts):
+            wanted = f"{len(parts)} answers, one per part" if parts else "one answer"
+            fail(f"{item} takes {wanted}; {len(given)} were given", 2)
+        result = grade_parts(question.variant.answer, given)  # type: ignore[arg-type]
+    elif parts and from_stdin:
+        result = grade_parts(question.variant.answer, _per_part(text, len(parts)))  # type: ignore[arg-type]
+    else:
+        result = grade(question, text)
     if as_json:
         print_json(result.to_json())
     else:
@@ -70,6 +87,19 @@ def _read_response(response: str | None) -> str:
     # Read one character beyond the limit: enough for the grader to say the answer is too long.
     text = sys.stdin.read(MAX_LENGTH + 1)
     return text.removesuffix("\n").removesuffix("\r")
+
+
+def _per_part(text: str, count: int) -> list[str]:
+    """Piped answers to a question in parts: one line per part, or one line with the parts
+    separated by ``|`` (missing parts are empty answers: invalid, costing nothing)."""
+    from attnquiz.engine.grading import PART_SEPARATOR
+
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) == 1 and PART_SEPARATOR in lines[0]:
+        lines = [piece.strip() for piece in lines[0].split(PART_SEPARATOR)]
+    if len(lines) > count:
+        fail(f"this question has {count} parts; {len(lines)} answers were given", 2)
+    return lines + [""] * (count - len(lines))
 
 
 def show_grade(question: Question, result: Grade, response: str = "") -> None:

@@ -27,7 +27,7 @@ from attnquiz.terminal import can_encode, strip_control, to_ascii
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from attnquiz.engine.answers import Answer
+    from attnquiz.engine.answers import Answer, Part
     from attnquiz.engine.bank import Bank
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.variant import Question
@@ -287,7 +287,12 @@ def print_question(
 
     put(target, question_header(question, seed=seed, variant=variant))
     target.print()
-    put(target, to_terminal(question.variant.prompt))
+    put(target, to_terminal(question.variant.stem))
+    for part in question.variant.parts:  # a question in parts: each part under the stem, shown once
+        target.print()
+        print_part(target, part)
+    if question.variant.parts:
+        target.print()
     answer = question.answer
     if isinstance(answer, ChoiceAnswer):
         for letter, option in zip(answer.letters, answer.options, strict=False):
@@ -297,6 +302,21 @@ def print_question(
     put(target, answer.instructions(), style="italic")
     if note and question.student_note:
         print_note(target, question)
+
+
+def print_part(target: Console, part: Part) -> None:
+    """One part of a question in parts: its label and prompt, its options, the precision it asks for."""
+    from attnquiz.engine.answers import ChoiceAnswer
+    from attnquiz.engine.markup import to_terminal
+
+    label = f"({part.label}) "
+    put(target, Text.assemble((label, "bold"), to_terminal(part.prompt)), hang=len(label))
+    if isinstance(part.answer, ChoiceAnswer):
+        for letter, option in zip(part.answer.letters, part.answer.options, strict=False):
+            option_label = f"    {letter}. "
+            line = Text.assemble((option_label, "bold"), to_terminal(option.text))
+            put(target, line, hang=len(option_label))
+    put(target, " " * len(label) + part.answer.instructions(), style="italic", hang=len(label))
 
 
 def print_note(target: Console, question: Question, *, indent: int = 0) -> None:
@@ -313,9 +333,17 @@ def print_solution(
 
     margin = " " * indent
     target.print(Text(margin + title, style="bold"))
-    for number, step in enumerate(question.variant.solution, 1):
+    parts = question.variant.parts
+    # A question in parts lists each part's steps under its own label (its solution holds them all).
+    own = question.variant.solution[: len(question.variant.solution) - sum(len(p.solution) for p in parts)]
+    for number, step in enumerate(own, 1):
         label = f"{number}. "
         put(target, Text(margin + label) + Text(to_terminal(step)), hang=len(label))
+    for part in question.variant.parts:
+        target.print(Text(f"{margin}({part.label}) {part.answer.format()}", style="bold"))
+        for number, step in enumerate(part.solution, 1):
+            label = f"{number}. "
+            put(target, Text(margin + "  " + label) + Text(to_terminal(step)), hang=len(label))
 
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
@@ -331,17 +359,21 @@ def show_question(question: Question, *, with_answer: bool, with_solution: bool)
     if with_solution:
         console.print()
         print_solution(console, question, title="Solution")
-        if question.variant.mistakes:
+        listed = [("", question.answer, question.variant.mistakes)] + [
+            (f"({p.label}) ", p.answer, p.mistakes) for p in question.variant.parts
+        ]
+        if any(mistakes for _, _, mistakes in listed):
             console.print()
             console.print(Text("Known mistakes", style="bold"))
-            for mistake in question.variant.mistakes:
-                line = Text.assemble(
-                    "  ",
-                    (mistake.format(question.answer), "yellow"),
-                    (f"  {mistake.tag}: ", "dim"),
-                    to_terminal(mistake.feedback),
-                )
-                put(console, line, hang=2)
+            for where, answer, mistakes in listed:
+                for mistake in mistakes:
+                    line = Text.assemble(
+                        "  " + where,
+                        (mistake.format(answer), "yellow"),
+                        (f"  {mistake.tag}: ", "dim"),
+                        to_terminal(mistake.feedback),
+                    )
+                    put(console, line, hang=2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,6 +431,16 @@ def print_grade(target: Console, grade: Grade, response: str, *, echo: bool = Fa
         echo: Always show how the response was read (`quiz answer`); otherwise only when the
             reading says more than the response (an expression's value, a reordered list).
     """
+    if grade.parts:  # a question in parts: a verdict per part, then its reading and feedback
+        for part in grade.parts:
+            line = Text(f"({part.label}) ", style="bold")
+            put(target, line + verdict(part.grade), hang=4)
+            if part.grade.read_as:
+                put(target, f"    read as: {part.grade.read_as}", style="dim", hang=13)
+            for remark in grade_remarks(part.grade):
+                put(target, "    " + remark, hang=4)
+        put(target, Text(f"Score {score_text(grade.score)}", style="bold"))
+        return
     if grade.status == "invalid":
         put(target, Text.assemble((f"{MARKS['invalid']} {LABELS['invalid']}", STYLES["invalid"])))
     else:

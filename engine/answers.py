@@ -8,8 +8,8 @@ scoring it is `attnquiz.engine.grading`'s; this module only says what the target
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar, Literal, cast
 
@@ -188,7 +188,30 @@ Vector = tuple[float, ...]
 Matrix = tuple[tuple[float, ...], ...]
 Dim = int | str
 ShapeValue = tuple[Dim, ...]
-MistakeValue = float | int | Vector | Matrix | ShapeValue | frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """A formula as a value (an `expression` answer's mistakes; a response read as a formula).
+
+    ``text`` is the formula as the reader writes it back (``12*d^2 + 13*d``); ``tree`` is what the
+    reader built (see `attnquiz.engine.parse.formula`), kept so that it is read only once.
+    """
+
+    text: str
+    tree: tuple[object, ...] = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, text: str, symbols: Sequence[str]) -> Formula:
+        """An item's own formula, read by the same reader as students' formulas (a `ValueError`
+        with the reason if it refuses it)."""
+        from attnquiz.engine import parse, symbolic
+
+        tree = symbolic.read(text, tuple(symbols))
+        return cls(parse.formula_text(tree), tree)
+
+
+MistakeValue = float | int | Vector | Matrix | ShapeValue | frozenset[str] | Formula
 
 
 def _as_vector(values: Iterable[Any]) -> Vector:
@@ -394,6 +417,61 @@ class ShapeAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class ExpressionAnswer:
+    """A formula in symbols the item declares (``12*d^2 + 13*d`` in ``d``), equal when algebraically equal.
+
+    ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
+    use (each in any spelling `attnquiz.engine.parse.canonical_symbol` folds). A response is graded
+    by `attnquiz.engine.symbolic.equivalent` (the random-point guard, then sympy); a listed mistake is
+    a `Formula` too.
+    """
+
+    kind: ClassVar[str] = "expression"
+    value: str
+    symbols: tuple[str, ...]
+    tolerance: Tolerance = EXACT
+    formula: Formula = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        symbols_ = tuple(str(s) for s in self.symbols)
+        if not symbols_:
+            raise ValueError("an expression answer declares the symbols it uses")
+        object.__setattr__(self, "symbols", symbols_)
+        formula = Formula.of(self.value, symbols_)
+        object.__setattr__(self, "formula", formula)
+        object.__setattr__(self, "value", formula.text)
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Whether ``value`` (a `Formula`) would be graded as this answer (checked exactly at random
+        points, which needs no sympy: this runs whenever a variant is built)."""
+        from attnquiz.engine import symbolic
+
+        return isinstance(value, Formula) and symbolic.agrees(self.formula.tree, value.tree)
+
+    def format(self) -> str:
+        """The formula as the reader accepts it, e.g. 12*d^2 + 13*d."""
+        return self.value
+
+    def tex(self) -> str:
+        """The formula in TeX, as prompts and solutions write it."""
+        from attnquiz.engine import symbolic
+
+        return symbolic.to_tex(self.formula.tree)
+
+    def instructions(self) -> str:
+        """What the student should type."""
+        names = ", ".join(self.symbols)
+        return (
+            f"Give a formula in {names}: products as 3d, 3 d or 3*d, powers as d^2 or d**2, "
+            "fractions as T/2; any equivalent form is right."
+        )
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON: the formula as the reader accepts it."""
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
 class Option:
     """One option of a choice item; ``why`` explains a false option (shown when it is ticked)."""
 
@@ -460,7 +538,16 @@ class ChoiceAnswer:
         return sorted(self.correct_letters)
 
 
-Answer = NumericAnswer | IntegerAnswer | VectorAnswer | MatrixAnswer | ShapeAnswer | ChoiceAnswer
+SingleAnswer = (
+    NumericAnswer
+    | IntegerAnswer
+    | VectorAnswer
+    | MatrixAnswer
+    | ShapeAnswer
+    | ChoiceAnswer
+    | ExpressionAnswer
+)
+"""The answer of one question, or of one part of a question in parts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,7 +575,166 @@ class Mistake:
             value = sorted(value)
         elif isinstance(value, tuple):
             value = [list(v) if isinstance(v, tuple) else v for v in value]
+        elif isinstance(value, Formula):
+            value = value.text
         return {"tag": self.tag, "value": value, "feedback": self.feedback}
+
+
+PartLabel = str
+Recompute = Callable[..., Any]
+"""How a part's answer follows from the values of the parts it uses (in the order of ``uses``): a
+generator builds it from `attnquiz.engine.numerics`, so that a carried-forward value is computed by
+the same reference numerics as the answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part, (a), (b), ..., of a question in parts: its own prompt, answer, steps and mistakes.
+
+    ``uses`` names earlier parts whose values this part's answer is computed from, and ``recompute``
+    computes it from them (positional, in the order of ``uses``). A part that uses others is graded
+    with error carried forward: against ``recompute`` of the student's own earlier values when one of
+    them was readable but wrong (see `attnquiz.engine.grading.grade_parts`).
+    """
+
+    label: PartLabel
+    prompt: str
+    answer: SingleAnswer
+    solution: Sequence[str] = ()
+    mistakes: Sequence[Mistake] = ()
+    weight: float = 1.0
+    uses: tuple[PartLabel, ...] = ()
+    recompute: Recompute | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "solution", tuple(self.solution))
+        object.__setattr__(self, "mistakes", tuple(self.mistakes))
+        object.__setattr__(self, "uses", tuple(self.uses))
+        if not (self.label.isascii() and self.label.isalnum() and self.label.islower()):
+            raise ValueError(f"a part's label is a lower-case letter such as a, not {self.label!r}")
+        if not (math.isfinite(self.weight) and self.weight > 0):
+            raise ValueError(f"part ({self.label}): a weight is a positive number, not {self.weight!r}")
+        if self.uses and self.recompute is None:
+            raise ValueError(f"part ({self.label}) uses {', '.join(self.uses)} but has no recompute function")
+        if self.uses and isinstance(self.answer, ChoiceAnswer | ExpressionAnswer):
+            raise ValueError(f"part ({self.label}): a {self.answer.kind} answer cannot be recomputed")
+
+    def answer_for(self, value: Any) -> SingleAnswer:
+        """This part's answer with ``value`` in place of its own (a carried-forward target)."""
+        return with_value(self.answer, value)
+
+    def to_json(self) -> dict[str, Any]:
+        """The part as ``quiz show --json`` shows it."""
+        return {
+            "label": self.label,
+            "prompt": self.prompt,
+            "instructions": self.answer.instructions(),
+            "answer": answer_json(self.answer),
+            "answer_text": self.answer.format(),
+            "mistakes": [m.to_json() for m in self.mistakes],
+            "solution": list(self.solution),
+            "uses": list(self.uses),
+            "weight": self.weight,
+        }
+
+
+def with_value(answer: SingleAnswer, value: Any) -> SingleAnswer:
+    """``answer`` with another value of its kind (a number, a vector, a matrix or a shape)."""
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError("a recomputed answer must be finite")
+        if isinstance(answer, IntegerAnswer):
+            if not number.is_integer():
+                raise ValueError(f"a recomputed count must be whole, not {number}")
+            return replace(answer, value=int(number))
+        return replace(answer, value=number)
+    if isinstance(answer, VectorAnswer):
+        recomputed: SingleAnswer = replace(answer, values=_as_vector(value))
+    elif isinstance(answer, MatrixAnswer):
+        recomputed = replace(answer, rows=_as_matrix(value))
+    if isinstance(answer, VectorAnswer | MatrixAnswer):
+        if not is_finite(recomputed):
+            raise ValueError("a recomputed answer must be finite")
+        return recomputed
+    if isinstance(answer, ShapeAnswer):
+        return replace(answer, dims=tuple(value))
+    raise ValueError(f"a {answer.kind} answer cannot be recomputed")
+
+
+@dataclass(frozen=True, slots=True)
+class PartsAnswer:
+    """The answer of a question in parts (a), (b), (c)...: one answer per part.
+
+    ``carried_score`` is what a part earns when it is right only given the student's own wrong
+    earlier value (1, full marks, by default: the method was right). The stem is the variant's prompt;
+    each part adds its own prompt.
+    """
+
+    kind: ClassVar[str] = "parts"
+    parts: tuple[Part, ...]
+    carried_score: float = 1.0
+    tolerance: Tolerance = EXACT
+
+    def __post_init__(self) -> None:
+        parts = tuple(self.parts)
+        object.__setattr__(self, "parts", parts)
+        if not parts:
+            raise ValueError("a question in parts needs at least one part")
+        seen: list[str] = []
+        for part in parts:
+            if part.label in seen:
+                raise ValueError(f"two parts are labelled ({part.label})")
+            later = [u for u in part.uses if u not in seen]
+            if later:
+                raise ValueError(f"part ({part.label}) uses ({later[0]}), which is not an earlier part")
+            seen.append(part.label)
+        if not 0 <= self.carried_score <= 1:
+            raise ValueError("carried_score is between 0 and 1")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The parts' labels in order: ("a", "b", "c")."""
+        return tuple(p.label for p in self.parts)
+
+    def part(self, label: str) -> Part:
+        """The part with this label."""
+        return next(p for p in self.parts if p.label == label)
+
+    def matches(self, value: MistakeValue) -> bool:
+        """A question in parts has no single value: nothing matches it as a whole."""
+        return False
+
+    def format(self) -> str:
+        """Every part's answer, e.g. "(a) 1.93 | (b) 0.35 | (c) 1.36" (which the grader reads back)."""
+        return " | ".join(f"({p.label}) {p.answer.format()}" for p in self.parts)
+
+    def instructions(self) -> str:
+        """How a question in parts is answered."""
+        labels = ", ".join(f"({p.label})" for p in self.parts)
+        carried = ""
+        if any(p.uses for p in self.parts):
+            carried = " A part that uses an earlier one is marked with your own earlier answer"
+            carried += " (error carried forward)."
+        return f"Answer each part, {labels}, in turn.{carried}"
+
+    def key_note(self) -> str:
+        """What an answer key says about marking a question in parts ("" when no part uses another)."""
+        uses = [f"({p.label}) uses {', '.join(f'({u})' for u in p.uses)}" for p in self.parts if p.uses]
+        if not uses:
+            return ""
+        earns = "full marks" if self.carried_score == 1 else f"{self.carried_score:g} of its marks"
+        return (
+            f"Marks carry forward: {'; '.join(uses)}. A later part that follows correctly from the student's "
+            f"own wrong earlier answer earns {earns} (quiz grade applies this)."
+        )
+
+    def json_value(self) -> Any:
+        """Every part's value, in order."""
+        return [p.answer.json_value() for p in self.parts]
+
+
+Answer = SingleAnswer | PartsAnswer
 
 
 def normalise_value(value: Any) -> MistakeValue:
@@ -499,6 +745,8 @@ def normalise_value(value: Any) -> MistakeValue:
         return cast(MistakeValue, tuple(_entry(v) for v in value))
     if isinstance(value, frozenset | set):
         return frozenset(str(v) for v in value)
+    if isinstance(value, Formula):
+        return value
     if isinstance(value, str):
         raise TypeError("a mistake value is a number, a vector, a matrix, a shape or a set of letters")
     if hasattr(value, "tolist"):
@@ -549,6 +797,8 @@ def format_value(value: MistakeValue | str, tolerance: Tolerance, *, grouped: bo
     """
     if isinstance(value, frozenset):
         return ", ".join(sorted(value))
+    if isinstance(value, Formula):
+        return value.text
     if isinstance(value, tuple):
         return "[" + ", ".join(format_value(v, tolerance, grouped=False) for v in value) + "]"
     if isinstance(value, str):
@@ -566,6 +816,8 @@ def is_finite(answer: Answer) -> bool:
         return all(math.isfinite(v) for v in answer.values)
     if isinstance(answer, MatrixAnswer):
         return all(math.isfinite(v) for row in answer.rows for v in row)
+    if isinstance(answer, PartsAnswer):
+        return all(is_finite(p.answer) for p in answer.parts)
     return True
 
 
@@ -583,6 +835,10 @@ def values_close(tolerance: Tolerance, target: object, value: object) -> bool:
         return True
     if isinstance(target, bool) or isinstance(value, bool):
         return target == value
+    if isinstance(target, Formula) and isinstance(value, Formula):
+        from attnquiz.engine import symbolic
+
+        return symbolic.agrees(target.tree, value.tree)
     if isinstance(target, int | float) and isinstance(value, int | float):
         return tolerance.accepts(float(target), float(value))
     if isinstance(target, tuple) and isinstance(value, tuple):
@@ -599,6 +855,11 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "value": answer.json_value(),
         "tolerance": answer.tolerance.to_json(),
     }
+    if isinstance(answer, ExpressionAnswer):
+        data["symbols"] = list(answer.symbols)
+    if isinstance(answer, PartsAnswer):
+        data["carried_score"] = answer.carried_score
+        data["labels"] = list(answer.labels)
     if isinstance(answer, ChoiceAnswer):
         data["multiple"] = answer.multiple
         data["scoring"] = answer.scoring
@@ -616,14 +877,20 @@ __all__ = [
     "SCORING_SCHEMES",
     "Answer",
     "ChoiceAnswer",
+    "ExpressionAnswer",
+    "Formula",
     "IntegerAnswer",
     "MatrixAnswer",
     "Mistake",
     "MistakeValue",
     "NumericAnswer",
     "Option",
+    "Part",
+    "PartsAnswer",
+    "Recompute",
     "Scoring",
     "ShapeAnswer",
+    "SingleAnswer",
     "Symbols",
     "Tolerance",
     "VectorAnswer",
@@ -634,4 +901,5 @@ __all__ = [
     "normalise_value",
     "symbols",
     "values_close",
+    "with_value",
 ]

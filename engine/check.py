@@ -41,6 +41,7 @@ from attnquiz.engine.answers import (
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
+    PartsAnswer,
     ShapeAnswer,
     VectorAnswer,
     is_finite,
@@ -453,6 +454,11 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
         failures.add("invalid", f"the unreadable response {INVALID_RESPONSE!r} grades {invalid.status}", seed)
     if isinstance(answer, ChoiceAnswer):
         _check_options(answer, seed, failures)
+    if isinstance(answer, PartsAnswer):  # each part like an item, and its error carried forward
+        from attnquiz.engine.parts import part_problems
+
+        for check, message, key in part_problems(answer):
+            failures.add(check, message, seed, key)
 
 
 def _beyond(answer: NumericAnswer | VectorAnswer | MatrixAnswer, value: float) -> str:

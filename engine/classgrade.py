@@ -32,7 +32,7 @@ from typing import Any, Literal
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import QuizError, VariantCodeError
 from attnquiz.engine.export.worksheet import ClassPlan, student_seed
-from attnquiz.engine.grading import grade
+from attnquiz.engine.grading import grade, grade_parts
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.variant import Question
 
@@ -217,6 +217,8 @@ class _Header:
     code: int | None = None
     name: int | None = None
     items: list[tuple[int, str]] = field(default_factory=list)
+    # Columns of one part of a question in parts, headed "ITEM (a)": (index, item, label).
+    parts: list[tuple[int, str, str]] = field(default_factory=list)
     width: int = 0
 
 
@@ -285,10 +287,13 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
                 f"{file}:1: column {label!r} appears twice (columns {seen[key] + 1} and {index + 1})"
             )
         seen[key] = index
+        part = _PART_COLUMN.fullmatch(label)
         if role is not None:
             setattr(header, role, index)
         elif label in ids:
             header.items.append((index, label))
+        elif part is not None and part.group(1) in ids:
+            header.parts.append((index, part.group(1), part.group(2)))
         elif not label:
             raise AnswersFileError(f"{file}:1: column {index + 1} has no name (name it after an item id)")
         else:
@@ -306,9 +311,43 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
             f"`name`, then one column per question headed by its item id (`quiz grade {bank.name} "
             "--template` writes one)"
         )
-    if not header.items:
+    if not header.items and not header.parts:
         raise AnswersFileError(f"{file}:1: no column is headed by an item id of bank {bank.name!r}")
     return header
+
+
+_PART_COLUMN = re.compile(r"(.+?)\s*\(([a-z])\)")
+"""A column of one part of a question in parts: ``params-chain (a)``."""
+
+
+def part_column(item: str, label: str) -> str:
+    """The heading of a part's column in answers and marks files: ``params-chain (a)``."""
+    return f"{item} ({label})"
+
+
+def _part_cells(question: Question, responses: dict[str, str], decimal_comma: bool) -> list[Cell]:
+    """The cells of one question in parts, graded together so that errors carry forward.
+
+    Only the parts whose columns the file has get a cell; a part without a column is graded as
+    unanswered (it carries nothing forward)."""
+    labels = question.variant.answer.labels  # type: ignore[union-attr]
+    unknown = sorted(set(responses) - set(labels))
+    if unknown:
+        raise _RowProblem(f"{question.item_id} has no part ({unknown[0]}); its parts are {', '.join(labels)}")
+    texts = [_response(responses.get(label, ""), decimal_comma) for label in labels]
+    result = grade_parts(question.variant.answer, texts)  # type: ignore[arg-type]
+    cells: list[Cell] = []
+    for text, graded in zip(texts, result.parts, strict=True):
+        if graded.label not in responses:
+            continue
+        column = part_column(question.item_id, graded.label)
+        if not text:
+            cells.append(Cell(column, "", "blank", 0.0, None, "No answer."))
+            continue
+        part = graded.grade
+        mistake = part.mistake.tag if part.mistake is not None else None
+        cells.append(Cell(column, text, part.status, part.score, mistake, part.feedback))
+    return cells
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,6 +417,28 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
     return Cell(question.item_id, text, result.status, result.score, mistake, result.feedback)
 
 
+def _row_cells(
+    columns: list[tuple[int, str, str | None]],
+    entries: dict[str, BankItem],
+    seed: int | None,
+    cells: list[str],
+    decimal_comma: bool,
+) -> Iterator[Cell]:
+    """One row's cells in column order; the parts of one question are graded together."""
+    by_part: dict[str, list[Cell]] = {}
+    for index, item, label in columns:
+        question = _question(entries[item], seed)
+        if label is None:
+            yield _cell(question, cells[index], decimal_comma)
+            continue
+        if item not in by_part:
+            if not question.variant.parts:
+                raise _RowProblem(f"{item} is not a question in parts: head its column {item!r}")
+            responses = {lab: cells[i] for i, it, lab in columns if it == item and lab is not None}
+            by_part[item] = _part_cells(question, responses, decimal_comma)
+        yield by_part[item].pop(0)
+
+
 def grade_text(
     bank: Bank,
     text: str,
@@ -402,8 +463,13 @@ def grade_text(
     if first is None:
         raise AnswersFileError(f"{file}: the file is empty (`quiz grade {bank.name} --template` writes one)")
     header = _header(first[1], bank, file)
-    item_ids = tuple(item for _, item in header.items)
-    entries = {item: bank.get(item) for item in item_ids}
+    # Columns in file order: a whole item's, or one part's of a question in parts (graded by item).
+    columns = sorted(
+        [(index, item, None) for index, item in header.items]
+        + [(i, item, lab) for i, item, lab in header.parts]
+    )
+    item_ids = tuple(item if label is None else part_column(item, label) for _, item, label in columns)
+    entries = {item: bank.get(item) for _, item, _ in columns}
     out: list[Row] = []
     seen_students: dict[int, int] = {}
     seen_variants: dict[tuple[int | None, str], tuple[int, str]] = {}
@@ -430,9 +496,7 @@ def grade_text(
                 )
             seed, shown = _seed_of(student, code, master_seed, students)
             _check_once(student, seed, shown, line, seen_students, seen_variants)
-            graded = tuple(
-                _cell(_question(entries[item], seed), cells[i], decimal_comma) for i, item in header.items
-            )
+            graded = tuple(_row_cells(columns, entries, seed, cells, decimal_comma))
         except _RowProblem as problem:
             out.append(Row(line, student, name, code, problem=str(problem)))
             continue
@@ -548,9 +612,13 @@ def template_csv(plan: ClassPlan) -> str:
     """An empty answers file for a class: one row per student with their variant code, a column per item."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "name", "code", *plan.items])
+    columns: list[str] = []
+    for item, questions in plan.by_item():
+        parts = questions[0].variant.parts if questions else ()
+        columns += [part_column(item, p.label) for p in parts] if parts else [item]
+    writer.writerow(["student", "name", "code", *columns])
     for sheet in plan.sheets:
-        writer.writerow([sheet.student, "", sheet.code, *([""] * len(plan.items))])
+        writer.writerow([sheet.student, "", sheet.code, *([""] * len(columns))])
     return buffer.getvalue()
 
 
@@ -567,5 +635,6 @@ __all__ = [
     "grade_text",
     "marks_csv",
     "marks_file",
+    "part_column",
     "template_csv",
 ]

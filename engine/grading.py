@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,14 +38,20 @@ from attnquiz.engine import parse
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExpressionAnswer,
+    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
     MistakeValue,
     NumericAnswer,
+    Part,
+    PartsAnswer,
     ShapeAnswer,
+    SingleAnswer,
     Tolerance,
     VectorAnswer,
+    format_value,
 )
 from attnquiz.engine.rounding import ROUNDED_EARLY
 
@@ -82,6 +89,8 @@ class Grade:
     feedback: str
     mistake: Mistake | None
     read_as: str
+    # A question in parts: each part's grade, in order (the fields above sum them up).
+    parts: tuple[PartGrade, ...] = ()
 
     @property
     def counts(self) -> bool:
@@ -90,12 +99,45 @@ class Grade:
 
     def to_json(self) -> dict[str, Any]:
         """The grade as ``quiz answer --json`` and the session logs show it."""
-        return {
+        data: dict[str, Any] = {
             "status": self.status,
             "score": self.score,
             "feedback": self.feedback,
             "mistake": self.mistake.tag if self.mistake is not None else None,
             "read_as": self.read_as,
+        }
+        if self.parts:
+            data["parts"] = [p.to_json() for p in self.parts]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class PartGrade:
+    """One part's grade, with what it was graded against.
+
+    ``expected`` is the answer the response was compared with: the part's own, or the one recomputed
+    from the student's earlier values, which ``carried_forward`` then lists (label → the value used).
+    """
+
+    label: str
+    grade: Grade
+    expected: SingleAnswer
+    carried_forward: dict[str, str]
+    weight: float = 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The part's grade as ``quiz answer --json`` prints it."""
+        grade = self.grade
+        return {
+            "label": self.label,
+            "status": grade.status,
+            "score": grade.score,
+            "feedback": grade.feedback,
+            "mistake": grade.mistake.tag if grade.mistake is not None else None,
+            "read_as": grade.read_as,
+            "expected": self.expected.json_value(),
+            "expected_text": self.expected.format(),
+            "carried_forward": dict(self.carried_forward) or None,
         }
 
 
@@ -114,7 +156,222 @@ def grade_answer(answer: Answer, response: str, mistakes: Sequence[Mistake] = ()
         return _grade_matrix(answer, response, mistakes)
     if isinstance(answer, ShapeAnswer):
         return _grade_shape(answer, response, mistakes)
+    if isinstance(answer, ExpressionAnswer):
+        return _grade_expression(answer, response, mistakes)
+    if isinstance(answer, PartsAnswer):
+        return _grade_joined(answer, response)
     return _grade_choice(answer, response, mistakes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Questions in parts, with error carried forward
+# ---------------------------------------------------------------------------------------------
+
+PART_SEPARATOR = "|"
+"""Separates the parts' responses where one text answers a whole question in parts (a class's
+spreadsheet cell, a piped line): ``1.93 | 0.35 | 1.36``. No answer kind uses the character."""
+
+
+def _grade_joined(answer: PartsAnswer, response: str) -> Grade:
+    n = len(answer.parts)
+    if len(response) > parse.MAX_LENGTH * n:  # refused before it is split: each part has the usual limit
+        limit = parse.MAX_LENGTH * n
+        return Grade(
+            "invalid",
+            0.0,
+            f"The response is too long ({len(response):,} characters; the limit is {limit:,}).",
+            None,
+            "",
+        )
+    pieces = [piece.strip() for piece in response.split(PART_SEPARATOR)]
+    # Each piece may start with its part's label, as an answer key writes it: "(a) 1.93 | (b) 0.35".
+    pieces = [
+        piece[len(f"({label})") :].strip() if piece.startswith(f"({label})") else piece
+        for piece, label in zip(pieces, answer.labels, strict=False)
+    ] + pieces[len(answer.labels) :]
+    if len(pieces) != n:
+        labels = ", ".join(f"({label})" for label in answer.labels)
+        return Grade(
+            "invalid",
+            0.0,
+            f"This question has {n} parts, {labels}: give one answer per part, separated by "
+            f"`{PART_SEPARATOR}` (e.g. `1.93 {PART_SEPARATOR} 0.35`).",
+            None,
+            response.strip()[:80],
+        )
+    return grade_parts(answer, pieces)
+
+
+def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
+    """Grade one response per part, carrying errors forward.
+
+    A part that uses earlier parts is graded against its answer recomputed (by the part's own
+    reference-numerics function) from the values the student gave for them, when one of those was
+    readable but wrong: a consistent later part is then right ("Correct, given your (a) = 1.92") and
+    earns the item's ``carried_score``. A named mistake of an earlier part is named there only: the
+    later part's listed mistakes describe slips from the right earlier values, so they are not
+    compared when its target was recomputed. An unreadable (invalid) earlier response carries
+    nothing: the later part is graded against its own answer.
+    """
+    if len(responses) != len(answer.parts):
+        raise ValueError(
+            f"{len(answer.parts)} parts need {len(answer.parts)} responses, not {len(responses)}"
+        )
+    # The value each part passes on to the parts that use it: the student's own when it was
+    # readable and wrong; otherwise the exact value that was right.
+    passed: dict[str, Any] = {}
+    shown: dict[str, str] = {}
+    graded: list[PartGrade] = []
+    for part, response in zip(answer.parts, responses, strict=True):
+        result = _grade_part(part, response, passed, shown, answer.carried_score)
+        graded.append(result)
+        expected_value = _value_of(result.expected)
+        if result.grade.status == "invalid" or result.grade.status == "correct":
+            passed[part.label] = expected_value
+        else:
+            read = read_value(part.answer, response)
+            passed[part.label] = expected_value if read is None else read
+            if read is not None:
+                shown[part.label] = result.grade.read_as or format_value(read, part.answer.tolerance)
+    return _summed(graded)
+
+
+def _grade_part(
+    part: Part, response: str, passed: dict[str, Any], shown: dict[str, str], carried_score: float
+) -> PartGrade:
+    carried = {label: shown[label] for label in part.uses if label in shown}
+    if not carried or part.recompute is None:
+        return PartGrade(
+            part.label, grade_answer(part.answer, response, part.mistakes), part.answer, {}, part.weight
+        )
+    try:
+        with warnings.catch_warnings():
+            # numpy warns, rather than raises, on the square root of a negative carried variance.
+            warnings.simplefilter("error", RuntimeWarning)
+            expected = part.answer_for(part.recompute(*(passed[label] for label in part.uses)))
+    except (ArithmeticError, ValueError, TypeError, RuntimeWarning):
+        # The student's value is outside what the method accepts (a zero to divide by, a
+        # length that does not fit): nothing can be carried, so the part stands on its own.
+        return PartGrade(
+            part.label, grade_answer(part.answer, response, part.mistakes), part.answer, {}, part.weight
+        )
+    if expected == part.answer:
+        return PartGrade(
+            part.label, grade_answer(part.answer, response, part.mistakes), part.answer, {}, part.weight
+        )
+    given = ", ".join(f"({label}) = {value}" for label, value in carried.items())
+    against_carried = grade_answer(expected, response)
+    if against_carried.status == "correct":
+        score = min(max(carried_score, 0.0), 1.0)
+        status: Status = "correct" if score == 1 else "partial" if score > 0 else "wrong"
+        earns = (
+            "" if score == 1 else f" A part right only with an earlier error carried forward earns {score:g}."
+        )
+        grade = Grade(status, score, f"Correct, given your {given}.{earns}", None, against_carried.read_as)
+        return PartGrade(part.label, grade, expected, carried, part.weight)
+    own = grade_answer(part.answer, response, ())
+    if own.status == "correct":
+        return PartGrade(part.label, own, part.answer, {}, part.weight)
+    if against_carried.status == "invalid":
+        return PartGrade(part.label, against_carried, expected, carried, part.weight)
+    feedback = (
+        f"Not correct, even with your {given} carried forward: that gives {expected.format()}. "
+        f"{against_carried.feedback}"
+    )
+    grade = Grade(
+        against_carried.status,
+        against_carried.score,
+        feedback,
+        against_carried.mistake,
+        against_carried.read_as,
+    )
+    return PartGrade(part.label, grade, expected, carried, part.weight)
+
+
+def _value_of(answer: SingleAnswer) -> Any:
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        return answer.value
+    if isinstance(answer, VectorAnswer):
+        return answer.values
+    if isinstance(answer, MatrixAnswer):
+        return answer.rows
+    if isinstance(answer, ShapeAnswer):
+        return answer.dims
+    if isinstance(answer, ExpressionAnswer):
+        return answer.formula
+    return answer.correct_letters
+
+
+def read_value(answer: SingleAnswer, response: str) -> Any:
+    """The value a response was read as, in the answer's kind (None where it cannot be read)."""
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        number = parse.number(
+            response, allow_percent=isinstance(answer, NumericAnswer) and answer.allow_percent
+        )
+        return None if isinstance(number, parse.Invalid) else number.value
+    if isinstance(answer, VectorAnswer | MatrixAnswer):
+        found = parse.structure(response)
+        if isinstance(found, parse.Invalid):
+            return None
+        if isinstance(found, parse.Number):
+            return None
+        flat, matrix = _split(found)
+        if isinstance(answer, VectorAnswer):
+            rows = list(matrix) if matrix is not None else [flat]
+            if len(rows) != 1 and not all(len(r) == 1 for r in rows):
+                return None
+            return tuple(v.value for v in _flat(rows))
+        if matrix is None:
+            return None
+        return tuple(tuple(v.value for v in row) for row in matrix)
+    if isinstance(answer, ShapeAnswer):
+        found_shape = parse.shape(response)
+        return None if isinstance(found_shape, parse.Invalid) else found_shape
+    if isinstance(answer, ExpressionAnswer):
+        tree = parse.formula(response, answer.symbols)
+        return None if isinstance(tree, parse.Invalid) else Formula(parse.formula_text(tree), tree)
+    letters = parse.letters(response, answer.letters, multiple=answer.multiple)
+    return None if isinstance(letters, parse.Invalid) else letters
+
+
+def _summed(graded: Sequence[PartGrade]) -> Grade:
+    total = sum(p.weight for p in graded)
+    score = sum(p.weight * p.grade.score for p in graded) / total
+    if all(p.grade.status == "invalid" for p in graded):
+        status: Status = "invalid"
+    elif score >= 1 - 1e-12:
+        status, score = "correct", 1.0
+    elif score == 0:
+        status = "wrong"
+    else:
+        status = "partial"
+    feedback = "\n\n".join(f"**({p.label})** {p.grade.feedback}" for p in graded)
+    read_as = "; ".join(f"({p.label}) {p.grade.read_as or '?'}" for p in graded)
+    mistake = next((p.grade.mistake for p in graded if p.grade.mistake is not None), None)
+    return Grade(status, score, feedback, mistake, read_as, tuple(graded))
+
+
+# ---------------------------------------------------------------------------------------------
+# Formulas
+# ---------------------------------------------------------------------------------------------
+
+
+def _grade_expression(answer: ExpressionAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+    from attnquiz.engine import symbolic
+
+    tree = parse.formula(response, answer.symbols)
+    if isinstance(tree, parse.Invalid):
+        return _invalid(answer, tree.reason, tree.read_as)
+    read = parse.formula_text(tree)
+    if symbolic.equivalent(tree, answer.formula.tree):
+        return _correct(read, "Correct." if read == answer.value else f"Correct: that is {answer.value}.")
+    for mistake in mistakes:
+        if isinstance(mistake.value, Formula) and symbolic.equivalent(tree, mistake.value.tree):
+            return _named(mistake, read)
+    negated: parse.Tree = ("neg", tree)
+    if symbolic.agrees(negated, answer.formula.tree):
+        return _slip(SIGN, Formula(read, tree), "The terms are right but the sign is wrong.", read)
+    return _wrong("Not correct: that formula is not equal to the answer.", read)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -644,9 +901,13 @@ def _grade_choice(answer: ChoiceAnswer, response: str, mistakes: Sequence[Mistak
 
 __all__ = [
     "GENERIC_TAGS",
+    "PART_SEPARATOR",
     "Grade",
+    "PartGrade",
     "Status",
     "choice_score",
     "grade",
     "grade_answer",
+    "grade_parts",
+    "read_value",
 ]

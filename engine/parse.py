@@ -1264,3 +1264,322 @@ __all__ = [
     "structure",
     "unknown_name_reason",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Formulas in symbols (the `expression` answer kind)
+# ---------------------------------------------------------------------------------------------
+#
+# A formula is read into a small tree rather than evaluated, since its symbols have no values:
+# `attnquiz.engine.symbolic` compares trees (exactly at random points, and with sympy built from
+# the tree). The tree is a tuple ``(tag, ...)``:
+#
+#     ("num", Fraction)  ("sym", name)  ("add", children)  ("mul", children)
+#     ("neg", child)     ("div", numerator, denominator)   ("pow", base, int)
+#
+# A formula is a rational function of the declared symbols: numbers, symbols, + - * /, brackets
+# and whole-number powers. The work it can cause is bounded before it is done: its length, its
+# nesting, the size of each exponent and the degree of the whole.
+
+Tree = tuple[object, ...]
+MAX_FORMULA_EXPONENT = 12
+"""Largest exponent a formula may write (d^2, T^3; never (d+1)^100000)."""
+MAX_FORMULA_DEGREE = 12
+"""Largest degree of a whole formula, counted before anything is expanded (d^d^d is refused)."""
+MAX_FORMULA_NODES = 400
+"""Most numbers, symbols and operations in one formula."""
+
+
+def degree(tree: Tree) -> int:
+    """An upper bound of the formula's total degree (denominators count as if multiplied)."""
+    tag = tree[0]
+    if tag == "num":
+        return 0
+    if tag == "sym":
+        return 1
+    if tag in {"add", "mul"}:
+        children = tree[1]
+        assert isinstance(children, tuple)
+        degrees = [degree(child) for child in children]
+        return max(degrees) if tag == "add" else sum(degrees)
+    if tag == "neg":
+        return degree(tree[1])  # type: ignore[arg-type]
+    if tag == "div":
+        return degree(tree[1]) + degree(tree[2])  # type: ignore[arg-type]
+    exponent = tree[2]
+    assert isinstance(exponent, int)
+    return degree(tree[1]) * abs(exponent)  # type: ignore[arg-type]
+
+
+class _FormulaReader:
+    """Recursive descent over a formula's tokens, building a tree (the grammar of `_Expr`).
+
+    Products may be written without ``*`` where nothing else is meant: ``12d``, ``12 d``,
+    ``4 d_model^2``, ``d(12d + 13)``, ``h d_k``, ``(d + 1)(d + 2)``, ``d² h``. Two names run together
+    (``hd_k``) are one unknown name, and the reason says how to write the product.
+    """
+
+    def __init__(self, tokens: list[Token], symbols: dict[str, str]) -> None:
+        self.tokens = tokens
+        self.symbols = symbols  # canonical spelling → the declared name
+        self.i = 0
+        self.depth = 0
+        self.nodes = 0
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def node(self, tree: Tree) -> Tree:
+        self.nodes += 1
+        if self.nodes > MAX_FORMULA_NODES:
+            raise ReadError(f"The formula is too long (more than {MAX_FORMULA_NODES} terms and operations).")
+        return tree
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ReadError(f"The formula is nested too deeply (more than {MAX_DEPTH} levels).")
+
+    def read(self) -> Tree:
+        tree = self.sum()
+        tok = self.peek()
+        if tok is not None:
+            raise ReadError(self._leftover(tok))
+        return tree
+
+    def _op(self, ops: str) -> Token | None:
+        tok = self.peek()
+        if tok is not None and tok.kind == "op" and tok.text in ops:
+            self.i += 1
+            return tok
+        return None
+
+    def sum(self) -> Tree:
+        terms = [self.product()]
+        while (tok := self._op("+-")) is not None:
+            term = self.product()
+            terms.append(term if tok.text == "+" else self.node(("neg", term)))
+        return terms[0] if len(terms) == 1 else self.node(("add", tuple(terms)))
+
+    def product(self) -> Tree:
+        tree = self.signed()
+        factors = [tree]
+        divided = False
+        while (tok := self.peek()) is not None:
+            if tok.kind == "op" and tok.text in "*/":
+                self.i += 1
+                right = self.signed()
+                if tok.text == "/":
+                    divided = True
+                    left = factors[0] if len(factors) == 1 else self.node(("mul", tuple(factors)))
+                    factors = [self.node(("div", left, right))]
+                else:
+                    factors.append(right)
+            elif self._implicit(tok):
+                if divided:
+                    raise ReadError(
+                        "A product written without `*` after a `/` is ambiguous: write T*(T-1)/2 or "
+                        "(T/2)*(T-1)."
+                    )
+                factors.append(self.signed())
+            else:
+                break
+        return factors[0] if len(factors) == 1 else self.node(("mul", tuple(factors)))
+
+    def _implicit(self, tok: Token) -> bool:
+        """Whether ``tok`` starts a factor multiplied without ``*``."""
+        if self.i == 0:
+            return False
+        prev = self.tokens[self.i - 1]
+        starts = tok.kind == "name" or (tok.kind == "open" and tok.text == "(")
+        if not starts or (tok.kind == "name" and not self._symbol(tok.text)):
+            return False
+        # 12d, 12 d, d(…), h d_k, (…)(…), (…)d, d²h; never a number after a name (d 2 is unclear).
+        return prev.kind in {"num", "sup", "name"} or (prev.kind == "close" and prev.text == ")")
+
+    def _symbol(self, text: str) -> str | None:
+        return self.symbols.get(canonical_symbol(text))
+
+    def signed(self) -> Tree:
+        tok = self._op("+-")
+        if tok is None:
+            return self.power()
+        self.enter()
+        inner = self.signed()
+        self.depth -= 1
+        return inner if tok.text == "+" else self.node(("neg", inner))
+
+    def power(self) -> Tree:
+        base = self.atom()
+        tok = self.peek()
+        if tok is not None and tok.kind == "sup":
+            self.i += 1
+            return self.node(("pow", base, self._exponent(tok.text, tok)))
+        if self._op("^") is None:
+            return base
+        sign = self._op("+-")
+        tok = self.peek()
+        if tok is None or tok.kind != "num":
+            raise ReadError(
+                "An exponent in a formula is a whole number written as digits, e.g. d^2: a power of a "
+                "symbol or of an expression cannot be graded."
+            )
+        self.i += 1
+        text = tok.text if sign is None else sign.text + tok.text
+        after = self.peek()
+        if after is not None and after.kind == "op" and after.text == "^":
+            raise ReadError("A power of a power is not read in a formula: write the exponent as one number.")
+        return self.node(("pow", base, self._exponent(text, tok)))
+
+    def _exponent(self, text: str, tok: Token) -> int:
+        if not re.fullmatch(r"[+-]?\d{1,6}", text):
+            raise ReadError(
+                f"The exponent at character {tok.pos + 1} is not a whole number: a formula uses whole "
+                "powers such as d^2."
+            )
+        value = int(text)
+        if abs(value) > MAX_FORMULA_EXPONENT:
+            raise ReadError(
+                f"The exponent {value} is too large to grade (a formula here uses powers up to "
+                f"{MAX_FORMULA_EXPONENT})."
+            )
+        return value
+
+    def atom(self) -> Tree:
+        tok = self.peek()
+        if tok is None:
+            raise ReadError("The formula ends too early: a term is missing at the end.")
+        if tok.kind == "num":
+            self.i += 1
+            lit = read_literal(tok.text)
+            return self.node(("num", Fraction(lit.value)))
+        if tok.kind == "name":
+            self.i += 1
+            name = self._symbol(tok.text)
+            if name is None:
+                raise ReadError(self._unknown(tok.text))
+            return self.node(("sym", name))
+        if tok.kind == "open" and tok.text == "(":
+            self.i += 1
+            self.enter()
+            inner = self.sum()
+            closing = self.peek()
+            if closing is None:
+                raise ReadError(f"A `(` is not closed (opened at character {tok.pos + 1}).")
+            if closing.kind != "close" or closing.text != ")":
+                raise ReadError(self._leftover(closing))
+            self.i += 1
+            self.depth -= 1
+            return inner
+        raise ReadError(self._leftover(tok))
+
+    def _unknown(self, text: str) -> str:
+        names = ", ".join(dict.fromkeys(self.symbols.values()))
+        split = _split_names(canonical_symbol(text), self.symbols)
+        if split:
+            return (
+                f"`{_clip(text)}` is not one of this question's symbols: for a product write "
+                f"{'*'.join(split)} (or leave a space between the names). The symbols are {names}."
+            )
+        if _canonical_name(text) in FUNCTIONS or text in CONSTANTS:
+            return (
+                f"`{_clip(text)}` cannot be used in this formula: it uses only {names}, numbers, + - * / ^."
+            )
+        return f"This question has no symbol `{_clip(text)}` (case matters). Its symbols are {names}."
+
+    def _leftover(self, tok: Token) -> str:
+        where = f"at character {tok.pos + 1}"
+        if tok.kind == "bad":
+            return _bad_char_reason(tok)
+        if tok.kind == "name" and self._symbol(tok.text) is None:
+            return self._unknown(tok.text)
+        if tok.kind == "close":
+            return f"Unexpected `{tok.text}` {where}: there is no bracket to close."
+        if tok.kind in {"open", "sep", "nl"}:
+            return f"Unexpected `{tok.text}` {where}: a formula is one expression, e.g. 12*d^2 + 13*d."
+        if tok.kind == "op":
+            return f"Unexpected `{tok.text}` {where}: a term is missing before it."
+        return f"Missing operator before `{_clip(tok.text)}` {where}: write `*` for a product."
+
+
+def _split_names(text: str, symbols: dict[str, str]) -> list[str] | None:
+    """``hdk`` as the declared names ``h`` and ``d_k`` run together, if it is exactly that."""
+    if not text or len(text) > 40:
+        return None
+    for key in sorted(symbols, key=len, reverse=True):
+        if text.startswith(key):
+            rest = text[len(key) :]
+            if not rest:
+                return [symbols[key]]
+            tail = _split_names(rest, symbols)
+            if tail is not None:
+                return [symbols[key], *tail]
+    return None
+
+
+def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
+    """Read a formula in the declared ``symbols`` (any spelling `canonical_symbol` folds: ``d_model``,
+    ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) into a tree, or say why it cannot be graded."""
+    if len(text) > MAX_LENGTH:
+        return Invalid(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
+    declared = {canonical_symbol(name): name for name in symbols}
+    try:
+        clean = _prepare(spell_dimensions(text))
+        tokens = tokenize(clean, grouping=False)
+        tree = _FormulaReader(tokens, declared).read()
+    except ReadError as err:
+        return Invalid(err.reason, err.read_as)
+    if degree(tree) > MAX_FORMULA_DEGREE:
+        return Invalid(
+            f"The formula's degree is above {MAX_FORMULA_DEGREE}: no answer here is a polynomial of such "
+            "a high degree."
+        )
+    return tree
+
+
+_PRECEDENCE = {"add": 1, "neg": 2, "mul": 3, "div": 3, "pow": 4, "num": 5, "sym": 5}
+
+
+def formula_text(tree: Tree) -> str:
+    """A formula written as the reader reads it back: ``12*d^2 + 13*d``, ``T*(T - 1)/2``."""
+    return _text(tree)
+
+
+def _wrapped(tree: Tree, below: int) -> str:
+    text = _text(tree)
+    tag = str(tree[0])
+    negative_number = (
+        tag == "num" and isinstance(tree[1], Fraction) and (tree[1] < 0 or tree[1].denominator != 1)
+    )
+    if _PRECEDENCE[tag] < below or (negative_number and below > 2):
+        return f"({text})"
+    return text
+
+
+def _text(tree: Tree) -> str:
+    tag = tree[0]
+    if tag == "num":
+        value = tree[1]
+        assert isinstance(value, Fraction)
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if tag == "sym":
+        return str(tree[1])
+    if tag == "add":
+        children = tree[1]
+        assert isinstance(children, tuple)
+        out = _wrapped(children[0], 1)
+        for child in children[1:]:
+            if child[0] == "neg":
+                out += " - " + _wrapped(child[1], 3)
+            else:
+                out += " + " + _wrapped(child, 2)
+        return out
+    if tag == "neg":
+        return "-" + _wrapped(tree[1], 3)  # type: ignore[arg-type]
+    if tag == "mul":
+        children = tree[1]
+        assert isinstance(children, tuple)
+        return "*".join(_wrapped(child, 3) for child in children)
+    if tag == "div":
+        return _wrapped(tree[1], 3) + "/" + _wrapped(tree[2], 4)  # type: ignore[arg-type]
+    return _wrapped(tree[1], 5) + "^" + str(tree[2])  # type: ignore[arg-type]

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from attnquiz.engine.answers import Answer, ChoiceAnswer, Mistake, ShapeAnswer, answer_json, values_close
+from attnquiz.engine.answers import (
+    Answer,
+    ChoiceAnswer,
+    ExpressionAnswer,
+    Mistake,
+    Part,
+    PartsAnswer,
+    ShapeAnswer,
+    answer_json,
+    values_close,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +39,43 @@ class Variant:
     mistakes: Sequence[Mistake] = ()
     inputs: Mapping[str, Any] = field(default_factory=dict)
     hint: str = ""
+    # A question in parts: the prompt without its parts (a renderer that lays the parts out itself
+    # shows this, then each part). ``prompt`` and ``solution`` then hold every part, labelled (a),
+    # (b), ..., so that a renderer that knows nothing of parts still shows all of the question.
+    stem: str = field(default="", init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solution", tuple(self.solution))
         object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
+        stem = self.prompt
+        if isinstance(self.answer, PartsAnswer):
+            parts = tuple(_kept_part(p) for p in self.answer.parts)
+            object.__setattr__(self, "answer", replace(self.answer, parts=parts))
+            # Idempotent, since `dataclasses.replace` runs this again on a composed prompt.
+            suffix = "".join(f"\n\n**({p.label})** {p.prompt}" for p in parts)
+            stem = self.prompt.removesuffix(suffix)
+            object.__setattr__(self, "prompt", stem + suffix)
+            steps = tuple(f"**({p.label})** {step}" for p in parts for step in p.solution)
+            own = (
+                self.solution[: len(self.solution) - len(steps)]
+                if self.solution[-len(steps) :] == steps
+                else self.solution
+            )
+            object.__setattr__(self, "solution", own + steps if steps else own)
+        object.__setattr__(self, "stem", stem)
+
+    def listed_mistakes(self) -> list[tuple[str, Answer, Mistake]]:
+        """Every listed mistake with where it belongs ("" or "(a) ") and the answer it is written like."""
+        listed: list[tuple[str, Answer, Mistake]] = [("", self.answer, m) for m in self.mistakes]
+        for part in self.parts:
+            listed += [(f"({part.label}) ", part.answer, m) for m in part.mistakes]
+        return listed
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The parts (a), (b), ... of a question in parts; () for a question with one answer."""
+        return self.answer.parts if isinstance(self.answer, PartsAnswer) else ()
 
     def texts(self) -> Iterator[str]:
         """Every piece of Markdown the variant shows: prompt, steps, hint, feedback and options."""
@@ -42,10 +84,21 @@ class Variant:
         yield self.hint
         for mistake in self.mistakes:
             yield mistake.feedback
-        if isinstance(self.answer, ChoiceAnswer):
-            for option in self.answer.options:
-                yield option.text
-                yield option.why
+        answers = [(p.answer, p.mistakes) for p in self.parts] or [(self.answer, ())]
+        for part in self.parts:
+            yield part.prompt
+            yield from part.solution
+        for answer, mistakes in answers:
+            for mistake in mistakes:
+                yield mistake.feedback
+            if isinstance(answer, ChoiceAnswer):
+                for option in answer.options:
+                    yield option.text
+                    yield option.why
+
+
+def _kept_part(part: Part) -> Part:
+    return replace(part, mistakes=kept_mistakes(part.answer, part.mistakes))
 
 
 def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake, ...]:
@@ -58,7 +111,7 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
     matches = answer.matches
     tolerance = answer.tolerance
     # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
-    as_is = isinstance(answer, ChoiceAnswer | ShapeAnswer)
+    as_is = isinstance(answer, ChoiceAnswer | ShapeAnswer | ExpressionAnswer | PartsAnswer)
     rounded = tolerance.rounded
     kept: list[Mistake] = []
     for mistake in mistakes:
@@ -158,4 +211,10 @@ class Question:
             "params": dict(variant.inputs),
             "student_note": self.student_note,
             "instructor_note": self.instructor_note,
+            # Only a question in parts has the key, so that one-answer questions print as before.
+            **(_parts_json(variant) if variant.parts else {}),
         }
+
+
+def _parts_json(variant: Variant) -> dict[str, Any]:
+    return {"stem": variant.stem, "parts": [p.to_json() for p in variant.parts]}

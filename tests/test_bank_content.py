@@ -48,7 +48,8 @@ def typography_problems(text: str) -> list[str]:
         problems.append("starts in lower case")
     if first.isspace() or text[-1].isspace():
         problems.append("space at an end")
-    if "  " in text.replace("\n", " ").replace("    ", ""):  # indented continuation lines aside
+    # Indented continuation lines and a blank line between paragraphs (the parts of a question) aside.
+    if "  " in text.replace("\n\n", "\n").replace("\n", " ").replace("    ", ""):
         problems.append("double space")
     if STRAY_SPACE.search(text):
         problems.append("space before punctuation")
@@ -74,6 +75,7 @@ def shown_texts(question: Question) -> Iterator[tuple[str, str]]:
 def test_typography_check_catches_each_problem() -> None:
     assert typography_problems("the original Transformer (base) has 8 heads.") == ["starts in lower case"]
     assert typography_problems("Two  spaces.") == ["double space"]
+    assert typography_problems("A stem.\n\n**(a)** A part.") == []
     assert typography_problems("A stray space .") == ["space before punctuation"]
     assert typography_problems("Ends twice..") == ["double full stop"]
     assert typography_problems("$d_k = 64$ and so on … fine.") == []

@@ -21,10 +21,12 @@ from attnquiz.engine.answers import (
     EXACT,
     Answer,
     ChoiceAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
     NumericAnswer,
+    PartsAnswer,
     ShapeAnswer,
     VectorAnswer,
 )
@@ -78,7 +80,16 @@ def beyond(answer: Answer, value: float, direction: int) -> float:
 
 
 def nudged(answer: Answer, index: int, direction: int) -> str:
-    """The answer with one entry moved beyond tolerance (one letter flipped, one dimension changed)."""
+    """The answer with one entry moved beyond tolerance (one letter flipped, one dimension changed,
+    a term added to a formula, one part of a question in parts nudged)."""
+    if isinstance(answer, PartsAnswer):
+        chosen = index % len(answer.parts)
+        return " | ".join(
+            nudged(p.answer, index, direction) if i == chosen else p.answer.format()
+            for i, p in enumerate(answer.parts)
+        )
+    if isinstance(answer, ExpressionAnswer):
+        return f"{answer.value} {'+' if direction > 0 else '-'} 1"
     if isinstance(answer, NumericAnswer):
         return repr(beyond(answer, answer.value, direction))
     if isinstance(answer, IntegerAnswer):

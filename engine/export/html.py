@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.answers import ChoiceAnswer, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
@@ -137,7 +137,37 @@ def _document(title: str, paper: Paper, body: list[str]) -> str:
     )
 
 
+def _question_in_parts(number: int, question: Question) -> str:
+    """A question in parts: the stem once, then each part with its own answer box."""
+    out = [
+        f'<section class="question"><h2>Question {number}'
+        f'<span class="source">{escape(question.source)}</span></h2>',
+        content(question.variant.stem),
+    ]
+    for part in question.variant.parts:
+        out.append(content(f"**({part.label})** {part.prompt}"))
+        if isinstance(part.answer, ChoiceAnswer):
+            options = "".join(
+                f'<li><span class="tick"></span><span class="letter">{letter}.</span>'
+                f"<span>{inline_content(option.text)}</span></li>"
+                for letter, option in zip(part.answer.letters, part.answer.options, strict=True)
+            )
+            out.append(f'<ul class="options">{options}</ul>')
+        out.append(f'<p class="instructions">{escape(sheet_instructions(part.answer))}</p>')
+        if not isinstance(part.answer, ChoiceAnswer):
+            working = f'<div class="working" style="height: {working_space(part.answer)}">Working</div>'
+            answer_line = f'<div style="height: {answer_space(part.answer)}">Answer ({part.label})</div>'
+            out.append(f'<div class="answer-box">{working}{answer_line}</div>')
+    out.append(f'<p class="instructions">{escape(question.answer.instructions())}</p>')
+    if question.student_note:
+        out.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
 def _question(number: int, question: Question) -> str:
+    if question.variant.parts:
+        return _question_in_parts(number, question)
     answer = question.answer
     parts = [
         f'<section class="question"><h2>Question {number}'
@@ -200,11 +230,14 @@ def _key_entry(number: int, question: Question) -> str:
         parts.append(f"<ol>{steps}</ol>")
     if question.instructor_note:  # the key is the instructor's: their note belongs here
         parts.append(f'<p class="note">Note for instructors: {escape(question.instructor_note)}</p>')
-    if question.variant.mistakes:
+    if isinstance(answer, PartsAnswer) and answer.key_note():
+        parts.append(f'<p class="note">{escape(answer.key_note())}</p>')
+    listed = question.variant.listed_mistakes()
+    if listed:
         items = "".join(
-            f"<li><strong>{escape(m.format(answer))}</strong> ({escape(m.tag)}): "
+            f"<li>{escape(where)}<strong>{escape(m.format(of))}</strong> ({escape(m.tag)}): "
             f"{inline_content(m.feedback)}</li>"
-            for m in question.variant.mistakes
+            for where, of, m in listed
         )
         parts.append(f'<div class="mistakes"><em>Wrong answers to recognise:</em><ul>{items}</ul></div>')
     parts.append("</div>")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from attnquiz.engine import markup
-from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.answers import ChoiceAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Sheet, sheet_instructions
 from attnquiz.engine.variant import Question
@@ -84,7 +84,30 @@ def _one_line(text: str) -> str:
     return " ".join(line.strip() for line in tex(text).splitlines() if line.strip())
 
 
+def _question_in_parts(number: int, question: Question) -> str:
+    """A question in parts: the stem once, then each part with its own answer line."""
+    out = [f"## Question {number} · {escape(question.source)}", tex(question.variant.stem).strip()]
+    for part in question.variant.parts:
+        out.append(tex(f"**({part.label})** {part.prompt}").strip())
+        if isinstance(part.answer, ChoiceAnswer):
+            out.append(
+                "\n".join(
+                    f"- [ ] **{letter}.** {_one_line(option.text)}"
+                    for letter, option in zip(part.answer.letters, part.answer.options, strict=True)
+                )
+            )
+        out.append(f"*{escape(sheet_instructions(part.answer))}*")
+        if not isinstance(part.answer, ChoiceAnswer):
+            out.append(f"Answer ({part.label}): {_RULE}")
+    out.append(f"*{escape(question.answer.instructions())}*")
+    if question.student_note:
+        out.append(f"Note: {escape(question.student_note)}")
+    return "\n\n".join(out)
+
+
 def _question(number: int, question: Question) -> str:
+    if question.variant.parts:
+        return _question_in_parts(number, question)
     answer = question.answer
     parts = [f"## Question {number} · {escape(question.source)}", tex(question.variant.prompt).strip()]
     if isinstance(answer, ChoiceAnswer):
@@ -123,13 +146,16 @@ def _key_entry(number: int, question: Question) -> str:
     lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
     if question.instructor_note:  # the key is the instructor's: their note belongs here
         lines.extend(["", f"    *Note for instructors:* {escape(question.instructor_note)}"])
-    if question.variant.mistakes:
+    if isinstance(answer, PartsAnswer) and answer.key_note():
+        lines.extend(["", f"    *{escape(answer.key_note())}*"])
+    listed = question.variant.listed_mistakes()
+    if listed:
         lines.append("")
         lines.append("    *Wrong answers to recognise:*")
         lines.append("")
         lines.extend(
-            f"    - **{escape(m.format(answer))}** ({escape(m.tag)}): {_one_line(m.feedback)}"
-            for m in question.variant.mistakes
+            f"    - {where}**{escape(m.format(of))}** ({escape(m.tag)}): {_one_line(m.feedback)}"
+            for where, of, m in listed
         )
     return "\n".join(lines)
 

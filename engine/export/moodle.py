@@ -35,15 +35,17 @@ from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
     NumericAnswer,
+    PartsAnswer,
     ShapeAnswer,
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms
+from attnquiz.engine.export import lms, lms_parts
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
 
@@ -414,6 +416,8 @@ def question_xml(
         return _numerical(question, answer, where)
     if isinstance(answer, ChoiceAnswer):
         return _choice(question, answer, where, score)
+    if isinstance(answer, PartsAnswer | ExpressionAnswer):
+        return lms_parts.moodle_question(question, where, warnings if warnings is not None else [])
     return _cloze(question, answer, where, warnings if warnings is not None else [])
 
 

@@ -39,13 +39,15 @@ from xml.sax.saxutils import escape, quoteattr
 
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
+    PartsAnswer,
     ShapeAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms
+from attnquiz.engine.export import lms, lms_parts
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
 
@@ -281,6 +283,8 @@ def _asked(question: Question, item: _Item) -> str | None:
 
 def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
     answer = question.answer
+    if isinstance(answer, PartsAnswer | ExpressionAnswer):
+        return lms_parts.canvas_item(question, ident, warnings)
     blank_html = ""
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         item = _numerical(question, answer, warnings)
@@ -290,6 +294,12 @@ def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
         item, blank_html = _blanks(question, answer, ident, warnings)
     text = lms.question_html(question, _asked(question, item)) + blank_html
     item.feedback = {"general_fb": lms.solution_html(question), **item.feedback}
+    return item_element(question, ident, item, text)
+
+
+def item_element(question: Question, ident: str, item: _Item, text: str) -> str:
+    """The ``<item>`` element of one question: its question text (HTML), blanks or choices, scoring and
+    feedback (also for a question in parts, built by `attnquiz.engine.export.lms_parts`)."""
     metadata = _metadata(
         {
             "question_type": item.question_type,

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from attnquiz.engine import markup
-from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.answers import ChoiceAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
@@ -238,7 +238,25 @@ def _preamble(title: str, paper: Paper) -> str:
     return _PREAMBLE.replace("TITLE", _string(title)).replace("PAPER", _string(paper))
 
 
+def _question_in_parts(number: int, question: Question) -> str:
+    """A question in parts: the stem once, then each part with its own answer box."""
+    body = [content(question.variant.stem)]
+    for part in question.variant.parts:
+        body.append(content(f"**({part.label})** {part.prompt}"))
+        if isinstance(part.answer, ChoiceAnswer):
+            body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in part.answer.options) + ")")
+        body.append(f"#instructions[{escape(sheet_instructions(part.answer))}]")
+        if not isinstance(part.answer, ChoiceAnswer):
+            body.append(f"#answer-box({working_space(part.answer)}, {answer_space(part.answer)})")
+    body.append(f"#instructions[{escape(question.answer.instructions())}]")
+    if question.student_note:
+        body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
+    return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
+
+
 def _question(number: int, question: Question) -> str:
+    if question.variant.parts:
+        return _question_in_parts(number, question)
     answer = question.answer
     body = [content(question.variant.prompt)]
     if isinstance(answer, ChoiceAnswer):
@@ -286,11 +304,14 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     if question.instructor_note:  # the key is the instructor's: their note belongs here
         note = escape("Note for instructors: " + question.instructor_note)
         parts.append(f"#pad(left: 1em)[#text(size: 9pt, fill: luma(80))[{note}]]")
-    if question.variant.mistakes:
+    if isinstance(answer, PartsAnswer) and answer.key_note():
+        parts.append(f"#pad(left: 1em)[#text(size: 9pt, fill: luma(80))[{escape(answer.key_note())}]]")
+    listed = question.variant.listed_mistakes()
+    if listed:
         lines = "\n".join(
-            f'- #text(weight: "bold")[{escape(m.format(answer))}] '
+            f'- {escape(where)}#text(weight: "bold")[{escape(m.format(of))}] '
             f"#text(fill: luma(80))[({escape(m.tag)})]: {_inlines_of(m.feedback)}"
-            for m in question.variant.mistakes
+            for where, of, m in listed
         )
         parts.append("#pad(left: 1em)[#text(size: 9.5pt)[_Wrong answers to recognise:_\n" + lines + "\n]]")
     return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"

@@ -15,13 +15,15 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
     ShapeAnswer,
+    SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, moodle, qti
+from attnquiz.engine.export import lms, lms_parts, moodle, qti
 from attnquiz.engine.export.worksheet import ClassPlan, plan_class
 from attnquiz.engine.grading import grade
 from attnquiz.engine.variant import Question
@@ -45,14 +47,25 @@ def _canvas_number(text: str) -> float:
     return 0.0 if abs(value) < CANVAS_SMALLEST else value
 
 
-def _entries(question: Question) -> list[float | int | str]:
-    answer = question.answer
-    if isinstance(answer, VectorAnswer):
-        return list(answer.values)
-    if isinstance(answer, MatrixAnswer):
-        return [v for row in answer.rows for v in row]
-    assert isinstance(answer, ShapeAnswer)
-    return list(answer.dims)
+def _entries(question: Question) -> list[tuple[SingleAnswer, float | int | str]]:
+    """Each blank's answer and target, in order: every part's blanks for a question in parts."""
+    out: list[tuple[SingleAnswer, float | int | str]] = []
+    for _, _, answer, _ in lms_parts.units(question):
+        if isinstance(answer, VectorAnswer):
+            out += [(answer, v) for v in answer.values]
+        elif isinstance(answer, MatrixAnswer):
+            out += [(answer, v) for row in answer.rows for v in row]
+        elif isinstance(answer, ShapeAnswer):
+            out += [(answer, d) for d in answer.dims]
+        elif isinstance(answer, NumericAnswer | IntegerAnswer | ExpressionAnswer):
+            out.append((answer, answer.value))
+        else:
+            out.append((answer, ", ".join(sorted(answer.correct_letters))))
+    return out
+
+
+def _single_number(question: Question) -> bool:
+    return isinstance(question.answer, NumericAnswer | IntegerAnswer)
 
 
 @pytest.mark.parametrize("bank", ["week1", "week2"])
@@ -70,7 +83,8 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
         where = f"{question.item_id} {question.code}"
         answer = question.answer
         text = "".join(m.text or "" for m in item.iter(f"{QTI}mattext"))
-        if isinstance(answer, NumericAnswer | IntegerAnswer):
+        if _single_number(question):
+            assert isinstance(answer, NumericAnswer | IntegerAnswer)
             low = _canvas_number(item.findtext(f".//{QTI}vargte") or "nan")
             high = _canvas_number(item.findtext(f".//{QTI}varlte") or "nan")
             unit = re.search(r"in units of 10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
@@ -89,16 +103,17 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
             blanks = item.findall(f".//{QTI}response_lid")
             targets = _entries(question)
             assert len(blanks) == len(targets), where
-            for blank, target in zip(blanks, targets, strict=True):
+            for blank, (blank_answer, target) in zip(blanks, targets, strict=True):
                 labels = [m.text or "" for m in blank.iter(f"{QTI}mattext")][1:]  # the first names the blank
                 if not labels:
                     problems.append(f"{where}: a blank accepts nothing ({target!r})")
                     continue
-                if isinstance(answer, ShapeAnswer):
+                if isinstance(blank_answer, ShapeAnswer | ExpressionAnswer | ChoiceAnswer):
                     expected = str(target)
                 else:
-                    expected = answer.tolerance.format(float(target))
-                    wrong = [t for t in labels if not answer.tolerance.accepts(float(target), float(t))]
+                    expected = blank_answer.tolerance.format(float(target))
+                    tolerance = blank_answer.tolerance
+                    wrong = [t for t in labels if not tolerance.accepts(float(target), float(t))]
                     if wrong:
                         problems.append(f"{where}: the blank for {target!r} accepts {wrong}")
                 if expected not in labels:
@@ -132,7 +147,8 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
     for element, question in zip(elements, questions, strict=True):
         where = f"{question.item_id} {question.code}"
         answer = question.answer
-        if isinstance(answer, NumericAnswer | IntegerAnswer):
+        if _single_number(question):
+            assert isinstance(answer, NumericAnswer | IntegerAnswer)
             right = next(a for a in element.findall("answer") if a.get("fraction") == "100")
             value = float(right.findtext("text") or "nan")
             tolerance = float(right.findtext("tolerance") or "nan")
@@ -144,7 +160,7 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
             blanks = _BLANK.findall(text)
             targets = _entries(question)
             assert len(blanks) == len(targets), where
-            for (kind, body), target in zip(blanks, targets, strict=True):
+            for (kind, body), (blank_answer, target) in zip(blanks, targets, strict=True):
                 accepted = [a for f, a in _moodle_alternatives(body) if f == "100"]
                 if not accepted:
                     problems.append(f"{where}: a blank accepts nothing ({target!r})")
@@ -152,10 +168,18 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
                     centre, half_width = (float(x) for x in accepted[0].split(":"))
                     if not abs(float(target) - centre) <= half_width * (1 + 1e-12) + 1e-300:
                         problems.append(f"{where}: {target!r} outside {accepted[0]}")
-                else:
-                    assert isinstance(answer, ShapeAnswer)
+                elif isinstance(blank_answer, ExpressionAnswer):
                     texts = [a.replace("\\}", "}").replace("\\*", "*") for a in accepted]
-                    wanted = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
+                    if blank_answer.value not in texts:
+                        problems.append(
+                            f"{where}: the formula blank refuses {blank_answer.value!r} ({texts})"
+                        )
+                else:
+                    assert isinstance(blank_answer, ShapeAnswer)
+                    texts = [a.replace("\\}", "}").replace("\\*", "*") for a in accepted]
+                    wanted = lms.dimension_texts(
+                        blank_answer, target if isinstance(target, str) else int(target)
+                    )
                     if set(wanted) - set(texts):
                         problems.append(
                             f"{where}: the blank for {target!r} refuses {set(wanted) - set(texts)}"

@@ -12,13 +12,17 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
     Option,
+    PartsAnswer,
+    ShapeAnswer,
+    SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import moodle
+from attnquiz.engine.export import lms_parts, moodle
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
 from attnquiz.engine.grading import choice_score, grade
 from attnquiz.engine.variant import Question
@@ -103,6 +107,17 @@ def _check_choice(element: ET.Element, question: Question) -> None:
             )
 
 
+def _blanks_of(answer: SingleAnswer) -> int:
+    """The cloze blanks one answer (or one part's) gets: one per entry or dimension, else one."""
+    if isinstance(answer, MatrixAnswer):
+        return answer.shape[0] * answer.shape[1]
+    if isinstance(answer, VectorAnswer):
+        return len(answer.values)
+    if isinstance(answer, ShapeAnswer):
+        return len(answer.dims)
+    return 1
+
+
 def check_moodle(text: str, plan: ClassPlan) -> None:
     """The structure of a Moodle export of ``plan``, question by question."""
     root = ET.fromstring(text.encode("utf-8"))
@@ -137,6 +152,8 @@ def check_moodle(text: str, plan: ClassPlan) -> None:
                 blanks = _BLANK.findall(element.findtext("questiontext/text", ""))
                 if isinstance(answer, MatrixAnswer):
                     expected = answer.shape[0] * answer.shape[1]
+                elif isinstance(answer, PartsAnswer | ExpressionAnswer):
+                    expected = sum(_blanks_of(a) for _, _, a, _ in lms_parts.units(question))
                 else:
                     expected = len(answer.values if isinstance(answer, VectorAnswer) else answer.dims)
                 assert len(blanks) == expected

@@ -1,0 +1,130 @@
+"""Checks of a question in parts, for `quiz check`: each part like an item, and its carry-forward.
+
+Every part is checked as a one-answer item is (its key grades correct, each listed mistake typed
+back is named, an unreadable response is invalid). Every part that uses earlier parts is checked
+for error carried forward: with one earlier part's value changed (`perturbed`, written at that
+part's precision, so readable but wrong), the later part's expected value must change, and the
+later part written at that changed value must grade correct, "given your (a) = ...".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from attnquiz.engine.answers import (
+    IntegerAnswer,
+    MatrixAnswer,
+    NumericAnswer,
+    Part,
+    PartsAnswer,
+    ShapeAnswer,
+    SingleAnswer,
+    VectorAnswer,
+)
+
+Problem = tuple[str, str, str]
+"""(check, message, key): what `attnquiz.engine.check` records for one failed check."""
+
+INVALID_RESPONSE = "banana"
+
+
+def perturbed(answer: SingleAnswer) -> Any:
+    """A wrong but readable value of an answer's kind: each number moved well beyond its tolerance."""
+    if isinstance(answer, IntegerAnswer):
+        return answer.value * 2 if answer.value else 3
+    if isinstance(answer, NumericAnswer):
+        return _moved(answer.value)
+    if isinstance(answer, VectorAnswer):
+        return tuple(_moved(v) for v in answer.values)
+    if isinstance(answer, MatrixAnswer):
+        return tuple(tuple(_moved(v) for v in row) for row in answer.rows)
+    if isinstance(answer, ShapeAnswer):
+        return tuple(d * 2 if isinstance(d, int) else d for d in answer.dims)
+    raise ValueError(f"a {answer.kind} answer has no perturbed value")
+
+
+def _moved(value: float) -> float:
+    # Always up, by a quarter of the size and a half: never back onto the value (-2 * 1.25 + 0.5 is -2).
+    return value + 0.25 * abs(value) + 0.5
+
+
+def part_problems(answer: PartsAnswer) -> Iterator[Problem]:
+    """Every problem of a question in parts (none for a sound one)."""
+    from attnquiz.engine.grading import grade_answer
+
+    for part in answer.parts:
+        where = f"part ({part.label})"
+        key = part.answer.format()
+        graded = grade_answer(part.answer, key, part.mistakes)
+        if graded.status != "correct":
+            yield "correct", f"{where}: the answer as the key writes it, {key}, grades {graded.status}", ""
+        for mistake in part.mistakes:
+            typed = mistake.format(part.answer)
+            named = grade_answer(part.answer, typed, part.mistakes).mistake
+            if named is None or named.tag != mistake.tag:
+                as_what = f"as {named.tag!r}" if named is not None else "unnamed"
+                yield (
+                    "mistake",
+                    f"{where}: typing {typed} grades {as_what}, not as {mistake.tag!r}",
+                    mistake.tag,
+                )
+        if grade_answer(part.answer, INVALID_RESPONSE, part.mistakes).status != "invalid":
+            yield "invalid", f"{where}: the unreadable response {INVALID_RESPONSE!r} is not invalid", ""
+        for used in part.uses:
+            yield from _carry_problems(answer, part, used)
+
+
+def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Problem]:
+    """With ``used``'s value changed, ``part``'s target changes and the consistent answer is right."""
+    from attnquiz.engine.grading import grade_parts, read_value
+
+    earlier = answer.part(used)
+    where = f"part ({part.label}), carried from ({used})"
+    wrong_text = earlier.answer_for(perturbed(earlier.answer)).format()
+    wrong_value = read_value(earlier.answer, wrong_text)
+    if wrong_value is None:
+        yield "carry", f"{where}: the changed ({used}) = {wrong_text} cannot be read back", ""
+        return
+    values = [wrong_value if label == used else _value(answer.part(label).answer) for label in part.uses]
+    assert part.recompute is not None
+    try:
+        target = part.answer_for(part.recompute(*values))
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        yield "carry", f"{where}: recomputing from ({used}) = {wrong_text} fails: {exc}", ""
+        return
+    if target == part.answer or part.answer.matches(_value(target)):
+        yield (
+            "carry",
+            f"{where}: changing ({used}) to {wrong_text} leaves ({part.label}) at {target.format()}",
+            "",
+        )
+        return
+    responses = [
+        wrong_text if p.label == used else target.format() if p is part else p.answer.format()
+        for p in answer.parts
+    ]
+    result = grade_parts(answer, responses)
+    graded = next(g for g in result.parts if g.label == part.label)
+    if graded.grade.status != "correct" or used not in graded.carried_forward:
+        yield (
+            "carry",
+            f"{where}: with ({used}) = {wrong_text}, the consistent ({part.label}) = {target.format()} "
+            f"grades {graded.grade.status}: {graded.grade.feedback}",
+            "",
+        )
+
+
+def _value(answer: SingleAnswer) -> Any:
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        return answer.value
+    if isinstance(answer, VectorAnswer):
+        return answer.values
+    if isinstance(answer, MatrixAnswer):
+        return answer.rows
+    if isinstance(answer, ShapeAnswer):
+        return answer.dims
+    raise ValueError(f"a {answer.kind} answer is not carried forward")
+
+
+__all__ = ["Problem", "part_problems", "perturbed"]
