@@ -464,10 +464,8 @@ def grade_text(
         raise AnswersFileError(f"{file}: the file is empty (`quiz grade {bank.name} --template` writes one)")
     header = _header(first[1], bank, file)
     # Columns in file order: a whole item's, or one part's of a question in parts (graded by item).
-    columns = sorted(
-        [(index, item, None) for index, item in header.items]
-        + [(i, item, lab) for i, item, lab in header.parts]
-    )
+    whole: list[tuple[int, str, str | None]] = [(index, item, None) for index, item in header.items]
+    columns = sorted(whole + [(i, item, lab) for i, item, lab in header.parts])
     item_ids = tuple(item if label is None else part_column(item, label) for _, item, label in columns)
     entries = {item: bank.get(item) for _, item, _ in columns}
     out: list[Row] = []

@@ -197,7 +197,9 @@ def _tex_plain(tree: Tree) -> str:
         assert isinstance(children, tuple)
         out = _tex(children[0], 1)
         for child in children[1:]:
-            out += " - " + _tex(child[1], 3) if child[0] == "neg" else " + " + _tex(child, 2)  # type: ignore[arg-type]
+            inner = child[1]
+            negated = child[0] == "neg" and isinstance(inner, tuple)
+            out += " - " + _tex(inner, 3) if negated and isinstance(inner, tuple) else " + " + _tex(child, 2)
         return out
     if tag == "neg":
         return "-" + _tex(tree[1], 3)  # type: ignore[arg-type]

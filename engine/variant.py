@@ -57,11 +57,8 @@ class Variant:
             stem = self.prompt.removesuffix(suffix)
             object.__setattr__(self, "prompt", stem + suffix)
             steps = tuple(f"**({p.label})** {step}" for p in parts for step in p.solution)
-            own = (
-                self.solution[: len(self.solution) - len(steps)]
-                if self.solution[-len(steps) :] == steps
-                else self.solution
-            )
+            solution = tuple(self.solution)
+            own = solution[: len(solution) - len(steps)] if solution[-len(steps) :] == steps else solution
             object.__setattr__(self, "solution", own + steps if steps else own)
         object.__setattr__(self, "stem", stem)
 
@@ -84,7 +81,9 @@ class Variant:
         yield self.hint
         for mistake in self.mistakes:
             yield mistake.feedback
-        answers = [(p.answer, p.mistakes) for p in self.parts] or [(self.answer, ())]
+        answers: list[tuple[Answer, Sequence[Mistake]]] = [(p.answer, p.mistakes) for p in self.parts]
+        if not answers:
+            answers = [(self.answer, ())]
         for part in self.parts:
             yield part.prompt
             yield from part.solution

@@ -67,7 +67,7 @@ def _part(
         mistakes = [*mistakes, *step.mistakes]
     if answer is None:
         raise ValueError(f"part ({label}) has no answer")
-    return Part(label, prompt, answer, solution, mistakes, uses=tuple(uses), recompute=recompute)  # type: ignore[arg-type]
+    return Part(label, prompt, answer, solution, mistakes, uses=tuple(uses), recompute=recompute)
 
 
 def _parts_variant(stem: str, parts: Sequence[Part], inputs: dict[str, Any], hint: str) -> Variant:
@@ -92,7 +92,9 @@ def additive_chain(
     context vector's component (Q15), for two encoder states; (b) uses (a) and (c) uses (b)."""
     for _ in range(DRAWS):
         first = additive_score(rng, dim=2, h=h, s_proj=s_proj, v=v)
-        e1 = first.answer.value  # type: ignore[union-attr]
+        score = first.answer
+        assert isinstance(score, NumericAnswer)
+        e1 = score.value
         e2 = float(rng.integers(-150, 251)) / 100.0
         h1 = np.asarray(first.inputs["h"], dtype=float)
         h2 = small_ints(rng, 2, -1, 3).astype(float)

@@ -28,7 +28,7 @@ WRITE = (
 )
 
 
-def checked(text: str, symbols: Sequence[str], reference: Callable[..., int]) -> ExpressionAnswer:
+def checked(text: str, symbols: Sequence[str], reference: Callable[..., int | Fraction]) -> ExpressionAnswer:
     """The formula as an answer, after checking it equals ``reference`` (keyword arguments named
     as the symbols) at sample sizes: a formula whose numbers disagree with the numerics is a bug."""
     answer = ExpressionAnswer(text, tuple(symbols))
@@ -36,7 +36,7 @@ def checked(text: str, symbols: Sequence[str], reference: Callable[..., int]) ->
     return answer
 
 
-def agree(formula: Formula, symbols: Sequence[str], reference: Callable[..., int]) -> None:
+def agree(formula: Formula, symbols: Sequence[str], reference: Callable[..., int | Fraction]) -> None:
     """Raise unless ``formula`` equals ``reference`` at every sample point."""
     for k, size in enumerate(SAMPLE_SIZES):
         # The symbols take different sizes at one point, so that d_model·d_ff is not (d_model)².

@@ -149,7 +149,7 @@ def test_one_text_answers_a_question_in_parts_with_bars_and_the_key_grades_corre
 # The chains' originals reproduce the notes
 # ---------------------------------------------------------------------------------------------
 
-NOTES = {
+NOTES: dict[tuple[str, str], list[float | None]] = {
     ("week1", "params-chain"): [64, 32_768, 1_050_624, 3_152_384, 18_914_304],
     ("week1", "cost-chain"): [1_152, 4_608, 4_608],
     ("week2", "causal-mask-chain"): [15, 21, 15 / 36],
@@ -160,9 +160,11 @@ NOTES = {
 @pytest.mark.parametrize(("bank", "item"), list(NOTES))
 def test_the_originals_of_the_chains_reproduce_the_notes(bank: str, item: str) -> None:
     answer = _answer(bank, item, None)
-    for part, value in zip(answer.parts, NOTES[(bank, item)], strict=True):
+    expected: list[float | None] = NOTES[(bank, item)]
+    for part, value in zip(answer.parts, expected, strict=True):
         if value is not None:
-            assert math.isclose(float(part.answer.value), value), (item, part.label)  # type: ignore[union-attr]
+            assert isinstance(part.answer, NumericAnswer | IntegerAnswer)
+            assert math.isclose(float(part.answer.value), value), (item, part.label)
 
 
 def test_each_chain_part_equals_the_single_item_of_the_same_step() -> None:
