@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from attnquiz.engine.answers import Answer, Part
-    from attnquiz.engine.bank import Bank
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.variant import Question
 
@@ -217,14 +216,19 @@ def kind_label(answer: Answer) -> str:
     """The answer kind as a user reads it."""
     from attnquiz.engine.answers import ChoiceAnswer
 
-    if isinstance(answer, ChoiceAnswer):
-        return "multiple select" if answer.multiple else "single choice"
-    return {"integer": "count", "numeric": "number"}.get(answer.kind, answer.kind)
+    return kind_name(answer.kind, multiple=isinstance(answer, ChoiceAnswer) and answer.multiple)
 
 
-def item_table(bank: Bank, rows: list[dict[str, Any]]) -> None:
+def kind_name(kind: str, *, multiple: bool = False) -> str:
+    """An answer kind (``choice``, ``integer``…) as a user reads it; ``multiple``: a choice of several."""
+    if kind == "choice":
+        return "multiple select" if multiple else "single choice"
+    return {"integer": "count", "numeric": "number"}.get(kind, kind)
+
+
+def item_table(title: str, rows: list[dict[str, Any]]) -> None:
     """The items of a bank, grouped by topic (the names that --topic and --item take)."""
-    put(console, Text.assemble((bank.title, "bold"), (f"{SEP}{len(rows)} items", "dim")))
+    put(console, Text.assemble((title, "bold"), (f"{SEP}{len(rows)} items", "dim")))
     topics: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         topics.setdefault(row["topic"], []).append(row)

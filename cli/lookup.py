@@ -30,25 +30,24 @@ def list_command(
         list_banks(as_json)
         return
 
-    from attnquiz.engine.plugins import is_deferred
-
-    # Without the bank's plugins: listing runs no code a bank names, so a plugin item's kind is unknown.
-    loaded = banks.load(bank)
+    # From the bank's listing index when it is current: no numpy, pydantic or yaml to import. Never
+    # with the bank's plugins: listing runs no code a bank names, so a plugin item's kind is unknown.
+    listed = banks.listing(bank)
     rows = [
         {
-            "id": entry.id,
-            "source": entry.item.source,
-            "topic": entry.item.topic,
-            "kind": "plugin" if is_deferred(entry.spec) else display.kind_label(entry.question(0).answer),
-            "original": entry.has_original,
-            "summary": entry.spec.summary,
+            "id": item.id,
+            "source": item.source,
+            "topic": item.topic,
+            "kind": display.kind_name(item.kind, multiple=item.multiple),
+            "original": item.original,
+            "summary": item.summary,
         }
-        for entry in loaded.items
+        for item in listed.items
     ]
     if as_json:
         print_json(rows)
     else:
-        display.item_table(loaded, rows)
+        display.item_table(listed.title, rows)
 
 
 @user_errors

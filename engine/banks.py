@@ -22,6 +22,13 @@ ancestor is owned by the user (or root) and writable by no one else (a sticky fo
 only files named as quiz names its entries and owned by the user. (A format that cannot run code
 was weighed: the cache saves ~40 ms of ~0.45 s to the first question, and every faster format
 than pickle would need the validated models rebuilt without validation; ownership is the check.)
+
+Beside an entry, ``quiz list`` keeps a listing index (`listing`): JSON, so it cannot run code, with
+what the listing prints of each item (id, source, topic, answer kind, whether it has an original,
+summary), so that listing a bank needs neither numpy, pydantic nor yaml. It is stamped like an
+entry (the bank's path and bytes, the name shown, the engine's code and Python's version) and read
+under the same ownership checks: an index that is stale, damaged or not the user's own is ignored
+and rebuilt from the bank. Banks with plugins get no index, as they get no entry.
 """
 
 from __future__ import annotations
@@ -29,8 +36,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import json
 import os
-import pickle
 import re
 import stat
 import sys
@@ -38,10 +45,14 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from attnquiz.engine.bank import Bank
 from attnquiz.engine.errors import BankError, BankNotFoundError, Issue
+
+if TYPE_CHECKING:
+    # Imported where a bank is built or unpickled: `quiz list` prints a bank from its listing index
+    # without numpy or pydantic (see `listing`).
+    from attnquiz.engine.bank import Bank
 
 SUFFIXES = (".yaml", ".yml")
 CACHE_FORMAT = 2
@@ -195,11 +206,15 @@ def load(name_or_path: str, *, plugins: bool = False) -> Bank:
     return bank
 
 
-def _load_file(path: Path, resolved: Path, *, plugins: bool) -> Bank:
-    """The bank in ``path``: from the cache on disk when it holds these bytes, else read and validated."""
+def _load_file(path: Path, resolved: Path, *, plugins: bool, data: bytes | None = None) -> Bank:
+    """The bank in ``path``: from the cache on disk when it holds these bytes, else read and validated.
+
+    ``data``: the file's bytes when the caller has read them already (so both see one version).
+    """
     # attnquiz.engine.loader (yaml and the validators) is imported only when the file must be read.
     shown = _shown_path(path)
-    data = read_bank_bytes(path, shown)  # capped: a huge file is refused before it is read
+    if data is None:
+        data = read_bank_bytes(path, shown)  # capped: a huge file is refused before it is read
     text = decode_bank(data, shown)
     folder = cache_dir()
     stamp = _stamp(resolved, data, shown) if folder is not None else None
@@ -215,11 +230,159 @@ def _load_file(path: Path, resolved: Path, *, plugins: bool) -> Bank:
 
 
 # ---------------------------------------------------------------------------------------------
+# The listing index (what `quiz list BANK` prints, without numpy, pydantic or yaml)
+# ---------------------------------------------------------------------------------------------
+
+LISTING_FORMAT = 1
+"""Bumped whenever what a listing index holds changes shape."""
+LISTING_SUFFIX = ".listing.json"
+MAX_LISTING_BYTES = 4 * MAX_BANK_BYTES
+"""A listing index larger than this is not read (it is rebuilt): a listing is smaller than its bank."""
+
+
+@dataclass(frozen=True)
+class ListedItem:
+    """What the listing of a bank says of one item."""
+
+    id: str
+    source: str
+    topic: str
+    kind: str
+    """The answer kind (``numeric``, ``choice``…), or ``plugin`` for a plugin's item (not imported)."""
+    multiple: bool
+    """For a choice: whether several options may be right."""
+    original: bool
+    """Whether the past paper's own instance can be shown (``--original``)."""
+    summary: str
+
+
+@dataclass(frozen=True)
+class BankListing:
+    """A bank's title and its items as `quiz list` shows them."""
+
+    title: str
+    items: tuple[ListedItem, ...]
+
+
+def listing(name_or_path: str) -> BankListing:
+    """The listing of a bank: from its listing index when that holds these bytes, else from the bank
+    (loaded without its plugins, whose code a listing never runs), then stored as the index."""
+    found = find(name_or_path)
+    resolved = found.path.resolve()
+    shown = _shown_path(found.path)
+    data = read_bank_bytes(found.path, shown)
+    folder = cache_dir()
+    stamp = _listing_stamp(resolved, data, shown) if folder is not None else None
+    if folder is not None and stamp is not None:
+        cached = _read_listing(folder, stamp)
+        if cached is not None:
+            return cached
+    bank = _load_file(found.path, resolved, plugins=False, data=data)
+    built = bank_listing(bank)
+    if folder is not None and stamp is not None and not bank.plugins:
+        _write_listing(folder, stamp, built)
+    return built
+
+
+def bank_listing(bank: Bank) -> BankListing:
+    """The listing of a loaded bank: each item's kind is that of its variant of seed 0."""
+    from attnquiz.engine.answers import ChoiceAnswer
+    from attnquiz.engine.plugins import is_deferred
+
+    items = []
+    for entry in bank.items:
+        if is_deferred(entry.spec):
+            kind, multiple = "plugin", False  # a plugin's item: its code is not run to learn its kind
+        else:
+            answer = entry.question(0).answer
+            kind, multiple = answer.kind, isinstance(answer, ChoiceAnswer) and answer.multiple
+        items.append(
+            ListedItem(
+                entry.id,
+                entry.item.source,
+                entry.item.topic,
+                kind,
+                multiple,
+                entry.has_original,
+                entry.spec.summary,
+            )
+        )
+    return BankListing(bank.title, tuple(items))
+
+
+def _listing_stamp(resolved: Path, data: bytes, shown: str) -> dict[str, Any]:
+    """Everything a listing index must match to be used: as a bank entry's stamp, without the
+    versions of pydantic and numpy (importing them to ask would cost what the index saves; a
+    listing is plain text that their upgrades do not change)."""
+    return {
+        "format": LISTING_FORMAT,
+        "path": str(resolved),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "shown_as": shown,
+        "python": sys.version,
+        "code": [list(entry) for entry in code_fingerprint()],
+    }
+
+
+_LISTED_FIELDS: dict[str, type] = {
+    field.name: {"str": str, "bool": bool}[str(field.type)] for field in dataclasses.fields(ListedItem)
+}
+"""Each field of a listed item and the JSON type an index must hold for it."""
+
+
+def _read_listing(folder: Path, stamp: dict[str, Any]) -> BankListing | None:
+    """The listing index for this stamp, or None (none, stale, damaged, or not the user's own)."""
+    descriptor = _open_own(folder, entry_path(folder, stamp, LISTING_SUFFIX))
+    if descriptor is None:
+        return None
+    try:
+        with os.fdopen(descriptor, "rb") as handle:
+            if not _trusted(os.fstat(handle.fileno())):
+                return None
+            data = handle.read(MAX_LISTING_BYTES + 1)
+        if len(data) > MAX_LISTING_BYTES:
+            return None
+        stored = json.loads(data)
+    except (OSError, ValueError, RecursionError):
+        return None  # unreadable, not UTF-8, not JSON, or nested beyond the parser: rebuilt
+    if not isinstance(stored, dict) or stored.get("stamp") != stamp:
+        return None
+    return _parse_listing(stored.get("listing"))
+
+
+def _parse_listing(stored: object) -> BankListing | None:
+    """A listing from its JSON form, or None unless it has exactly the shape `_write_listing` writes."""
+    if not isinstance(stored, dict) or set(stored) != {"title", "items"}:
+        return None
+    title, rows = stored["title"], stored["items"]
+    if not isinstance(title, str) or not isinstance(rows, list):
+        return None
+    items = []
+    for row in rows:
+        if not isinstance(row, dict) or set(row) != set(_LISTED_FIELDS):
+            return None
+        if not all(type(row[name]) is kind for name, kind in _LISTED_FIELDS.items()):
+            return None
+        items.append(ListedItem(**row))
+    return BankListing(title, tuple(items))
+
+
+def _write_listing(folder: Path, stamp: dict[str, Any], built: BankListing) -> None:
+    """Store a bank's listing index for the next `quiz list` (a failure only costs the speed-up)."""
+    stored = {
+        "stamp": stamp,
+        "listing": {"title": built.title, "items": [dataclasses.asdict(item) for item in built.items]},
+    }
+    data = json.dumps(stored, separators=(",", ":")).encode("ascii")  # \u escapes: any text round-trips
+    _write_entry(folder, entry_path(folder, stamp, LISTING_SUFFIX), data)
+
+
+# ---------------------------------------------------------------------------------------------
 # The cache on disk
 # ---------------------------------------------------------------------------------------------
 
-_ENTRY_NAME = re.compile(r"^[0-9a-f]{32}\.pickle$")
-"""The name of a cache entry (see `entry_path`): pruning touches no other file."""
+_ENTRY_NAME = re.compile(r"^[0-9a-f]{32}(\.pickle|\.listing\.json)$")
+"""The name of a cache entry or a listing index (see `entry_path`): pruning touches no other file."""
 
 
 def cache_dir() -> Path | None:
@@ -268,20 +431,24 @@ def _stamp(resolved: Path, data: bytes, shown: str) -> dict[str, Any]:
     }
 
 
-def entry_path(folder: Path, stamp: dict[str, Any]) -> Path:
-    """The cache file of a bank: one per bank file and name shown (a new version replaces the old)."""
+def entry_path(folder: Path, stamp: dict[str, Any], suffix: str = ".pickle") -> Path:
+    """The cache file of a bank: one per bank file and name shown (a new version replaces the old).
+
+    ``suffix``: ``.pickle`` for the bank itself, ``.listing.json`` for its listing index.
+    """
     digest = hashlib.sha256(f"{stamp['path']}\0{stamp['shown_as']}".encode()).hexdigest()[:32]
-    return folder / f"{digest}.pickle"
+    return folder / f"{digest}{suffix}"
 
 
 def _read_cached(folder: Path, stamp: dict[str, Any]) -> Bank | None:
     """The cached bank for this stamp, or None (no entry, a stale one, or one that cannot be used)."""
-    if not _private_folder(folder):
+    import pickle
+
+    from attnquiz.engine.bank import Bank
+
+    descriptor = _open_own(folder, entry_path(folder, stamp))
+    if descriptor is None:
         return None
-    try:
-        descriptor = os.open(entry_path(folder, stamp), os.O_RDONLY | _NOFOLLOW)
-    except OSError:
-        return None  # no entry, or a symlink in its place (ELOOP)
     try:
         with os.fdopen(descriptor, "rb") as handle:
             if not _trusted(os.fstat(handle.fileno())) or pickle.load(handle) != stamp:
@@ -295,6 +462,18 @@ def _read_cached(folder: Path, stamp: dict[str, Any]) -> Bank | None:
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # 0 on Windows, whose cache folder is per user anyway
+
+
+def _open_own(folder: Path, path: Path) -> int | None:
+    """A descriptor open for reading on ``path`` in ``folder``, or None: not there, or not provably
+    the user's own (a folder others can write to, a symlink in its place; the file itself is checked
+    on the descriptor by the caller with `_trusted`)."""
+    if not _private_folder(folder):
+        return None
+    try:
+        return os.open(path, os.O_RDONLY | _NOFOLLOW)
+    except OSError:
+        return None  # no entry, or a symlink in its place (ELOOP)
 
 
 def _own_uid() -> int | None:
@@ -348,12 +527,20 @@ def _cacheable(bank: Bank) -> bool:
 
 def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
     """Store ``bank`` for the next process; a failure costs only the speed-up, so it is not reported."""
+    import pickle
+
     try:
         data = pickle.dumps(stamp, protocol=pickle.HIGHEST_PROTOCOL) + pickle.dumps(
             bank, protocol=pickle.HIGHEST_PROTOCOL
         )
     except Exception:
         return  # something in the bank does not pickle: it is simply read from its YAML each time
+    _write_entry(folder, entry_path(folder, stamp), data)
+
+
+def _write_entry(folder: Path, target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` in ``folder`` whole or not at all, if the folder is the user's own
+    (a failure costs only the speed-up, so it is not reported), then prune the folder."""
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not _private_folder(folder):
@@ -363,7 +550,7 @@ def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
-            temporary.replace(entry_path(folder, stamp))  # atomic: a reader sees all of it or none
+            temporary.replace(target)  # atomic: a reader sees all of it or none
         except BaseException:
             with contextlib.suppress(OSError):
                 temporary.unlink()
@@ -374,19 +561,22 @@ def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Delete the least recently written entries beyond ``CACHE_ENTRIES`` (only after a write).
+    """Delete the least recently written entries beyond ``CACHE_ENTRIES`` (only after a write),
+    counting banks and listing indexes apart.
 
     Only quiz's own entries count: named as `entry_path` names them, regular files, the user's.
     """
     uid = _own_uid()
-    entries = []
+    entries: dict[str, list[tuple[int, Path]]] = {}
     for path in folder.iterdir():
-        if not _ENTRY_NAME.match(path.name):
+        name = _ENTRY_NAME.match(path.name)
+        if name is None:
             continue
         with contextlib.suppress(OSError):  # another process may have just removed it
             info = path.lstat()
             if stat.S_ISREG(info.st_mode) and (uid is None or info.st_uid == uid):
-                entries.append((info.st_mtime_ns, path))
-    for _, path in sorted(entries, reverse=True)[CACHE_ENTRIES:]:
-        with contextlib.suppress(OSError):
-            path.unlink()
+                entries.setdefault(name.group(1), []).append((info.st_mtime_ns, path))
+    for kept in entries.values():
+        for _, path in sorted(kept, reverse=True)[CACHE_ENTRIES:]:
+            with contextlib.suppress(OSError):
+                path.unlink()

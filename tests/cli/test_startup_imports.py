@@ -1,0 +1,205 @@
+"""Start-up: what `quiz --help`, `quiz list` and the first question import, and the plain conversion of
+command-line values that keeps pydantic out of them (behaviour, not time: time is in bench/)."""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import pytest
+import typer
+import typer.main
+from typer._click import Context
+from typer._coercion import build_runtime_param
+
+from attnquiz import coercion
+from attnquiz.main import app
+
+HEAVY = {"numpy", "pydantic", "yaml", "sympy", "starlette", "typst"}
+
+# Runs quiz as its console script does, then prints on stderr the heavy packages it imported.
+PROBE = (
+    "import sys, atexit, json\n"
+    "atexit.register(lambda: print('IMPORTED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules}"
+    f" & set({sorted(HEAVY)!r}))), file=sys.stderr))\n"
+    "from attnquiz.main import main\n"
+    "main()\n"
+)
+
+
+def probe(
+    home: Path, *args: str, stdin: str = "", **env: str
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``quiz ARGS`` in a fresh process; its result and the heavy packages it imported."""
+    environment = {**os.environ, "QUIZ_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "80"}
+    environment.pop("QUIZ_NO_CACHE", None)
+    environment.update(env)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("IMPORTED ")] or [done.stderr]
+    return done, set(json.loads(line.removeprefix("IMPORTED ")))
+
+
+def test_help_imports_none_of_the_heavy_packages(tmp_path: Path) -> None:
+    for args in (["--help"], ["list", "--help"], ["run", "--help"], ["--version"]):
+        done, imported = probe(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        assert imported == set(), args
+
+
+@pytest.mark.parametrize("bank", ["week1", "week2"])
+def test_listing_a_bank_with_a_warm_cache_needs_no_numpy_pydantic_or_yaml(tmp_path: Path, bank: str) -> None:
+    cold, cold_imported = probe(tmp_path, "list", bank)  # the first listing builds the index
+    assert cold.returncode == 0, cold.stderr
+    assert {"numpy", "pydantic", "yaml"} <= cold_imported
+    warm, imported = probe(tmp_path, "list", bank)
+    assert warm.returncode == 0, warm.stderr
+    assert imported & {"numpy", "pydantic", "yaml"} == set()
+    uncached, _ = probe(tmp_path, "list", bank, QUIZ_NO_CACHE="1")
+    assert warm.stdout == cold.stdout == uncached.stdout
+    warm_json, imported = probe(tmp_path, "list", bank, "--json")
+    assert imported & {"numpy", "pydantic", "yaml"} == set()
+    uncached_json, _ = probe(tmp_path, "list", bank, "--json", QUIZ_NO_CACHE="1")
+    assert json.loads(warm_json.stdout) == json.loads(uncached_json.stdout)
+    assert warm_json.stdout == uncached_json.stdout
+
+
+def test_the_first_question_imports_no_yaml_sympy_or_web_pieces(tmp_path: Path) -> None:
+    probe(tmp_path, "run", "week1", "--seed", "1", stdin="q\n")  # fills the bank cache
+    done, imported = probe(tmp_path, "run", "week1", "--seed", "1", "--count", "3", stdin="q\n")
+    assert "Give " in done.stdout or "Choose one" in done.stdout or "Select all" in done.stdout, done.stdout
+    assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain conversion gives what typer's own converter gives, value for value and error for error
+# ---------------------------------------------------------------------------------------------
+
+
+class Colour(enum.Enum):
+    red = "red"
+    green = "green"
+
+
+extra = typer.Typer()
+
+
+@extra.command()
+def _extra(
+    mode: Annotated[Literal["fast", "slow"], typer.Option()] = "fast",
+    colour: Annotated[Colour, typer.Option(case_sensitive=False)] = Colour.red,
+    clamped: Annotated[int, typer.Option(min=1, max=5, clamp=True)] = 3,
+    parsed: Annotated[int, typer.Option(parser=lambda text: int(text) * 2)] = 0,
+    unbounded: Annotated[int, typer.Option()] = 0,
+    ratio: Annotated[float, typer.Option(min=0)] = 0.5,
+    path: Annotated[Path | None, typer.Option()] = None,
+    names: Annotated[list[str] | None, typer.Option()] = None,
+) -> None:
+    """Annotations quiz does not use (yet), to compare the plain conversion with typer's."""
+
+
+VALUES: list[Any] = [
+    None, "", " ", "0", "1", "5", "007", "-1", "+1", " 5", "5 ", "1_000", "1e3", "1.0", "abc", "٣",
+    "500", "501", "4294967295", "4294967296", "9" * 18, "9" * 19, "9" * 40,
+    "always", "ALWAYS", "wrong", "never", "bad", "red", "RED", "fast", "FAST",
+    0, 3, -3, 10, True, False, 2.5, ("a", "b"), ["x"], "a\x00b", "ü", b"bytes",
+]  # fmt: skip
+
+
+def _outcome(convert: Any, value: Any, param: Any, ctx: Context) -> tuple[Any, ...]:
+    try:
+        result = convert.coerce(value, param=param, ctx=ctx)
+    except Exception as exc:  # the error is part of the behaviour compared
+        return ("error", type(exc).__name__, str(exc))
+    return ("value", type(result).__name__, result)
+
+
+def _parameters() -> list[tuple[str, Any, Any]]:
+    found = []
+    group = typer.main.get_command(app)
+    commands = [(name, command) for name, command in group.commands.items()]  # type: ignore[attr-defined]
+    commands += [("(group)", group), ("(extra)", typer.main.get_command(extra))]
+    for name, command in commands:
+        ctx = Context(command)
+        for param in command.get_params(ctx):
+            if (
+                getattr(param, "type_descriptor", None) is not None
+                and param.type_descriptor.file_annotation is None
+            ):
+                found.append((f"{name} {param.name}", command, param))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("label", "command", "param"), _parameters(), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_plain_conversion_gives_what_typer_gives(label: str, command: Any, param: Any) -> None:
+    ctx = Context(command)
+    real = build_runtime_param(param.type_descriptor)
+    plain = coercion._PlainRuntimeParam(
+        parameter_info=param.type_descriptor.parameter_info, annotation=param.type_descriptor.annotation
+    )
+    for value in VALUES:
+        assert _outcome(plain, value, param, ctx) == _outcome(real, value, param, ctx), (label, value)
+
+
+def test_plain_conversion_handles_the_values_quiz_commands_get() -> None:
+    """Not a vacuous comparison: bank names, seeds, counts and choices never reach typer's converter."""
+    params = {label: param for label, _, param in _parameters()}
+    cases = [
+        ("list bank", "week1", "week1"),
+        ("run bank", "./my bank.yaml", "./my bank.yaml"),
+        ("run seed", "42", 42),
+        ("run seed", "0", 0),
+        ("run count", "500", 500),
+        ("run solutions", "never", "never"),
+        ("show seed", 7, 7),
+    ]
+    for label, value, expected in cases:
+        info = params[label].type_descriptor
+        result = coercion.plain_value(info.annotation, info.parameter_info, value)
+        assert result == expected, label
+    for label, value in [
+        ("run seed", "-1"),
+        ("run count", "501"),
+        ("run count", "1_0"),
+        ("run solutions", "no"),
+    ]:
+        info = params[label].type_descriptor
+        assert coercion.plain_value(info.annotation, info.parameter_info, value) is coercion._UNHANDLED
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["run", "week1", "--seed", "-1"],
+            "Invalid value for '--seed' / '-s': Input should be greater than or equal to 0",
+        ),
+        (
+            ["run", "week1", "--count", "0"],
+            "Invalid value for '--count' / '-n': Input should be greater than or equal to 1",
+        ),
+        (
+            ["run", "week1", "--count", "x"],
+            "Invalid value for '--count' / '-n': Input should be a valid integer",
+        ),
+        (["run", "week1", "--solutions", "bad"], "Invalid value for '--solutions'"),
+    ],
+)
+def test_a_bad_value_is_refused_in_typers_own_words(tmp_path: Path, args: list[str], message: str) -> None:
+    done, _ = probe(tmp_path, *args)
+    assert done.returncode == 2
+    assert message in " ".join(done.stderr.split())
