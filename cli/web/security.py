@@ -156,7 +156,12 @@ class GuardMiddleware:
 
 
 def _same_origin(scope: Scope, host: str | None) -> bool:
-    """Whether a POST comes from the server's own pages (Origin, and Sec-Fetch-Site if sent)."""
+    """Whether a POST comes from the server's own pages (Origin, and Sec-Fetch-Site if sent).
+
+    Under ``Referrer-Policy: no-referrer`` browsers send ``Origin: null`` even with a form of the
+    page's own origin, so "null" is taken only with ``Sec-Fetch-Site: same-origin`` (a header that
+    pages cannot set); a sandboxed frame of another site sends "null" with "cross-site".
+    """
     fetch_site = _header(scope, b"sec-fetch-site")
     if fetch_site is not None and fetch_site not in _SAME_SITE_FETCHES:
         return False
@@ -165,6 +170,8 @@ def _same_origin(scope: Scope, host: str | None) -> bool:
         # Browsers send Origin with every POST; a client that does not is not a browser page
         # of another site (which cannot omit it), and it still needs the cookie and the CSRF field.
         return True
+    if origin == "null":
+        return fetch_site == "same-origin"
     return host is not None and origin.lower() == f"http://{host.lower()}"
 
 

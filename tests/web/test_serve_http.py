@@ -105,6 +105,7 @@ def test_localhost_names_the_bound_loopback_address(server: Server) -> None:
     [
         {"Origin": "http://evil.example"},
         {"Origin": "null"},
+        {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
         {"Origin": "http://127.0.0.1:1"},
         {"Sec-Fetch-Site": "cross-site"},
         {"Sec-Fetch-Site": "same-site"},
@@ -116,6 +117,14 @@ def test_a_cross_site_post_is_refused_even_with_the_cookie(server: Server, heade
     reply = server.request("POST", "/start", form=form, headers=headers)
     assert reply.status == 403
     assert "another site" in reply.body
+
+
+def test_a_post_of_the_servers_own_page_under_no_referrer_is_taken(server: Server) -> None:
+    # Referrer-Policy: no-referrer makes browsers send Origin: null with same-origin forms too.
+    home = server.request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice"}
+    headers = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+    assert server.request("POST", "/start", form=form, headers=headers).status == 303
 
 
 @pytest.mark.parametrize("csrf", [None, "", "0" * 64])
