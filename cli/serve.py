@@ -21,7 +21,9 @@ LOOPBACK = "127.0.0.1"
 def serve_command(
     bank: Annotated[
         list[str] | None,
-        typer.Argument(help="Banks to offer, by name or path (default: every bank found).", show_default=False),
+        typer.Argument(
+            help="Banks to offer, by name or path (default: every bank found).", show_default=False
+        ),
     ] = None,
     port: Annotated[
         int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port).")

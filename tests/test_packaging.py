@@ -69,7 +69,8 @@ def test_every_module_and_bank_of_the_folders_is_in_the_wheel(wheel: Path) -> No
         for path in (ROOT / folder).rglob("*"):
             if "__pycache__" in path.parts or not path.is_file():
                 continue
-            if path.suffix in {".py", ".yaml", ".typed"}:
+            # .html, .css and .js: the templates and static files of `quiz serve` (attnquiz/web).
+            if path.suffix in {".py", ".yaml", ".typed", ".html", ".css", ".js"}:
                 expected.add(f"{package}/{path.relative_to(ROOT / folder).as_posix()}")
     missing = expected - set(names(wheel))
     assert not missing, f"not in the wheel (add the subpackage to pyproject.toml): {sorted(missing)}"

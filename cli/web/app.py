@@ -107,8 +107,14 @@ class QuizApp:
             lstrip_blocks=True,
         )
         self.templates.globals.update(
-            md=render.markdown, inline=render.inline, labels=render.LABELS, marks=render.MARKS,
-            percent=render.percent, score=render.score, clock=_clock, when=_when,
+            md=render.markdown,
+            inline=render.inline,
+            labels=render.LABELS,
+            marks=render.MARKS,
+            percent=render.percent,
+            score=render.score,
+            clock=_clock,
+            when=_when,
         )
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -167,7 +173,7 @@ class QuizApp:
     # -- home and starting ------------------------------------------------------------------------
 
     async def home(self, request: Request, error: str = "", status: int = 200) -> Response:
-        cards = []
+        cards: list[dict[str, Any]] = []
         for ref in self.refs:
             try:
                 bank = bank_files.load(ref.ref, plugins=True)
@@ -408,13 +414,23 @@ class QuizApp:
             titles = {(b.name, e.id): e.item.source for b in loaded for e in b.items}
             for card in cards:
                 started.add((card.bank, card.item))
-                row = {"bank": card.bank, "item": card.item, "topic": card.topic, "due": card.due,
-                       "source": titles.get((card.bank, card.item), "")}
+                row = {
+                    "bank": card.bank,
+                    "item": card.item,
+                    "topic": card.topic,
+                    "due": card.due,
+                    "source": titles.get((card.bank, card.item), ""),
+                }
                 (due_rows if review.is_due(card, now) else upcoming).append(row)
         unstarted = sum((b.name, e.id) not in started for b in loaded for e in b.items)
         return self.page(
-            request, "review.html", due=due_rows, upcoming=upcoming[:10], unstarted=unstarted,
-            problems=problems, history=str(path),
+            request,
+            "review.html",
+            due=due_rows,
+            upcoming=upcoming[:10],
+            unstarted=unstarted,
+            problems=problems,
+            history=str(path),
         )
 
     async def review_start(self, request: Request) -> Response:
@@ -433,7 +449,11 @@ class QuizApp:
             store = None
         try:
             plan = plan_review(
-                loaded, store, seed=_new_seed(), now=utc_now(), limit=limit,
+                loaded,
+                store,
+                seed=_new_seed(),
+                now=utc_now(),
+                limit=limit,
                 new_per_day=new if new is not None else 10,
             )
         finally:
@@ -473,8 +493,16 @@ class QuizApp:
         seed = 1 if seed is None else seed
         cards = [_preview_card(entry, seed) for entry in bank.items] if bank is not None else []
         return self.page(
-            request, "preview_bank.html", ref=ref, bank=bank, issues=issues, summary=summary, cards=cards,
-            seed=seed, stamp=_stamp(ref), one=False,
+            request,
+            "preview_bank.html",
+            ref=ref,
+            bank=bank,
+            issues=issues,
+            summary=summary,
+            cards=cards,
+            seed=seed,
+            stamp=_stamp(ref),
+            one=False,
         )
 
     async def preview_item(self, request: Request) -> Response:
@@ -489,8 +517,16 @@ class QuizApp:
             except QuizError as exc:
                 raise HTTPException(404, str(exc)) from None
         return self.page(
-            request, "preview_bank.html", ref=ref, bank=bank, issues=issues, summary=summary, cards=cards,
-            seed=seed, stamp=_stamp(ref), one=True,
+            request,
+            "preview_bank.html",
+            ref=ref,
+            bank=bank,
+            issues=issues,
+            summary=summary,
+            cards=cards,
+            seed=seed,
+            stamp=_stamp(ref),
+            one=True,
         )
 
     async def preview_stamp(self, request: Request) -> Response:

@@ -28,12 +28,12 @@ MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "sk
 
 def markdown(source: str) -> Markup:
     """Bank Markdown with TeX maths: paragraphs and lists, maths as MathML."""
-    return Markup(html_export.content(source))  # noqa: S704 - the export escapes every text node
+    return Markup(html_export.content(source))  # the export escapes every text node
 
 
 def inline(source: str) -> Markup:
     """Bank Markdown for a list item or a table cell (no paragraph tags)."""
-    return Markup(html_export.inline_content(source))  # noqa: S704 - the export escapes every text node
+    return Markup(html_export.inline_content(source))  # the export escapes every text node
 
 
 def percent(fraction: float) -> str:
@@ -55,29 +55,29 @@ class Bar:
     text: str
 
 
-_ROW = 26
-_LABEL_WIDTH = 260
-_BAR_WIDTH = 300
-_CHART_WIDTH = _LABEL_WIDTH + _BAR_WIDTH + 90
+_ROW = 44
+_BAR_WIDTH = 360
+_CHART_WIDTH = _BAR_WIDTH + 110
 
 
 def bar_chart(title: str, bars: Sequence[Bar]) -> Markup:
-    """Horizontal bars, one per row, drawn as SVG with presentation attributes only (the CSP forbids
-    inline styles) and a title and description that screen readers read out."""
-    height = max(1, len(bars)) * _ROW + 8
+    """Horizontal bars, each under its label (so a phone's narrow screen keeps the text readable),
+    drawn as SVG with presentation attributes only (the CSP forbids inline styles) and titles that
+    screen readers read out."""
+    height = max(1, len(bars)) * _ROW + 4
     rows = []
     for index, bar in enumerate(bars):
-        y = 4 + index * _ROW
+        y = index * _ROW
         width = max(0.0, min(1.0, bar.fraction)) * _BAR_WIDTH
-        label = bar.label if len(bar.label) <= 34 else bar.label[:33] + "…"
+        label = bar.label if len(bar.label) <= 56 else bar.label[:55] + "…"
         rows.append(
-            f'<g><title>{escape(bar.label)}: {escape(bar.text)}</title>'
-            f'<text x="{_LABEL_WIDTH - 8}" y="{y + 17}" text-anchor="end" class="label">{escape(label)}</text>'
-            f'<rect x="{_LABEL_WIDTH}" y="{y + 4}" width="{_BAR_WIDTH}" height="{_ROW - 8}" class="track"/>'
-            f'<rect x="{_LABEL_WIDTH}" y="{y + 4}" width="{width:.1f}" height="{_ROW - 8}" class="fill"/>'
-            f'<text x="{_LABEL_WIDTH + _BAR_WIDTH + 8}" y="{y + 17}" class="value">{escape(bar.text)}</text></g>'
+            f"<g><title>{escape(bar.label)}: {escape(bar.text)}</title>"
+            f'<text x="0" y="{y + 15}" class="label">{escape(label)}</text>'
+            f'<rect x="0" y="{y + 21}" width="{_BAR_WIDTH}" height="16" class="track"/>'
+            f'<rect x="0" y="{y + 21}" width="{width:.1f}" height="16" class="fill"/>'
+            f'<text x="{_BAR_WIDTH + 8}" y="{y + 34}" class="value">{escape(bar.text)}</text></g>'
         )
-    return Markup(  # noqa: S704 - every text in it is escaped above
+    return Markup(  # every text in it is escaped above
         f'<svg class="chart" role="img" viewBox="0 0 {_CHART_WIDTH} {height}" '
         f'width="{_CHART_WIDTH}" height="{height}" aria-label="{escape(title)}">'
         f"<title>{escape(title)}</title>{''.join(rows)}</svg>"
@@ -95,35 +95,53 @@ class Day:
 
 _DAY_WIDTH = 36
 _DAY_HEIGHT = 120
+_DAY_TOP = 18
+"""Room above the tallest column for its count."""
 
 
 def day_chart(title: str, days: Sequence[Day]) -> Markup:
     """Attempts per day as columns, each shaded by that day's accuracy (written under it)."""
     most = max((d.attempts for d in days), default=0) or 1
     width = max(1, len(days)) * _DAY_WIDTH + 8
-    height = _DAY_HEIGHT + 44
+    base = _DAY_TOP + _DAY_HEIGHT
+    height = base + 26
     columns = []
     for index, day in enumerate(days):
         x = 4 + index * _DAY_WIDTH
         tall = day.attempts / most * _DAY_HEIGHT
-        top = 4 + _DAY_HEIGHT - tall
+        top = _DAY_TOP + _DAY_HEIGHT - tall
         detail = f"{day.attempts} answers, {percent(day.accuracy)} right" if day.attempts else "no answers"
-        level = "none" if not day.attempts else ("good" if day.accuracy >= 0.8 else
-                                                 "fair" if day.accuracy >= 0.5 else "poor")
+        level = (
+            "none"
+            if not day.attempts
+            else ("good" if day.accuracy >= 0.8 else "fair" if day.accuracy >= 0.5 else "poor")
+        )
         columns.append(
-            f'<g><title>{escape(day.label)}: {escape(detail)}</title>'
-            f'<rect x="{x + 4}" y="{top:.1f}" width="{_DAY_WIDTH - 8}" height="{tall:.1f}" class="day {level}"/>'
+            f"<g><title>{escape(day.label)}: {escape(detail)}</title>"
+            f'<rect x="{x + 4}" y="{top:.1f}" width="{_DAY_WIDTH - 8}" height="{tall:.1f}" '
+            f'class="day {level}"/>'
             f'<text x="{x + _DAY_WIDTH / 2}" y="{top - 3:.1f}" text-anchor="middle" class="count">'
             f"{day.attempts or ''}</text>"
-            f'<text x="{x + _DAY_WIDTH / 2}" y="{_DAY_HEIGHT + 20}" text-anchor="middle" class="label">'
+            f'<text x="{x + _DAY_WIDTH / 2}" y="{base + 18}" text-anchor="middle" class="label">'
             f"{escape(day.label[-2:])}</text></g>"
         )
-    return Markup(  # noqa: S704 - every text in it is escaped above
+    return Markup(  # every text in it is escaped above
         f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         f'aria-label="{escape(title)}"><title>{escape(title)}</title>'
-        f'<line x1="0" x2="{width}" y1="{_DAY_HEIGHT + 4}" y2="{_DAY_HEIGHT + 4}" class="axis"/>'
+        f'<line x1="0" x2="{width}" y1="{base}" y2="{base}" class="axis"/>'
         f"{''.join(columns)}</svg>"
     )
 
 
-__all__ = ["LABELS", "MARKS", "Bar", "Day", "bar_chart", "day_chart", "inline", "markdown", "percent", "score"]
+__all__ = [
+    "LABELS",
+    "MARKS",
+    "Bar",
+    "Day",
+    "bar_chart",
+    "day_chart",
+    "inline",
+    "markdown",
+    "percent",
+    "score",
+]

@@ -72,7 +72,9 @@ def start_from_keyboard(page: Any, *, topic: str, count: int, exam_time: str | N
     page.wait_for_url("**/s/*")
 
 
-def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(page: Any, server: Server) -> None:
+def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
+    page: Any, server: Server
+) -> None:
     first, second = planned_questions("parameter-count", 2)
     mistake = second.variant.mistakes[0]
     start_from_keyboard(page, topic="parameter-count", count=2)
@@ -179,5 +181,7 @@ def test_a_form_on_another_site_cannot_post_to_the_server(
     assert response is not None
     assert response.status == 403
     assert page.url.startswith(f"{server.base}/start")
-    assert console_errors == ["Failed to load resource: the server responded with a status of 403 (Forbidden)"]
+    assert console_errors == [
+        "Failed to load resource: the server responded with a status of 403 (Forbidden)"
+    ]
     console_errors.clear()  # the refusal is the one error this page should log

@@ -1,4 +1,4 @@
-"""`quiz serve` over plain HTTP (no browser needed): the guard, the practice flow, the history, the preview."""
+"""`quiz serve` over plain HTTP (no browser needed): the guard, practice, the history, the preview."""
 
 from __future__ import annotations
 
@@ -278,14 +278,16 @@ def test_other_commands_do_not_import_the_web_stack(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from attnquiz.main import main\n"
-        "for argv in (['quiz', '--help'], ['quiz', 'run', 'week1', '--count', '1', '--seed', '1', '--no-history']):\n"
+        "run = ['quiz', 'run', 'week1', '--count', '1', '--seed', '1', '--no-history']\n"
+        "for argv in (['quiz', '--help'], run):\n"
         "    sys.argv = argv\n"
         "    try:\n"
         "        main()\n"
         "    except SystemExit:\n"
         "        pass\n"
         "web = ('starlette', 'uvicorn', 'jinja2', 'multipart', 'python_multipart', 'attnquiz.web')\n"
-        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in web or m.startswith('attnquiz.web')))\n"
+        "found = [m for m in sys.modules if m.split('.')[0] in web or m.startswith('attnquiz.web')]\n"
+        "print('LOADED', sorted(found))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], input="1\n", capture_output=True, text=True, check=False, timeout=120
@@ -305,7 +307,10 @@ def test_another_interface_needs_host_and_is_warned_about(tmp_path: Path) -> Non
 
 def test_an_unknown_bank_is_one_line_and_no_server(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "attnquiz", "serve", "no-such-bank"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "attnquiz", "serve", "no-such-bank"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 1
     assert result.stderr.startswith("quiz: no bank named 'no-such-bank'")
