@@ -6,7 +6,6 @@ command runs, so no other command pays for it.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -119,7 +118,7 @@ def serve(
     finally:
         state.close()
         listener.close()
-    sys.stdout.flush()
+        say("quiz serve: stopped (every answer given is in the history)")
 
 
 __all__ = ["serve_command"]

@@ -136,6 +136,17 @@ def server(tmp_path: Path, bank_copy: Path) -> Iterator[Server]:
         running.stop()
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the tests of a module that neither edit its bank nor count its history."""
+    folder = tmp_path_factory.mktemp("shared")
+    running = start_server("week1", db=folder / "history.sqlite3")
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 def chromium_path() -> str | None:
     """Debian's Chromium (Playwright's own browsers are never downloaded), or None."""
     for name in ("chromium", "chromium-browser", "google-chrome"):

@@ -55,30 +55,30 @@ def text_of(html: str) -> str:
 # -- the guard --------------------------------------------------------------------------------------
 
 
-def test_a_request_without_the_token_is_refused(server: Server) -> None:
+def test_a_request_without_the_token_is_refused(shared: Server) -> None:
     for path in ("/", "/stats", "/preview/week1", "/static/app.css", "/s/anything"):
-        assert server.request("GET", path, cookie=False).status == 403
-    wrong = server.request("GET", "/?token=" + "x" * 43, cookie=False)
+        assert shared.request("GET", path, cookie=False).status == 403
+    wrong = shared.request("GET", "/?token=" + "x" * 43, cookie=False)
     assert wrong.status == 403
-    forged = server.request("GET", "/", cookie=False, headers={"Cookie": f"quiz_token_{server.port}=nope"})
+    forged = shared.request("GET", "/", cookie=False, headers={"Cookie": f"quiz_token_{shared.port}=nope"})
     assert forged.status == 403
 
 
-def test_the_token_in_the_url_becomes_a_strict_http_only_cookie(server: Server) -> None:
-    reply = server.request("GET", f"/stats?days=3&token={server.token}", cookie=False)
+def test_the_token_in_the_url_becomes_a_strict_http_only_cookie(shared: Server) -> None:
+    reply = shared.request("GET", f"/stats?days=3&token={shared.token}", cookie=False)
     assert reply.status == 303
     assert reply.headers["location"] == "/stats?days=3"  # the token leaves the address bar
     cookie = reply.headers["set-cookie"]
-    assert cookie.startswith(f"quiz_token_{server.port}={server.token};")
+    assert cookie.startswith(f"quiz_token_{shared.port}={shared.token};")
     assert "HttpOnly" in cookie
     assert "SameSite=Strict" in cookie
-    followed = server.request("GET", "/stats?days=3", cookie=False, headers={"Cookie": cookie.split(";")[0]})
+    followed = shared.request("GET", "/stats?days=3", cookie=False, headers={"Cookie": cookie.split(";")[0]})
     assert followed.status == 200
 
 
-def test_every_response_carries_the_security_headers(server: Server) -> None:
+def test_every_response_carries_the_security_headers(shared: Server) -> None:
     for path, cookie in (("/", True), ("/static/app.js", True), ("/", False), ("/s/none", True)):
-        reply = server.request("GET", path, cookie=cookie)
+        reply = shared.request("GET", path, cookie=cookie)
         assert reply.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         assert reply.headers["x-content-type-options"] == "nosniff"
         assert reply.headers["referrer-policy"] == "no-referrer"
@@ -90,14 +90,14 @@ def test_every_response_carries_the_security_headers(server: Server) -> None:
 @pytest.mark.parametrize(
     "host", ["evil.example", f"evil.example:{0}", "127.0.0.1:1", "localhost.evil.example", ""]
 )
-def test_a_host_header_that_is_not_the_bound_address_is_refused(server: Server, host: str) -> None:
+def test_a_host_header_that_is_not_the_bound_address_is_refused(shared: Server, host: str) -> None:
     # DNS rebinding: a hostile name resolving to 127.0.0.1 sends its own name as Host.
-    reply = server.request("GET", "/", headers={"Host": host.replace(":0", f":{server.port}")})
+    reply = shared.request("GET", "/", headers={"Host": host.replace(":0", f":{shared.port}")})
     assert reply.status == 403
 
 
-def test_localhost_names_the_bound_loopback_address(server: Server) -> None:
-    assert server.request("GET", "/", headers={"Host": f"localhost:{server.port}"}).status == 200
+def test_localhost_names_the_bound_loopback_address(shared: Server) -> None:
+    assert shared.request("GET", "/", headers={"Host": f"localhost:{shared.port}"}).status == 200
 
 
 @pytest.mark.parametrize(
@@ -111,32 +111,32 @@ def test_localhost_names_the_bound_loopback_address(server: Server) -> None:
         {"Sec-Fetch-Site": "same-site"},
     ],
 )
-def test_a_cross_site_post_is_refused_even_with_the_cookie(server: Server, headers: dict[str, str]) -> None:
-    home = server.request("GET", "/")
+def test_a_cross_site_post_is_refused_even_with_the_cookie(shared: Server, headers: dict[str, str]) -> None:
+    home = shared.request("GET", "/")
     form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice"}
-    reply = server.request("POST", "/start", form=form, headers=headers)
+    reply = shared.request("POST", "/start", form=form, headers=headers)
     assert reply.status == 403
     assert "another site" in reply.body
 
 
-def test_a_post_of_the_servers_own_page_under_no_referrer_is_taken(server: Server) -> None:
+def test_a_post_of_the_servers_own_page_under_no_referrer_is_taken(shared: Server) -> None:
     # Referrer-Policy: no-referrer makes browsers send Origin: null with same-origin forms too.
-    home = server.request("GET", "/")
+    home = shared.request("GET", "/")
     form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice"}
     headers = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
-    assert server.request("POST", "/start", form=form, headers=headers).status == 303
+    assert shared.request("POST", "/start", form=form, headers=headers).status == 303
 
 
 @pytest.mark.parametrize("csrf", [None, "", "0" * 64])
-def test_a_form_without_its_csrf_token_is_refused(server: Server, csrf: str | None) -> None:
+def test_a_form_without_its_csrf_token_is_refused(shared: Server, csrf: str | None) -> None:
     form = {"bank": "week1", "mode": "practice"} | ({"csrf": csrf} if csrf is not None else {})
-    reply = server.request("POST", "/start", form=form)
+    reply = shared.request("POST", "/start", form=form)
     assert reply.status == 403
-    session = start(server, topic="parameter-count", count="1", seed=str(SEED))
-    page = server.request("GET", session)
+    session = start(shared, topic="parameter-count", count="1", seed=str(SEED))
+    page = shared.request("GET", session)
     # The start page's token does not answer a session's questions: each session has its own.
-    answer_form = {"csrf": csrf_of(server.request("GET", "/").body), "position": "1", "response": "1"}
-    assert server.request("POST", f"{session}/answer", form=answer_form).status == 403
+    answer_form = {"csrf": csrf_of(shared.request("GET", "/").body), "position": "1", "response": "1"}
+    assert shared.request("POST", f"{session}/answer", form=answer_form).status == 403
     assert "Question 1 of 1" in page.body
 
 
@@ -196,17 +196,17 @@ def test_the_stats_page_shows_the_numbers_of_quiz_stats(server: Server) -> None:
     assert "<script" not in page.body.split("</head>")[1]  # the charts need no script
 
 
-def test_an_answer_from_an_older_page_changes_nothing(server: Server) -> None:
-    session = start(server, topic="complexity", count="2", seed=str(SEED))
-    page = server.request("GET", session)
+def test_an_answer_from_an_older_page_changes_nothing(shared: Server) -> None:
+    session = start(shared, topic="complexity", count="2", seed=str(SEED))
+    page = shared.request("GET", session)
     form = {"csrf": csrf_of(page.body), "position": "2", "response": "1"}
-    reply = server.request("POST", f"{session}/answer", form=form)
+    reply = shared.request("POST", f"{session}/answer", form=form)
     assert reply.status == 303
-    assert "Question 1 of 2" in server.request("GET", session).body
+    assert "Question 1 of 2" in shared.request("GET", session).body
 
 
-def test_bad_start_options_say_why_on_the_start_page(server: Server) -> None:
-    home = server.request("GET", "/")
+def test_bad_start_options_say_why_on_the_start_page(shared: Server) -> None:
+    home = shared.request("GET", "/")
     for fields, message in [
         ({"count": "0"}, "count must be a whole number from 1 to 500"),
         ({"count": "1e9"}, "count must be a whole number"),
@@ -214,22 +214,22 @@ def test_bad_start_options_say_why_on_the_start_page(server: Server) -> None:
         ({"mode": "exam", "time": "forever"}, "is not a duration"),
     ]:
         form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice", **fields}
-        reply = server.request("POST", "/start", form=form)
+        reply = shared.request("POST", "/start", form=form)
         assert reply.status == 400
         assert message in unescape(reply.body)
     unknown = {"csrf": csrf_of(home.body), "bank": "../../etc/passwd"}
-    assert server.request("POST", "/start", form=unknown).status == 404
+    assert shared.request("POST", "/start", form=unknown).status == 404
 
 
-def test_an_exam_submits_itself_when_its_time_is_up(server: Server) -> None:
-    session = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam", time="2s")
-    page = server.request("GET", session)
+def test_an_exam_submits_itself_when_its_time_is_up(shared: Server) -> None:
+    session = start(shared, topic="complexity", count="2", seed=str(SEED), mode="exam", time="2s")
+    page = shared.request("GET", session)
     assert 'id="timer"' in page.body
     time.sleep(2.3)
-    reply = server.request("GET", session)
+    reply = shared.request("GET", session)
     assert reply.status == 303
     assert reply.headers["location"] == f"{session}/summary"
-    summary = text_of(server.request("GET", f"{session}/summary").body)
+    summary = text_of(shared.request("GET", f"{session}/summary").body)
     assert "Time is up: the exam was submitted." in summary
     assert "0 / 2" in summary
 
@@ -259,16 +259,27 @@ def test_bank_text_is_escaped(server: Server, bank_copy: Path) -> None:
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page.body
 
 
-def test_the_preview_offers_each_item_with_its_seed_and_next_variant(server: Server) -> None:
-    page = server.request("GET", "/preview/week1/additive-score?seed=41")
+def test_the_preview_offers_each_item_with_its_seed_and_next_variant(shared: Server) -> None:
+    page = shared.request("GET", "/preview/week1/additive-score?seed=41")
     assert page.status == 200
     assert "/preview/week1/additive-score?seed=42" in page.body
     assert "Original (the past paper)" in page.body
     assert "1.93" in page.body  # the paper's own answer
     assert "Mistakes recognised" in page.body
     assert "<math" in page.body
-    assert server.request("GET", "/preview/week1/no-such-item").status == 404
-    assert server.request("GET", "/preview/nonexistent").status == 404
+    assert shared.request("GET", "/preview/week1/no-such-item").status == 404
+    assert shared.request("GET", "/preview/nonexistent").status == 404
+
+
+def test_chart_labels_from_the_history_are_escaped() -> None:
+    from attnquiz.web import render
+
+    hostile = '<script>x</script>" onload="y'
+    svg = str(render.bar_chart(hostile, [render.Bar(hostile, 0.5, hostile)]))
+    svg += str(render.day_chart(hostile, [render.Day(hostile, 3, 0.9), render.Day("2026-12-02", 0, 0.0)]))
+    assert "<script>" not in svg
+    assert '" onload="' not in svg
+    assert "&lt;script&gt;x&lt;/script&gt;&#34; onload=&#34;y" in svg
 
 
 # -- the command ------------------------------------------------------------------------------------
