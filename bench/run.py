@@ -496,6 +496,16 @@ def grading_figures(quick: bool) -> list[Figure]:
         figures.append(
             Figure(f"responses graded per second: {kind}", "/s", rates, budget, True, group="grading")
         )
+    figures.append(
+        Figure(
+            "one formula answer graded (issue 15)",
+            "ms",
+            formula_grading_ms(rounds),
+            5,
+            note="the key, an equivalent form and each listed mistake of every formula item; sympy loaded",
+            group="grading",
+        )
+    )
     question = banks.load("week1").items[0].question(0)
     worst_per_round = []
     worst_input = ""
@@ -519,6 +529,35 @@ def grading_figures(quick: bool) -> list[Figure]:
         )
     )
     return figures
+
+
+def formula_grading_ms(rounds: int) -> list[float]:
+    """Milliseconds to grade one response to a formula (`expression`) item, one sample per response.
+
+    The responses are each formula item's key, the key rewritten (expanded, reordered, implicit
+    products) and its listed mistakes; one unmeasured pass first loads sympy, which only the first
+    formula graded in a process pays for."""
+    from attnquiz.engine import banks, grading
+    from attnquiz.engine.answers import ExpressionAnswer
+
+    cases = []
+    for found in banks.discover():
+        for entry in banks.load(found.name).items:
+            question = entry.question(0)
+            answer = question.answer
+            if isinstance(answer, ExpressionAnswer):
+                rewritten = answer.value.replace("*", " ").replace("^", "**")
+                cases += [(question, answer.value), (question, rewritten)]
+                cases += [(question, m.format(answer)) for m in question.variant.mistakes]
+    for question, response in cases:
+        grading.grade(question, response)
+    samples = []
+    for _ in range(rounds):
+        for question, response in cases:
+            start = time.perf_counter()
+            grading.grade(question, response)
+            samples.append((time.perf_counter() - start) * 1000)
+    return samples
 
 
 # ---------------------------------------------------------------------------------------------

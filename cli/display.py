@@ -443,7 +443,8 @@ def print_grade(target: Console, grade: Grade, response: str, *, echo: bool = Fa
                 put(target, f"    read as: {part.grade.read_as}", style="dim", hang=13)
             for remark in grade_remarks(part.grade):
                 put(target, "    " + remark, hang=4)
-        put(target, Text(f"Score {score_text(grade.score)}", style="bold"))
+        if len(grade.parts) > 1:  # the whole question; a part answered on its own has its verdict above
+            put(target, Text(f"Score {score_text(grade.score)}", style="bold"))
         return
     if grade.status == "invalid":
         put(target, Text.assemble((f"{MARKS['invalid']} {LABELS['invalid']}", STYLES["invalid"])))

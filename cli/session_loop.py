@@ -302,8 +302,10 @@ class SessionLoop:
         """Prompts for one practice question until it is answered or skipped; an ending stops the session."""
         session = self.session
         letters = _letters(question)
-        prompt = f"[{slot.position}/{len(session.slots)}] › "
         while True:
+            part = session.pending_part(slot)  # a question in parts is answered part by part
+            label = f" ({part.label})" if part is not None else ""
+            prompt = f"[{slot.position}/{len(session.slots)}]{label} › "
             line = self._read(prompt)
             if line is None:
                 return "end-of-input"
@@ -342,7 +344,7 @@ class SessionLoop:
                 with held_signals():
                     result = session.answer(line)
                 self._report(slot, question, result, line)
-                if result.counts:
+                if result.counts and not session.part_in_progress(slot):
                     return self._after_answer(result, question)
 
     def _tell_shadowed(self, command: Command, line: str, letters: str) -> None:
@@ -398,6 +400,9 @@ class SessionLoop:
 
     def _exam_prompt(self, slot: Slot | None) -> str:
         where = f"{slot.position}/{len(self.session.slots)}" if slot is not None else "done"
+        part = self.session.pending_part(slot) if slot is not None and slot.question is not None else None
+        if part is not None:
+            where += f" ({part.label})"
         remaining = self.session.remaining()
         if remaining is not None:
             return f"[{where} · {clock(remaining)} left] › "
@@ -472,7 +477,9 @@ class SessionLoop:
                 with held_signals():
                     result = session.answer(line)
                 self._report(slot, question, result, line)
-                if result.counts:
+                if result.counts and session.part_in_progress(slot):
+                    redraw = False  # the same question, its next part
+                elif result.counts:
                     if self.visible:
                         self.view.saved(slot)
                 else:

@@ -379,6 +379,9 @@ class ShapeAnswer:
     tolerance: Tolerance = EXACT
     # How responses may name dimensions, not part of the answer's value: not compared.
     symbols: Symbols = field(default=(), compare=False)
+    # Names the prompt states as products of others, e.g. (("d_model", "h*d_k"),) for d_model = h·d_k:
+    # a response's [B, T, h*d_k] is then [B, T, d_model]. Not compared either.
+    products: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         dims = tuple(d if isinstance(d, str) else int(d) for d in self.dims)

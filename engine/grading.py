@@ -765,21 +765,57 @@ def _declared(answer: ShapeAnswer, mistakes: Sequence[Mistake]) -> dict[str, int
     that every mistake can be typed back.
     """
     declared = {parse.canonical_symbol(name): value for name, value in answer.symbols}
+    for name, _ in answer.products:
+        declared.setdefault(parse.canonical_symbol(name), None)
     for mistake in mistakes:
         if isinstance(mistake.value, tuple):
-            for d in _canonical(mistake.value):
-                if isinstance(d, str):
-                    declared.setdefault(d, None)
+            for d in mistake.value:
+                for factor in _factors(d):
+                    declared.setdefault(factor, None)
     return declared
 
 
-def _substituted(dims: Sequence[Any], declared: dict[str, int | None]) -> tuple[Any, ...]:
-    """Canonical dimensions with each name that stands for a number replaced by it."""
-    out: list[Any] = []
-    for d in _canonical(dims):
-        value = declared.get(d) if isinstance(d, str) else None
-        out.append(value if value is not None else d)
-    return tuple(out)
+def _factors(dim: Any) -> list[str]:
+    """The names of a dimension, canonical: one for a name, several for a product (h*d_k)."""
+    if not isinstance(dim, str):
+        return []
+    return [parse.canonical_symbol(f.strip()) for f in dim.split("*") if not f.strip().isdigit()]
+
+
+Monomial = tuple[int, tuple[str, ...]]
+
+
+def _substituted(
+    dims: Sequence[Any], declared: dict[str, int | None], products: dict[str, str] | None = None
+) -> tuple[Monomial, ...]:
+    """Each dimension as a product in normal form, (coefficient, sorted names): a name that stands
+    for a number counts as that number, and a name stated as a product of others (d_model = h·d_k)
+    as that product, so that [B, T, h*d_k] and [B, T, d_model] agree."""
+    return tuple(_monomial(d, declared, products or {}) for d in dims)
+
+
+def _monomial(
+    dim: Any, declared: dict[str, int | None], products: dict[str, str], depth: int = 0
+) -> Monomial:
+    if isinstance(dim, int):
+        return dim, ()
+    coefficient, names = 1, []
+    for factor in str(dim).split("*"):
+        factor = factor.strip()
+        if factor.isdigit():
+            coefficient *= int(factor)
+            continue
+        key = parse.canonical_symbol(factor)
+        value = declared.get(key)
+        if value is not None:
+            coefficient *= value
+        elif key in products and depth < 8:  # a product of products, bounded (a cycle stops here)
+            inner, more = _monomial(products[key], declared, products, depth + 1)
+            coefficient *= inner
+            names += more
+        else:
+            names.append(key)
+    return coefficient, tuple(sorted(names))
 
 
 def _unreadable_names(
@@ -791,7 +827,7 @@ def _unreadable_names(
     is for numbers (`banana`, `t` for `T`); so is a name for a size the student was asked to work
     out, where every dimension of the answer is a number.
     """
-    names = [d for d in found if isinstance(d, str)]
+    names = [f for d in found if isinstance(d, str) for f in d.split("*") if not f.strip().isdigit()]
     strange = [d for d in names if parse.canonical_symbol(d) not in declared]
     spelled = [name for name, _ in answer.symbols]
     if strange:
@@ -823,11 +859,12 @@ def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]
     unreadable = _unreadable_names(answer, found, declared)
     if unreadable is not None:
         return _invalid(answer, unreadable, read)
-    given, target = _substituted(found, declared), _substituted(answer.dims, declared)
+    products = {parse.canonical_symbol(name): text for name, text in answer.products}
+    given, target = _substituted(found, declared, products), _substituted(answer.dims, declared, products)
     if given == target:
         return _correct(read)
     for mistake in mistakes:
-        if isinstance(mistake.value, tuple) and _substituted(mistake.value, declared) == given:
+        if isinstance(mistake.value, tuple) and _substituted(mistake.value, declared, products) == given:
             return _named(mistake, read)
     n = len(target)
     if len(given) != n:

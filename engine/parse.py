@@ -1081,12 +1081,32 @@ def _read_dim(tokens: list[Token], start: int, end: int) -> Entry:
     tok = tokens[start]
     if end - start == 1 and tok.kind == "name" and _canonical_name(tok.text) not in FUNCTIONS:
         return tok.text
+    product = _dim_product(tokens[start:end])
+    if product is not None:
+        return product
     if any(t.kind == "name" and not _known(t.text) for t in tokens[start:end]):
         written = _clip("".join(t.text for t in tokens[start:end] if t.kind != "bad"))
         raise ReadError(
             f"`{written}` is not a dimension: write one name (such as T or d_model) or a whole number."
         )
     return _read_number(tokens, start, end)
+
+
+def _dim_product(span: list[Token]) -> str | None:
+    """A dimension written as a product of names and whole numbers (``h*d_k``, ``8*d_k``, ``h·d_v``),
+    as ``"h*d_k"``; None when the span is anything else (then it is a name or a number, or unreadable).
+    """
+    factors = [t for t in span if not (t.kind == "op" and t.text == "*")]
+    if len(factors) < 2 or len(factors) != (len(span) + 1) // 2:
+        return None
+    operators = span[1::2]
+    if any(t.kind != "op" or t.text != "*" for t in operators):
+        return None
+    if not all(t.kind == "name" or (t.kind == "num" and t.text.isdigit()) for t in factors):
+        return None
+    if not any(t.kind == "name" and not _known(t.text) for t in factors):
+        return None  # numbers and constants only (8*64, 2*pi): read as a number
+    return "*".join(t.text for t in factors)
 
 
 def _lists(text: str, read: EntryReader, *, names: bool) -> tuple[list[Nested], bool]:

@@ -17,13 +17,14 @@ import shlex
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from attnquiz.engine import review
+from attnquiz.engine.answers import PartsAnswer
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import derive_seed
 from attnquiz.engine.store import Attempt, CardRecord, CardUpdate, Store, StoreError, utc_now
@@ -31,6 +32,7 @@ from attnquiz.engine.store import Attempt, CardRecord, CardUpdate, Store, StoreE
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
+    from attnquiz.engine.answers import Part
     from attnquiz.engine.bank import Bank, BankItem
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.variant import Question
@@ -292,6 +294,8 @@ class Slot:
     """When the item comes back for review (after its attempt or skip was stored)."""
     broken: str | None = None
     """Why the slot's variant could not be built (the session left it out), or None."""
+    part_responses: list[str] = field(default_factory=list)
+    """A question in parts: the readable responses given so far to its parts, in order."""
 
     @property
     def answered(self) -> bool:
@@ -568,9 +572,55 @@ class Session:
         if slot is None:
             raise RuntimeError("the session has no current question")
         question = self.question(slot)
+        if question.variant.parts:
+            return self._answer_part(slot, question, response)
         result = grade(question, response)
         if not result.counts:
             return result
+        return self._accept(slot, response, result)
+
+    def pending_part(self, slot: Slot) -> Part | None:
+        """The part of a question in parts that the next response answers (None: not in parts)."""
+        question = self.question(slot)
+        parts = question.variant.parts
+        return parts[len(slot.part_responses) % len(parts)] if parts else None
+
+    def part_in_progress(self, slot: Slot) -> bool:
+        """Whether some but not all parts of the slot's question in parts have been answered."""
+        parts = self.question(slot).variant.parts
+        return 0 < len(slot.part_responses) < len(parts)
+
+    def _answer_part(self, slot: Slot, question: Question, response: str) -> Grade:
+        """Grade the response to the next part, with errors carried forward from the parts before it.
+
+        A readable response is kept and the next part is asked; after the last part the question is
+        graded as a whole (every part again, together) and stored like any answer. Answering a
+        question in parts again (an exam's revisit) starts over at (a).
+        """
+        from attnquiz.engine.grading import Grade, grade_parts
+
+        parts = question.variant.parts
+        answer = question.answer
+        assert isinstance(answer, PartsAnswer)
+        if len(slot.part_responses) >= len(parts):
+            slot.part_responses = []
+        index = len(slot.part_responses)
+        trial = [*slot.part_responses, response] + [""] * (len(parts) - index - 1)
+        part = grade_parts(answer, trial).parts[index]
+        if not part.grade.counts:
+            shown = part.grade
+            return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
+        slot.part_responses.append(response)
+        if index + 1 < len(parts):
+            shown = part.grade
+            return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
+        from attnquiz.engine.grading import PART_SEPARATOR
+
+        whole = grade_parts(answer, slot.part_responses)
+        return self._accept(slot, f" {PART_SEPARATOR} ".join(slot.part_responses), whole)
+
+    def _accept(self, slot: Slot, response: str, result: Grade) -> Grade:
+        """Keep a readable response's grade, store it, and move on (the practice or exam way)."""
         self._stop_timer()
         slot.response = response
         slot.grade = result

@@ -88,3 +88,12 @@ def test_every_original_in_the_guide_gives_the_papers_answer(plugin_dir: Path) -
             if entry.id in expected and entry.has_original:
                 seen[entry.id] = entry.original().answer.format()
     assert seen == expected
+
+
+def test_the_guide_shows_a_question_in_parts_and_a_formula_answer() -> None:
+    python = "\n".join(source for _, source in PYTHON)
+    for needle in ("PartsAnswer(", "uses=(", "recompute=", "checked(", "Formula.of("):
+        assert needle in python, f"the guide's generators never use {needle!r}"
+    guide = GUIDE.read_text(encoding="utf-8")
+    for heading in ("### A question in parts", "### A formula answer"):
+        assert heading in guide

@@ -20,6 +20,7 @@ MODULES: dict[str, str] = {
     "causal_mask_chain": "chains",
     "causal_mask_matrix": "masks",
     "causal_mask_weights": "masks",
+    "concat_shape_symbolic": "formulas",
     "concat_width": "heads",
     "cost_chain": "chains",
     "cross_attention_shape": "decoder",

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from attnquiz.engine import numerics, symbolic
-from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
 from attnquiz.engine.generators.common import pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
@@ -414,4 +414,42 @@ def stack_params_formula(rng: np.random.Generator, /) -> Variant:
     ]
     return _variant(
         prompt, answer, solution, mistakes, {"example_N": example}, "One block first, then N of them."
+    )
+
+
+@generator
+def concat_shape_symbolic(rng: np.random.Generator, /) -> Variant:
+    """The shape of the concatenated heads in symbols, [B, T, d_model], where d_model = h·d_k."""
+    asked = str(pick(rng, ["before", "after"]))
+    answer = ShapeAnswer(
+        ("B", "T", "d_model"),
+        symbols=symbols(B=None, T=None, d_model=None, h=None, d_k=None),
+        products=(("d_model", "h*d_k"),),
+    )
+    mistakes = [
+        Mistake(
+            "heads-not-merged",
+            ("B", "h", "T", "d_k"),
+            "That is the heads' outputs with the head axis still separate; concatenating them puts their "
+            r"widths side by side: $h d_k = d_{\text{model}}$.",
+        ),
+        Mistake(
+            "one-head", ("B", "T", "d_k"), r"That is one head's output; the concatenation is $h$ heads wide."
+        ),
+    ]
+    where = "before the output projection $W^O$" if asked == "before" else "after $W^O$ maps it back"
+    prompt = (
+        r"Multi-head self-attention reads a batch $X$ of shape $[B, T, d_{\text{model}}]$ with $h$ heads of "
+        rf"width $d_k$, where $d_{{\text{{model}}}} = h d_k$. What is the shape of the concatenated heads "
+        f"{where}? Give it in symbols."
+    )
+    solution = [
+        r"Each head's output $AV$ is $[B, T, d_k]$ (per head).",
+        r"Concatenating the $h$ heads gives width $h d_k = d_{\text{model}}$: $[B, T, d_{\text{model}}]$"
+        + (
+            r", and $W^O$, $d_{\text{model}} \times d_{\text{model}}$, keeps it." if asked == "after" else "."
+        ),
+    ]
+    return Variant(
+        prompt=prompt, answer=answer, solution=solution, mistakes=mistakes, inputs={"asked": asked}
     )

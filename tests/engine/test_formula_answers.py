@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from attnquiz.engine import banks, parse, symbolic
-from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
 from attnquiz.engine.generators import formulas
 from attnquiz.engine.grading import grade, grade_answer
 
@@ -190,3 +190,32 @@ print(before, "sympy" in sys.modules)
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert result.stdout.split()[-2:] == ["False", "True"], result.stdout
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [
+        ("[B, T, h*d_k]", "correct"),
+        ("[B, T, d_k*h]", "correct"),
+        ("[B, T, h·dₖ]", "correct"),
+        ("(B, T, h * dk)", "correct"),
+        ("[B, T, d_model]", "correct"),
+        ("[B, T, 2*h*d_k]", "wrong"),
+        ("[B, T, h*h*d_k]", "wrong"),
+        ("[B, T, h*q]", "invalid"),
+    ],
+)
+def test_a_shape_takes_a_product_of_symbols_the_item_states(response: str, status: str) -> None:
+    answer = ShapeAnswer(
+        ("B", "T", "d_model"),
+        symbols=symbols(B=None, T=None, d_model=None, h=None, d_k=None),
+        products=(("d_model", "h*d_k"),),
+    )
+    assert grade_answer(answer, response).status == status, response
+
+
+def test_a_product_of_names_with_numbers_is_that_number() -> None:
+    answer = ShapeAnswer((7, 512), symbols=symbols(T=7, d_model=512, h=8, d_k=64))
+    assert grade_answer(answer, "[T, h*d_k]").status == "correct"
+    assert grade_answer(answer, "[T, 8*d_k]").status == "correct"
+    assert grade_answer(answer, "[T, 4*d_k]").status == "wrong"

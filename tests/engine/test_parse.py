@@ -456,7 +456,7 @@ def test_shapes_are_read(text: str, dims: tuple[object, ...]) -> None:
         ("[0, 3]", "whole number"),
         ("[-1, 3]", "whole number"),
         ("[T, [512]]", "too many brackets"),
-        ("[h*d_k, 3]", "not a dimension"),
+        ("[h+d_k, 3]", "not a dimension"),
         ("[]", "empty"),
         ("", "empty"),
         ("x" * 3000, "too long"),
