@@ -326,3 +326,54 @@ def test_an_unknown_bank_is_one_line_and_no_server(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.startswith("quiz: no bank named 'no-such-bank'")
     assert "Traceback" not in result.stderr
+
+
+def post(server: Server, session: str, action: str, **fields: str) -> str:
+    """Send the current question's form to ``action`` (a button's formaction); where it leads."""
+    page = server.request("GET", session)
+    position = re.search(r'name="position" value="(\d+)"', page.body)
+    form = {"csrf": csrf_of(page.body), "position": position.group(1) if position else "", **fields}
+    reply = server.request("POST", f"{session}/{action}", form=form)
+    assert reply.status == 303, reply.body
+    return reply.headers["location"]
+
+
+def test_an_exam_is_navigated_answered_and_submitted(shared: Server) -> None:
+    first, second = planned_questions("complexity", 2)
+    session = start(shared, topic="complexity", count="2", seed=str(SEED), mode="exam")
+    post(shared, session, "go", go="2")
+    assert "Question 2 of 2" in shared.request("GET", session).body
+    answer(shared, session, "1/0 + (")  # unreadable: said at once, even in an exam
+    assert "Cannot read that" in shared.request("GET", session).body
+    where, page = answer(shared, session, second.answer.format())
+    assert where == session  # no verdict before submission
+    assert "Saved your answer to question 2." in page
+    assert "Question 1 of 2" in page  # the first unanswered question comes next
+    assert "Not answered yet: 1." in text_of(page)
+    assert post(shared, session, "finish") == f"{session}/summary"
+    summary = text_of(shared.request("GET", f"{session}/summary").body)
+    assert "1 / 2" in summary
+    assert "Results" in summary
+    assert "Not answered" in summary
+    assert first.answer.format() in summary
+
+
+def test_a_review_starts_with_hints_and_skips(shared: Server) -> None:
+    page = shared.request("GET", "/review")
+    assert page.status == 200
+    reply = shared.request(
+        "POST", "/review/start", form={"csrf": csrf_of(page.body), "limit": "1", "new": "5"}
+    )
+    assert reply.status == 303
+    session = reply.headers["location"]
+    question = shared.request("GET", session).body
+    assert "review" in question
+    assert "Question 1 of 1" in question
+    assert post(shared, session, "hint") == session
+    assert "Hint:" in shared.request("GET", session).body
+    assert post(shared, session, "skip") == f"{session}/feedback/1"
+    skipped = text_of(shared.request("GET", f"{session}/feedback/1").body)
+    assert "– Skipped" in skipped
+    assert "Answer" in skipped
+    assert f"{session}/summary" in shared.request("GET", f"{session}/feedback/1").body
+    assert "Skipped" in text_of(shared.request("GET", f"{session}/summary").body)
