@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 MAX_SESSIONS = 32
 """Sessions kept in memory; beyond it the oldest is closed (its answers are already in the history)."""
 MAX_RESPONSE = 10_000
-"""The longest response read from a form (the grader bounds what it reads; this bounds the memory)."""
+"""The most of an unreadable response put back in the answer field."""
 MAX_FORM_FIELDS = 200
 _START = "start"
 """The CSRF scope of the forms that are not a session's (start a practice or a review)."""
@@ -274,11 +274,12 @@ class QuizApp:
         if slot is None:  # sent from an older page (Back button), or after the end
             return _see(f"/s/{web.id}")
         chosen = [str(v) for v in form.getlist("choice")]
-        response = ", ".join(chosen) if chosen else _text(form, "response")[:MAX_RESPONSE]
-        result = session.answer(response)
+        response = ", ".join(chosen) if chosen else _text(form, "response")
+        result = session.answer(response)  # the grader bounds what it reads, and says how long it was
         web.warnings.extend(session.take_warnings())
         if not result.counts:
-            web.invalid = (slot.position, response, result)
+            # Kept to refill the field (a huge paste is cut: the page need not carry it back).
+            web.invalid = (slot.position, response[:MAX_RESPONSE], result)
             return _see(f"/s/{web.id}")
         web.invalid = None
         if session.exam:

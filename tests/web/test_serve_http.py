@@ -196,6 +196,26 @@ def test_the_stats_page_shows_the_numbers_of_quiz_stats(server: Server) -> None:
     assert "<script" not in page.body.split("</head>")[1]  # the charts need no script
 
 
+@pytest.mark.parametrize(
+    ("response", "said"),
+    [
+        ("9" * 200_000, "too long (200,000 characters"),
+        ("\u202e1e999999", "U+202E"),
+        ("\x00\udcff", "control character"),
+        ("10^10^10", ""),
+    ],
+)
+def test_hostile_responses_are_invalid_with_a_reason(shared: Server, response: str, said: str) -> None:
+    session = start(shared, topic="complexity", count="1", seed=str(SEED))
+    where, page = answer(
+        shared, session, response.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    )
+    assert where == session
+    assert "Cannot read that" in page
+    assert said in unescape(page)
+    assert len(page) < 50_000
+
+
 def test_an_answer_from_an_older_page_changes_nothing(shared: Server) -> None:
     session = start(shared, topic="complexity", count="2", seed=str(SEED))
     page = shared.request("GET", session)
