@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -263,3 +267,70 @@ def test_quiz_answer_refuses_the_wrong_number_of_parts() -> None:
     result = runner.invoke(app, ["answer", "week1", "params-chain", "--original", "64", "32768"])
     assert result.exit_code == 2
     assert "5 answers, one per part" in result.output
+
+
+# ---------------------------------------------------------------------------------------------
+# quiz run asks part by part
+# ---------------------------------------------------------------------------------------------
+
+
+def _run(tmp_path: Path, *args: str, stdin: str) -> list[dict[str, Any]]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "QUIZ_HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-c", "from attnquiz.main import main; main()", "run", *args, "--json"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def test_practice_grades_each_part_as_it_is_answered_and_carries_errors(tmp_path: Path) -> None:
+    # Seed 83187's params-chain: d_model 64 and h 2; (a) = 64 keeps the full width, and (b) = 64·64
+    # is then right given it.
+    events = _run(
+        tmp_path,
+        "week1",
+        "--item",
+        "params-chain",
+        "-n",
+        "1",
+        "--seed",
+        "83187",
+        stdin="64\n4096\nx\n1\n2\n3\n",
+    )
+    grades = [e for e in events if e.get("type") == "grade"]
+    assert [g["response"] for g in grades] == ["64", "4096", "x", "1", "2", "3"]
+    a, b, unreadable = grades[0], grades[1], grades[2]
+    assert (a["status"], a["mistake"]) == ("wrong", "heads-full-width")
+    assert [p["label"] for p in a["parts"]] == ["a"]
+    assert b["status"] == "correct"
+    assert b["parts"][0]["carried_forward"] == {"a": "64"}
+    assert unreadable["status"] == "invalid"  # costs nothing: (c) is asked again
+    whole = grades[-1]
+    assert [p["label"] for p in whole["parts"]] == ["a", "b", "c", "d", "e"]
+    summary = next(e for e in events if e.get("type") == "summary")
+    assert summary["rows"][0]["response"] == "64 | 4096 | 1 | 2 | 3"
+
+
+def test_an_exam_saves_the_parts_and_grades_them_at_the_end(tmp_path: Path) -> None:
+    events = _run(
+        tmp_path,
+        "week1",
+        "--exam",
+        "--item",
+        "params-chain",
+        "-n",
+        "1",
+        "--seed",
+        "83187",
+        stdin="32\n2048\n16640\n49984\n299904\nsubmit\ny\n",
+    )
+    assert not [e for e in events if e.get("type") == "grade" and e.get("status") != "correct"]
+    summary = next(e for e in events if e.get("type") == "summary")
+    assert summary["rows"][0]["status"] == "correct"
+    assert summary["score"] == 1.0
