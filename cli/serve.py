@@ -14,6 +14,8 @@ import typer
 from attnquiz.common import fail, say, user_errors
 
 LOOPBACK = "127.0.0.1"
+LOOPBACK_NAMES = {LOOPBACK, "localhost", "::1"}
+"""Addresses only this computer can reach (no warning)."""
 
 
 @user_errors
@@ -21,7 +23,8 @@ def serve_command(
     bank: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Banks to offer, by name or path (default: every bank found).", show_default=False
+            help="Banks to offer, by name or path (default: every bank found).",
+            show_default=False,
         ),
     ] = None,
     port: Annotated[
@@ -49,8 +52,8 @@ def serve_command(
 ) -> None:
     """Practise, review, see your stats and preview banks in a web browser on this computer.
 
-    The page's address carries a secret token (printed below): only someone with that link can
-    use the server. Answers go to the same history as quiz run; Ctrl-C stops the server.
+    The link printed at start carries a secret token: only someone with that link can use the
+    server. Answers go to the same history as quiz run; Ctrl-C stops the server.
 
     Example: quiz serve week1 week2 --open
     """
@@ -60,7 +63,7 @@ def serve_command(
 
     for name in bank or ():
         banks.find(name)  # an unknown bank is one clear line now, not an error page later
-    if host != LOOPBACK:
+    if host not in LOOPBACK_NAMES:
         say(
             f"quiz: warning: listening on {host}, not {LOOPBACK}: other computers that can reach this "
             "address can connect (the token still guards every page; anyone who sees the link can use it)",
