@@ -506,6 +506,17 @@ def grading_figures(quick: bool) -> list[Figure]:
             group="grading",
         )
     )
+    formula_worst, formula_input = hostile_formula_ms(rounds)
+    figures.append(
+        Figure(
+            "formula reader worst case on hostile input (issue 15)",
+            "ms",
+            formula_worst,
+            10,
+            note=f"slowest: {formula_input!r}…",
+            group="grading",
+        )
+    )
     question = banks.load("week1").items[0].question(0)
     worst_per_round = []
     worst_input = ""
@@ -529,6 +540,39 @@ def grading_figures(quick: bool) -> list[Figure]:
         )
     )
     return figures
+
+
+HOSTILE_FORMULAS = [
+    "(d+1)^100000",
+    "d^d^d",
+    "9**9**9",
+    "*".join(["d"] * 999),
+    "(" * 1000 + "d" + ")" * 1000,
+    "d" * 1999,
+    "(" + "+".join(["d"] * 600) + ")^8",
+    "(" + "+".join(f"{i}*d" for i in range(300)) + ")^2",
+    "(d+1)^8*(d+1)^8",
+    "__import__('os')",
+]
+
+
+def hostile_formula_ms(rounds: int) -> tuple[list[float], str]:
+    """The slowest hostile formula per round (ms), graded against a formula item, and which it was."""
+    from attnquiz.engine import banks, grading
+
+    question = banks.load("week1").get("block-params-formula").question(0)
+    grading.grade(question, question.answer.format())  # sympy loaded first: not what is measured
+    worst_per_round, worst_input = [], ""
+    for _ in range(rounds):
+        worst = 0.0
+        for text in HOSTILE_FORMULAS:
+            start = time.perf_counter()
+            grading.grade(question, text)
+            elapsed = time.perf_counter() - start
+            if elapsed > worst:
+                worst, worst_input = elapsed, text[:20]
+        worst_per_round.append(worst * 1000)
+    return worst_per_round, worst_input
 
 
 def formula_grading_ms(rounds: int) -> list[float]:

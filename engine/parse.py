@@ -1302,9 +1302,9 @@ __all__ = [
 # nesting, the size of each exponent and the degree of the whole.
 
 Tree = tuple[object, ...]
-MAX_FORMULA_EXPONENT = 12
-"""Largest exponent a formula may write (d^2, T^3; never (d+1)^100000)."""
-MAX_FORMULA_DEGREE = 12
+MAX_FORMULA_EXPONENT = 8
+"""Largest exponent a formula may write (d^2, T^3; never (d+1)^100000): the course needs 3 at most."""
+MAX_FORMULA_DEGREE = 8
 """Largest degree of a whole formula, counted before anything is expanded (d^d^d is refused)."""
 MAX_FORMULA_NODES = 400
 """Most numbers, symbols and operations in one formula."""
@@ -1342,6 +1342,7 @@ class _FormulaReader:
     def __init__(self, tokens: list[Token], symbols: dict[str, str]) -> None:
         self.tokens = tokens
         self.symbols = symbols  # canonical spelling → the declared name
+        self.seen: dict[str, str] = {}  # a name as written → its declared name ("" for none), read once
         self.i = 0
         self.depth = 0
         self.nodes = 0
@@ -1418,7 +1419,10 @@ class _FormulaReader:
         return prev.kind in {"num", "sup", "name"} or (prev.kind == "close" and prev.text == ")")
 
     def _symbol(self, text: str) -> str | None:
-        return self.symbols.get(canonical_symbol(text))
+        found = self.seen.get(text)
+        if found is None:
+            found = self.seen[text] = self.symbols.get(canonical_symbol(text), "")
+        return found or None
 
     def signed(self) -> Tree:
         tok = self._op("+-")
@@ -1537,12 +1541,17 @@ def _split_names(text: str, symbols: dict[str, str]) -> list[str] | None:
     return None
 
 
+_TERM = re.compile(r"[A-Za-z0-9_.]+")
+
+
 def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
     """Read a formula in the declared ``symbols`` (any spelling `canonical_symbol` folds: ``d_model``,
     ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) into a tree, or say why it cannot be graded."""
     if len(text) > MAX_LENGTH:
         return Invalid(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
     declared = {canonical_symbol(name): name for name in symbols}
+    if len(_TERM.findall(text)) > MAX_FORMULA_NODES:  # counted before any token is made
+        return Invalid(f"The formula is too long (more than {MAX_FORMULA_NODES} terms and operations).")
     try:
         clean = _prepare(spell_dimensions(text))
         tokens = tokenize(clean, grouping=False)
