@@ -159,4 +159,5 @@ def test_help_lists_every_command_in_the_order_users_meet_them() -> None:
         "new",
         "schema",
         "generators",
+        "serve",
     ]
