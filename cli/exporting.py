@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.export.worksheet import ClassPlan
 
 FormatName = Literal["pdf", "html", "md", "moodle", "qti", "json"]
-KeyName = Literal["full", "brief", "none"]
+KeyName = Literal["grid", "full", "brief", "none"]
 PaperName = Literal["a4", "us-letter"]
 
 SeedOpt = Annotated[
@@ -52,6 +52,15 @@ CountOpt = Annotated[
 OriginalOpt = Annotated[
     bool, typer.Option("--original", help="The past papers' own questions, not variants.")
 ]
+AllOpt = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        help="Every selected item on every sheet. Without it, a worksheet holds one item of each topic "
+        "(drawn from the seed, the same for the class) unless --items, --topic or --count say otherwise.",
+    ),
+]
+PER_TOPIC = 1  # a worksheet's default: one question of each topic, a sheet a student does in a sitting
 StudentsOpt = Annotated[
     int | None, typer.Option("--students", min=1, max=10_000, help="Number of students (one variant each).")
 ]
@@ -132,9 +141,12 @@ def _plan(
     items: list[str],
     topics: list[str],
     count: int | None,
+    whole: bool = True,
 ) -> ClassPlan:
+    """The class; unless ``whole`` (or a selection is given), one item of each topic (see `PER_TOPIC`)."""
     from attnquiz.engine.export.worksheet import plan_class
 
+    per_topic = None if whole or original or items or topics or count is not None else PER_TOPIC
     with _Bar("Building variants") as bar:
         return plan_class(
             bank,
@@ -143,6 +155,7 @@ def _plan(
             items=items,
             topics=topics,
             count=count,
+            per_topic=per_topic,
             progress=bar,
         )
 
@@ -179,11 +192,23 @@ def export_command(
     items: ItemsOpt = None,
     topic: TopicOpt = None,
     count: CountOpt = None,
+    every: AllOpt = False,
     key: Annotated[
-        KeyName, typer.Option("--key", help="Answer key: full (answers and worked solutions), brief, none.")
-    ] = "full",
+        KeyName,
+        typer.Option(
+            "--key",
+            help="Answer key: grid (a student a row, a question a column: for marking by hand), full "
+            "(answers, worked solutions and wrong answers to recognise: for tutoring), brief, none.",
+        ),
+    ] = "grid",
     split: Annotated[bool, typer.Option("--split", help="One file per student (pdf, html, md).")] = False,
     paper: Annotated[PaperName, typer.Option("--paper", help="Page size: a4 or us-letter.")] = "a4",
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, max=256, help="PDF pieces compiled at once (default: every CPU)."
+        ),
+    ] = None,
 ) -> None:
     """Export worksheets with an answer key, or a Moodle, Canvas (QTI 1.2) or JSON question bank.
 
@@ -204,6 +229,10 @@ def export_command(
         fail("give --seed or --original, not both: the original questions have no seed", 2)
     if split and fmt in LMS_FORMATS:
         fail(f"--split is for worksheets (pdf, html, md), not {fmt}", 2)
+    if key == "grid" and fmt != "pdf":
+        key = "full"  # the grid is a PDF page layout; HTML and Markdown keep the full key by default
+    if every and (items or topic or count is not None):
+        fail("--all takes every item: give it without --items, --topic or --count", 2)
     count_of = students or variants or 1
     if original and fmt in LMS_FORMATS and count_of > 1:
         _warn("the original questions have one version each: exporting 1 variant per item")
@@ -220,6 +249,7 @@ def export_command(
         items=_split(items),
         topics=_split(topic),
         count=count,
+        whole=every or fmt in LMS_FORMATS,  # an LMS bank holds every item; a quiz there draws from it
     )
     if plan.skipped:
         _warn(
@@ -236,7 +266,14 @@ def export_command(
             written = Written([], warnings)
         else:
             written = write(
-                plan, fmt, target, paper=paper, key=None if key == "none" else key, split=split, progress=bar
+                plan,
+                fmt,
+                target,
+                paper=paper,
+                key=None if key == "none" else key,
+                split=split,
+                progress=bar,
+                jobs=jobs,
             )
     for message in written.warnings:
         _warn(message)
@@ -247,6 +284,9 @@ def export_command(
     report = typer.echo if not to_stdout else _note
     what = "past-paper questions" if original else f"{count_of} variant{'s' if count_of != 1 else ''}"
     report(f"Wrote {len(plan.items)} item{'s' if len(plan.items) != 1 else ''} × {what}:")
+    chosen_by_default = not (every or items or topic or count is not None or original or fmt in LMS_FORMATS)
+    if chosen_by_default:
+        report("  (one item of each topic; --all for every item, or --items, --topic, --count)")
     for path in [str(p) for p in written.files] or ["standard output"]:
         report(f"  {path}")
     if not original:
@@ -254,6 +294,21 @@ def export_command(
         # The bank as the user named it: it found the bank just now, so it finds it for `quiz grade`
         # too (a bank given by path has no name that `quiz grade` could look up).
         command = f"quiz grade {shlex.quote(bank)} answers.csv --seed {seed} --students {count_of}"
+        if fmt not in LMS_FORMATS:  # the template's columns: the items of these sheets
+            selection = (
+                " --all"
+                if every
+                else "".join(
+                    f" --{flag} {shlex.quote(','.join(values))}"
+                    for flag, values in (("items", items), ("topic", topic))
+                    if values
+                )
+                + (f" --count {count}" if count is not None else "")
+            )
+            template = (
+                f"quiz grade {shlex.quote(bank)} --template --seed {seed} --students {count_of}{selection}"
+            )
+            report(f"An answers file for these sheets: `{template} -o answers.csv`.")
         report(f"Master seed {seed}{source}: grade with `{command}`.")
 
 
@@ -291,6 +346,7 @@ def grade_command(
     items: ItemsOpt = None,
     topic: TopicOpt = None,
     count: CountOpt = None,
+    every: AllOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Grade a class: rebuild each student's variants and mark every answer with the shared grader.
@@ -317,7 +373,7 @@ def grade_command(
             fail("--template needs --seed (the master seed of the worksheets) or --original", 2)
         plan = _plan(
             loaded, students=students, seed=seed, original=original, items=_split(items),
-            topics=_split(topic), count=count,
+            topics=_split(topic), count=count, whole=every,
         )  # fmt: skip
         text = template_csv(plan)
         if output is None:
@@ -328,8 +384,8 @@ def grade_command(
         return
     if answers is None:
         fail("give the answers file (CSV), or --template to write an empty one", 2)
-    if items or topic or count is not None or original:
-        fail("the answers file's header names the items: --items, --topic, --count and --original "
+    if items or topic or count is not None or original or every:
+        fail("the answers file's header names the items: --items, --topic, --count, --all and --original "
              "are for --template", 2)  # fmt: skip
     marks = grade_file(loaded, answers, master_seed=seed, students=students)
     if output is not None:

@@ -2,25 +2,29 @@
 
 Worksheet formats (``pdf``, ``html``, ``md``) write into a folder: ``worksheets.<ext>`` and
 ``key.<ext>``, or with ``split`` one ``worksheet-07.<ext>`` and ``key-07.<ext>`` per student.
-LMS formats (``moodle``, ``qti``, ``json``) write one file. Bytes are produced first and
-written after, each to a temporary name in the destination folder; only when every file of the
-export is complete are they renamed into place (`save`), so no half-written file ever has a final
-name, and worksheets and key are replaced together or not at all.
+LMS formats (``moodle``, ``qti``, ``json``) write one file. Each file is written (PDF and LMS files
+streamed as they are made) to a temporary name in the destination folder; only when every file of
+the export is complete are they renamed into place (`Staging`), so no half-written file ever has a
+final name, and worksheets and key are replaced together or not at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
+
+if TYPE_CHECKING:
+    from attnquiz.engine.export.pdf import Document
 
 Format = Literal["pdf", "html", "md", "moodle", "qti", "json"]
 WORKSHEET_FORMATS: tuple[Format, ...] = ("pdf", "html", "md")
@@ -55,10 +59,6 @@ def _sources(
     fmt: Format, paper: Paper, key: KeyStyle
 ) -> tuple[Callable[[ClassPlan, Sequence[Sheet]], str], Callable[[ClassPlan, Sequence[Sheet]], str]]:
     """The functions that write the source of a worksheet file and of a key file of some sheets."""
-    if fmt == "pdf":
-        from attnquiz.engine.export import typst
-
-        return (lambda p, s: typst.worksheets(p, s, paper)), (lambda p, s: typst.key(p, s, paper, key))
     if fmt == "html":
         from attnquiz.engine.export import html
 
@@ -68,15 +68,24 @@ def _sources(
     return markdown.worksheets, (lambda p, s: markdown.key(p, s, key))
 
 
-def _finish(
-    fmt: Format, documents: list[tuple[str, Callable[[], str]]], progress: Progress | None
-) -> dict[str, bytes]:
-    """Sources → file bytes: PDFs compiled while the next source is written (see pdf.compile_all)."""
-    if fmt != "pdf":
-        return {name: build().encode("utf-8") for name, build in documents}
-    from attnquiz.engine.export.pdf import compile_all
+def _pdf_documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None, split: bool) -> list[Document]:
+    """The PDF files of an export as documents compiled in pieces (see `pdf.write_documents`)."""
+    from attnquiz.engine.export import typst
+    from attnquiz.engine.export.pdf import Document, documents
 
-    return compile_all(documents, progress)
+    if not split:
+        return documents(plan, paper, key)
+    # One file per student, each one piece: every student's files compile in parallel.
+    width = max(2, len(str(len(plan.sheets))))
+    docs: list[Document] = []
+    for position in range(len(plan.sheets)):
+        label = str(position + 1).zfill(width)
+        only = range(position, position + 1)
+        docs.append(Document(f"worksheet-{label}.pdf", partial(typst.worksheets, plan, paper=paper), 1, only))
+        if key is not None:
+            key_of = partial(typst.key, plan, paper=paper, style=key)
+            docs.append(Document(f"key-{label}.pdf", key_of, 1, only))
+    return docs
 
 
 def worksheet_files(
@@ -87,47 +96,69 @@ def worksheet_files(
     key: KeyStyle | None = "full",
     split: bool = False,
     progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> dict[str, bytes]:
-    """The files of a worksheet export, by name: the sheets, and the key unless ``key`` is None."""
+    """The files of a worksheet export, by name: the sheets, and the key unless ``key`` is None.
+
+    Every file in memory at once: `write` streams a PDF export to disk instead.
+    """
     if fmt not in WORKSHEET_FORMATS:
         raise ExportError(f"{fmt} is not a worksheet format ({', '.join(WORKSHEET_FORMATS)})")
+    if fmt == "pdf":
+        from attnquiz.engine.export.pdf import write_documents
+
+        buffers: dict[str, io.BytesIO] = {}
+
+        def keep(name: str) -> contextlib.AbstractContextManager[BinaryIO]:
+            buffers[name] = io.BytesIO()
+            return contextlib.nullcontext(buffers[name])
+
+        write_documents(plan, _pdf_documents(plan, paper, key, split), keep, jobs=jobs, progress=progress)
+        return {name: buffer.getvalue() for name, buffer in buffers.items()}
     sheets_of, key_of = _sources(fmt, paper, key or "full")
     ext = EXTENSIONS[fmt]
-    documents: list[tuple[str, Callable[[], str]]] = []
+    chosen = list(plan.sheets)  # built once, for the sheets and the key
+    files: dict[str, bytes] = {}
     if not split:
-        sheets_name = f"worksheets{ext}"
+        files[f"worksheets{ext}"] = sheets_of(plan, chosen).encode("utf-8")
         if key is not None:
-            # The key first: it is the longer compile, so it should start first.
-            documents.append((f"key{ext}", lambda: key_of(plan, plan.sheets)))
-        documents.append((sheets_name, lambda: sheets_of(plan, plan.sheets)))
-        files = _finish(fmt, documents, progress)
-        return {sheets_name: files.pop(sheets_name), **files}
-    width = max(2, len(str(len(plan.sheets))))
-    for sheet in plan.sheets:
+            files[f"key{ext}"] = key_of(plan, chosen).encode("utf-8")
+        return files
+    width = max(2, len(str(len(chosen))))
+    for done, sheet in enumerate(chosen, 1):
         number = str(sheet.student).zfill(width)
-        documents.append((f"worksheet-{number}{ext}", partial(sheets_of, plan, [sheet])))
+        files[f"worksheet-{number}{ext}"] = sheets_of(plan, [sheet]).encode("utf-8")
         if key is not None:
-            documents.append((f"key-{number}{ext}", partial(key_of, plan, [sheet])))
-    return _finish(fmt, documents, progress)
+            files[f"key-{number}{ext}"] = key_of(plan, [sheet]).encode("utf-8")
+        if progress is not None:
+            progress(done, len(chosen))
+    return files
 
 
-def lms_file(plan: ClassPlan, fmt: Format, *, progress: Progress | None = None) -> tuple[bytes, list[str]]:
-    """The single file of an LMS export, and its warnings."""
+def write_lms(plan: ClassPlan, fmt: Format, out: BinaryIO, *, progress: Progress | None = None) -> list[str]:
+    """Write the single file of an LMS export to ``out`` as it is made (never whole in memory);
+    returns its warnings."""
     if fmt == "moodle":
         from attnquiz.engine.export import moodle
 
-        built = moodle.build(plan, progress=progress)
-        return built.text.encode("utf-8"), built.warnings
+        return moodle.write(plan, out, progress=progress)
     if fmt == "qti":
         from attnquiz.engine.export import qti
 
-        package = qti.package(plan, progress=progress)
-        return package.data, package.warnings
+        return qti.write(plan, out, progress=progress)
     if fmt == "json":
         from attnquiz.engine.export import json_export
 
-        return json_export.dumps(plan).encode("utf-8"), []
+        json_export.write(plan, out)
+        return []
     raise ExportError(f"{fmt} is not an LMS format ({', '.join(LMS_FORMATS)})")
+
+
+def lms_file(plan: ClassPlan, fmt: Format, *, progress: Progress | None = None) -> tuple[bytes, list[str]]:
+    """The single file of an LMS export in memory, and its warnings."""
+    buffer = io.BytesIO()
+    warnings = write_lms(plan, fmt, buffer, progress=progress)
+    return buffer.getvalue(), warnings
 
 
 def _why(exc: OSError) -> str:
@@ -164,41 +195,68 @@ def _is_special(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def save(outputs: Mapping[Path, bytes]) -> list[Path]:
-    """Write every file, all or nothing: each to a temporary name beside it, then all renamed into place.
+class Staging:
+    """Files written under temporary names beside their final ones and renamed into place together.
 
-    A crash or kill part-way leaves at most a hidden ``.NAME.*.part`` file, never a half-written
-    file under a final name; an error (a full disk, a folder that cannot be made) removes the
-    temporary files, leaves every earlier file as it was and raises `ExportError` in one line.
-    A device or pipe (``-o /dev/stdout``) is written directly, since it cannot be renamed over.
+    `open` gives a temporary file to write (a device or pipe, ``-o /dev/stdout``, is written
+    directly, since it cannot be renamed over); `commit` renames every file into place. Used as a
+    context manager, an error or interruption before `commit` removes the temporary files, so a
+    crash or kill part-way leaves at most a hidden ``.NAME.*.part`` file, never a half-written file
+    under a final name, and the earlier files stay as they were. An `OSError` becomes `ExportError`
+    in one line naming the file.
     """
-    staged: list[tuple[Path, Path]] = []
-    current = Path()  # the file being written, named by the error if writing it fails
-    try:
-        for current, data in outputs.items():
-            if _is_special(current):
-                continue
-            folder = _folder_for(current)
-            handle, name = tempfile.mkstemp(dir=folder, prefix=f".{current.name}.", suffix=".part")
-            temp = Path(name)
-            staged.append((temp, current))
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            temp.chmod(_mode_for(current))
-        for current, data in outputs.items():
-            if _is_special(current):
-                with current.open("wb") as out:
-                    out.write(data)
-        for temp, current in staged:
-            temp.replace(current)
-    except OSError as exc:
-        raise ExportError(f"cannot write {current}: {_why(exc)}") from None
-    finally:
-        for temp, _ in staged:
+
+    def __init__(self) -> None:
+        self.staged: list[tuple[Path, Path]] = []
+        self.current = Path()  # the file being written, named by the error if writing it fails
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        for temp, _ in self.staged:
             with contextlib.suppress(FileNotFoundError):
-                temp.unlink()  # only left when a later file failed (a renamed one is gone)
+                temp.unlink()  # only left when something failed before the renames
+        if isinstance(error, OSError):
+            raise ExportError(f"cannot write {self.current}: {_why(error)}") from None
+
+    @contextlib.contextmanager
+    def open(self, path: Path) -> Iterator[BinaryIO]:
+        """A file to write that becomes ``path`` at `commit`; flushed to disk when the block ends."""
+        self.current = path
+        if _is_special(path):
+            with path.open("wb") as out:
+                yield out
+            return
+        folder = _folder_for(path)
+        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
+        temp = Path(name)
+        self.staged.append((temp, path))
+        with os.fdopen(handle, "wb") as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        temp.chmod(_mode_for(path))
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Stage ``data`` as the file ``path``."""
+        with self.open(path) as out:
+            out.write(data)
+
+    def commit(self) -> None:
+        """Rename every staged file into place (all the writing is done by now)."""
+        for temp, final in self.staged:
+            self.current = final
+            temp.replace(final)
+
+
+def save(outputs: Mapping[Path, bytes]) -> list[Path]:
+    """Write every file, all or nothing: each to a temporary name beside it, then all renamed into place
+    (see `Staging`)."""
+    with Staging() as stage:
+        for path, data in outputs.items():
+            stage.write(path, data)
+        stage.commit()
     return list(outputs)
 
 
@@ -219,21 +277,38 @@ def write(
     key: KeyStyle | None = "full",
     split: bool = False,
     progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> Written:
-    """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``."""
+    """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``.
+
+    PDF and LMS files are streamed into their temporary files as they are made (memory does not
+    grow with the class); HTML and Markdown are made whole, then written. ``jobs``: PDF compiles
+    at once (default: every CPU).
+    """
     written = Written()
     if fmt in WORKSHEET_FORMATS:
         if output.exists() and not output.is_dir():
             raise ExportError(f"{output} is a file: a {fmt} export writes into a folder (-o out/)")
-        files = worksheet_files(plan, fmt, paper=paper, key=key, split=split, progress=progress)
-        written.files.extend(save({output / name: data for name, data in files.items()}))
+        if fmt != "pdf":
+            files = worksheet_files(plan, fmt, paper=paper, key=key, split=split, progress=progress)
+            written.files.extend(save({output / name: data for name, data in files.items()}))
+            return written
+        from attnquiz.engine.export.pdf import write_documents
+
+        docs = _pdf_documents(plan, paper, key, split)
+        with Staging() as stage:
+            write_documents(plan, docs, lambda name: stage.open(output / name), jobs=jobs, progress=progress)
+            stage.commit()
+        written.files.extend(output / doc.name for doc in docs)
         return written
     if output.is_dir():
         example = default_output(fmt, plan.bank)
         raise ExportError(f"{output} is a folder: a {fmt} export is one file (-o {example})")
-    data, warnings = lms_file(plan, fmt, progress=progress)
-    written.files.extend(save({output: data}))
-    written.warnings.extend(warnings)
+    with Staging() as stage:
+        with stage.open(output) as out:
+            written.warnings.extend(write_lms(plan, fmt, out, progress=progress))
+        stage.commit()
+    written.files.append(output)
     return written
 
 
@@ -242,10 +317,12 @@ __all__ = [
     "LMS_FORMATS",
     "WORKSHEET_FORMATS",
     "Format",
+    "Staging",
     "Written",
     "default_output",
     "lms_file",
     "save",
     "worksheet_files",
     "write",
+    "write_lms",
 ]

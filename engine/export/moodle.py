@@ -26,9 +26,10 @@ solution is the general feedback; the variant code and the seed are in each ques
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import BinaryIO
 from xml.sax.saxutils import escape
 
 from attnquiz.engine import markup
@@ -421,34 +422,68 @@ def question_xml(
     return _cloze(question, answer, where, warnings if warnings is not None else [])
 
 
-def build(
-    plan: ClassPlan, *, score: ChoiceScore | None = None, progress: Progress | None = None
-) -> MoodleFile:
-    """The whole Moodle XML file: a category per item (``$course$/<bank>/<item>``), then its variants."""
-    warnings: lms.Notes = []
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
+def lines(
+    plan: ClassPlan,
+    warnings: lms.Notes,
+    *,
+    score: ChoiceScore | None = None,
+    progress: Progress | None = None,
+) -> Iterator[str]:
+    """The Moodle XML file line by line: a category per item (``$course$/<bank>/<item>``), then its
+    variants, each built as it is written (notes on scoring go to ``warnings``)."""
+    yield '<?xml version="1.0" encoding="UTF-8"?>'
+    yield (
         f"<!-- quiz export of bank {plan.bank}: "
         + ("past-paper questions" if plan.original else f"master seed {plan.master_seed}")
-        + f", {len(plan.sheets)} variant(s) per item -->",
-        "<quiz>",
-    ]
+        + f", {len(plan.sheets)} variant(s) per item -->"
+    )
+    yield "<quiz>"
     groups = plan.by_item()
     for done, (item_id, questions) in enumerate(groups, 1):
         category = f"$course$/{plan.bank}/{item_id}"
         source = questions[0].source if questions else ""
-        lines += [
-            '  <question type="category">',
-            f"    <category>{_text(category, html=False)}</category>",
-            f'    <info format="html">{_text(escape(source))}</info>',
-            "  </question>",
-        ]
+        yield '  <question type="category">'
+        yield f"    <category>{_text(category, html=False)}</category>"
+        yield f'    <info format="html">{_text(escape(source))}</info>'
+        yield "  </question>"
         for question in questions:
-            lines += question_xml(question, score, warnings)
+            yield from question_xml(question, score, warnings)
         if progress is not None:
             progress(done, len(groups))
-    lines.append("</quiz>")
-    return MoodleFile("\n".join(lines) + "\n", lms.gather(warnings))
+    yield "</quiz>"
 
 
-__all__ = ["MOODLE_FRACTIONS", "MoodleFile", "build", "choice_fractions", "fraction_text", "question_xml"]
+def write(
+    plan: ClassPlan, out: BinaryIO, *, score: ChoiceScore | None = None, progress: Progress | None = None
+) -> list[str]:
+    """Write the Moodle XML file to ``out`` as it is made (UTF-8); returns the warnings."""
+    warnings: lms.Notes = []
+    batch: list[str] = []
+    for line in lines(plan, warnings, score=score, progress=progress):
+        batch.append(line)
+        if len(batch) >= 512:  # a few hundred lines a write: few calls, little memory
+            out.write(("\n".join(batch) + "\n").encode("utf-8"))
+            batch = []
+    out.write(("\n".join(batch) + "\n").encode("utf-8") if batch else b"")
+    return lms.gather(warnings)
+
+
+def build(
+    plan: ClassPlan, *, score: ChoiceScore | None = None, progress: Progress | None = None
+) -> MoodleFile:
+    """The whole Moodle XML file in memory (an export streams it to disk with `write` instead)."""
+    warnings: lms.Notes = []
+    text = "\n".join(lines(plan, warnings, score=score, progress=progress)) + "\n"
+    return MoodleFile(text, lms.gather(warnings))
+
+
+__all__ = [
+    "MOODLE_FRACTIONS",
+    "MoodleFile",
+    "build",
+    "choice_fractions",
+    "fraction_text",
+    "lines",
+    "question_xml",
+    "write",
+]

@@ -34,7 +34,9 @@ import hashlib
 import io
 import math
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from attnquiz.engine.answers import (
@@ -338,33 +340,38 @@ def _identifier(plan: ClassPlan) -> str:
     return "quiz" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 
-def assessment_xml(plan: ClassPlan, warnings: lms.Notes, progress: Progress | None = None) -> str:
-    """The ``questestinterop`` document: one question group per item."""
+def assessment_lines(plan: ClassPlan, warnings: lms.Notes, progress: Progress | None = None) -> Iterator[str]:
+    """The ``questestinterop`` document line by line: one question group per item, each variant built
+    as it is written."""
     aid = _identifier(plan)
     title = _title(plan)
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f"<questestinterop {_QTI_NS}>",
-        f"  <assessment ident={quoteattr(aid)} title={quoteattr(title)}>",
+    yield '<?xml version="1.0" encoding="UTF-8"?>'
+    yield f"<questestinterop {_QTI_NS}>"
+    yield f"  <assessment ident={quoteattr(aid)} title={quoteattr(title)}>"
+    yield (
         "    <qtimetadata><qtimetadatafield><fieldlabel>cc_maxattempts</fieldlabel>"
-        "<fieldentry>1</fieldentry></qtimetadatafield></qtimetadata>",
-        '    <section ident="root_section">',
-    ]
+        "<fieldentry>1</fieldentry></qtimetadatafield></qtimetadata>"
+    )
+    yield '    <section ident="root_section">'
     groups = plan.by_item()
     for g, (item_id, questions) in enumerate(groups, 1):
-        lines += [
-            f"    <section ident={quoteattr(f'{aid}_g{g}')} title={quoteattr(item_id)}>",
+        yield f"    <section ident={quoteattr(f'{aid}_g{g}')} title={quoteattr(item_id)}>"
+        yield (
             "      <selection_ordering><selection><selection_number>1</selection_number>"
             "<selection_extension><points_per_item>1</points_per_item></selection_extension>"
-            "</selection></selection_ordering>",
-        ]
+            "</selection></selection_ordering>"
+        )
         for v, question in enumerate(questions, 1):
-            lines.append(_item_xml(question, f"{aid}_g{g}_v{v}", warnings))
-        lines.append("    </section>")
+            yield _item_xml(question, f"{aid}_g{g}_v{v}", warnings)
+        yield "    </section>"
         if progress is not None:
             progress(g, len(groups))
-    lines += ["    </section>", "  </assessment>", "</questestinterop>"]
-    return "\n".join(lines) + "\n"
+    yield from ["    </section>", "  </assessment>", "</questestinterop>"]
+
+
+def assessment_xml(plan: ClassPlan, warnings: lms.Notes, progress: Progress | None = None) -> str:
+    """The ``questestinterop`` document in memory (`write` streams it into the zip instead)."""
+    return "\n".join(assessment_lines(plan, warnings, progress)) + "\n"
 
 
 def _title(plan: ClassPlan) -> str:
@@ -445,23 +452,48 @@ def manifest_xml(plan: ClassPlan) -> str:
     )
 
 
-def package(plan: ClassPlan, *, progress: Progress | None = None) -> Package:
-    """The zip (manifest first), with warnings about what Canvas will score differently."""
+def write(plan: ClassPlan, out: BinaryIO, *, progress: Progress | None = None) -> list[str]:
+    """Write the zip to ``out`` (manifest first), the assessment compressed as it is made; returns the
+    warnings about what Canvas will score differently."""
     aid = _identifier(plan)
     warnings: lms.Notes = []
-    files = {
-        "imsmanifest.xml": manifest_xml(plan),
-        f"{aid}/{aid}.xml": assessment_xml(plan, warnings, progress),
-        f"{aid}/assessment_meta.xml": assessment_meta_xml(plan),
+    files: dict[str, Callable[[], Iterator[str]]] = {
+        "imsmanifest.xml": lambda: iter([manifest_xml(plan)]),
+        f"{aid}/{aid}.xml": lambda: _with_newlines(assessment_lines(plan, warnings, progress)),
+        f"{aid}/assessment_meta.xml": lambda: iter([assessment_meta_xml(plan)]),
     }
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, text in files.items():
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, chunks in files.items():
             info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            archive.writestr(info, text.encode("utf-8"))
-    return Package(buffer.getvalue(), list(files), lms.gather(warnings))
+            with archive.open(info, "w") as member:
+                for chunk in chunks():
+                    member.write(chunk.encode("utf-8"))
+    return lms.gather(warnings)
 
 
-__all__ = ["Package", "assessment_meta_xml", "assessment_xml", "canvas_scale", "manifest_xml", "package"]
+def _with_newlines(lines: Iterator[str]) -> Iterator[str]:
+    for line in lines:
+        yield line + "\n"
+
+
+def package(plan: ClassPlan, *, progress: Progress | None = None) -> Package:
+    """The zip in memory (an export streams it to disk with `write`)."""
+    buffer = io.BytesIO()
+    warnings = write(plan, buffer, progress=progress)
+    aid = _identifier(plan)
+    names = ["imsmanifest.xml", f"{aid}/{aid}.xml", f"{aid}/assessment_meta.xml"]
+    return Package(buffer.getvalue(), names, warnings)
+
+
+__all__ = [
+    "Package",
+    "assessment_lines",
+    "assessment_meta_xml",
+    "assessment_xml",
+    "canvas_scale",
+    "manifest_xml",
+    "package",
+    "write",
+]

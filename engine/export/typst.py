@@ -339,11 +339,59 @@ def _brief_cells(number: int, question: Question) -> str:
     item = f"[{escape(question.item_id)}]"
     if len(shown) <= _BRIEF_INLINE:
         return f"[{number}.], {item}, {answer},"
-    return f"[{number}.], table.cell(colspan: 2, {item}), [], table.cell(colspan: 2, {answer}),"
+    # The answer's row never breaks: a matrix split across two columns reads as two answers.
+    whole = f"table.cell(colspan: 2, breakable: false, {answer})"
+    return f"[{number}.], table.cell(colspan: 2, {item}), [], {whole},"
+
+
+GRID_COLUMNS = 8  # question columns per table of the marking grid: what fits across a landscape page
+
+
+def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
+    """The Typst source of the marking grid: a student a row, a question a column, each expected answer.
+
+    Landscape, small type; the questions run in tables of `GRID_COLUMNS` columns, one after the
+    other, each headed on every page by the question numbers and item ids, each row starting with
+    the student's number and variant code, so a stack of sheets is marked by running down a column.
+    """
+    chosen = list(sheets)
+    seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
+    out = [
+        _preamble(f"{plan.title}: marking grid", paper),
+        "#set page(flipped: true, margin: (x: 12mm, top: 12mm, bottom: 22mm))",
+        "#set text(size: 8pt)",
+        "#set table.cell(breakable: false)",  # a row never splits across pages: an answer stays whole
+        f"#sheet-label.update[{escape(plan.bank + ' · marking grid')}]",
+    ]
+    first, last = (chosen[0].student, chosen[-1].student) if chosen else (0, 0)
+    title = escape(f"{plan.title} — marking grid ({seed}), students {first}–{last}")
+    for start in range(0, len(plan.items), GRID_COLUMNS):
+        columns = range(start, min(start + GRID_COLUMNS, len(plan.items)))
+        head = ["[*Student*]", "[*Variant*]"] + [
+            f"[*{n + 1}* #linebreak() #text(size: 6.5pt, fill: luma(80))[{escape(plan.items[n])}]]"
+            for n in columns
+        ]
+        rows = []
+        for sheet in chosen:
+            cells = [f"[{sheet.student}]", f"code({_string(sheet.code)})"]
+            cells += [f"[{escape(sheet.questions[n].answer.format())}]" for n in columns]
+            rows.append(", ".join(cells) + ",")
+        questions = f"questions {columns[0] + 1}–{columns[-1] + 1} of {len(plan.items)}"
+        out.append(
+            f'#block(breakable: true, above: 0pt, below: 5pt)[#text(size: 10pt, weight: "bold")[{title}'
+            f" · {escape(questions)}]]\n"
+            f"#table(columns: (auto, auto, {', '.join(['1fr'] * len(columns))}), inset: (x: 3pt, y: 2.5pt),\n"
+            "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
+            f"  table.header({', '.join(head)}),\n" + "\n".join(rows) + "\n)\n#v(10pt)"
+        )
+    return "\n".join(out) + "\n"
 
 
 def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
-    """The Typst source of the answer key: per student and variant code, each answer (and solution)."""
+    """The Typst source of the answer key: per student and variant code, each answer (and solution);
+    in the ``grid`` style, the marking grid (`grid`)."""
+    if style == "grid":
+        return grid(plan, sheets, paper)
     out = [_preamble(f"{plan.title}: answer key", paper)]
     seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
     intro = escape(f"{plan.title} — answer key ({seed})")
@@ -365,4 +413,4 @@ def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: Ke
     return "\n".join(out) + "\n"
 
 
-__all__ = ["content", "escape", "key", "math", "worksheets"]
+__all__ = ["GRID_COLUMNS", "content", "escape", "grid", "key", "math", "worksheets"]

@@ -9,9 +9,9 @@ variant ``n`` of an item in Moodle is the question student ``n`` had on paper.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, vari
 from attnquiz.engine.variant import Question
 
 Paper = Literal["a4", "us-letter"]
-KeyStyle = Literal["full", "brief"]
+KeyStyle = Literal["full", "brief", "grid"]
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while a long export runs (the CLI draws a bar with it)."""
 
@@ -58,7 +58,7 @@ class ClassPlan:
     title: str
     master_seed: int | None
     items: tuple[str, ...]
-    sheets: tuple[Sheet, ...]
+    sheets: Sequence[Sheet]
     skipped: tuple[str, ...] = ()
 
     @property
@@ -66,9 +66,88 @@ class ClassPlan:
         """Whether the sheets hold the past papers' own questions rather than seeded variants."""
         return self.master_seed is None
 
-    def by_item(self) -> list[tuple[str, list[Question]]]:
-        """The questions grouped by item, in sheet order (what the LMS formats write)."""
+    def by_item(self) -> list[tuple[str, Sequence[Question]]]:
+        """The questions grouped by item, in sheet order (what the LMS formats write).
+
+        With `ClassSheets` each group builds its questions as they are read, so an LMS file of a
+        thousand variants never holds them all.
+        """
+        if isinstance(self.sheets, ClassSheets):
+            return [(item, self.sheets.of_item(i)) for i, item in enumerate(self.items)]
         return [(item, [sheet.questions[i] for sheet in self.sheets]) for i, item in enumerate(self.items)]
+
+
+class ClassSheets(Sequence[Sheet]):
+    """Every student's sheet, built when it is read and not kept: a class of any size costs the
+    memory of one sheet (a whole bank for a thousand students would be hundreds of MB).
+
+    Reading the same sheet twice builds it twice, with the same result (its seed fixes it).
+    """
+
+    def __init__(self, entries: tuple[BankItem, ...], master_seed: int | None, students: int) -> None:
+        self.entries = entries
+        self.master_seed = master_seed
+        self.students = students
+        self._originals: tuple[Question, ...] | None = None
+
+    def __len__(self) -> int:
+        return self.students
+
+    @overload
+    def __getitem__(self, index: int) -> Sheet: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Sheet]: ...
+    def __getitem__(self, index: int | slice) -> Sheet | Sequence[Sheet]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.students))]
+        student = self._student(index)
+        if self.master_seed is None:
+            return Sheet(student, None, ORIGINAL_CODE, self.originals())
+        seed = student_seed(self.master_seed, student)
+        return Sheet(student, seed, variant_code(seed), tuple(entry.question(seed) for entry in self.entries))
+
+    def _student(self, index: int) -> int:
+        """The 1-based student number of a (possibly negative) index."""
+        if index < 0:
+            index += self.students
+        if not 0 <= index < self.students:
+            raise IndexError(f"no student {index + 1} in a class of {self.students}")
+        return index + 1
+
+    def originals(self) -> tuple[Question, ...]:
+        """The past papers' own questions (the same on every sheet), built once."""
+        if self._originals is None:
+            self._originals = tuple(entry.original() for entry in self.entries)
+        return self._originals
+
+    def of_item(self, position: int) -> Sequence[Question]:
+        """Item ``position``'s question for every student, built when read."""
+        return _ItemQuestions(self, position)
+
+
+class _ItemQuestions(Sequence[Question]):
+    def __init__(self, sheets: ClassSheets, position: int) -> None:
+        self.sheets = sheets
+        self.entry = sheets.entries[position]
+        self.position = position
+
+    def __len__(self) -> int:
+        return len(self.sheets)
+
+    @overload
+    def __getitem__(self, index: int) -> Question: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Question]: ...
+    def __getitem__(self, index: int | slice) -> Question | Sequence[Question]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        student = self.sheets._student(index)
+        if self.sheets.master_seed is None:
+            return self.sheets.originals()[self.position]
+        return self.entry.question(student_seed(self.sheets.master_seed, student))
+
+    def __iter__(self) -> Iterator[Question]:
+        return (self[i] for i in range(len(self)))
 
 
 def student_seed(master_seed: int, student: int) -> int:
@@ -84,11 +163,13 @@ def select_items(
     count: int | None = None,
     master_seed: int | None = None,
     original: bool = False,
+    per_topic: int | None = None,
 ) -> tuple[tuple[BankItem, ...], tuple[str, ...]]:
     """The items a sheet holds, in bank order, and the ids left out for having no original.
 
     ``items`` and ``topics`` filter (an item is kept if it is named or in a named topic);
-    ``count`` then draws that many of them, the same for the whole class, from ``master_seed``.
+    ``per_topic`` then draws that many items of each topic and ``count`` that many items in all,
+    the same for the whole class, from ``master_seed``.
     With ``original``, items the user did not name are skipped when they have no past-paper
     instance; a named one without it is an error.
     """
@@ -110,6 +191,8 @@ def select_items(
         chosen = [e for e in chosen if e.has_original]
     if not chosen:
         raise ExportError(f"no items of bank {bank.name!r} match the selection")
+    if per_topic is not None:
+        chosen = _per_topic(chosen, per_topic, master_seed)
     if count is not None:
         if count < 1:
             raise ExportError(f"--count must be at least 1, not {count}")
@@ -120,6 +203,23 @@ def select_items(
     return tuple(chosen), tuple(skipped)
 
 
+def _per_topic(chosen: list[BankItem], per_topic: int, master_seed: int | None) -> list[BankItem]:
+    """``per_topic`` items of each topic (all of a smaller one), drawn from the master seed, in bank order."""
+    if per_topic < 1:
+        raise ExportError(f"items per topic must be at least 1, not {per_topic}")
+    rng = np.random.default_rng(derive_seed(master_seed or 0, "topics"))
+    topics: dict[str, list[int]] = {}
+    for index, entry in enumerate(chosen):
+        topics.setdefault(entry.item.topic, []).append(index)
+    keep: set[int] = set()
+    for indices in topics.values():  # topics in bank order, so the draw does not depend on a set's order
+        if len(indices) <= per_topic:
+            keep.update(indices)
+        else:
+            keep.update(indices[i] for i in rng.choice(len(indices), size=per_topic, replace=False).tolist())
+    return [entry for index, entry in enumerate(chosen) if index in keep]
+
+
 def plan_class(
     bank: Bank,
     *,
@@ -128,32 +228,37 @@ def plan_class(
     items: Sequence[str] = (),
     topics: Sequence[str] = (),
     count: int | None = None,
+    per_topic: int | None = None,
     progress: Progress | None = None,
 ) -> ClassPlan:
-    """Build every student's questions; ``master_seed`` None means the past papers' own questions."""
+    """The class: the items chosen, and every student's sheet (built when read, see `ClassSheets`);
+    ``master_seed`` None means the past papers' own questions. ``progress`` hears of the items chosen."""
     if not 1 <= students <= MAX_STUDENTS:
         raise ExportError(f"the number of students must be 1 to {MAX_STUDENTS}, not {students}")
     if master_seed is not None:
         check_seed(master_seed)
     chosen, skipped = select_items(
-        bank, items=items, topics=topics, count=count, master_seed=master_seed, original=master_seed is None
+        bank,
+        items=items,
+        topics=topics,
+        count=count,
+        master_seed=master_seed,
+        original=master_seed is None,
+        per_topic=per_topic,
     )
-    sheets: list[Sheet] = []
-    originals = tuple(entry.original() for entry in chosen) if master_seed is None else ()
-    for student in range(1, students + 1):
-        if master_seed is None:
-            sheets.append(Sheet(student, None, ORIGINAL_CODE, originals))
-        else:
-            seed = student_seed(master_seed, student)
-            questions = tuple(entry.question(seed) for entry in chosen)
-            sheets.append(Sheet(student, seed, variant_code(seed), questions))
-        if progress is not None:
-            progress(student, students)
-    return ClassPlan(bank.name, bank.title, master_seed, tuple(e.id for e in chosen), tuple(sheets), skipped)
+    sheets = ClassSheets(chosen, master_seed, students)
+    if master_seed is None:
+        sheets.originals()  # a past paper that cannot be built fails here, before any file is begun
+    else:
+        sheets[0]  # likewise the first student's variants
+    if progress is not None:
+        progress(1, 1)
+    return ClassPlan(bank.name, bank.title, master_seed, tuple(e.id for e in chosen), sheets, skipped)
 
 
 __all__ = [
     "ClassPlan",
+    "ClassSheets",
     "ExportError",
     "KeyStyle",
     "Paper",

@@ -97,7 +97,18 @@ def test_a_real_export_killed_at_any_moment_has_no_half_written_file(tmp_path: P
     moodle = files.lms_file(plan, "moodle")[0]
     for n, delay in enumerate((0.05, 0.3, 0.6, 0.9, 1.2, 1.6, 2.2)):
         folder = tmp_path / str(n)
-        command = [sys.executable, "-m", "attnquiz", "export", "week1", "--students", "40", "--seed", "8"]
+        command = [
+            sys.executable,
+            "-m",
+            "attnquiz",
+            "export",
+            "week1",
+            "--students",
+            "40",
+            "--seed",
+            "8",
+            "--all",
+        ]
         for fmt, target in (("md", folder / "sheets"), ("moodle", folder / "w.xml")):
             process = subprocess.Popen([*command, "-f", fmt, "-o", str(target)], stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL)  # fmt: skip
@@ -168,3 +179,45 @@ def test_output_paths_give_one_clear_error(
     assert message in str(raised.value)
     assert "\n" not in str(raised.value)
     assert target == Path("/dev/full") or not target.exists()
+
+
+def test_a_streamed_pdf_export_killed_part_way_has_no_half_written_file(tmp_path: Path) -> None:
+    """The PDF is joined into its temporary file piece by piece while later pieces compile: a kill at
+    any moment leaves the final names empty, or holding the whole export."""
+    import time
+
+    command = [
+        sys.executable,
+        "-m",
+        "attnquiz",
+        "export",
+        "week1",
+        "--students",
+        "8",
+        "--seed",
+        "8",
+        "-n",
+        "12",
+    ]
+    started = time.monotonic()
+    subprocess.run([*command, "-o", str(tmp_path / "whole")], check=True, capture_output=True, timeout=300)
+    took = time.monotonic() - started  # the kills land through the run, however loaded the machine is
+    whole = _final_files(tmp_path / "whole")
+    assert sorted(whole) == ["key.pdf", "worksheets.pdf"]
+    seen_part = False
+    for n, fraction in enumerate((0.5, 0.6, 0.7, 0.8, 0.9, 0.95)):
+        folder = tmp_path / str(n)
+        process = subprocess.Popen([*command, "-o", str(folder)], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            process.wait(timeout=took * fraction)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+        if folder.exists():
+            seen_part = seen_part or any(p.name.endswith(".part") for p in folder.iterdir())
+            for name, data in _final_files(folder).items():
+                assert data == whole[name], (
+                    f"{name} is half-written after a kill at {fraction:.0%} of the run"
+                )
+    assert seen_part, "no kill landed while the PDF was being written: the test proved nothing"

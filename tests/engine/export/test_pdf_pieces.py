@@ -1,0 +1,132 @@
+"""Class-scale PDFs: compiled in pieces on several threads, joined as a stream, the same bytes whatever
+the number of threads; the marking grid holds every student's every answer, read back from the PDF."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from attnquiz.engine import banks
+from attnquiz.engine.export import files, pdf
+from attnquiz.engine.export.pdf import compile_typst
+from attnquiz.engine.export.pdfjoin import PdfJoin
+from attnquiz.engine.export.typst import GRID_COLUMNS
+from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+
+from .test_pdf_keys import _squeezed, visible_text
+
+
+def _class(students: int, count: int | None = 6) -> ClassPlan:
+    return plan_class(banks.load("week1"), students=students, master_seed=2026, count=count)
+
+
+def test_thirty_students_give_the_same_bytes_with_one_or_two_jobs(tmp_path: Path) -> None:
+    plan = _class(30)
+    assert pdf.piece_students(plan) < 30  # really in pieces
+    assert pdf.piece_students(plan, "grid") < 30
+    outputs = []
+    for jobs in (1, 2):
+        for key in ("full", "grid"):
+            folder = tmp_path / f"{jobs}-{key}"
+            files.write(plan, "pdf", folder, key=key, jobs=jobs)
+            outputs.append({p.name: p.read_bytes() for p in sorted(folder.iterdir())})
+    assert outputs[0] == outputs[2]
+    assert outputs[1] == outputs[3]
+    assert outputs[0]["worksheets.pdf"] == outputs[1]["worksheets.pdf"]
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.name.startswith(".")) == []  # no .part left
+
+
+def test_the_joined_file_has_every_page_of_every_piece_in_order_and_shares_the_fonts() -> None:
+    plan = _class(5, count=None)  # a whole bank: one student a piece
+    pieces = [compile_typst(pdf.documents(plan, "a4", None)[0].source([sheet])) for sheet in plan.sheets]
+    buffer = io.BytesIO()
+    join = PdfJoin(buffer)
+    for piece in pieces:
+        join.add(piece)
+    join.finish()
+    joined = PdfReader(io.BytesIO(buffer.getvalue()), strict=True)
+    expected = [page.extract_text() for piece in pieces for page in PdfReader(io.BytesIO(piece)).pages]
+    assert [page.extract_text() for page in joined.pages] == expected
+    assert joined.metadata is not None
+    assert joined.metadata.title == f"{plan.title}: worksheets"
+    # Identical font programs and fonts are written once: far less than the pieces side by side.
+    assert len(buffer.getvalue()) < 0.7 * sum(len(p) for p in pieces)
+    assert buffer.getvalue() == pdf.worksheets(plan, plan.sheets)  # what the export writes
+
+
+def test_links_between_pages_of_a_piece_survive_the_join() -> None:
+    """A page that refers to another page (a link), and an annotation that refers back to its page,
+    are copied once each, not duplicated or lost."""
+    source = (
+        '#set document(title: "t", date: none)\n#set text(font: "New Computer Modern")\n'
+        "= Start <start>\nSee #link(<end>)[the end].\n#pagebreak()\n"
+        "= End <end>\nBack to #link(<start>)[start].\n"
+    )
+    piece = compile_typst(source)
+    buffer = io.BytesIO()
+    join = PdfJoin(buffer)
+    join.add(piece)
+    join.add(piece)
+    join.finish()
+    reader = PdfReader(io.BytesIO(buffer.getvalue()), strict=True)
+    assert len(reader.pages) == 4
+    numbers = [page.indirect_reference.idnum for page in reader.pages if page.indirect_reference]
+    assert len(set(numbers)) == 4
+    for page in reader.pages:
+        for annotation in page.get("/Annots", []):
+            destination = annotation.get_object().get("/Dest") or annotation.get_object()["/A"].get("/D")
+            if isinstance(destination, list):
+                assert destination[0].idnum in numbers  # points at a page of the joined file
+
+
+def _grid_rows(text: str) -> str:
+    return _squeezed(text)
+
+
+def test_the_marking_grid_has_every_students_every_answer_in_order() -> None:
+    """Read from the visible PDF text: each student's row, in each table of columns, is their number,
+    their variant code and their answers to those questions, in order."""
+    plan = plan_class(banks.load("week1"), students=45, master_seed=2026)  # two pieces, 7 tables each
+    assert len(plan.items) > GRID_COLUMNS
+    document = pdf.key(plan, plan.sheets, style="grid", jobs=2)
+    text = _squeezed(visible_text(document))
+    missing = []
+    at = 0
+    for first in range(0, len(plan.sheets), pdf.GRID_PIECE_STUDENTS):
+        block = plan.sheets[first : first + pdf.GRID_PIECE_STUDENTS]
+        for start in range(0, len(plan.items), GRID_COLUMNS):
+            columns = range(start, min(start + GRID_COLUMNS, len(plan.items)))
+            for sheet in block:
+                answers = "".join(_squeezed(sheet.questions[n].answer.format()) for n in columns)
+                row = f"{sheet.student}{sheet.code}{answers}"
+                found = text.find(row, at)
+                if found < 0:
+                    missing.append(f"student {sheet.student}, questions {columns[0] + 1}-{columns[-1] + 1}")
+                else:
+                    at = found + len(row)
+    assert missing == []
+
+
+def test_the_grid_names_every_question_and_the_seed() -> None:
+    plan = _class(3, count=10)
+    text = _squeezed(visible_text(pdf.key(plan, plan.sheets, style="grid")))
+    assert _squeezed("marking grid (master seed 2026)") in text
+    for number, item in enumerate(plan.items, 1):
+        assert re.search(rf"{number}{re.escape(item)}", text), item
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_no_key_and_split_exports_write_the_files_named(tmp_path: Path, split: bool) -> None:
+    plan = _class(3)
+    written = files.write(plan, "pdf", tmp_path, key=None, split=split, jobs=2)
+    names = sorted(p.name for p in written.files)
+    assert names == (
+        ["worksheet-01.pdf", "worksheet-02.pdf", "worksheet-03.pdf"] if split else ["worksheets.pdf"]
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    for path in written.files:
+        assert len(PdfReader(path).pages) >= 1
