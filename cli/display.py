@@ -223,7 +223,8 @@ def kind_name(kind: str, *, multiple: bool = False) -> str:
     """An answer kind (``choice``, ``integer``…) as a user reads it; ``multiple``: a choice of several."""
     if kind == "choice":
         return "multiple select" if multiple else "single choice"
-    return {"integer": "count", "numeric": "number"}.get(kind, kind)
+    names = {"integer": "count", "numeric": "number", "expression": "formula", "parts": "in parts"}
+    return names.get(kind, kind)
 
 
 def item_table(title: str, rows: list[dict[str, Any]]) -> None:
