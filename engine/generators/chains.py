@@ -70,8 +70,13 @@ def _part(
     return Part(label, prompt, answer, solution, mistakes, uses=tuple(uses), recompute=recompute)
 
 
-def _parts_variant(stem: str, parts: Sequence[Part], inputs: dict[str, Any], hint: str) -> Variant:
-    return Variant(prompt=stem, answer=PartsAnswer(tuple(parts)), solution=(), inputs=inputs, hint=hint)
+def _parts_variant(
+    stem: str, parts: Sequence[Part], inputs: dict[str, Any], hint: str, carried_score: float
+) -> Variant:
+    """The question: ``carried_score`` is what a part right only by carry-forward earns (the item's
+    ``params: {carried_score: 0.5}``; full marks by default)."""
+    answer = PartsAnswer(tuple(parts), carried_score=carried_score)
+    return Variant(prompt=stem, answer=answer, solution=(), inputs=inputs, hint=hint)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,6 +92,7 @@ def additive_chain(
     h: list[float] | None = None,
     s_proj: list[float] | None = None,
     v: list[float] | None = None,
+    carried_score: float = 1.0,
 ) -> Variant:
     """Additive attention in three steps: the score e_t1 (Q13), its softmax weight α_t1 (Q14), the
     context vector's component (Q15), for two encoder states; (b) uses (a) and (c) uses (b)."""
@@ -174,7 +180,9 @@ def additive_chain(
         "Give every answer to 2 decimal places."
     )
     inputs = {**first.inputs, "e2": e2, "h2": h2, "component": j}
-    return _parts_variant(stem, parts, inputs, "Score, then softmax the two scores, then weight the states.")
+    return _parts_variant(
+        stem, parts, inputs, "Score, then softmax the two scores, then weight the states.", carried_score
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +198,7 @@ def sdpa_chain(
     q: list[list[float]] | None = None,
     k: list[list[float]] | None = None,
     v: list[list[float]] | None = None,
+    carried_score: float = 1.0,
 ) -> Variant:
     """softmax(QKᵀ/√d_k)V for two tokens in three steps: the scaled scores, the weights (uses (a)),
     the outputs (uses (b))."""
@@ -261,7 +270,7 @@ def sdpa_chain(
         rf"with $d_k = 2$ ($\sqrt{{2}} \approx {fixed(root, 4)}$). Give every entry to 2 decimal places."
     )
     return _parts_variant(
-        stem, parts, dict(whole.inputs), "Scores, then a softmax per row, then mix the values."
+        stem, parts, dict(whole.inputs), "Scores, then a softmax per row, then mix the values.", carried_score
     )
 
 
@@ -279,6 +288,7 @@ def params_chain(
     heads: int | None = None,
     d_ff: int | None = None,
     layers: int | None = None,
+    carried_score: float = 1.0,
 ) -> Variant:
     """Parameter counts in five steps, each from the one before: d_k, W_Q of one head, MHA with biases,
     an encoder layer (with its FFN and two LayerNorms), N layers."""
@@ -334,7 +344,7 @@ def params_chain(
     ]
     stem = rf"A Transformer encoder has ${D_MODEL} = {d}$, $h = {h}$ heads and a feed-forward width of ${f}$."
     inputs = {"d_model": d, "heads": h, "d_ff": f, "layers": n}
-    return _parts_variant(stem, parts, inputs, "Each count is built from the one before it.")
+    return _parts_variant(stem, parts, inputs, "Each count is built from the one before it.", carried_score)
 
 
 def _whole(value: Any) -> int:
@@ -360,6 +370,7 @@ def cost_chain(
     tokens: int | None = None,
     factor: int | None = None,
     d_model: int | None = None,
+    carried_score: float = 1.0,
 ) -> Variant:
     """Attention cost in three steps: the score entries B·h·T², the entries at k times the length (uses
     (a): k² times as many), and the context length where attention's FLOPs overtake the dense layers."""
@@ -391,7 +402,7 @@ def cost_chain(
         "tokens each, and keeps one score per (sequence, head, query, key)."
     )
     inputs = {"batch": b, "heads": h, "tokens": t, "factor": k, "d_model": d}
-    return _parts_variant(stem, parts, inputs, "The score tensor is [B, h, T, T].")
+    return _parts_variant(stem, parts, inputs, "The score tensor is [B, h, T, T].", carried_score)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,7 +411,9 @@ def cost_chain(
 
 
 @generator
-def causal_mask_chain(rng: np.random.Generator, /, *, t: int | None = None) -> Variant:
+def causal_mask_chain(
+    rng: np.random.Generator, /, *, t: int | None = None, carried_score: float = 1.0
+) -> Variant:
     """A causal mask in three steps: the hidden entries T(T−1)/2, the visible ones (uses (a)), and the
     fraction of the scores hidden (uses (a))."""
     hidden_step = masks.masked_entry_count(rng, t=t)
@@ -443,7 +456,7 @@ def causal_mask_chain(rng: np.random.Generator, /, *, t: int | None = None) -> V
     stem = (
         rf"A decoder applies a causal mask to the ${size} \times {size}$ score matrix of $T = {size}$ tokens."
     )
-    return _parts_variant(stem, parts, {"t": size}, "Query i may see keys 1 to i.")
+    return _parts_variant(stem, parts, {"t": size}, "Query i may see keys 1 to i.", carried_score)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -452,7 +465,9 @@ def causal_mask_chain(rng: np.random.Generator, /, *, t: int | None = None) -> V
 
 
 @generator
-def layernorm_chain(rng: np.random.Generator, /, *, x: list[float] | None = None) -> Variant:
+def layernorm_chain(
+    rng: np.random.Generator, /, *, x: list[float] | None = None, carried_score: float = 1.0
+) -> Variant:
     """LayerNorm in three steps: the mean, the (population) variance (uses (a)), the normalised vector
     (uses (a) and (b)); γ = 1, β = 0, ε = 10⁻⁵."""
     output_step = normalisation.layernorm_vector(rng, x=x)
@@ -509,7 +524,9 @@ def layernorm_chain(rng: np.random.Generator, /, *, x: list[float] | None = None
         rf"LayerNorm one token's vector $x = {given_vector(arr)}$, with $\gamma = 1$, $\beta = 0$ and "
         r"$\varepsilon = 10^{-5}$."
     )
-    return _parts_variant(stem, parts, {"x": arr}, "Mean, then the mean squared gap, then divide.")
+    return _parts_variant(
+        stem, parts, {"x": arr}, "Mean, then the mean squared gap, then divide.", carried_score
+    )
 
 
 __all__ = [

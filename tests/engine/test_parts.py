@@ -334,3 +334,20 @@ def test_an_exam_saves_the_parts_and_grades_them_at_the_end(tmp_path: Path) -> N
     summary = next(e for e in events if e.get("type") == "summary")
     assert summary["rows"][0]["status"] == "correct"
     assert summary["score"] == 1.0
+
+
+def test_an_item_sets_what_a_carried_part_earns_in_its_params() -> None:
+    from attnquiz.engine.loader import load_bank_text
+
+    bank = load_bank_text(
+        "bank: half\ntitle: Half marks carried\nitems:\n"
+        "  - id: params-chain\n    source: notes\n    topic: parameter-count\n    generator: params_chain\n"
+        "    params: {carried_score: 0.5}\n    original: {d_model: 512, heads: 8, d_ff: 2048, layers: 6}\n",
+        "half.yaml",
+    )
+    answer = bank.get("params-chain").original().answer
+    assert isinstance(answer, PartsAnswer)
+    assert answer.carried_score == 0.5
+    assert "0.5 of its marks" in answer.key_note()
+    result = grade_parts(answer, ["512", str(512 * 512), "1050624", "3152384", "18914304"])
+    assert (result.parts[1].grade.status, result.parts[1].grade.score) == ("partial", 0.5)
