@@ -432,6 +432,7 @@ class QuizApp:
             unstarted=unstarted,
             problems=problems,
             history=str(path),
+            nothing=request.query_params.get("nothing") == "1",
         )
 
     async def review_start(self, request: Request) -> Response:

@@ -397,3 +397,11 @@ def test_a_review_starts_with_hints_and_skips(shared: Server) -> None:
     assert "Answer" in skipped
     assert f"{session}/summary" in shared.request("GET", f"{session}/feedback/1").body
     assert "Skipped" in text_of(shared.request("GET", f"{session}/summary").body)
+
+
+def test_a_review_with_nothing_due_says_so(server: Server) -> None:
+    page = server.request("GET", "/review")
+    form = {"csrf": csrf_of(page.body), "limit": "5", "new": "0"}
+    reply = server.request("POST", "/review/start", form=form)
+    assert reply.headers["location"] == "/review?nothing=1"
+    assert "Nothing is due now" in server.request("GET", "/review?nothing=1").body
