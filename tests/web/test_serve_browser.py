@@ -53,6 +53,14 @@ def page(browser: Any, server: Server, console_errors: list[str]) -> Iterator[An
     assert not errors, errors
 
 
+def focused(page: Any, selector: str) -> None:
+    """Wait for the page's autofocus to reach ``selector`` (keys typed before it would be lost)."""
+    page.wait_for_function(
+        "selector => document.activeElement !== null && document.activeElement.matches(selector)",
+        arg=selector,
+    )
+
+
 def start_from_keyboard(page: Any, *, topic: str, count: int, exam_time: str | None = None) -> None:
     """Fill the week1 start form with the keyboard only, as a user with no mouse does."""
     form = page.locator("form.start").filter(has=page.locator('input[name="bank"][value="week1"]'))
@@ -70,6 +78,7 @@ def start_from_keyboard(page: Any, *, topic: str, count: int, exam_time: str | N
     form.locator('button[type="submit"]').focus()
     page.keyboard.press("Enter")
     page.wait_for_url("**/s/*")
+    focused(page, "#response, input[name=choice]")
 
 
 def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
@@ -85,7 +94,7 @@ def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
     page.wait_for_load_state()
     assert "Cannot read that" in page.locator("#invalid").inner_text()
     assert page.locator("#response").input_value() == "1/0 + ("
-    assert page.evaluate("document.activeElement.id") == "response"
+    focused(page, "#response")
 
     page.locator("#response").fill("")
     page.keyboard.type(first.answer.format())
@@ -93,8 +102,10 @@ def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
     page.wait_for_url("**/feedback/1")
     assert "Correct" in page.locator(".verdict").inner_text()
     assert page.locator("math").count() > 0  # the question is typeset as MathML
-    page.keyboard.press("Enter")  # "Next question" has the focus
+    focused(page, "a.button")  # "Next question"
+    page.keyboard.press("Enter")
     page.wait_for_selector("#response")
+    focused(page, "#response")
 
     page.keyboard.type(mistake.format(second.answer))
     page.keyboard.press("Enter")
@@ -103,7 +114,8 @@ def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
     assert "Wrong" in verdict
     assert mistake.tag in verdict
     assert page.locator("details.solution[open]").count() == 1
-    page.keyboard.press("Enter")  # "See the summary"
+    focused(page, "a.button")  # "See the summary"
+    page.keyboard.press("Enter")
     page.wait_for_url("**/summary")
     assert "1 / 2" in page.locator(".score").inner_text()
 
