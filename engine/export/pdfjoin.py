@@ -65,8 +65,8 @@ class PdfJoin:
         if self.info is None:
             info = reader.trailer.get("/Info")
             self.info = dict(info.get_object()) if info is not None else {}
-            catalog = reader.trailer["/Root"].get_object()
-            self.lang = catalog.get("/Lang") if isinstance(catalog, dict) else None
+            catalog: Any = reader.trailer["/Root"].get_object()
+            self.lang = catalog.get("/Lang")
         copier = _Copier(self, reader)
         for page in reader.pages:
             if page.indirect_reference is None:
