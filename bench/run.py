@@ -662,6 +662,80 @@ def export_figures(repeats: int, home: Path, work: Path) -> list[Figure]:
     return figures
 
 
+PDF_MEMORY_BUDGET_MB = 400  # issue 17: the whole week-1 bank for 1000 students in PDF
+OTHER_MEMORY_BUDGET_MB = 200  # issue 17: every other export
+
+
+def _class_export(name: str, args: Sequence[str], env: dict[str, str], budget_mb: float) -> list[Figure]:
+    """One run (these take minutes): its time, and its peak memory against the budget.
+
+    The export is one process (its PDF pieces compile on threads), so the peak reported by
+    ``os.wait4`` is that of the whole process tree.
+    """
+    done = run([*QUIZ, *args], env)
+    return [
+        Figure(name, "s", [done.wall], note=f"cpu {done.cpu:.1f} s", peak_mb=done.peak_mb, group="class"),
+        Figure("  … peak memory", "MB", [done.peak_mb], budget=budget_mb, group="class"),
+    ]
+
+
+def class_figures(quick: bool, work: Path, home: Path) -> list[Figure]:
+    """Class-scale exports (issue 17): the whole week-1 bank in PDF (worksheets and the default key,
+    the marking grid) for 30, 300 and 1000 students, with peak memory and the scaling from 300 to
+    1000; Moodle with 1000 variants; one compile at a time against every CPU. ``quick``: no 1000."""
+    env = environment(home)
+    figures: list[Figure] = []
+    per_student: dict[int, tuple[float, float]] = {}
+    sizes = (30, 300) if quick else (30, 300, 1000)
+    for students in sizes:
+        out = str(work / f"class{students}")
+        args = ["export", "week1", "--all", "--students", str(students), "--seed", "2026", "-o", out]
+        pair = _class_export(f"pdf, whole week1 × {students} students", args, env, PDF_MEMORY_BUDGET_MB)
+        per_student[students] = (pair[0].median / students, pair[1].median)
+        figures += pair
+    if 1000 in per_student:
+        (t300, m300), (t1000, m1000) = per_student[300], per_student[1000]
+        figures.append(
+            Figure(
+                "  … time per student, 1000 ÷ 300",
+                "×",
+                [t1000 / t300],
+                budget=1.25,
+                group="class",
+                note="linear: the same time per student",
+            )
+        )
+        figures.append(
+            Figure(
+                "  … peak memory, 1000 ÷ 300",
+                "×",
+                [m1000 / m300],
+                budget=1.15,
+                group="class",
+                note="flat: memory does not grow with the class",
+            )
+        )
+    moodle = [
+        "export",
+        "week1",
+        "--variants",
+        "1000",
+        "--seed",
+        "2026",
+        "-f",
+        "moodle",
+        "-o",
+        str(work / "m.xml"),
+    ]
+    figures += _class_export("moodle, week1 × 1000 variants", moodle, env, OTHER_MEMORY_BUDGET_MB)
+    six = ["export", "week1", "--students", "300", "--count", str(QUESTIONS_PER_SHEET), "--seed", "2026"]
+    for jobs in ("1", str(os.cpu_count() or 1)):
+        args = [*six, "--jobs", jobs, "-o", str(work / f"jobs{jobs}")]
+        name = f"pdf, 300 students × {QUESTIONS_PER_SHEET} q, --jobs {jobs}"
+        figures += _class_export(name, args, env, OTHER_MEMORY_BUDGET_MB)
+    return figures
+
+
 def class_answers(work: Path) -> Path:
     """An answers.csv for 300 students on every week-1 item: right answers, known mistakes and junk."""
     from attnquiz.engine import banks
@@ -776,7 +850,7 @@ def compare(old_path: str, new_path: str) -> int:
     return 0
 
 
-GROUPS = ("startup", "session", "generation", "grading", "export", "history")
+GROUPS = ("startup", "session", "generation", "grading", "export", "class", "history")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -807,6 +881,7 @@ def main(argv: list[str] | None = None) -> int:
             "generation": lambda: generation_figures(args.quick),
             "grading": lambda: grading_figures(args.quick),
             "export": lambda: export_figures(repeats, home, work),
+            "class": lambda: class_figures(args.quick, work, home),
             "history": lambda: history_figures(repeats, home, work),
         }
         for group in groups:
