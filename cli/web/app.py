@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.session import Plan, Session, Slot
     from attnquiz.engine.store import Store
-    from attnquiz.engine.variant import Question
 
 HERE = Path(__file__).resolve().parent
 MAX_SESSIONS = 32
@@ -71,6 +70,8 @@ class WebSession:
     """The exam question whose answer was just saved (said once on the next page)."""
     hints: dict[int, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    part_done: tuple[int, Any] | None = None
+    """A question in parts: the part just answered (its `PartGrade`), said on the next page."""
 
     @property
     def scope(self) -> str:
@@ -206,6 +207,7 @@ class QuizApp:
             time_text = _text(form, "time").strip()
             limit = parse_duration(time_text) if exam and time_text else None
             topic = _text(form, "topic") or None
+            items = [i.strip() for i in _text(form, "items").split(",") if i.strip()][:100]
             if original and seed is not None:
                 raise QuizError("the past papers' own questions have no seed: leave the seed empty")
             bank = bank_files.load(ref.ref, plugins=True)
@@ -214,6 +216,7 @@ class QuizApp:
                 seed=seed if seed is not None else _new_seed(),
                 bank_ref=ref.ref,
                 topic=topic,
+                items=items,
                 count=count,
                 original=original,
                 exam=exam,
@@ -239,6 +242,9 @@ class QuizApp:
             return _see(f"/s/{web.id}/summary")
         slot = session.current
         invalid = web.invalid if web.invalid is not None and web.invalid[0] == slot.position else None
+        part_done = web.part_done if web.part_done is not None and web.part_done[0] == slot.position else None
+        web.part_done = None
+        part = session.pending_part(slot)
         saved, web.saved = web.saved, None
         warnings, web.warnings = web.warnings, []
         return self.page(
@@ -248,7 +254,10 @@ class QuizApp:
             session=session,
             slot=slot,
             q=current,
-            choice=_choice(current),
+            choice=_choice(part.answer if part is not None else current.answer),
+            part=part,
+            part_done=part_done[1] if part_done is not None else None,
+            part_remarks=_remarks(part_done[1].grade) if part_done is not None else [],
             invalid=invalid,
             hint=web.hints.get(slot.position),
             saved=saved,
@@ -282,6 +291,10 @@ class QuizApp:
             web.invalid = (slot.position, response[:MAX_RESPONSE], result)
             return _see(f"/s/{web.id}")
         web.invalid = None
+        if not slot.answered:
+            # A part of a question in parts: the next part is asked on the same page.
+            web.part_done = (slot.position, result.parts[0]) if result.parts else None
+            return _see(f"/s/{web.id}")
         if session.exam:
             web.saved = slot.position
             return _see(f"/s/{web.id}")
@@ -357,7 +370,6 @@ class QuizApp:
             q=slot.question,
             grade=slot.grade,
             remarks=_remarks(slot.grade) if slot.grade is not None else [],
-            choice=_choice(slot.question),
             warnings=warnings,
         )
 
@@ -592,10 +604,10 @@ def _preview_card(entry: Any, seed: int) -> dict[str, Any]:
     return card
 
 
-def _choice(question: Question) -> Any:
+def _choice(answer: Any) -> Any:
+    """The answer if it is a choice (options to tick), else None (a text field)."""
     from attnquiz.engine.answers import ChoiceAnswer
 
-    answer = question.answer
     return answer if isinstance(answer, ChoiceAnswer) else None
 
 

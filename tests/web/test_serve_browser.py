@@ -68,6 +68,7 @@ def start_from_keyboard(page: Any, *, topic: str, count: int, exam_time: str | N
     form.locator('select[name="topic"]').select_option(topic)
     page.keyboard.press("Tab")
     page.keyboard.type(str(count))
+    page.keyboard.press("Tab")  # Items: left empty, every item of the topic
     page.keyboard.press("Tab")
     page.keyboard.type(str(SEED))
     if exam_time is not None:

@@ -405,3 +405,23 @@ def test_a_review_with_nothing_due_says_so(server: Server) -> None:
     reply = server.request("POST", "/review/start", form=form)
     assert reply.headers["location"] == "/review?nothing=1"
     assert "Nothing is due now" in server.request("GET", "/review?nothing=1").body
+
+
+def test_a_question_in_parts_is_asked_part_by_part_with_each_verdict(shared: Server) -> None:
+    plan = plan_practice(banks.load("week1"), seed=SEED, items=["additive-chain"], count=1)
+    question = plan.questions[0].build()
+    parts = question.variant.parts
+    assert len(parts) >= 2
+    session = start(shared, items="additive-chain", count="1", seed=str(SEED))
+    assert "Your answer to (a)" in shared.request("GET", session).body
+    where, page = answer(shared, session, parts[0].answer.format())
+    assert where == session
+    assert "(a) ✓ Correct" in text_of(page)
+    assert "Your answer to (b)" in page
+    for part in parts[1:]:
+        where, page = answer(shared, session, part.answer.format())
+    assert where == f"{session}/feedback/1"
+    shown = text_of(page)
+    assert "✓ Correct" in shown
+    for part in parts:
+        assert f"({part.label}) ✓ Correct" in shown
