@@ -799,7 +799,7 @@ def _monomial(
 ) -> Monomial:
     if isinstance(dim, int):
         return dim, ()
-    coefficient, names = 1, []
+    coefficient, names = 1, list[str]()
     for factor in str(dim).split("*"):
         factor = factor.strip()
         if factor.isdigit():
