@@ -141,6 +141,10 @@ class PartGrade:
         }
 
 
+PLAIN_WRONG = "Not correct: that is not the answer, within the precision asked for."
+"""The feedback of a wrong answer that no mistake or slip explains."""
+
+
 def grade(question: Question, response: str) -> Grade:
     """Grade a response to a question (its answer, and its variant's listed mistakes)."""
     return grade_answer(question.answer, response, question.variant.mistakes)
@@ -274,10 +278,9 @@ def _grade_part(
         return PartGrade(part.label, own, part.answer, {}, part.weight)
     if against_carried.status == "invalid":
         return PartGrade(part.label, against_carried, expected, carried, part.weight)
-    feedback = (
-        f"Not correct, even with your {given} carried forward: that gives {expected.format()}. "
-        f"{against_carried.feedback}"
-    )
+    feedback = f"Not correct, even with your {given} carried forward: that gives {expected.format()}."
+    if against_carried.feedback != PLAIN_WRONG:  # say more only when there is more to say
+        feedback += f" {against_carried.feedback}"
     grade = Grade(
         against_carried.status,
         against_carried.score,
@@ -567,7 +570,7 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
         # A count cannot be 3.5: the wrong kind of answer, like a scalar for a vector (a listed
         # misconception or a recognised slip that gives exactly this number was named above).
         return _invalid(answer, f"This answer is a count, so it is a whole number; {read} is not.", read)
-    return _wrong("Not correct: that is not the answer, within the precision asked for.", read)
+    return _wrong(PLAIN_WRONG, read)
 
 
 def _precision_words(tolerance: Tolerance) -> str:

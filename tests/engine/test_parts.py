@@ -109,6 +109,14 @@ def test_an_unreadable_earlier_part_carries_nothing() -> None:
     assert b.expected == answer.parts[1].answer
 
 
+def test_a_part_wrong_even_after_carrying_forward_says_so_once() -> None:
+    answer = _answer("week1", "additive-chain", 3)
+    b = grade_parts(answer, ["1.92", "0.5", ""]).parts[1]
+    assert b.grade.status == "wrong"
+    assert b.grade.feedback.startswith("Not correct, even with your (a) = 1.92 carried forward: that gives")
+    assert b.grade.feedback.count("Not correct") == 1
+
+
 def test_the_item_says_what_a_carried_part_earns() -> None:
     parts = (
         Part("a", "Count.", IntegerAnswer(6)),
