@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 from attnquiz.session_view import SessionView, clock, json_line
 
 if TYPE_CHECKING:
+    from attnquiz.engine.answers import Part
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.session import Ending, Session, Slot, SolutionPolicy, Summary
     from attnquiz.engine.variant import Question
@@ -343,7 +344,7 @@ class SessionLoop:
             else:
                 with held_signals():
                     result = session.answer(line)
-                self._report(slot, question, result, line)
+                self._report(slot, question, result, line, part)
                 if result.counts and not session.part_in_progress(slot):
                     return self._after_answer(result, question)
 
@@ -353,7 +354,11 @@ class SessionLoop:
         if option is not None and self.visible:
             self.view.shadowed(line.strip(), command.name, option, None)
 
-    def _report(self, slot: Slot, question: Question, result: Grade, response: str) -> None:
+    def _report(
+        self, slot: Slot, question: Question, result: Grade, response: str, part: Part | None = None
+    ) -> None:
+        """The verdict of one response; ``part``: the part it answered (only that part's answer is
+        shown, never the later parts' still to be asked)."""
         from attnquiz.engine.session import graded_json
 
         if self.session.exam and result.counts:
@@ -366,7 +371,8 @@ class SessionLoop:
         if self.visible and not result.counts:
             self.view.invalid(result, response)
         elif self.visible and not self.session.exam:
-            self.view.feedback(result, question, response, slot.next_due)
+            shown = f"({part.label}) {part.answer.format()}" if part is not None else None
+            self.view.feedback(result, question, response, slot.next_due, answer=shown)
         self._warnings()
 
     def _after_answer(self, result: Grade, question: Question) -> Ending | None:

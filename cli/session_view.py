@@ -208,14 +208,21 @@ class SessionView:
         display.print_grade(self.console, grade, response)
 
     def feedback(
-        self, grade: Grade, question: Question, response: str, next_due: datetime | None = None
+        self,
+        grade: Grade,
+        question: Question,
+        response: str,
+        next_due: datetime | None = None,
+        *,
+        answer: str | None = None,
     ) -> None:
-        """Correct, partly right or wrong, the named mistake, how the answer was read, the answer, and
-        when the item comes back for review (when the history keeps it)."""
+        """Correct, partly right or wrong, the named mistake, how the answer was read, the answer
+        (``answer``, or the question's whole answer), and when the item comes back for review (when
+        the history keeps it)."""
         c = self.console
         display.print_grade(c, grade, response)
         if grade.status != "correct":
-            put(c, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
+            put(c, Text.assemble(("Answer: ", "bold green"), answer or question.answer.format()))
         if next_due is not None:
             self.note(f"Back for review {when(next_due)}.")
 

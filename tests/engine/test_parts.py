@@ -359,3 +359,22 @@ def test_an_item_sets_what_a_carried_part_earns_in_its_params() -> None:
     assert "0.5 of its marks" in answer.key_note()
     result = grade_parts(answer, ["512", str(512 * 512), "1050624", "3152384", "18914304"])
     assert (result.parts[1].grade.status, result.parts[1].grade.score) == ("partial", 0.5)
+
+
+PARAMS_CHAIN_5 = ("--item", "params-chain", "-n", "1", "--seed", "5")
+
+
+def test_a_wrong_part_shows_its_own_answer_not_the_later_parts(tmp_path: Path) -> None:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "QUIZ_HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-c", "from attnquiz.main import main; main()", "run", "week1", *PARAMS_CHAIN_5],
+        input="64\n999\nq\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    answers = [line for line in result.stdout.splitlines() if line.startswith("Answer:")]
+    assert answers == ["Answer: (b) 65,536"], result.stdout  # (c), (d), (e) are still to be asked
