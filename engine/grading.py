@@ -229,7 +229,7 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
     for part, response in zip(answer.parts, responses, strict=True):
         result = _grade_part(part, response, passed, shown, answer.carried_score)
         graded.append(result)
-        expected_value = _value_of(result.expected)
+        expected_value = answer_value(result.expected)
         if result.grade.status == "invalid" or result.grade.status == "correct":
             passed[part.label] = expected_value
         else:
@@ -291,7 +291,8 @@ def _grade_part(
     return PartGrade(part.label, grade, expected, carried, part.weight)
 
 
-def _value_of(answer: SingleAnswer) -> Any:
+def answer_value(answer: SingleAnswer) -> Any:
+    """The value an answer stands for, in the form `read_value` gives a response of its kind."""
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         return answer.value
     if isinstance(answer, VectorAnswer):

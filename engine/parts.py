@@ -77,7 +77,7 @@ def part_problems(answer: PartsAnswer) -> Iterator[Problem]:
 
 def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Problem]:
     """With ``used``'s value changed, ``part``'s target changes and the consistent answer is right."""
-    from attnquiz.engine.grading import grade_parts, read_value
+    from attnquiz.engine.grading import answer_value, grade_parts, read_value
 
     earlier = answer.part(used)
     where = f"part ({part.label}), carried from ({used})"
@@ -86,14 +86,16 @@ def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Prob
     if wrong_value is None:
         yield "carry", f"{where}: the changed ({used}) = {wrong_text} cannot be read back", ""
         return
-    values = [wrong_value if label == used else _value(answer.part(label).answer) for label in part.uses]
+    values = [
+        wrong_value if label == used else answer_value(answer.part(label).answer) for label in part.uses
+    ]
     assert part.recompute is not None
     try:
         target = part.answer_for(part.recompute(*values))
     except (ArithmeticError, ValueError, TypeError) as exc:
         yield "carry", f"{where}: recomputing from ({used}) = {wrong_text} fails: {exc}", ""
         return
-    if target == part.answer or part.answer.matches(_value(target)):
+    if target == part.answer or part.answer.matches(answer_value(target)):
         yield (
             "carry",
             f"{where}: changing ({used}) to {wrong_text} leaves ({part.label}) at {target.format()}",
@@ -113,18 +115,6 @@ def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Prob
             f"grades {graded.grade.status}: {graded.grade.feedback}",
             "",
         )
-
-
-def _value(answer: SingleAnswer) -> Any:
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        return answer.value
-    if isinstance(answer, VectorAnswer):
-        return answer.values
-    if isinstance(answer, MatrixAnswer):
-        return answer.rows
-    if isinstance(answer, ShapeAnswer):
-        return answer.dims
-    raise ValueError(f"a {answer.kind} answer is not carried forward")
 
 
 __all__ = ["Problem", "part_problems", "perturbed"]

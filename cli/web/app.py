@@ -501,33 +501,23 @@ class QuizApp:
             return None, [{"line": str(exc), "excerpt": ""}], ""
 
     async def preview_bank(self, request: Request) -> Response:
-        ref = self.bank_ref(request.path_params["bank"])
-        bank, issues, summary = self._preview_bank(ref)
-        seed = _query_int(request, "seed", 0, 2**32 - 1)
-        seed = 1 if seed is None else seed
-        cards = [_preview_card(entry, seed) for entry in bank.items] if bank is not None else []
-        return self.page(
-            request,
-            "preview_bank.html",
-            ref=ref,
-            bank=bank,
-            issues=issues,
-            summary=summary,
-            cards=cards,
-            seed=seed,
-            stamp=_stamp(ref),
-            one=False,
-        )
+        return self._preview(request, item=None)
 
     async def preview_item(self, request: Request) -> Response:
+        return self._preview(request, item=request.path_params["item"])
+
+    def _preview(self, request: Request, *, item: str | None) -> Response:
+        """A bank's items (``item`` None) or one of them, at the seed asked for, or its load errors."""
         ref = self.bank_ref(request.path_params["bank"])
         bank, issues, summary = self._preview_bank(ref)
         seed = _query_int(request, "seed", 0, 2**32 - 1)
         seed = 1 if seed is None else seed
         cards = []
-        if bank is not None:
+        if bank is not None and item is None:
+            cards = [_preview_card(entry, seed) for entry in bank.items]
+        elif bank is not None and item is not None:
             try:
-                cards = [_preview_card(bank.get(request.path_params["item"]), seed)]
+                cards = [_preview_card(bank.get(item), seed)]
             except QuizError as exc:
                 raise HTTPException(404, str(exc)) from None
         return self.page(
@@ -540,7 +530,7 @@ class QuizApp:
             cards=cards,
             seed=seed,
             stamp=_stamp(ref),
-            one=True,
+            one=item is not None,
         )
 
     async def preview_stamp(self, request: Request) -> Response:
