@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from attnquiz.terminal import can_encode, strip_control, to_ascii
+from attnquiz.wording import LABELS, MARKS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -54,7 +55,6 @@ class TerminalConsole(Console):
 console = TerminalConsole(soft_wrap=False)
 errors = TerminalConsole(stderr=True)
 
-MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
 STYLES = {
     "correct": "bold green",
     "partial": "bold yellow",
@@ -63,14 +63,7 @@ STYLES = {
     "skipped": "dim",
     "unanswered": "dim",
 }
-LABELS = {
-    "correct": "Correct",
-    "partial": "Partly right",
-    "wrong": "Wrong",
-    "invalid": "Cannot read that",
-    "skipped": "Skipped",
-    "unanswered": "Not answered",
-}
+
 
 NBSP = "\u00a0"
 """A space that `fold` never breaks at (printed as an ordinary space)."""

@@ -253,7 +253,7 @@ def _nothing_due(
             + "\n"
         )
         return
-    from attnquiz.session_view import when
+    from attnquiz.wording import when
 
     if unstarted == 0:
         new_part = "every item of these banks has been started"

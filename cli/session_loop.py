@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from attnquiz.session_view import SessionView, clock, json_line
+from attnquiz.session_view import SessionView, json_line
+from attnquiz.wording import clock
 
 if TYPE_CHECKING:
     from attnquiz.engine.answers import Part

@@ -7,7 +7,7 @@ piped and JSON output stay clean.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.display import LABELS, MARKS, NBSP, SEP, STYLES, put
+from attnquiz.display import NBSP, SEP, STYLES, put
+from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
     from attnquiz.engine.grading import Grade
@@ -53,32 +54,6 @@ def _duration(seconds: float) -> str:
     if minutes:
         return f"{minutes} min {secs:02d} s" if secs else f"{minutes} min"
     return f"{secs} s"
-
-
-def when(moment: datetime, now: datetime | None = None) -> str:
-    """When a review falls due, as a person says it: ``in 10 min``, ``today at 18:05``, ``tomorrow``,
-    ``in 3 days (Fri 05 Dec)``."""
-    current = (now or datetime.now(UTC)).astimezone()
-    local = moment.astimezone()
-    seconds = (local - current).total_seconds()
-    if seconds < 30:
-        return "now"
-    if seconds < 3600:
-        return f"in {max(1, round(seconds / 60))} min"
-    days = (local.date() - current.date()).days
-    if days == 0:
-        return f"today at {local:%H:%M}"
-    if days == 1:
-        return "tomorrow"
-    return f"in {days} days ({local:%a %d %b})"
-
-
-def clock(seconds: float) -> str:
-    """Remaining time as a countdown shows it: ``18:32`` or ``1:05:00``."""
-    total = max(0, int(seconds + 0.999))
-    minutes, secs = divmod(total, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 class SessionView:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ from attnquiz.engine import banks as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
 from attnquiz.web import render
 from attnquiz.web.security import Guard, GuardMiddleware
+from attnquiz.wording import when
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank import Bank
@@ -653,22 +654,8 @@ def _clock(seconds: float) -> str:
 
 
 def _when(moment: datetime | None) -> str:
-    """When a review falls due, as a person says it (`attnquiz.session_view.when`, without rich)."""
-    if moment is None:
-        return ""
-    now = datetime.now(UTC).astimezone()
-    local = moment.astimezone()
-    seconds = (local - now).total_seconds()
-    if seconds < 30:
-        return "now"
-    if seconds < 3600:
-        return f"in {max(1, round(seconds / 60))} min"
-    days = (local.date() - now.date()).days
-    if days == 0:
-        return f"today at {local:%H:%M}"
-    if days == 1:
-        return "tomorrow"
-    return f"in {days} days ({local:%a %d %b})"
+    """When a review falls due (`attnquiz.wording.when`); nothing for an item with no due date."""
+    return "" if moment is None else when(moment)
 
 
 def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, QuizApp]:

@@ -13,17 +13,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from attnquiz.engine.export import html as html_export
-
-LABELS = {
-    "correct": "Correct",
-    "partial": "Partly right",
-    "wrong": "Wrong",
-    "invalid": "Cannot read that",
-    "skipped": "Skipped",
-    "unanswered": "Not answered",
-}
-"""The verdict words, as the terminal says them (`attnquiz.display.LABELS`, which needs rich)."""
-MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
+from attnquiz.wording import LABELS, MARKS
 
 
 def markdown(source: str) -> Markup:

@@ -14,7 +14,7 @@ from attnquiz.engine import banks, review
 from attnquiz.engine.grading import grade
 from attnquiz.engine.session import Session, plan_practice
 from attnquiz.engine.store import Store, utc_now
-from attnquiz.session_view import when
+from attnquiz.wording import when
 from tests.cli.test_stats import PRACTICE, fill, quiz
 
 
