@@ -737,7 +737,57 @@ class PartsAnswer:
         return [p.answer.json_value() for p in self.parts]
 
 
-Answer = SingleAnswer | PartsAnswer
+@dataclass(frozen=True, slots=True)
+class ExplainAnswer:
+    """A concept question's answer: a model answer and its 2-6 key points (Markdown with TeX).
+
+    It is never scored automatically: a response is kept as written, the student compares it with
+    the model answer and rates themselves (`attnquiz.engine.grading` gives it the status
+    ``unscored``), and an instructor marks it by hand. It is not a part's answer: a question in
+    parts has answers that are graded.
+    """
+
+    kind: ClassVar[str] = "explain"
+    value: str
+    points: tuple[str, ...] = ()
+    tolerance: Tolerance = EXACT
+
+    def __post_init__(self) -> None:
+        points = tuple(str(p) for p in self.points)
+        object.__setattr__(self, "points", points)
+        if not str(self.value).strip():
+            raise ValueError("a concept question needs a model answer")
+        if not MIN_POINTS <= len(points) <= MAX_POINTS:
+            raise ValueError(
+                f"a concept question needs {MIN_POINTS} to {MAX_POINTS} key points, not {len(points)}"
+            )
+        if any(not p.strip() for p in points):
+            raise ValueError("a key point cannot be empty")
+
+    def matches(self, value: MistakeValue) -> bool:
+        """A concept question is never scored: nothing matches it."""
+        return False
+
+    def format(self) -> str:
+        """The model answer (Markdown with TeX)."""
+        return self.value
+
+    def instructions(self) -> str:
+        """What the student does: write an answer (or think it through), then compare and rate."""
+        return (
+            "Type your answer (or press Enter to think it through), then compare it with the model "
+            "answer and its key points and rate yourself. It is not scored."
+        )
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON: the model answer."""
+        return self.value
+
+
+MIN_POINTS = 2
+MAX_POINTS = 6
+
+Answer = SingleAnswer | PartsAnswer | ExplainAnswer
 
 
 def normalise_value(value: Any) -> MistakeValue:
@@ -860,6 +910,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
     if isinstance(answer, ExpressionAnswer):
         data["symbols"] = list(answer.symbols)
+    if isinstance(answer, ExplainAnswer):
+        data["points"] = list(answer.points)
     if isinstance(answer, PartsAnswer):
         data["carried_score"] = answer.carried_score
         data["labels"] = list(answer.labels)
@@ -877,9 +929,12 @@ __all__ = [
     "DEFAULT_REAL_TOLERANCE",
     "EXACT",
     "LETTERS",
+    "MAX_POINTS",
+    "MIN_POINTS",
     "SCORING_SCHEMES",
     "Answer",
     "ChoiceAnswer",
+    "ExplainAnswer",
     "ExpressionAnswer",
     "Formula",
     "IntegerAnswer",

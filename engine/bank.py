@@ -7,13 +7,16 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
 from attnquiz.engine.formula import Formula, FormulaError
+
+if TYPE_CHECKING:
+    from attnquiz.engine.explain import Explain
 from attnquiz.engine.registry import GeneratorSpec
 from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
@@ -39,6 +42,7 @@ class BankItem:
     line: int
     bank: str
     formula: Formula | None = None
+    explain: Explain | None = None
 
     @property
     def id(self) -> str:

@@ -514,14 +514,15 @@ def _private_folder(folder: Path) -> bool:
 
 
 def _cacheable(bank: Bank) -> bool:
-    """Whether a bank may be cached: no plugins, and only built-in generators and formula items."""
+    """Whether a bank may be cached: no plugins, and only built-in generators, formula and explain items."""
     from attnquiz.engine.registry import load_builtin_generators
 
     if bank.plugins:
         return False
     builtin = load_builtin_generators()
     return all(
-        entry.formula is not None or builtin.get(entry.spec.name) is entry.spec for entry in bank.items
+        entry.formula is not None or entry.explain is not None or builtin.get(entry.spec.name) is entry.spec
+        for entry in bank.items
     )
 
 

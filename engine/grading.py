@@ -38,6 +38,7 @@ from attnquiz.engine import parse
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     Formula,
     IntegerAnswer,
@@ -58,7 +59,9 @@ from attnquiz.engine.rounding import ROUNDED_EARLY
 if TYPE_CHECKING:
     from attnquiz.engine.variant import Question
 
-Status = Literal["correct", "partial", "wrong", "invalid"]
+Status = Literal["correct", "partial", "wrong", "invalid", "unscored"]
+"""``unscored``: a response to a concept question (`ExplainAnswer`), kept as written and never
+scored by its content; the student rates it themselves (``rating``) and a teacher may mark it."""
 
 PRECISION = "precision-too-low"
 SIGN = "sign-error"
@@ -91,11 +94,27 @@ class Grade:
     read_as: str
     # A question in parts: each part's grade, in order (the fields above sum them up).
     parts: tuple[PartGrade, ...] = ()
+    # A concept question (status ``unscored``): the student's own rating of their answer, once given
+    # ("again", "hard", "good" or "easy"; None while unrated). It drives the review schedule.
+    rating: str | None = None
 
     @property
     def counts(self) -> bool:
         """Whether the attempt counts: an invalid response costs nothing."""
         return self.status != "invalid"
+
+    @property
+    def scored(self) -> bool:
+        """Whether the attempt has a score by its content (a concept question's never has)."""
+        return self.status not in {"invalid", "unscored"}
+
+    def rated(self, rating: str | None) -> Grade:
+        """This (unscored) grade with the student's own rating of their answer."""
+        from dataclasses import replace
+
+        if rating is not None and rating not in SELF_RATINGS:
+            raise ValueError(f"a self-rating is one of {', '.join(SELF_RATINGS)}, not {rating!r}")
+        return replace(self, rating=rating)
 
     def to_json(self) -> dict[str, Any]:
         """The grade as ``quiz answer --json`` and the session logs show it."""
@@ -108,7 +127,13 @@ class Grade:
         }
         if self.parts:
             data["parts"] = [p.to_json() for p in self.parts]
+        if self.status == "unscored":
+            data["rating"] = self.rating
         return data
+
+
+SELF_RATINGS = ("again", "hard", "good", "easy")
+"""What a student may rate their own answer to a concept question (FSRS's four ratings, in order)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +189,26 @@ def grade_answer(answer: Answer, response: str, mistakes: Sequence[Mistake] = ()
         return _grade_expression(answer, response, mistakes)
     if isinstance(answer, PartsAnswer):
         return _grade_joined(answer, response)
+    if isinstance(answer, ExplainAnswer):
+        return grade_explain(answer, response)
     return _grade_choice(answer, response, mistakes)
+
+
+UNSCORED_FEEDBACK = "Not scored: compare your answer with the model answer and its key points."
+
+
+def grade_explain(answer: ExplainAnswer, response: str) -> Grade:
+    """A response to a concept question: kept as written (``read_as``), never scored by its content.
+
+    An empty response is allowed (the student thought it through). Text beyond the usual length
+    limit is cut there, so that what is stored stays bounded.
+    """
+    text = response.strip()[:EXPLAIN_MAX_LENGTH]
+    return Grade("unscored", 0.0, UNSCORED_FEEDBACK, None, text)
+
+
+EXPLAIN_MAX_LENGTH = 4000
+"""The longest response to a concept question that is kept (characters)."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import yaml
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.banks import MAX_BANK_BYTES, decode_bank, read_bank_bytes
 from attnquiz.engine.errors import BankError, GeneratorSpecError, Issue
+from attnquiz.engine.explain import Explain, check_explain
 from attnquiz.engine.formula import Formula, FormulaCompileError
 from attnquiz.engine.registry import Registry, load_builtin_generators
 from attnquiz.engine.schema import (
@@ -30,6 +31,7 @@ from attnquiz.engine.schema import (
     KEBAB,
     SNAKE,
     BankModel,
+    ExplainItem,
     FormulaItem,
     GeneratorItem,
     ToleranceSpec,
@@ -221,6 +223,8 @@ def _model_at(
         return BankModel
     if loc[0] == "items" and len(loc) >= 2 and _item_kind(data, loc[1]) == "formula":
         return _model_along(FormulaItem, loc[2:])
+    if loc[0] == "items" and len(loc) >= 2 and _item_kind(data, loc[1]) == "explain":
+        return _model_along(ExplainItem, loc[2:])
     if loc[0] == "items" and len(loc) == 2:
         return GeneratorItem
     if loc[0] == "items" and len(loc) == 3:
@@ -460,6 +464,21 @@ def load_bank_text(
                 )
             else:
                 seen[item_id] = located.line_of(("items", index, "id"))
+        if raw.get("kind") == "explain":
+            explain = _check_explain(located, raw, index)
+            if model is not None and explain is not None:
+                items.append(
+                    BankItem(
+                        item=model.items[index],
+                        spec=explain.spec(),
+                        kwargs={},
+                        original_kwargs={},
+                        line=located.line_of(("items", index)),
+                        bank=model.bank,
+                        explain=explain,
+                    )
+                )
+            continue
         if raw.get("kind") == "formula":
             formula = _check_formula(located, raw, index, data.get("bank"))
             if model is not None and formula is not None:
@@ -589,6 +608,16 @@ def _check_formula(located: _Located, raw: Mapping[str, Any], index: int, bank: 
     problems = formula.trial(bank if isinstance(bank, str) else "")
     located.issues.extend(problems)
     return None if problems else formula
+
+
+def _check_explain(located: _Located, raw: Mapping[str, Any], index: int) -> Explain | None:
+    """Check an explain item's texts (Markdown and TeX at their own lines); the item if they are fine."""
+    try:
+        item = ExplainItem.model_validate(raw)
+    except pydantic.ValidationError:
+        return None  # the bank's own validation reports it, at the right lines
+    prefix: Loc = ("items", index)
+    return check_explain(item, located.file, lambda loc, message: located.issue((*prefix, *loc), message))
 
 
 def _check_generator(

@@ -304,7 +304,45 @@ class FormulaItem(StrictModel):
     note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
 
 
-ITEM_KINDS = ("generator", "formula")
+def _not_blank(value: Any) -> Any:
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+NonBlank = Annotated[str, BeforeValidator(_not_blank), Field(min_length=1)]
+
+
+class ExplainItem(StrictModel):
+    """A concept question: a prompt, a model answer and its key points. Never scored automatically:
+    a student compares their answer with the model answer and rates it; a teacher marks it."""
+
+    kind: Literal["explain"] = Field(description="The item's kind; `explain` items ask for an explanation.")
+    id: str = Field(
+        pattern=KEBAB,
+        description="Kebab-case name, unique in the bank, used on the command line (e.g. why-scale).",
+    )
+    source: str = Field(
+        min_length=1,
+        description='Where the question comes from, as the notes cite it (e.g. "Day 13 interview, Q1").',
+    )
+    topic: str = Field(pattern=KEBAB, description="Kebab-case topic, used by --topic and in stats.")
+    prompt: NonBlank = Field(description="The question, in Markdown with TeX maths.")
+    answer: NonBlank = Field(description="The model answer, in Markdown with TeX maths.")
+    points: list[NonBlank] = Field(
+        min_length=2,
+        max_length=6,
+        description=(
+            "2 to 6 key points a good answer makes, each in Markdown with TeX maths (what a student "
+            "checks their answer against, and a teacher marks by)."
+        ),
+    )
+    hint: str = Field(default="", description="One sentence that helps without giving the answer away.")
+    tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
+    note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
+
+
+ITEM_KINDS = ("generator", "formula", "explain")
 
 
 def _item_kind(value: Any) -> Any:
@@ -316,11 +354,13 @@ def _item_kind(value: Any) -> Any:
 
 
 Item = Annotated[
-    Annotated[GeneratorItem, Tag("generator")] | Annotated[FormulaItem, Tag("formula")],
+    Annotated[GeneratorItem, Tag("generator")]
+    | Annotated[FormulaItem, Tag("formula")]
+    | Annotated[ExplainItem, Tag("explain")],
     Discriminator(
         _item_kind,
         custom_error_type="item_kind",
-        custom_error_message="kind must be generator (the default) or formula",
+        custom_error_message="kind must be generator (the default), formula or explain",
     ),
 ]
 
