@@ -18,6 +18,7 @@ from attnquiz.engine.answers import (
     answer_json,
     values_close,
 )
+from attnquiz.engine.figures import Figure, check_figures, figure_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,9 @@ class Variant:
     mistakes: Sequence[Mistake] = ()
     inputs: Mapping[str, Any] = field(default_factory=dict)
     hint: str = ""
+    # Figures drawn from this variant's numbers (`attnquiz.engine.figures`): heatmaps and line
+    # plots, each with the prompt or with the worked solution. Checked when the variant is built.
+    figures: Sequence[Figure] = ()
     # A question in parts: the prompt without its parts (a renderer that lays the parts out itself
     # shows this, then each part). ``prompt`` and ``solution`` then hold every part, labelled (a),
     # (b), ..., so that a renderer that knows nothing of parts still shows all of the question.
@@ -48,6 +52,7 @@ class Variant:
         object.__setattr__(self, "solution", tuple(self.solution))
         object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
+        object.__setattr__(self, "figures", check_figures(self.figures))
         stem = self.prompt
         if isinstance(self.answer, PartsAnswer):
             parts = tuple(_kept_part(p) for p in self.answer.parts)
@@ -210,6 +215,8 @@ class Question:
             "params": dict(variant.inputs),
             "student_note": self.student_note,
             "instructor_note": self.instructor_note,
+            # Figures as data, so that a script can draw them: {"kind": "heatmap" | "line", ...}.
+            "figures": [figure_json(f) for f in variant.figures],
             # Only a question in parts has the key, so that one-answer questions print as before.
             **(_parts_json(variant) if variant.parts else {}),
         }

@@ -1,0 +1,315 @@
+"""Figures drawn from a variant's own numbers: data that every renderer draws in its own way.
+
+A generator returns figures with its variant (``Variant(figures=[...])``): a `Heatmap` (a weight
+or score matrix with its values printed in the cells, a mask matrix when some cells are masked)
+or a `LinePlot` (curves such as the positional-encoding sines). The terminal draws shaded cells,
+HTML inline SVG, the PDF Typst boxes and paths, Moodle and QTI an embedded SVG file; ``quiz show
+--json`` lists them as data (`figure_json`) so that a script can draw them too.
+
+This module is pure Python (no numpy): a figure holds plain floats, strings and booleans, and is
+checked when it is built. Its text (titles, labels, captions) is plain text, never markup: each
+renderer escapes it for its own format.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Where = Literal["prompt", "solution"]
+"""Where a figure belongs: with the question (a figure question) or with the worked solution."""
+
+MAX_ROWS = 16
+"""A heatmap has at most this many rows and columns (a matrix a reader can still read cell by cell)."""
+MAX_POINTS = 400
+"""A line plot has at most this many x values."""
+MAX_SERIES = 8
+"""A line plot has at most this many curves (more cannot be told apart)."""
+MAX_DECIMALS = 4
+"""Heatmap values are printed with at most this many decimals (a cell must stay narrow)."""
+MAX_LABEL = 24
+"""Row, column and series labels are at most this many characters."""
+MAX_TEXT = 200
+"""Titles, axis labels and captions are at most this many characters."""
+MAX_MAGNITUDE = 1e12
+"""Values beyond this size are refused (a figure of them says nothing a reader can use)."""
+
+
+class FigureError(ValueError):
+    """A figure that cannot be drawn (wrong sizes, a value that is not a finite number, ...).
+
+    A generator that builds one has a bug; the message says which figure and what is wrong.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Heatmap:
+    """A matrix drawn as shaded cells, each with its value printed at ``decimals`` decimals.
+
+    ``rows`` and ``cols`` label the rows and columns (e.g. the query and key tokens);
+    ``row_title``/``col_title`` say what they are ("query", "key"). ``mask`` (same shape as
+    ``values``, True = masked) marks cells shown as masked (−∞ in a score matrix, blank in a weight
+    matrix); a masked cell's value is not shown and may be −∞. The shading runs from ``low`` to
+    ``high`` (default: the smallest and largest unmasked values).
+    """
+
+    values: Sequence[Sequence[float]]
+    rows: Sequence[str]
+    cols: Sequence[str]
+    title: str = ""
+    caption: str = ""
+    row_title: str = ""
+    col_title: str = ""
+    decimals: int = 2
+    mask: Sequence[Sequence[bool]] | None = None
+    low: float | None = None
+    high: float | None = None
+    where: Where = "solution"
+    kind: Literal["heatmap"] = field(default="heatmap", init=False)
+
+    def __post_init__(self) -> None:
+        what = f"heatmap {self.title!r}" if self.title else "heatmap"
+        values = tuple(
+            tuple(_number(v, what, masked=True) for v in _seq(row, what)) for row in _seq(self.values, what)
+        )
+        if not values or not values[0]:
+            raise FigureError(f"{what}: no values (a heatmap needs at least one row and one column)")
+        n_rows, n_cols = len(values), len(values[0])
+        if n_rows > MAX_ROWS or n_cols > MAX_ROWS:
+            raise FigureError(
+                f"{what}: {n_rows}×{n_cols} values is too big to read (at most {MAX_ROWS}×{MAX_ROWS})"
+            )
+        if any(len(row) != n_cols for row in values):
+            raise FigureError(f"{what}: rows of different lengths ({sorted({len(r) for r in values})})")
+        rows = _labels(self.rows, n_rows, "row", what)
+        cols = _labels(self.cols, n_cols, "column", what)
+        mask: tuple[tuple[bool, ...], ...] | None = None
+        if self.mask is not None:
+            mask = tuple(tuple(bool(m) for m in _seq(row, what)) for row in _seq(self.mask, what))
+            if len(mask) != n_rows or any(len(row) != n_cols for row in mask):
+                raise FigureError(f"{what}: the mask must have the shape of the values ({n_rows}×{n_cols})")
+        for i, row in enumerate(values):
+            for j, v in enumerate(row):
+                masked = mask is not None and mask[i][j]
+                if not masked and not math.isfinite(v):
+                    raise FigureError(
+                        f"{what}: value at row {i + 1}, column {j + 1} is {v} (only a masked cell may be ±∞)"
+                    )
+                if math.isnan(v):
+                    raise FigureError(f"{what}: value at row {i + 1}, column {j + 1} is not a number")
+        if (
+            not isinstance(self.decimals, int)
+            or isinstance(self.decimals, bool)
+            or not 0 <= self.decimals <= MAX_DECIMALS
+        ):
+            raise FigureError(
+                f"{what}: decimals must be an integer from 0 to {MAX_DECIMALS}, not {self.decimals!r}"
+            )
+        for name in ("low", "high"):
+            bound = getattr(self, name)
+            if bound is not None:
+                object.__setattr__(self, name, _number(bound, f"{what}: {name}", masked=False))
+        if self.low is not None and self.high is not None and not self.low < self.high:
+            raise FigureError(f"{what}: low ({self.low}) must be below high ({self.high})")
+        _where(self.where, what)
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "cols", cols)
+        object.__setattr__(self, "mask", mask)
+        for name in ("title", "caption", "row_title", "col_title"):
+            object.__setattr__(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
+
+    def is_masked(self, i: int, j: int) -> bool:
+        """Whether the cell at row ``i``, column ``j`` is masked."""
+        return self.mask is not None and self.mask[i][j]
+
+    def bounds(self) -> tuple[float, float]:
+        """The values at the two ends of the shading: ``low``/``high`` or the unmasked extremes."""
+        seen = [v for i, row in enumerate(self.values) for j, v in enumerate(row) if not self.is_masked(i, j)]
+        low = self.low if self.low is not None else min(seen, default=0.0)
+        high = self.high if self.high is not None else max(seen, default=1.0)
+        return low, high
+
+    def shade(self, i: int, j: int) -> float:
+        """How strong the cell's shade is, from 0 (``low`` or below) to 1 (``high`` or above)."""
+        low, high = self.bounds()
+        if high <= low:
+            return 0.5
+        return min(1.0, max(0.0, (self.values[i][j] - low) / (high - low)))
+
+    def cell_text(self, i: int, j: int, masked: str = "−∞") -> str:
+        """The cell's value as printed (``masked`` for a masked cell)."""
+        if self.is_masked(i, j):
+            return masked
+        return format_value(self.values[i][j], self.decimals)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One labelled curve of a `LinePlot`: a y value per x value."""
+
+    label: str
+    values: Sequence[float]
+
+    def __post_init__(self) -> None:
+        what = f"series {self.label!r}"
+        object.__setattr__(self, "label", _text(self.label, "label", what, MAX_LABEL))
+        object.__setattr__(
+            self, "values", tuple(_number(v, what, masked=False) for v in _seq(self.values, what))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LinePlot:
+    """One or more labelled curves over shared x values, with axis labels and a title."""
+
+    x: Sequence[float]
+    series: Sequence[Series]
+    title: str = ""
+    caption: str = ""
+    x_label: str = ""
+    y_label: str = ""
+    where: Where = "solution"
+    kind: Literal["line"] = field(default="line", init=False)
+
+    def __post_init__(self) -> None:
+        what = f"line plot {self.title!r}" if self.title else "line plot"
+        x = tuple(_number(v, what + ": x", masked=False) for v in _seq(self.x, what))
+        if len(x) < 2:
+            raise FigureError(f"{what}: needs at least 2 x values, not {len(x)}")
+        if len(x) > MAX_POINTS:
+            raise FigureError(f"{what}: {len(x)} x values is too many (at most {MAX_POINTS})")
+        if any(b <= a for a, b in itertools.pairwise(x)):
+            raise FigureError(f"{what}: the x values must increase")
+        series = tuple(_seq(self.series, what))
+        if not series:
+            raise FigureError(f"{what}: no series (a line plot needs at least one curve)")
+        if len(series) > MAX_SERIES:
+            raise FigureError(f"{what}: {len(series)} series is too many (at most {MAX_SERIES})")
+        for s in series:
+            if not isinstance(s, Series):
+                raise FigureError(f"{what}: a series must be a Series, not {type(s).__name__}")
+            if len(s.values) != len(x):
+                raise FigureError(
+                    f"{what}: series {s.label!r} has {len(s.values)} values for {len(x)} x values"
+                )
+        _where(self.where, what)
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "series", series)
+        for name in ("title", "caption", "x_label", "y_label"):
+            object.__setattr__(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
+
+    def y_bounds(self) -> tuple[float, float]:
+        """The smallest and largest y values of every series (widened when they are equal)."""
+        ys = [v for s in self.series for v in s.values]
+        low, high = min(ys), max(ys)
+        if high <= low:
+            return low - 1.0, high + 1.0
+        return low, high
+
+
+Figure = Heatmap | LinePlot
+"""Every figure a generator can return."""
+
+
+def format_value(value: float, decimals: int) -> str:
+    """A value as a heatmap cell prints it: fixed decimals, a true minus sign, never ``-0.00``."""
+    text = f"{value:.{decimals}f}"
+    if text.lstrip("-").strip("0.") == "":
+        text = text.lstrip("-")
+    return text.replace("-", "−")
+
+
+def figure_json(figure: Figure) -> dict[str, Any]:
+    """A figure as ``quiz show --json`` lists it: its kind and all its data, strict JSON
+    (a masked cell's value is ``null``)."""
+    if isinstance(figure, Heatmap):
+        values = [
+            [None if figure.is_masked(i, j) else v for j, v in enumerate(row)]
+            for i, row in enumerate(figure.values)
+        ]
+        low, high = figure.bounds()
+        return {
+            "kind": "heatmap",
+            "where": figure.where,
+            "title": figure.title,
+            "caption": figure.caption,
+            "rows": list(figure.rows),
+            "cols": list(figure.cols),
+            "row_title": figure.row_title,
+            "col_title": figure.col_title,
+            "values": values,
+            "mask": [list(r) for r in figure.mask] if figure.mask is not None else None,
+            "decimals": figure.decimals,
+            "low": low,
+            "high": high,
+        }
+    return {
+        "kind": "line",
+        "where": figure.where,
+        "title": figure.title,
+        "caption": figure.caption,
+        "x_label": figure.x_label,
+        "y_label": figure.y_label,
+        "x": list(figure.x),
+        "series": [{"label": s.label, "values": list(s.values)} for s in figure.series],
+    }
+
+
+def check_figures(figures: Sequence[Any]) -> tuple[Figure, ...]:
+    """The variant's figures as a tuple, each a `Heatmap` or `LinePlot` (else `FigureError`)."""
+    kept = tuple(figures)
+    for figure in kept:
+        if not isinstance(figure, Heatmap | LinePlot):
+            raise FigureError(f"a figure must be a Heatmap or a LinePlot, not {type(figure).__name__}")
+    return kept
+
+
+def _seq(value: Any, what: str) -> Sequence[Any]:
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        if hasattr(value, "tolist"):  # a numpy array
+            listed = value.tolist()
+            if isinstance(listed, list):
+                return listed
+        raise FigureError(f"{what}: expected a list, not {type(value).__name__}")
+    return list(value)
+
+
+def _number(value: Any, what: str, *, masked: bool) -> float:
+    if isinstance(value, bool) or (not isinstance(value, int | float) and not hasattr(value, "__float__")):
+        raise FigureError(f"{what}: {value!r} is not a number")
+    number = float(value)
+    if math.isnan(number):
+        raise FigureError(f"{what}: a value is not a number (NaN)")
+    if math.isinf(number):
+        if masked:
+            return number  # allowed only in a masked cell: the caller checks
+        raise FigureError(f"{what}: a value is infinite")
+    if abs(number) > MAX_MAGNITUDE:
+        raise FigureError(f"{what}: {number:g} is too large to draw (at most {MAX_MAGNITUDE:g} in size)")
+    return number
+
+
+def _labels(labels: Any, count: int, name: str, what: str) -> tuple[str, ...]:
+    kept = tuple(_text(label, f"{name} label", what, MAX_LABEL) for label in _seq(labels, what))
+    if len(kept) != count:
+        raise FigureError(f"{what}: {len(kept)} {name} labels for {count} {name}s")
+    return kept
+
+
+def _text(value: Any, name: str, what: str, limit: int) -> str:
+    if not isinstance(value, str):
+        raise FigureError(f"{what}: {name} must be text, not {type(value).__name__}")
+    if len(value) > limit:
+        raise FigureError(f"{what}: {name} is {len(value)} characters long (at most {limit})")
+    if any(not c.isprintable() for c in value):
+        raise FigureError(f"{what}: {name} {value!r} holds a control character")
+    return value
+
+
+def _where(value: Any, what: str) -> None:
+    if value not in ("prompt", "solution"):
+        raise FigureError(f"{what}: where must be 'prompt' or 'solution', not {value!r}")
