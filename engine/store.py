@@ -141,6 +141,8 @@ class Attempt:
     at: datetime
     hints: int = 0
     reviewed: bool = False
+    # A concept question's attempt (status ``unscored``): the student's own rating, once given.
+    rating: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The attempt as JSON outputs show it."""
@@ -162,6 +164,7 @@ class Attempt:
             "at": _to_text(self.at),
             "hints": self.hints,
             "reviewed": self.reviewed,
+            "rating": self.rating,
         }
 
 
@@ -294,12 +297,104 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         FROM attempts GROUP BY bank, topic
         """,
     ),
+    (
+        # Concept questions (issue 16): an attempt may be `unscored` (never scored by its content),
+        # with the student's own `rating` of it. SQLite cannot change a CHECK constraint, so the
+        # table is rebuilt (its indexes and triggers with it); the per-topic totals count the
+        # unscored attempts apart, so that an accuracy is over scored attempts only.
+        """
+        CREATE TABLE attempts_v3 (
+            id INTEGER PRIMARY KEY,
+            session TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            mode TEXT NOT NULL,
+            bank TEXT NOT NULL,
+            item TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            source TEXT NOT NULL,
+            seed INTEGER,
+            variant_code TEXT NOT NULL,
+            response TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('correct', 'partial', 'wrong', 'unscored')),
+            score REAL NOT NULL CHECK (score BETWEEN 0 AND 1),
+            mistake TEXT,
+            seconds REAL NOT NULL CHECK (seconds >= 0),
+            at TEXT NOT NULL,
+            hints INTEGER NOT NULL DEFAULT 0,
+            reviewed INTEGER NOT NULL DEFAULT 0,
+            rating TEXT CHECK (rating IS NULL OR rating IN ('again', 'hard', 'good', 'easy')),
+            UNIQUE (session, position)
+        )
+        """,
+        """
+        INSERT INTO attempts_v3 (id, session, position, mode, bank, item, topic, source, seed, variant_code,
+            response, status, score, mistake, seconds, at, hints, reviewed)
+        SELECT id, session, position, mode, bank, item, topic, source, seed, variant_code,
+            response, status, score, mistake, seconds, at, hints, reviewed
+        FROM attempts
+        """,
+        "DROP TABLE attempts",
+        "ALTER TABLE attempts_v3 RENAME TO attempts",
+        "CREATE INDEX attempts_item ON attempts (bank, item, at)",
+        "CREATE INDEX attempts_at ON attempts (at)",
+        "CREATE INDEX attempts_topic ON attempts (bank, topic, at)",
+        "CREATE INDEX attempts_mistake ON attempts (mistake, topic, at) WHERE mistake IS NOT NULL",
+        "ALTER TABLE topic_totals ADD COLUMN unscored INTEGER NOT NULL DEFAULT 0",
+        """
+        CREATE TRIGGER topic_totals_insert AFTER INSERT ON attempts BEGIN
+            INSERT INTO topic_totals (bank, topic, attempts, correct, score, last, unscored)
+            VALUES (NEW.bank, NEW.topic, 1, NEW.status = 'correct', NEW.score, NEW.at,
+                NEW.status = 'unscored')
+            ON CONFLICT (bank, topic) DO UPDATE SET
+                attempts = attempts + 1,
+                correct = correct + excluded.correct,
+                score = score + excluded.score,
+                unscored = unscored + excluded.unscored,
+                last = MAX(COALESCE(last, excluded.last), excluded.last);
+        END
+        """,
+        """
+        CREATE TRIGGER topic_totals_delete AFTER DELETE ON attempts BEGIN
+            UPDATE topic_totals SET
+                attempts = attempts - 1,
+                correct = correct - (OLD.status = 'correct'),
+                score = score - OLD.score,
+                unscored = unscored - (OLD.status = 'unscored'),
+                last = (SELECT MAX(at) FROM attempts WHERE bank = OLD.bank AND topic = OLD.topic)
+            WHERE bank = OLD.bank AND topic = OLD.topic;
+            DELETE FROM topic_totals WHERE bank = OLD.bank AND topic = OLD.topic AND attempts <= 0;
+        END
+        """,
+        """
+        CREATE TRIGGER topic_totals_update AFTER UPDATE OF bank, topic, status, score, at ON attempts BEGIN
+            UPDATE topic_totals SET
+                attempts = attempts - 1,
+                correct = correct - (OLD.status = 'correct'),
+                score = score - OLD.score,
+                unscored = unscored - (OLD.status = 'unscored')
+            WHERE bank = OLD.bank AND topic = OLD.topic;
+            DELETE FROM topic_totals WHERE bank = OLD.bank AND topic = OLD.topic AND attempts <= 0;
+            INSERT INTO topic_totals (bank, topic, attempts, correct, score, last, unscored)
+            VALUES (NEW.bank, NEW.topic, 1, NEW.status = 'correct', NEW.score, NEW.at,
+                NEW.status = 'unscored')
+            ON CONFLICT (bank, topic) DO UPDATE SET
+                attempts = attempts + 1,
+                correct = correct + excluded.correct,
+                score = score + excluded.score,
+                unscored = unscored + excluded.unscored,
+                last = (SELECT MAX(at) FROM attempts WHERE bank = NEW.bank AND topic = NEW.topic);
+            UPDATE topic_totals SET
+                last = (SELECT MAX(at) FROM attempts WHERE bank = OLD.bank AND topic = OLD.topic)
+            WHERE bank = OLD.bank AND topic = OLD.topic;
+        END
+        """,
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _ATTEMPT_COLUMNS = (
     "session, position, mode, bank, item, topic, source, seed, variant_code, response, status, "
-    "score, mistake, seconds, at, hints, reviewed"
+    "score, mistake, seconds, at, hints, reviewed, rating"
 )
 
 
@@ -322,6 +417,7 @@ def _attempt_row(attempt: Attempt) -> tuple[Any, ...]:
         _to_text(attempt.at),
         attempt.hints,
         int(attempt.reviewed),
+        attempt.rating,
     )
 
 
@@ -351,6 +447,7 @@ def _decode_attempt(row: sqlite3.Row) -> Attempt:
         at=_from_text(row["at"]),
         hints=row["hints"],
         reviewed=bool(row["reviewed"]),
+        rating=row["rating"],
     )
 
 
@@ -392,11 +489,18 @@ class GroupStats:
     correct: int
     score: float
     last: datetime | None
+    unscored: int = 0
+    """Attempts at concept questions (self-rated, never scored), included in ``attempts``."""
+
+    @property
+    def scored(self) -> int:
+        """The attempts that have a score (all but the concept questions')."""
+        return self.attempts - self.unscored
 
     @property
     def accuracy(self) -> float:
-        """The mean score of the attempts (partial credit counts as its fraction)."""
-        return self.score / self.attempts if self.attempts else 0.0
+        """The mean score of the scored attempts (partial credit counts as its fraction)."""
+        return self.score / self.scored if self.scored else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,11 +520,14 @@ class DayStats:
     day: str
     attempts: int
     score: float
+    unscored: int = 0
+    """Attempts at concept questions (self-rated, never scored), included in ``attempts``."""
 
     @property
     def accuracy(self) -> float:
-        """The mean score of the day's attempts."""
-        return self.score / self.attempts if self.attempts else 0.0
+        """The mean score of the day's scored attempts."""
+        scored = self.attempts - self.unscored
+        return self.score / scored if scored else 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -717,7 +824,8 @@ class Store:
                 if new is not None:
                     self._put_card(new)
                     reviewed = True
-            row = (*_attempt_row(attempt)[:-1], int(reviewed))
+            row = _attempt_row(attempt)
+            row = (*row[:-2], int(reviewed), row[-1])
             placeholders = ", ".join("?" * len(row))
             db.execute(
                 f"INSERT INTO attempts ({_ATTEMPT_COLUMNS}) VALUES ({placeholders}) "
@@ -863,7 +971,7 @@ class Store:
         damaged_where = f"{where} AND {_IMPLAUSIBLE_TIME}" if where else f"WHERE {_IMPLAUSIBLE_TIME}"
         with self._errors("read the statistics"):
             rows = self._db.execute(
-                "SELECT bank, topic, attempts AS n, correct, score, last "
+                "SELECT bank, topic, attempts AS n, correct, score, last, unscored "
                 f"FROM topic_totals {where} ORDER BY bank, topic",
                 args,
             ).fetchall()
@@ -872,7 +980,8 @@ class Store:
                 (r["bank"], r["topic"]): r
                 for r in self._db.execute(
                     "SELECT bank, topic, COUNT(*) AS n, SUM(status = 'correct') AS correct, "
-                    f"SUM(score) AS score FROM attempts INDEXED BY attempts_at {damaged_where} "
+                    "SUM(score) AS score, SUM(status = 'unscored') AS unscored "
+                    f"FROM attempts INDEXED BY attempts_at {damaged_where} "
                     "GROUP BY bank, topic",
                     args,
                 ).fetchall()
@@ -881,17 +990,27 @@ class Store:
         for r in rows:
             bad = damaged.get((r["bank"], r["topic"]))
             n, correct, score = int(r["n"]), int(r["correct"] or 0), float(r["score"] or 0.0)
+            unscored = int(r["unscored"] or 0)
             last = r["last"]
             if bad is not None:
                 self._damaged("attempts", ("group", r["bank"], r["topic"]), int(bad["n"]))
                 n -= int(bad["n"])
                 correct -= int(bad["correct"] or 0)
                 score -= float(bad["score"] or 0.0)
+                unscored -= int(bad["unscored"] or 0)
                 last = self._last_plausible("bank = ? AND topic = ?", [r["bank"], r["topic"]])
             if n <= 0:
                 continue
             out.append(
-                GroupStats(r["bank"], r["topic"], n, correct, max(score, 0.0), self._time_or_none(last))
+                GroupStats(
+                    r["bank"],
+                    r["topic"],
+                    n,
+                    correct,
+                    max(score, 0.0),
+                    self._time_or_none(last),
+                    max(unscored, 0),
+                )
             )
         return out
 
@@ -939,12 +1058,21 @@ class Store:
         where = f"{where} AND at >= ?" if where else "WHERE at >= ?"
         with self._errors("read the statistics"):
             rows = self._db.execute(
-                f"SELECT date(at, 'localtime') AS day, COUNT(*) AS n, SUM(score) AS score "
+                f"SELECT date(at, 'localtime') AS day, COUNT(*) AS n, SUM(score) AS score, "
+                "SUM(status = 'unscored') AS unscored "
                 f"FROM attempts {where} AND at < '9999-12-32' "
                 "GROUP BY day HAVING day IS NOT NULL ORDER BY day",
                 [*args, _to_text(since)],
             ).fetchall()
-        return [DayStats(day=r["day"], attempts=int(r["n"]), score=float(r["score"] or 0.0)) for r in rows]
+        return [
+            DayStats(
+                day=r["day"],
+                attempts=int(r["n"]),
+                score=float(r["score"] or 0.0),
+                unscored=int(r["unscored"] or 0),
+            )
+            for r in rows
+        ]
 
 
 def bank_totals(topics: Sequence[GroupStats]) -> list[GroupStats]:
@@ -953,7 +1081,7 @@ def bank_totals(topics: Sequence[GroupStats]) -> list[GroupStats]:
     for t in topics:
         old = merged.get(t.bank)
         if old is None:
-            merged[t.bank] = GroupStats(t.bank, None, t.attempts, t.correct, t.score, t.last)
+            merged[t.bank] = GroupStats(t.bank, None, t.attempts, t.correct, t.score, t.last, t.unscored)
             continue
         lasts = [x for x in (old.last, t.last) if x is not None]
         merged[t.bank] = GroupStats(
@@ -963,6 +1091,7 @@ def bank_totals(topics: Sequence[GroupStats]) -> list[GroupStats]:
             old.correct + t.correct,
             old.score + t.score,
             max(lasts) if lasts else None,
+            old.unscored + t.unscored,
         )
     return list(merged.values())
 

@@ -371,11 +371,9 @@ def test_an_old_history_gets_its_totals_when_upgraded(tmp_path: Path) -> None:
             attempt(
                 position=n, topic="ab"[n % 2], status="correct" if n % 3 else "wrong", score=float(n % 3 > 0)
             )
-        )
-        raw.execute(
-            f"INSERT INTO attempts ({store_module._ATTEMPT_COLUMNS}) VALUES ({', '.join('?' * len(row))})",
-            row,
-        )
+        )[:-1]  # schema 1 had no rating
+        columns = store_module._ATTEMPT_COLUMNS.removesuffix(", rating")
+        raw.execute(f"INSERT INTO attempts ({columns}) VALUES ({', '.join('?' * len(row))})", row)
     raw.commit()
     raw.close()
     with Store.open(path) as opened:
