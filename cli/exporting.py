@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 import threading
@@ -380,7 +381,7 @@ def grade_command(
             typer.echo(text, nl=False)
         else:
             _save_csv(output, text.encode("utf-8"))
-            typer.echo(f"Wrote {output}: {students} rows, {len(plan.items)} question columns.")
+            typer.echo(f"Wrote {output}: {students} rows, {_template_columns(text, len(plan.items))}.")
         return
     if answers is None:
         fail("give the answers file (CSV), or --template to write an empty one", 2)
@@ -396,6 +397,25 @@ def grade_command(
         _show_marks(marks, wrote=output)
     if marks.problems:
         raise typer.Exit(1)
+
+
+def _template_columns(text: str, questions: int) -> str:
+    """What a template's answer columns are: one per question, or per part for a question in parts
+    ("10 answer columns for 8 questions, 2 of them in parts (a column per part)")."""
+    import csv
+    import io
+
+    header = next(csv.reader(io.StringIO(text)))
+    columns = len(header) - 3  # after student, name and code
+    in_parts = len({cell.split(" ", 1)[1] for cell in header[3:] if _PART_HEADING.match(cell)})
+    said = f"{columns} answer column{'s' if columns != 1 else ''} for {questions} "
+    said += "question" if questions == 1 else "questions"
+    if in_parts:
+        said += f", {in_parts} of them in parts (a column per part)"
+    return said
+
+
+_PART_HEADING = re.compile(r"\d+[a-z] \S")
 
 
 def _save_csv(output: Path, data: bytes) -> None:

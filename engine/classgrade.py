@@ -217,8 +217,10 @@ class _Header:
     code: int | None = None
     name: int | None = None
     items: list[tuple[int, str]] = field(default_factory=list)
-    # Columns of one part of a question in parts, headed "ITEM (a)": (index, item, label).
+    # Columns of one part of a question in parts, headed "3a ITEM" (or "ITEM (a)"): (index, item, label).
     parts: list[tuple[int, str, str]] = field(default_factory=list)
+    # Each part column's heading as the file writes it, by (item, label): the marks keep it.
+    headings: dict[tuple[str, str], str] = field(default_factory=dict)
     width: int = 0
 
 
@@ -287,13 +289,19 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
                 f"{file}:1: column {label!r} appears twice (columns {seen[key] + 1} and {index + 1})"
             )
         seen[key] = index
-        part = _PART_COLUMN.fullmatch(label)
+        part = _part_heading(label)
         if role is not None:
             setattr(header, role, index)
         elif label in ids:
             header.items.append((index, label))
-        elif part is not None and part.group(1) in ids:
-            header.parts.append((index, part.group(1), part.group(2)))
+        elif part is not None and part[0] in ids:
+            header.parts.append((index, *part))
+            header.headings[part] = label
+        elif _BARE_PART.fullmatch(label):
+            raise AnswersFileError(
+                f"{file}:1: column {label!r} names a part but not its question: head it `{label} ITEM` with "
+                f"the item id (`quiz grade {bank.name} --template` writes the headings)"
+            )
         elif not label:
             raise AnswersFileError(f"{file}:1: column {index + 1} has no name (name it after an item id)")
         else:
@@ -316,16 +324,31 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
     return header
 
 
-_PART_COLUMN = re.compile(r"(.+?)\s*\(([a-z])\)")
-"""A column of one part of a question in parts: ``params-chain (a)``."""
+_PART_COLUMN = re.compile(r"(\d+)([a-z])\s+(\S.*)")
+"""A column of one part of a question in parts: ``3a params-chain`` (question 3, part (a))."""
+_OLD_PART_COLUMN = re.compile(r"(.+?)\s*\(([a-z])\)")
+"""The heading files written before the question numbers had, still read: ``params-chain (a)``."""
+_BARE_PART = re.compile(r"\d+[a-z]")
 
 
-def part_column(item: str, label: str) -> str:
-    """The heading of a part's column in answers and marks files: ``params-chain (a)``."""
-    return f"{item} ({label})"
+def _part_heading(heading: str) -> tuple[str, str] | None:
+    """(item, label) of a part column's heading, in either form; None for any other heading."""
+    new = _PART_COLUMN.fullmatch(heading)
+    if new is not None:
+        return new.group(3).strip(), new.group(2)
+    old = _OLD_PART_COLUMN.fullmatch(heading)
+    return (old.group(1), old.group(2)) if old is not None else None
 
 
-def _part_cells(question: Question, responses: dict[str, str], decimal_comma: bool) -> list[Cell]:
+def part_column(item: str, label: str, number: int) -> str:
+    """The heading of a part's column in answers and marks files: ``3a params-chain``, the question's
+    number on the sheets and the part's label (as the sheet prints "Question 3 (a)"), then the item."""
+    return f"{number}{label} {item}"
+
+
+def _part_cells(
+    question: Question, responses: dict[str, str], decimal_comma: bool, headings: dict[tuple[str, str], str]
+) -> list[Cell]:
     """The cells of one question in parts, graded together so that errors carry forward.
 
     Only the parts whose columns the file has get a cell; a part without a column is graded as
@@ -340,7 +363,7 @@ def _part_cells(question: Question, responses: dict[str, str], decimal_comma: bo
     for text, graded in zip(texts, result.parts, strict=True):
         if graded.label not in responses:
             continue
-        column = part_column(question.item_id, graded.label)
+        column = headings[question.item_id, graded.label]
         if not text:
             cells.append(Cell(column, "", "blank", 0.0, None, "No answer."))
             continue
@@ -423,6 +446,7 @@ def _row_cells(
     seed: int | None,
     cells: list[str],
     decimal_comma: bool,
+    headings: dict[tuple[str, str], str],
 ) -> Iterator[Cell]:
     """One row's cells in column order; the parts of one question are graded together."""
     by_part: dict[str, list[Cell]] = {}
@@ -435,7 +459,7 @@ def _row_cells(
             if not question.variant.parts:
                 raise _RowProblem(f"{item} is not a question in parts: head its column {item!r}")
             responses = {lab: cells[i] for i, it, lab in columns if it == item and lab is not None}
-            by_part[item] = _part_cells(question, responses, decimal_comma)
+            by_part[item] = _part_cells(question, responses, decimal_comma, headings)
         yield by_part[item].pop(0)
 
 
@@ -466,7 +490,7 @@ def grade_text(
     # Columns in file order: a whole item's, or one part's of a question in parts (graded by item).
     whole: list[tuple[int, str, str | None]] = [(index, item, None) for index, item in header.items]
     columns = sorted(whole + [(i, item, lab) for i, item, lab in header.parts])
-    item_ids = tuple(item if label is None else part_column(item, label) for _, item, label in columns)
+    item_ids = tuple(item if label is None else header.headings[item, label] for _, item, label in columns)
     entries = {item: bank.get(item) for _, item, _ in columns}
     out: list[Row] = []
     seen_students: dict[int, int] = {}
@@ -494,7 +518,7 @@ def grade_text(
                 )
             seed, shown = _seed_of(student, code, master_seed, students)
             _check_once(student, seed, shown, line, seen_students, seen_variants)
-            graded = tuple(_row_cells(columns, entries, seed, cells, decimal_comma))
+            graded = tuple(_row_cells(columns, entries, seed, cells, decimal_comma, header.headings))
         except _RowProblem as problem:
             out.append(Row(line, student, name, code, problem=str(problem)))
             continue
@@ -611,9 +635,9 @@ def template_csv(plan: ClassPlan) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     columns: list[str] = []
-    for item, questions in plan.by_item():
+    for number, (item, questions) in enumerate(plan.by_item(), start=1):
         parts = questions[0].variant.parts if questions else ()
-        columns += [part_column(item, p.label) for p in parts] if parts else [item]
+        columns += [part_column(item, p.label, number) for p in parts] if parts else [item]
     writer.writerow(["student", "name", "code", *columns])
     for sheet in plan.sheets:
         writer.writerow([sheet.student, "", sheet.code, *([""] * len(columns))])

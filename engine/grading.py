@@ -276,6 +276,10 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
         expected_value = answer_value(result.expected)
         if result.grade.status == "invalid" or result.grade.status == "correct":
             passed[part.label] = expected_value
+            if result.grade.status == "correct" and result.carried_forward:
+                # Right only given an earlier error: the parts that use this one carry it on, so one
+                # slip in (a) is not counted again in (c) through (b).
+                shown[part.label] = result.grade.read_as or result.expected.format()
         else:
             read = read_value(part.answer, response)
             passed[part.label] = expected_value if read is None else read

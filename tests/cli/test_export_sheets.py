@@ -28,8 +28,8 @@ def _template_items(*extra: str) -> list[str]:
     result = runner.invoke(app, ["grade", "week1", "--template", "--students", "2", "--seed", "4", *extra])
     assert result.exit_code == 0, result.output
     columns = next(csv.reader(io.StringIO(result.stdout)))[3:]
-    # An item in parts has a column per part ("id (a)"): the items, once each, in order.
-    return list(dict.fromkeys(column.split(" ")[0] for column in columns))
+    # An item in parts has a column per part ("3a id"): the items, once each, in order.
+    return list(dict.fromkeys(column.split(" ")[-1] for column in columns))
 
 
 def test_a_worksheet_holds_one_item_of_each_topic_by_default(tmp_path: Path) -> None:
