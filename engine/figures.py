@@ -52,8 +52,8 @@ class Heatmap:
     ``rows`` and ``cols`` label the rows and columns (e.g. the query and key tokens);
     ``row_title``/``col_title`` say what they are ("query", "key"). ``mask`` (same shape as
     ``values``, True = masked) marks cells shown as masked (−∞ in a score matrix, blank in a weight
-    matrix); a masked cell's value is not shown and may be −∞. The shading runs from ``low`` to
-    ``high`` (default: the smallest and largest unmasked values).
+    matrix); a masked cell shows ``masked_text`` instead of its value, which may be −∞. The
+    shading runs from ``low`` to ``high`` (default: the smallest and largest unmasked values).
     """
 
     values: Sequence[Sequence[float]]
@@ -67,6 +67,7 @@ class Heatmap:
     mask: Sequence[Sequence[bool]] | None = None
     low: float | None = None
     high: float | None = None
+    masked_text: str = "−∞"
     where: Where = "solution"
     kind: Literal["heatmap"] = field(default="heatmap", init=False)
 
@@ -121,6 +122,7 @@ class Heatmap:
         object.__setattr__(self, "mask", mask)
         for name in ("title", "caption", "row_title", "col_title"):
             object.__setattr__(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
+        object.__setattr__(self, "masked_text", _text(self.masked_text, "masked_text", what, 8))
 
     def is_masked(self, i: int, j: int) -> bool:
         """Whether the cell at row ``i``, column ``j`` is masked."""
@@ -140,10 +142,10 @@ class Heatmap:
             return 0.5
         return min(1.0, max(0.0, (self.values[i][j] - low) / (high - low)))
 
-    def cell_text(self, i: int, j: int, masked: str = "−∞") -> str:
-        """The cell's value as printed (``masked`` for a masked cell)."""
+    def cell_text(self, i: int, j: int) -> str:
+        """The cell's value as printed (``masked_text`` for a masked cell)."""
         if self.is_masked(i, j):
-            return masked
+            return self.masked_text
         return format_value(self.values[i][j], self.decimals)
 
 
@@ -215,6 +217,87 @@ Figure = Heatmap | LinePlot
 """Every figure a generator can return."""
 
 
+# Colours shared by every renderer, so that a figure looks the same in each format.
+_SHADES = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
+"""A sequential blue scale (ColorBrewer's Blues), light for low values and dark for high ones."""
+MASKED_RGB = (217, 217, 217)
+"""The fill of a masked cell: a neutral grey, outside the blue scale."""
+SERIES_RGB = (
+    (31, 119, 180),
+    (214, 39, 40),
+    (44, 160, 44),
+    (148, 103, 189),
+    (255, 127, 14),
+    (140, 86, 75),
+    (23, 190, 207),
+    (127, 127, 127),
+)
+"""One colour per series of a line plot, in order."""
+SERIES_DASH = ((), (6, 3), (2, 2), (8, 3, 2, 3), (), (6, 3), (2, 2), (8, 3, 2, 3))
+"""One dash pattern per series (lengths of dashes and gaps; () solid), so that curves differ in grey too."""
+
+
+def shade_rgb(shade: float) -> tuple[int, int, int]:
+    """The fill for a shade from 0 to 1 (`Heatmap.shade`), interpolated along the blue scale."""
+    t = min(1.0, max(0.0, shade)) * (len(_SHADES) - 1)
+    k = min(int(t), len(_SHADES) - 2)
+    f = t - k
+    a, b = _SHADES[k], _SHADES[k + 1]
+    r, g, bl = (round(a[c] + (b[c] - a[c]) * f) for c in range(3))
+    return r, g, bl
+
+
+def dark_shade(shade: float) -> bool:
+    """Whether a cell of this shade is dark enough to need light text."""
+    return shade > 0.55
+
+
+def hex_colour(rgb: tuple[int, int, int]) -> str:
+    """``#rrggbb``."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About ``count`` round values (1, 2 or 5 times a power of ten apart) from ``low`` to ``high``."""
+    if not high > low:
+        return [low]
+    raw = (high - low) / max(1, count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = min((m * power for m in (1, 2, 5, 10)), key=lambda s: abs(math.log(s / raw)))
+    first = math.ceil(low / step - 1e-9) * step
+    out: list[float] = []
+    value = first
+    while value <= high + step * 1e-9:
+        out.append(0.0 if abs(value) < step * 1e-9 else round(value, 12))
+        value = first + step * len(out)
+    return out
+
+
+def axis(low: float, high: float, count: int = 5) -> tuple[float, float, list[float]]:
+    """An axis from ``low`` to ``high`` widened to the round ticks around them: (low, high, ticks)."""
+    inner = ticks(low, high, count)
+    if len(inner) < 2:
+        return low, high, inner
+    step = inner[1] - inner[0]
+    if inner[0] > low + step * 1e-9:
+        inner.insert(0, round(inner[0] - step, 12))
+    if inner[-1] < high - step * 1e-9:
+        inner.append(round(inner[-1] + step, 12))
+    return inner[0], inner[-1], inner
+
+
+def tick_text(value: float, values: Sequence[float]) -> str:
+    """A tick's label, with as many decimals as the tick spacing needs (and a true minus sign)."""
+    step = min((b - a for a, b in itertools.pairwise(values)), default=1.0)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
+    return format_value(value, min(decimals, 6))
+
+
+def corner_text(figure: Heatmap) -> str:
+    """What the top-left corner of a heatmap says: what the rows and the columns are (``query \\ key``)."""
+    return " \\ ".join(t for t in (figure.row_title, figure.col_title) if t)
+
+
 def format_value(value: float, decimals: int) -> str:
     """A value as a heatmap cell prints it: fixed decimals, a true minus sign, never ``-0.00``."""
     text = f"{value:.{decimals}f}"
@@ -244,6 +327,7 @@ def figure_json(figure: Figure) -> dict[str, Any]:
             "values": values,
             "mask": [list(r) for r in figure.mask] if figure.mask is not None else None,
             "decimals": figure.decimals,
+            "masked_text": figure.masked_text,
             "low": low,
             "high": high,
         }
