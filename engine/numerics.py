@@ -556,3 +556,95 @@ def decode_ids(ids: list[int], vocab: dict[str, int]) -> list[str]:
     if len(inverse) != len(vocab):
         raise ValueError("two tokens share an id, so ids cannot be decoded")
     return [inverse[i] for i in ids]
+
+
+# ---------------------------------------------------------------------------------------------
+# Code walkthroughs: what the notes' snippets compute and print
+# ---------------------------------------------------------------------------------------------
+
+
+def rnn_encoder_states(x: ArrayLike, w_xh: ArrayLike, w_hh: ArrayLike, b: ArrayLike) -> Array:
+    """Hidden states of a plain tanh RNN, hₜ = tanh(xₜW_xh + hₜ₋₁W_hh + b) with h₀ = 0: [T, hidden].
+
+    The seq2seq context is the last row: one vector of the hidden size, however long the input.
+    """
+    xs = np.asarray(x, dtype=np.float64)
+    wx = np.asarray(w_xh, dtype=np.float64)
+    wh = np.asarray(w_hh, dtype=np.float64)
+    bias = np.asarray(b, dtype=np.float64)
+    h = np.zeros(wh.shape[0])
+    states = np.empty((xs.shape[0], wh.shape[0]))
+    for t, x_t in enumerate(xs):
+        h = np.tanh(x_t @ wx + h @ wh + bias)
+        states[t] = h
+    return states
+
+
+def rnn_context_shape(tokens: Dim, hidden: int) -> tuple[Dim, ...]:
+    """Shape of the seq2seq context c = h_T of an RNN encoder read over ``tokens`` steps: [hidden]."""
+    if isinstance(tokens, int) and tokens < 1:
+        raise ValueError(f"an encoder reads at least one token, not {tokens}")
+    return (hidden,)
+
+
+def path_length(i: int, j: int, *, recurrent: bool) -> int:
+    """Steps between positions i and j: |j − i| recurrent updates in an RNN, one attention layer otherwise."""
+    if i == j:
+        return 0
+    return abs(j - i) if recurrent else 1
+
+
+def additive_alignment(s_proj: ArrayLike, h_proj: ArrayLike, v: ArrayLike) -> Array:
+    """The whole alignment table of additive attention: αₜᵢ = softmaxᵢ(vᵀ tanh(W_a sₜ₋₁ + U_a hᵢ)).
+
+    ``s_proj`` holds W_a sₜ₋₁ for every decoder step [T_target, a], ``h_proj`` holds U_a hᵢ for every
+    encoder state [T_source, a]; the result is [T_target, T_source] and every row sums to 1.
+    """
+    s = np.asarray(s_proj, dtype=np.float64)
+    h = np.asarray(h_proj, dtype=np.float64)
+    scores = np.tanh(s[:, None, :] + h[None, :, :]) @ np.asarray(v, dtype=np.float64)
+    return softmax(scores, axis=-1)
+
+
+def alignment_shape(t_target: Dim, t_source: Dim) -> tuple[Dim, ...]:
+    """Shape of the additive-attention alignment table: one row per decoder step, [T_target, T_source]."""
+    return (t_target, t_source)
+
+
+def visible_positions(t: int, position: int) -> int:
+    """How many positions (itself included) the token at 1-based ``position`` sees under a causal mask."""
+    if not 1 <= position <= t:
+        raise ValueError(f"position {position} is not in a sequence of {t}")
+    return int(np.count_nonzero(causal_mask(t)[position - 1]))
+
+
+def transformer_params(
+    d_model: int,
+    d_ff: int,
+    *,
+    layers: int,
+    vocab: int,
+    counted: Counted = ALL,
+    embeddings: int = 1,
+    cross_attention: bool = True,
+) -> int:
+    """An encoder–decoder Transformer: ``layers`` encoder and decoder layers plus the token embeddings.
+
+    ``embeddings`` counts the V×d tables: 1 when source, target and output share one table (the
+    original base model), 3 when none is tied, 0 to leave them out. Positions are sinusoidal
+    (nothing to learn). Without ``cross_attention`` a decoder layer is counted as an encoder layer.
+    """
+    decoder = (
+        decoder_layer_params(d_model, d_ff, counted=counted)
+        if cross_attention
+        else encoder_layer_params(d_model, d_ff, counted=counted)
+    )
+    per_pair = encoder_layer_params(d_model, d_ff, counted=counted) + decoder
+    return layers * per_pair + embeddings * vocab * d_model
+
+
+def relative_gap(value: float, reference: float) -> float:
+    """How far ``value`` falls short of ``reference``, as a fraction of the reference: (ref − value)/ref."""
+    if reference == 0:
+        raise ValueError("a gap relative to 0 is not defined")
+    return (reference - value) / reference
