@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-from attnquiz.engine.answers import ChoiceAnswer, PartsAnswer
+from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
@@ -19,6 +19,8 @@ from attnquiz.engine.export.worksheet import (
     Paper,
     Sheet,
     answer_space,
+    key_points_heading,
+    ruled_lines,
     sheet_instructions,
     working_space,
 )
@@ -61,6 +63,9 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .answer-box { border: 0.6px solid #999; border-radius: 2px; margin-top: 0.5em; padding: 3px 5px;
   font-size: 8pt; color: #888; break-inside: avoid; page-break-inside: avoid; }
 .answer-box .working { border-bottom: 0.5px dashed #aaa; margin-bottom: 3px; }
+.ruled { margin-top: 0.5em; font-size: 8pt; color: #888; break-inside: avoid; page-break-inside: avoid; }
+.ruled .rule { height: 0.78cm; border-bottom: 0.6px solid #999; }
+.by-hand { font-style: italic; }
 .entry { break-inside: avoid; page-break-inside: avoid; margin-top: 1em; }
 .entry .line { display: flex; justify-content: space-between; gap: 1em; }
 .entry ol { margin: 0.3em 0; }
@@ -68,6 +73,7 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .brief { columns: 2; column-gap: 8mm; }
 .brief .student { break-inside: avoid; page-break-inside: avoid; margin-bottom: 1em; }
 .brief .line { display: flex; justify-content: space-between; }
+.brief .points { font-size: 9.5pt; padding-left: 1.2em; }
 @media screen { .sheet { border-bottom: 1px dashed #bbb; padding-bottom: 2em; margin-bottom: 2em; } }
 @media print { main { max-width: none; padding: 0; } }
 """
@@ -184,7 +190,10 @@ def _question(number: int, question: Question) -> str:
     parts.append(f'<p class="instructions">{escape(sheet_instructions(answer))}</p>')
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
-    if not isinstance(answer, ChoiceAnswer):
+    if isinstance(answer, ExplainAnswer):
+        rules = '<div class="rule"></div>' * ruled_lines(answer)
+        parts.append(f'<div class="ruled">Answer{rules}</div>')
+    elif not isinstance(answer, ChoiceAnswer):
         working = f'<div class="working" style="height: {working_space(answer)}">Working</div>'
         answer_line = f'<div style="height: {answer_space(answer)}">Answer</div>'
         parts.append(f'<div class="answer-box">{working}{answer_line}</div>')
@@ -218,8 +227,44 @@ def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") ->
     return _document(f"{plan.title}: worksheets", paper, body)
 
 
+def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
+    """A concept question in the full key: the model answer and the key points to mark by."""
+    points = "".join(f"<li>{inline_content(point)}</li>" for point in answer.points)
+    parts = [
+        f'<div class="entry concept"><div class="line"><span><strong>{number}.</strong> '
+        f'{escape(question.item_id)}<span class="source">({escape(question.source)})</span></span>'
+        '<span class="by-hand">Marked by hand</span></div>',
+        f'<div class="model"><em>Model answer:</em>{content(answer.value)}</div>',
+        f'<div class="points"><em>{escape(key_points_heading(answer))}:</em><ol>{points}</ol></div>',
+    ]
+    steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
+    if steps:
+        parts.append(f"<ol>{steps}</ol>")
+    if question.instructor_note:
+        parts.append(f'<p class="note">Note for instructors: {escape(question.instructor_note)}</p>')
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _brief_line(number: int, question: Question) -> str:
+    """A question's line in the brief key: item and answer, or a concept question's key points below it."""
+    answer = question.answer
+    item = f"<span><strong>{number}.</strong> {escape(question.item_id)}</span>"
+    if isinstance(answer, ExplainAnswer):
+        points = " ".join(
+            f"<strong>{n}.</strong> {inline_content(point)}" for n, point in enumerate(answer.points, 1)
+        )
+        return (
+            f'<div class="line">{item}<em class="by-hand">by hand</em></div>'
+            f'<div class="points">{points}</div>'
+        )
+    return f'<div class="line">{item}<strong>{escape(answer.format())}</strong></div>'
+
+
 def _key_entry(number: int, question: Question) -> str:
     answer = question.answer
+    if isinstance(answer, ExplainAnswer):
+        return _concept_entry(number, question, answer)
     parts = [
         f'<div class="entry"><div class="line"><span><strong>{number}.</strong> {escape(question.item_id)}'
         f'<span class="source">({escape(question.source)})</span></span>'
@@ -254,11 +299,7 @@ def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: Ke
     for sheet in sheets:
         heading = f'Student {sheet.student} · variant <span class="code">{escape(sheet.code)}</span>'
         if style == "brief":
-            lines = "".join(
-                f'<div class="line"><span><strong>{n}.</strong> {escape(q.item_id)}</span>'
-                f"<strong>{escape(q.answer.format())}</strong></div>"
-                for n, q in enumerate(sheet.questions, 1)
-            )
+            lines = "".join(_brief_line(n, q) for n, q in enumerate(sheet.questions, 1))
             body.append(f'<div class="student"><strong>{heading}</strong>{lines}</div>')
             continue
         body.append(

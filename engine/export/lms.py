@@ -18,6 +18,7 @@ from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
@@ -75,9 +76,22 @@ def tex_html_inline(source: str) -> str:
     return " ".join(pieces)
 
 
+def key_points_html(answer: ExplainAnswer) -> str:
+    """A concept question's model answer and key points (its feedback, and what a grader marks by)."""
+    n = len(answer.points)
+    points = "".join(f"<li>{tex_html_inline(point)}</li>" for point in answer.points)
+    return (
+        f"<p><strong>Model answer:</strong></p>{tex_html(answer.value)}"
+        f"<p><strong>Key points</strong> ({n}; each is worth 1/{n} of the mark):</p><ol>{points}</ol>"
+    )
+
+
 def solution_html(question: Question) -> str:
-    """The worked solution as an ordered list (the general feedback of an LMS question)."""
+    """The worked solution as an ordered list (the general feedback of an LMS question); for a concept
+    question, the model answer and its key points (and the solution's steps, if it has any)."""
     steps = "".join(f"<li>{tex_html_inline(step)}</li>" for step in question.variant.solution)
+    if isinstance(question.answer, ExplainAnswer):
+        return key_points_html(question.answer) + (f"<ul>{steps}</ul>" if steps else "")
     answer = escape(question.answer.format(), quote=False)
     return f"<p><strong>Answer:</strong> {answer}</p>" + (f"<ol>{steps}</ol>" if steps else "")
 
@@ -86,6 +100,10 @@ def instructions(answer: Answer) -> str:
     """What to enter, phrased for an LMS form (blanks per entry, ticks for choices)."""
     if isinstance(answer, ChoiceAnswer):
         return f"Select all that apply. {answer.scoring_rule()}" if answer.multiple else "Select one."
+    if isinstance(answer, ExplainAnswer):
+        from attnquiz.engine.export.worksheet import concept_instructions
+
+        return concept_instructions(answer)
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         return answer.instructions()
     if isinstance(answer, ShapeAnswer):
@@ -284,6 +302,7 @@ __all__ = [
     "entries",
     "gather",
     "instructions",
+    "key_points_html",
     "number_text",
     "question_html",
     "question_name",

@@ -15,9 +15,16 @@ import re
 from collections.abc import Iterable
 
 from attnquiz.engine import markup
-from attnquiz.engine.answers import ChoiceAnswer, PartsAnswer
+from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, Sheet, sheet_instructions
+from attnquiz.engine.export.worksheet import (
+    ClassPlan,
+    KeyStyle,
+    Sheet,
+    key_points_heading,
+    ruled_lines,
+    sheet_instructions,
+)
 from attnquiz.engine.variant import Question
 
 # `<` and `&` too: with them escaped no raw HTML, autolink (<javascript:…>) or entity can form.
@@ -26,6 +33,9 @@ _MD_SPECIAL = set("\\`*_<>$|&")
 # or definition); there brackets are escaped too, elsewhere [0.5, 1] stays readable.
 _LINK_CLOSE = re.compile(r"\][(\[:]")
 _RULE = "_" * 32
+# A ruled line to write on: escaped underscores (a line of bare ones would be a horizontal rule).
+_WRITING_LINE = "\\_" * 60
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def escape(text: str) -> str:
@@ -120,7 +130,10 @@ def _question(number: int, question: Question) -> str:
     parts.append(f"*{escape(sheet_instructions(answer))}*")
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f"Note: {escape(question.student_note)}")
-    if not isinstance(answer, ChoiceAnswer):
+    if isinstance(answer, ExplainAnswer):
+        # One paragraph of ruled lines, each ended by a hard line break (a backslash).
+        parts.append("Answer:\\\n" + "\\\n".join([_WRITING_LINE] * ruled_lines(answer)))
+    elif not isinstance(answer, ChoiceAnswer):
         parts.append(f"Answer: {_RULE}")
     return "\n\n".join(parts)
 
@@ -138,8 +151,40 @@ def worksheets(plan: ClassPlan, sheets: Iterable[Sheet]) -> str:
     return "\n\n".join(out) + "\n"
 
 
+def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
+    """A concept question in the full key: the model answer and the key points to mark by."""
+    lines = [
+        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): *marked by hand*",
+        "",
+        "    *Model answer:*",
+        "",
+        *(f"    {line}" if line else "" for line in tex(answer.value).splitlines()),
+        "",
+        f"    *{escape(key_points_heading(answer))}:*",
+        "",
+    ]
+    lines.extend(f"    {n}. {_one_line(point)}" for n, point in enumerate(answer.points, 1))
+    if question.variant.solution:
+        lines.append("")
+        lines.extend(f"    - {_one_line(step)}" for step in question.variant.solution)
+    if question.instructor_note:
+        lines.extend(["", f"    *Note for instructors:* {escape(question.instructor_note)}"])
+    return "\n".join(lines)
+
+
+def _brief_answer(question: Question) -> str:
+    """A question's answer in the brief key's table: the answer, or a concept question's key points."""
+    answer = question.answer
+    if isinstance(answer, ExplainAnswer):
+        points = " ".join(f"**{n}.** {_one_line(p)}" for n, p in enumerate(answer.points, 1))
+        return _UNESCAPED_PIPE.sub(r"\\|", f"*by hand:* {points}")  # a pipe in maths would end the cell
+    return escape(answer.format())
+
+
 def _key_entry(number: int, question: Question) -> str:
     answer = question.answer
+    if isinstance(answer, ExplainAnswer):
+        return _concept_entry(number, question, answer)
     lines = [
         f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{escape(answer.format())}**"
     ]
@@ -168,7 +213,7 @@ def key(plan: ClassPlan, sheets: Iterable[Sheet], style: KeyStyle = "full") -> s
         heading = f"## Student {sheet.student} · variant `{sheet.code}`"
         if style == "brief":
             rows = "\n".join(
-                f"| {n} | {escape(q.item_id)} | {escape(q.answer.format())} |"
+                f"| {n} | {escape(q.item_id)} | {_brief_answer(q)} |"
                 for n, q in enumerate(sheet.questions, 1)
             )
             out.append(f"{heading}\n\n| # | item | answer |\n|---:|---|---|\n{rows}")

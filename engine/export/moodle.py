@@ -13,6 +13,10 @@ Per answer kind:
 - vector, matrix, shape: ``cloze`` (multianswer), one NUMERICAL blank per entry (SHORTANSWER_C
   for a symbolic dimension), weight 1 each. A mistake adds, to each blank where its value
   differs, a wrong alternative with its feedback (plain text: cloze feedback cannot hold TeX).
+- concept question (explain): ``essay``, answered in the HTML editor in a box about as tall as the
+  worksheet's ruled space; the model answer and key points are the grader information (what the
+  teacher marks by) and the general feedback (what the student sees after the attempt, as in
+  practice). Moodle leaves an essay for a teacher to mark, as quiz does; the export says so once.
 - single choice: ``multichoice`` with ``single=true``; multiple select: ``single=false`` with
   per-option fractions from Moodle's list whose clamped sum reproduces
   `attnquiz.engine.grading.choice_score` for every selection. Where no such fractions exist (the
@@ -36,6 +40,7 @@ from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -47,7 +52,7 @@ from attnquiz.engine.answers import (
     VectorAnswer,
 )
 from attnquiz.engine.export import lms, lms_parts
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
 
 # Moodle's grade fractions (question/engine/bank.php), as percentages in the text Moodle writes.
@@ -407,6 +412,39 @@ def _cloze(
     return lines + _tags(question)
 
 
+MARKED_BY_HAND = (
+    "Moodle does not mark essay questions: a teacher marks each concept answer by hand (the model answer "
+    "and key points are the grader information), and an attempt's grade stays incomplete until then"
+)
+RESPONSE_LINES = (5, 10, 15, 20, 25, 30, 35, 40)
+"""The heights Moodle's essay form offers for the response box, in lines."""
+
+
+def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> list[str]:
+    """A concept question as an ``essay``: typed in the editor, marked by hand with the key points."""
+    warnings.append((MARKED_BY_HAND, question.item_id))
+    wanted = ruled_lines(answer) + 2  # a typed line holds more than a handwritten one; the editor is roomier
+    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
+    grader = lms.key_points_html(answer)
+    if question.instructor_note:
+        grader += f"<p><small>Note for instructors: {escape(question.instructor_note)}</small></p>"
+    lines = _header(question, "essay")
+    lines += [
+        "    <responseformat>editor</responseformat>",
+        "    <responserequired>1</responserequired>",
+        f"    <responsefieldlines>{height}</responsefieldlines>",
+        "    <minwordlimit></minwordlimit>",
+        "    <maxwordlimit></maxwordlimit>",
+        "    <attachments>0</attachments>",
+        "    <attachmentsrequired>0</attachmentsrequired>",
+        "    <maxbytes>0</maxbytes>",
+        "    <filetypeslist></filetypeslist>",
+        f'    <graderinfo format="html">{_text(grader)}</graderinfo>',
+        '    <responsetemplate format="html"><text></text></responsetemplate>',
+    ]
+    return lines + _tags(question)
+
+
 def question_xml(
     question: Question, score: ChoiceScore | None = None, warnings: lms.Notes | None = None
 ) -> list[str]:
@@ -417,6 +455,8 @@ def question_xml(
         return _numerical(question, answer, where)
     if isinstance(answer, ChoiceAnswer):
         return _choice(question, answer, where, score)
+    if isinstance(answer, ExplainAnswer):
+        return _essay(question, answer, warnings if warnings is not None else [])
     if isinstance(answer, PartsAnswer | ExpressionAnswer):
         return lms_parts.moodle_question(question, where, warnings if warnings is not None else [])
     return _cloze(question, answer, where, warnings if warnings is not None else [])

@@ -13,6 +13,9 @@ variants, so every student draws one. Per answer kind:
   (+1/|right| per right tick, -1/|right| per wrong tick, floored at 0), which is the engine's
   ``net`` scheme. Other schemes are exported with a warning that Canvas will score differently.
 - single choice: ``multiple_choice_question``.
+- concept question (explain): ``essay_question``, left for a teacher to mark. Canvas has no
+  grader-only text, so the model answer and key points are the general answer comments (shown to
+  the grader, and to the student after submitting, as practice shows them); the export says so once.
 - vector, matrix, shape: ``fill_in_multiple_blanks_question``, one blank per entry. Canvas
   matches blanks as text, so each blank lists the spellings the tolerance accepts (see
   `attnquiz.engine.export.lms.spellings`; scientific notation for very small or large entries,
@@ -41,6 +44,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -272,6 +276,24 @@ def _blanks(
     return item, blank_html
 
 
+MARKED_BY_HAND = (
+    "Canvas does not mark essay questions: a teacher marks each concept answer by hand, and the model "
+    "answer and key points, which Canvas cannot keep for graders only, are the general answer comments "
+    "that students see after submitting"
+)
+
+
+def _essay(question: Question, warnings: lms.Notes) -> _Item:
+    """A concept question: one text box, no automatic score (the teacher grades it in SpeedGrader)."""
+    warnings.append((MARKED_BY_HAND, question.item_id))
+    presentation = [
+        '<response_str ident="response1" rcardinality="Single"><render_fib>'
+        '<response_label ident="answer1" rshuffle="No"/></render_fib></response_str>'
+    ]
+    condition = '<respcondition continue="No"><conditionvar><other/></conditionvar></respcondition>'
+    return _Item("essay_question", presentation, [condition])
+
+
 def _asked(question: Question, item: _Item) -> str | None:
     """What to enter, where Canvas needs it said beyond `lms.instructions` (None: nothing more)."""
     asked = lms.instructions(question.answer)
@@ -290,6 +312,8 @@ def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
     blank_html = ""
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         item = _numerical(question, answer, warnings)
+    elif isinstance(answer, ExplainAnswer):
+        item = _essay(question, warnings)
     elif isinstance(answer, ChoiceAnswer):
         item = _choice(question, answer, ident, warnings)
     else:

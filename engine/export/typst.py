@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from attnquiz.engine import markup
-from attnquiz.engine.answers import ChoiceAnswer, PartsAnswer
+from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
@@ -20,6 +20,8 @@ from attnquiz.engine.export.worksheet import (
     Paper,
     Sheet,
     answer_space,
+    key_points_heading,
+    ruled_lines,
     sheet_instructions,
     working_space,
 )
@@ -224,6 +226,14 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
   table.header(repeat: true, table.cell(colspan: 3, align: left, inset: (x: 0pt, bottom: 4pt), heading)),
   ..cells.pos(),
 ))
+// A concept question's answer space: ruled lines to write on.
+#let ruled(n) = block(width: 100%, above: 0.7em, breakable: false, {
+  box-label[Answer]
+  for _ in range(n) {
+    v(0.78cm, weak: false)
+    line(length: 100%, stroke: 0.4pt + luma(150))
+  }
+})
 #let tick = box(width: 0.75em, height: 0.75em, stroke: 0.6pt, baseline: 0.1em)
 #let options(..items) = grid(
   columns: (auto, auto, 1fr),
@@ -264,7 +274,9 @@ def _question(number: int, question: Question) -> str:
     body.append(f"#instructions[{escape(sheet_instructions(answer))}]")
     if question.student_note:  # a worksheet is for students: never the instructors' note
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
-    if not isinstance(answer, ChoiceAnswer):
+    if isinstance(answer, ExplainAnswer):
+        body.append(f"#ruled({ruled_lines(answer)})")
+    elif not isinstance(answer, ChoiceAnswer):
         body.append(f"#answer-box({working_space(answer)}, {answer_space(answer)})")
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
 
@@ -290,8 +302,32 @@ def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") ->
     return "\n".join(out) + "\n"
 
 
+def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
+    """A concept question in the full key: the model answer and the key points to mark by."""
+    head = (
+        f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
+        f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
+        f"#emph[{escape('Marked by hand')}]"
+    )
+    points = "\n".join(f"+ {_inlines_of(point)}" for point in answer.points)
+    parts = [
+        head,
+        f"#pad(left: 1em)[#emph[Model answer:]\n\n{content(answer.value)}]",
+        f"#pad(left: 1em)[#emph[{escape(key_points_heading(answer))}:]\n{points}\n]",
+    ]
+    steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
+    if steps:
+        parts.append(f"#pad(left: 1em)[\n{steps}\n]")
+    if question.instructor_note:
+        note = escape("Note for instructors: " + question.instructor_note)
+        parts.append(f"#pad(left: 1em)[#text(size: 9pt, fill: luma(80))[{note}]]")
+    return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
+
+
 def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     answer = question.answer
+    if isinstance(answer, ExplainAnswer):
+        return _concept_entry(number, question, answer)
     head = (
         f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
         f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
@@ -333,7 +369,17 @@ _BRIEF_INLINE = 18  # characters: a longer answer gets a row of its own under it
 
 
 def _brief_cells(number: int, question: Question) -> str:
-    """One question's cells in the brief key's table: number, item id, answer (or the answer below)."""
+    """One question's cells in the brief key's table: number, item id, answer (or the answer below).
+
+    A concept question shows its key points, numbered on one line (a mark each), under its item id.
+    """
+    if isinstance(question.answer, ExplainAnswer):
+        points = " ".join(
+            f"#strong[{n}.] {_inlines_of(point)}" for n, point in enumerate(question.answer.points, 1)
+        )
+        item = f"[{escape(question.item_id)} #emph[(by hand)]]"
+        points_cell = f"table.cell(colspan: 2, text(size: 0.9em)[{points}])"
+        return f"[{number}.], table.cell(colspan: 2, {item}), [], {points_cell},"
     shown = question.answer.format()
     answer = f'text(weight: "bold")[{escape(shown)}]'
     item = f"[{escape(question.item_id)}]"
@@ -374,7 +420,7 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
         rows = []
         for sheet in chosen:
             cells = [f"[{sheet.student}]", f"code({_string(sheet.code)})"]
-            cells += [f"[{escape(sheet.questions[n].answer.format())}]" for n in columns]
+            cells += [_grid_cell(sheet.questions[n]) for n in columns]
             rows.append(", ".join(cells) + ",")
         questions = f"questions {columns[0] + 1}–{columns[-1] + 1} of {len(plan.items)}"
         out.append(
@@ -384,7 +430,41 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
             "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
             f"  table.header({', '.join(head)}),\n" + "\n".join(rows) + "\n)\n#v(10pt)"
         )
+    out.extend(_grid_key_points(plan, chosen))
     return "\n".join(out) + "\n"
+
+
+GRID_BY_HAND = "by hand: key points below"
+
+
+def _grid_cell(question: Question) -> str:
+    """A question's cell in the marking grid: its expected answer, or where a concept question's key
+    points are (they are the same for every student, so they are listed once after the tables)."""
+    if isinstance(question.answer, ExplainAnswer):
+        return f"[#emph[{escape(GRID_BY_HAND)}]]"
+    return f"[{escape(question.answer.format())}]"
+
+
+def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
+    """After the marking grid: each concept question's key points, once per question (and once per
+    distinct set, should a generator vary them between students)."""
+    out: list[str] = []
+    for position, item in enumerate(plan.items):
+        seen: list[tuple[str, ...]] = []
+        for sheet in sheets:
+            answer = sheet.questions[position].answer
+            if isinstance(answer, ExplainAnswer) and answer.points not in seen:
+                seen.append(answer.points)
+        for points in seen:
+            listed = "\n".join(f"+ {_inlines_of(point)}" for point in points)
+            heading = escape(f"Question {position + 1}, {item}: {len(points)} key points, a mark each")
+            out.append(
+                f'#block(breakable: false, above: 0.8em)[#text(size: 9pt, weight: "bold")[{heading}]\n'
+                f"#set text(size: 8.5pt)\n{listed}\n]"
+            )
+    if out:
+        out.insert(0, '#block(above: 1em)[#text(size: 10pt, weight: "bold")[Concept questions: key points]]')
+    return out
 
 
 def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:

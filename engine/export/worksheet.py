@@ -18,6 +18,7 @@ import numpy as np
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     IntegerAnswer,
     MatrixAnswer,
     ShapeAnswer,
@@ -265,7 +266,10 @@ __all__ = [
     "Progress",
     "Sheet",
     "answer_space",
+    "concept_instructions",
+    "key_points_heading",
     "plan_class",
+    "ruled_lines",
     "select_items",
     "sheet_instructions",
     "student_seed",
@@ -301,8 +305,34 @@ def working_space(answer: Answer) -> str:
     return "2.4cm"
 
 
+RULED_WORDS_PER_LINE = 9
+"""Handwritten words a ruled line of a worksheet holds (about 17 cm at a sensible hand)."""
+MIN_RULED_LINES = 4
+MAX_RULED_LINES = 14
+
+
+def ruled_lines(answer: ExplainAnswer) -> int:
+    """How many ruled lines a concept question gets on paper: room for half as much again as the
+    model answer says (students write larger and less tightly), within 4 to 14 lines."""
+    words = len(answer.value.split()) + sum(len(p.split()) for p in answer.points) // 4
+    wanted = -(-words * 3 // (2 * RULED_WORDS_PER_LINE))  # ceil(1.5 * words / words per line)
+    return max(MIN_RULED_LINES, min(MAX_RULED_LINES, wanted))
+
+
+def concept_instructions(answer: ExplainAnswer) -> str:
+    """What a concept question asks for on paper or in an LMS (its own instructions are the terminal's)."""
+    return f"Answer in your own words, in a few sentences; a good answer makes {len(answer.points)} points."
+
+
+def key_points_heading(answer: ExplainAnswer) -> str:
+    """How a key introduces a concept question's key points: what a mark is worth."""
+    return f"Key points (a mark each, {len(answer.points)} in all)"
+
+
 def sheet_instructions(answer: Answer) -> str:
     """What to do, phrased for paper: tick the boxes of a choice question (there is nothing to type)."""
+    if isinstance(answer, ExplainAnswer):
+        return concept_instructions(answer)
     if isinstance(answer, ChoiceAnswer):
         return f"Tick all that apply. {answer.scoring_rule()}" if answer.multiple else "Tick one box."
     return answer.instructions()
