@@ -9,8 +9,10 @@ and the HTML, Typst and LMS renderers of `attnquiz.engine.export`. Anything outs
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 
 class MarkupError(ValueError):
@@ -395,8 +397,10 @@ def parse(text: str) -> tuple[Segment, ...]:
 
 
 def check(text: str) -> None:
-    """Raise MarkupError if ``text`` uses anything outside the supported subset."""
-    parse(text)
+    """Raise MarkupError if ``text`` uses anything outside the supported subset (TeX or Markdown)."""
+    from attnquiz.engine.export import text as md  # the Markdown reader builds on this module
+
+    md.check(text)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,24 +537,66 @@ def matrix_lines(cells: list[list[str]], left: str = "[", right: str = "]") -> l
     return lines
 
 
-def _markdown_plain(text: str) -> str:
-    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
-    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
-    text = re.sub(r"`([^`]+)`", r"\1", text)
-    return text.replace("\\$", "$")
+def _terminal_inlines(nodes: Iterable[Any]) -> str:
+    from attnquiz.engine.export import text as md
+
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, md.Plain | md.Code):
+            out.append(node.text)
+        elif isinstance(node, md.Strong | md.Emph):
+            out.append(_terminal_inlines(node.children))
+        elif node.math.display:
+            rendered = to_unicode(node.math.tree, display=True).strip()
+            out.append("\n" + "\n".join("    " + line for line in rendered.splitlines()) + "\n")
+        else:
+            out.append(to_unicode(node.math.tree).strip())
+    return "".join(out)
+
+
+def table_lines(header: list[str], rows: list[list[str]], align: Sequence[str]) -> list[str]:
+    """A table as aligned plain-text lines: header, a rule, then the rows (numbers right-aligned
+    where the column says so)."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        padded = []
+        for cell, width, how in zip(cells, widths, align, strict=True):
+            padded.append(
+                cell.rjust(width)
+                if how == "right"
+                else cell.center(width)
+                if how == "center"
+                else cell.ljust(width)
+            )
+        return "  ".join(padded).rstrip()
+
+    return [line(header), "  ".join("-" * w for w in widths), *(line(row) for row in rows)]
 
 
 def to_terminal(text: str) -> str:
-    """Markdown with TeX maths as plain Unicode text (display formulas on lines of their own)."""
+    """Markdown with TeX maths as plain Unicode text (display formulas on lines of their own,
+    tables aligned, code blocks indented, images as their alt text and file)."""
+    from attnquiz.engine.export import text as md
+
     out: list[str] = []
-    for segment in parse(text):
-        if isinstance(segment, Text):
-            out.append(_markdown_plain(segment.text))
-        elif segment.display:
-            rendered = to_unicode(segment.tree, display=True).strip()
-            block = "\n".join("    " + line for line in rendered.splitlines())
-            out.append("\n" + block + "\n")
+    for block in md.blocks(text):
+        if isinstance(block, md.Paragraph):
+            out.append(_terminal_inlines(block.inlines).strip("\n"))
+        elif isinstance(block, md.ListBlock):
+            out.append(
+                "\n".join(
+                    (f"{n}. " if block.ordered else "- ") + _terminal_inlines(item).strip("\n")
+                    for n, item in enumerate(block.items, 1)
+                )
+            )
+        elif isinstance(block, md.Table):
+            header = [_terminal_inlines(cell).replace("\n", " ") for cell in block.header]
+            rows = [[_terminal_inlines(cell).replace("\n", " ") for cell in row] for row in block.rows]
+            out.append("\n".join("  " + line for line in table_lines(header, rows, block.align)))
+        elif isinstance(block, md.CodeBlock):
+            out.append("\n".join("    " + line for line in block.text.split("\n")))
         else:
-            out.append(to_unicode(segment.tree).strip())
-    joined = "".join(out)
+            out.append(f"[image: {block.alt or 'no description'}] ({block.src})")
+    joined = "\n\n".join(out)
     return re.sub(r"\n{3,}", "\n\n", joined).strip("\n")

@@ -1,9 +1,22 @@
 """Prompt text as a small renderer-neutral tree: Markdown blocks and inline spans, formulas kept whole.
 
 `attnquiz.engine.markup` splits text into plain runs and parsed formulas; this module reads the Markdown
-that generators write around the formulas (paragraphs, ``-``/``1.`` lists, ``**bold**``,
-``*italic*``, `` `code` ``, backslash escapes), so that HTML, Typst and the LMS formats render
-the same structure. Formulas stay `markup.Math` objects for each renderer to typeset.
+around the formulas, so that the terminal, HTML, Typst, Markdown and the LMS formats render the same
+structure. The supported subset:
+
+- paragraphs (single newlines inside are spaces), ``-``/``*``/``+`` and ``1.``/``1)`` lists;
+- ``**bold**``, ``*italic*``/``_italic_``, `` `code` ``, backslash escapes, ``$maths$``;
+- pipe tables (a header row, a ``---``/``:--``/``:-:``/``--:`` row, then rows with as many cells;
+  formulas, bold, italic and code in cells);
+- fenced code blocks (three or more backticks or tildes, an optional language), kept verbatim:
+  never read for maths or Markdown;
+- images, ``![alt text](figures/file.png)``, on a line of their own (checked and embedded by
+  `attnquiz.engine.images`).
+
+Anything else that Markdown would turn into structure (headings, block quotes, links and autolinks,
+raw HTML, horizontal rules, HTML entities) is refused with a `markup.MarkupError`, as TeX outside
+the subset is, so that a bank never shows readers stray ``#``, ``>`` or ``[x](…)``. Formulas stay
+`markup.Math` objects for each renderer to typeset.
 """
 
 from __future__ import annotations
@@ -12,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from attnquiz.engine import markup
 
@@ -77,15 +91,101 @@ class ListBlock:
     items: tuple[tuple[Inline, ...], ...]
 
 
-Block = Paragraph | ListBlock
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A pipe table: header cells, each column's alignment, and rows with as many cells as the header."""
+
+    header: tuple[tuple[Inline, ...], ...]
+    align: tuple[Align, ...]
+    rows: tuple[tuple[tuple[Inline, ...], ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeBlock:
+    """A fenced code block: its language (may be empty) and its text, verbatim, lines kept."""
+
+    language: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image file next to the bank, on a line of its own: alternative text and relative path."""
+
+    alt: str
+    src: str
+
+
+Align = Literal["left", "center", "right", ""]
+Block = Paragraph | ListBlock | Table | CodeBlock | Image
+
+MAX_TABLE_COLUMNS = 24
+"""The most columns a table may have (wider tables fit no page and no terminal)."""
+MAX_TABLE_ROWS = 400
+"""The most body rows a table may have."""
+
+# A fence opens with 3+ backticks or tildes (up to three spaces in) and an optional language; it
+# closes with a line of at least as many of the same character and nothing else.
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[ \t]*$")
+_FENCE_MARK = "\ue002"
+_FENCE_LINE = re.compile(f"^{_FENCE_MARK}(\\d+){_FENCE_MARK}$")
+_IMAGE_LINE = re.compile(r"^\s{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)\s*$")
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+# What Markdown would read as structure the renderers do not draw: refused, with a reason.
+_REFUSED_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^ {0,3}#{1,6}(\s|$)"), "headings (#) are not supported: use **bold** text"),
+    (re.compile(r"^ {0,3}>"), "block quotes (>) are not supported"),
+    (
+        re.compile(r"^ {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$"),
+        "horizontal rules (---) are not supported: leave a blank line between paragraphs",
+    ),
+    (re.compile(r"^ {0,3}=+\s*$"), "headings (a line of ===) are not supported: use **bold** text"),
+    (re.compile(r"^ {0,3}\[[^\]]+\]:"), "link definitions ([x]: url) are not supported"),
+)
+_REFUSED_SPANS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?<!!)\[[^\[\]]*\]\([^)]*\)"), "links [text](url) are not supported"),
+    (re.compile(r"(?<!!)\[[^\[\]]+\]\[[^\[\]]*\]"), "reference links [text][ref] are not supported"),
+    (
+        re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|<[^\s<>@]+@[^\s<>@]+>"),
+        "autolinks <url> are not supported: write the address as code, `https://…`",
+    ),
+    (
+        re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(\s+[A-Za-z_:][^<>]*)?\s*/?>|<!--|<\?|<![A-Za-z]"),
+        "raw HTML is not supported: write Markdown (a < that starts no tag is fine)",
+    ),
+    (
+        re.compile(r"&(#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"),
+        "HTML entities (&name;) are not supported: write the character itself",
+    ),
+    (
+        re.compile(r"!\[[^\[\]\n]*\]\([^()]*\)"),
+        "an image must stand on a line of its own: ![alt text](file.png)",
+    ),
+)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 @lru_cache(maxsize=8192)
 def blocks(text: str) -> tuple[Block, ...]:
-    """The Markdown blocks of ``text``; raises `markup.MarkupError` for TeX outside the subset."""
+    """The Markdown blocks of ``text``; raises `markup.MarkupError` for TeX outside the subset.
+
+    Markdown outside the subset is not refused here (`check` refuses it, at load): a renderer given
+    text that never went through a bank's checks shows it as the plain text it is, escaped.
+    """
+    return _read(text, strict=False)
+
+
+def check(text: str) -> None:
+    """Raise `markup.MarkupError` if ``text`` uses TeX or Markdown outside the supported subset."""
+    _read(text, strict=True)
+
+
+def _read(text: str, *, strict: bool) -> tuple[Block, ...]:
+    lifted, fences = _lift_fences(text.replace("\r\n", "\n").replace("\r", "\n"), strict=strict)
     formulas: list[markup.Math] = []
     pieces: list[str] = []
-    for segment in markup.parse(text):
+    for segment in markup.parse(lifted):
         if isinstance(segment, markup.Text):
             pieces.append(segment.text.replace(_OPEN, "").replace(_CLOSE, ""))
         else:
@@ -97,8 +197,145 @@ def blocks(text: str) -> tuple[Block, ...]:
         lines = [line for line in chunk.splitlines() if line.strip()]
         if not lines:
             continue
-        out.append(_block(lines, formulas))
+        out.extend(_chunk(lines, formulas, fences, strict=strict))
     return tuple(out)
+
+
+def _lift_fences(text: str, *, strict: bool) -> tuple[str, list[CodeBlock]]:
+    """The text with each fenced code block replaced by a marker line of its own (a paragraph
+    apart), and the blocks: so that neither the formula split nor the Markdown reader sees code."""
+    if "```" not in text and "~~~" not in text:
+        return text.replace(_FENCE_MARK, ""), []
+    lines = text.replace(_FENCE_MARK, "").split("\n")
+    out: list[str] = []
+    fences: list[CodeBlock] = []
+    i = 0
+    while i < len(lines):
+        opening = _FENCE_OPEN.match(lines[i])
+        if opening is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        mark, language = opening.group(1), opening.group(2)
+        closing = re.compile(f"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
+        end = next((j for j in range(i + 1, len(lines)) if closing.match(lines[j])), None)
+        if end is None:
+            if not strict:  # shown as the text it is
+                out.append(lines[i])
+                i += 1
+                continue
+            raise markup.MarkupError(
+                f"a code block opened with {mark[:3]}{'…' if len(mark) > 3 else ''} on line {i + 1} "
+                "of the text is never closed (end it with a line of the same fence)"
+            )
+        out += ["", f"{_FENCE_MARK}{len(fences)}{_FENCE_MARK}", ""]
+        fences.append(CodeBlock(language, "\n".join(lines[i + 1 : end])))
+        i = end + 1
+    return "\n".join(out), fences
+
+
+def _chunk(
+    lines: list[str], formulas: list[markup.Math], fences: list[CodeBlock], *, strict: bool
+) -> list[Block]:
+    """The blocks of one run of lines between blank lines."""
+    if len(lines) == 1 and (fence := _FENCE_LINE.match(lines[0].strip())):
+        return [fences[int(fence.group(1))]]
+    if strict:
+        _refuse(lines)
+    images = [_IMAGE_LINE.match(line) for line in lines]
+    if all(images):
+        return [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
+    if strict and any(images):
+        raise markup.MarkupError(
+            "an image must stand on a line of its own, with a blank line before and after it"
+        )
+    if len(lines) >= 2 and "|" in lines[0] and _DELIMITER_ROW.match(lines[1]) and "-" in lines[1]:
+        try:
+            return [_table(lines, formulas)]
+        except markup.MarkupError:
+            if strict:
+                raise
+    return [_block(lines, formulas)]
+
+
+def _without_code(line: str) -> str:
+    """A line without its code spans and escaped characters, for the checks of what is refused."""
+    return _CODE_SPAN.sub("", re.sub(r"\\.", "", line))
+
+
+def _refuse(lines: list[str]) -> None:
+    for line in lines:
+        for pattern, message in _REFUSED_LINES:
+            if pattern.match(line):
+                raise markup.MarkupError(f"{message}: {_quote(line)}")
+        bare = _without_code(line)
+        if _IMAGE_LINE.match(bare):
+            continue
+        for pattern, message in _REFUSED_SPANS:
+            found = pattern.search(bare)
+            if found:
+                raise markup.MarkupError(f"{message}: {_quote(found.group(0))}")
+
+
+def _quote(text: str) -> str:
+    text = text.strip().replace(_OPEN, "$").replace(_CLOSE, "$")
+    return repr(text if len(text) <= 60 else text[:59] + "…")
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: m.group(1) if m.group(1) in _PUNCTUATION else m.group(0), text)
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a table row: split at each ``|`` that is not escaped (``\\|`` is a literal bar)."""
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    cells: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            current.append(body[i : i + 2] if body[i + 1] != "|" else "|")
+            i += 2
+            continue
+        if body[i] == "|":
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(body[i])
+        i += 1
+    cells.append("".join(current).strip())
+    return cells
+
+
+def _table(lines: list[str], formulas: list[markup.Math]) -> Table:
+    header = _cells(lines[0])
+    delimiters = _cells(lines[1])
+    if len(header) > MAX_TABLE_COLUMNS:
+        raise markup.MarkupError(f"a table may have at most {MAX_TABLE_COLUMNS} columns, not {len(header)}")
+    if len(delimiters) != len(header):
+        raise markup.MarkupError(
+            f"the table's header has {len(header)} cells but its --- row has {len(delimiters)}"
+        )
+    align: list[Align] = []
+    for cell in delimiters:
+        left, right = cell.startswith(":"), cell.endswith(":")
+        align.append("center" if left and right else "left" if left else "right" if right else "")
+    if len(lines) - 2 > MAX_TABLE_ROWS:
+        raise markup.MarkupError(f"a table may have at most {MAX_TABLE_ROWS} rows, not {len(lines) - 2}")
+    rows: list[tuple[tuple[Inline, ...], ...]] = []
+    for number, line in enumerate(lines[2:], 1):
+        cells = _cells(line)
+        if len(cells) != len(header):
+            raise markup.MarkupError(
+                f"row {number} of the table has {len(cells)} cells, the header {len(header)}: "
+                f"every row needs as many cells (an empty cell is | |): {_quote(line)}"
+            )
+        rows.append(tuple(_inlines(cell, formulas) for cell in cells))
+    return Table(tuple(_inlines(cell, formulas) for cell in header), tuple(align), tuple(rows))
 
 
 def _block(lines: list[str], formulas: list[markup.Math]) -> Block:
@@ -196,15 +433,26 @@ def plain_text(inlines: tuple[Inline, ...], formula: Callable[[markup.Math], str
 
 
 __all__ = [
+    "Align",
     "Block",
     "Code",
+    "CodeBlock",
     "Emph",
     "Formula",
+    "Image",
     "Inline",
     "ListBlock",
     "Paragraph",
     "Plain",
     "Strong",
+    "Table",
     "blocks",
+    "check",
+    "image_sources",
     "plain_text",
 ]
+
+
+def image_sources(text: str) -> list[tuple[str, str]]:
+    """The (alt, src) of every image of ``text``, in order."""
+    return [(b.alt, b.src) for b in blocks(text) if isinstance(b, Image)]
