@@ -28,7 +28,7 @@ from attnquiz.wording import LABELS, MARKS
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from attnquiz.engine.answers import Answer, Part
+    from attnquiz.engine.answers import Answer, ExplainAnswer, Part
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.variant import Question
 
@@ -60,6 +60,7 @@ STYLES = {
     "partial": "bold yellow",
     "wrong": "bold red",
     "invalid": "bold magenta",
+    "unscored": "bold cyan",
     "skipped": "dim",
     "unanswered": "dim",
 }
@@ -216,7 +217,13 @@ def kind_name(kind: str, *, multiple: bool = False) -> str:
     """An answer kind (``choice``, ``integer``…) as a user reads it; ``multiple``: a choice of several."""
     if kind == "choice":
         return "multiple select" if multiple else "single choice"
-    names = {"integer": "count", "numeric": "number", "expression": "formula", "parts": "in parts"}
+    names = {
+        "integer": "count",
+        "numeric": "number",
+        "expression": "formula",
+        "parts": "in parts",
+        "explain": "concept",
+    }
     return names.get(kind, kind)
 
 
@@ -286,6 +293,7 @@ def print_question(
     put(target, question_header(question, seed=seed, variant=variant))
     target.print()
     put(target, to_terminal(question.variant.stem))
+    print_figures(target, question, "prompt")
     for part in question.variant.parts:  # a question in parts: each part under the stem, shown once
         target.print()
         print_part(target, part)
@@ -342,10 +350,35 @@ def print_solution(
         for number, step in enumerate(part.solution, 1):
             label = f"{number}. "
             put(target, Text(margin + "  " + label) + Text(to_terminal(step)), hang=len(label))
+    print_figures(target, question, "solution", indent=indent)
+
+
+def print_figures(target: Console, question: Question, where: str, *, indent: int = 0) -> None:
+    """The variant's figures that belong ``where`` ("prompt" or "solution"), drawn for ``target``."""
+    figures = [f for f in question.variant.figures if f.where == where]
+    if figures:
+        from attnquiz.figure_terminal import print_figures as draw
+
+        draw(target, figures, indent=indent)
+
+
+def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 0) -> None:
+    """A concept question's model answer, then its key points as a list, as one block."""
+    from attnquiz.engine.markup import to_terminal
+
+    margin = " " * indent
+    target.print(Text(margin + "Model answer", style="bold green"))
+    for paragraph in markdown_paragraphs(answer.value):
+        put(target, "\n".join(margin + "  " + line for line in paragraph.splitlines()))
+    target.print(Text(margin + "Key points", style="bold green"))
+    for point in answer.points:
+        # Each point hangs under its first word, so the list reads as a list when folded.
+        put(target, Text(margin + "  • ") + Text(" ".join(to_terminal(point).split())), hang=2)
 
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
     """A question as `quiz show` prints it."""
+    from attnquiz.engine.answers import ExplainAnswer
     from attnquiz.engine.markup import to_terminal
 
     print_question(console, question)
@@ -353,7 +386,10 @@ def show_question(question: Question, *, with_answer: bool, with_solution: bool)
         put(console, f"Note for instructors: {question.instructor_note}", style="dim")
     if with_answer:
         console.print()
-        put(console, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
+        if isinstance(question.answer, ExplainAnswer):
+            print_model_answer(console, question.answer)
+        else:
+            put(console, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
     if with_solution:
         console.print()
         print_solution(console, question, title="Solution")

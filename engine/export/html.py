@@ -7,9 +7,11 @@ typeset natively, so the file prints from a browser exactly as it shows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from html import escape
 
+from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
@@ -74,6 +76,18 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .brief .student { break-inside: avoid; page-break-inside: avoid; margin-bottom: 1em; }
 .brief .line { display: flex; justify-content: space-between; }
 .brief .points { font-size: 9.5pt; padding-left: 1.2em; }
+.quiz-figure { margin: 0.6em 0; break-inside: avoid; page-break-inside: avoid; }
+.quiz-figure svg { max-width: 100%; height: auto; }
+.quiz-figure figcaption { font-size: 9pt; color: #555; }
+.md-table { border-collapse: collapse; margin: 0.5em 0; font-size: 10pt; }
+.md-table th, .md-table td { border: 0.6px solid #999; padding: 2px 8px; }
+.md-table thead th { border-bottom: 1.2px solid #111; background: #f3f3f3; }
+.md-code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 9pt; line-height: 1.35;
+  background: #f6f6f6; border: 0.6px solid #ccc; border-radius: 2px; padding: 5px 8px; margin: 0.5em 0;
+  white-space: pre; overflow-x: auto; break-inside: avoid; page-break-inside: avoid; }
+.md-code code { font-size: 1em; }
+.md-image { margin: 0.5em 0; break-inside: avoid; page-break-inside: avoid; }
+.md-image img { max-width: 100%; max-height: 90mm; }
 @media screen { .sheet { border-bottom: 1px dashed #bbb; padding-bottom: 2em; margin-bottom: 2em; } }
 @media print { main { max-width: none; padding: 0; } }
 """
@@ -107,27 +121,80 @@ def _inlines(nodes: Iterable[md.Inline]) -> str:
 
 
 def content(source: str) -> str:
-    """Markdown with TeX maths as HTML with MathML: paragraphs and lists."""
+    """Markdown with TeX maths as HTML with MathML: paragraphs, lists, tables, code and images."""
     out: list[str] = []
     for block in md.blocks(source):
         if isinstance(block, md.Paragraph):
             out.append(f"<p>{_inlines(block.inlines)}</p>")
-        else:
+        elif isinstance(block, md.ListBlock):
             tag = "ol" if block.ordered else "ul"
             items = "".join(f"<li>{_inlines(item)}</li>" for item in block.items)
             out.append(f"<{tag}>{items}</{tag}>")
+        else:
+            out.append(block_html(block))
     return "\n".join(out)
 
 
 def inline_content(source: str) -> str:
-    """Markdown with TeX maths as HTML for a list item or a table cell (no paragraph tags)."""
+    """Markdown with TeX maths as HTML for a list item or a table cell (no paragraph tags; a
+    table, code block or image keeps its own block element)."""
     pieces: list[str] = []
     for block in md.blocks(source):
         if isinstance(block, md.Paragraph):
             pieces.append(_inlines(block.inlines))
-        else:
+        elif isinstance(block, md.ListBlock):
             pieces.extend(_inlines(item) for item in block.items)
+        else:
+            pieces.append(block_html(block))
     return " ".join(pieces)
+
+
+_ALIGN_STYLE = {
+    "left": ' style="text-align: left"',
+    "center": ' style="text-align: center"',
+    "right": ' style="text-align: right"',
+    "": "",
+}
+
+
+def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
+    """A table, a code block or an image as HTML (an image as a data URI: the file stays one file)."""
+    if isinstance(block, md.Table):
+        head = "".join(
+            f"<th{_ALIGN_STYLE[how]}>{_inlines(cell)}</th>"
+            for cell, how in zip(block.header, block.align, strict=True)
+        )
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td{_ALIGN_STYLE[how]}>{_inlines(cell)}</td>"
+                for cell, how in zip(row, block.align, strict=True)
+            )
+            + "</tr>"
+            for row in block.rows
+        )
+        return f'<table class="md-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    if isinstance(block, md.CodeBlock):
+        language = re.sub(r"[^A-Za-z0-9_+-]", "", block.language)
+        attribute = f' class="language-{language}"' if language else ""
+        return f'<pre class="md-code"><code{attribute}>{escape(block.text, quote=False)}</code></pre>'
+    try:
+        image = images.resolve(block.src)
+    except images.ImageError as exc:
+        return (
+            f'<p class="md-image-missing">[image: {escape(block.alt or block.src)}] ({escape(str(exc))})</p>'
+        )
+    return f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"></figure>'
+
+
+def figures(question: Question, where: str) -> list[str]:
+    """The variant's figures that belong ``where`` ("prompt" or "solution") as inline SVG figures."""
+    drawn = [f for f in question.variant.figures if f.where == where]
+    if not drawn:
+        return []
+    from attnquiz.engine.export.figure_svg import html_figure
+
+    return [html_figure(f) for f in drawn]
 
 
 def _document(title: str, paper: Paper, body: list[str]) -> str:
@@ -149,6 +216,7 @@ def _question_in_parts(number: int, question: Question) -> str:
         f'<section class="question"><h2>Question {number}'
         f'<span class="source">{escape(question.source)}</span></h2>',
         content(question.variant.stem),
+        *figures(question, "prompt"),
     ]
     for part in question.variant.parts:
         out.append(content(f"**({part.label})** {part.prompt}"))
@@ -171,6 +239,7 @@ def _question_in_parts(number: int, question: Question) -> str:
     return "\n".join(out)
 
 
+@images.in_question_folder
 def _question(number: int, question: Question) -> str:
     if question.variant.parts:
         return _question_in_parts(number, question)
@@ -179,6 +248,7 @@ def _question(number: int, question: Question) -> str:
         f'<section class="question"><h2>Question {number}'
         f'<span class="source">{escape(question.source)}</span></h2>',
         content(question.variant.prompt),
+        *figures(question, "prompt"),
     ]
     if isinstance(answer, ChoiceAnswer):
         options = "".join(
@@ -227,6 +297,7 @@ def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") ->
     return _document(f"{plan.title}: worksheets", paper, body)
 
 
+@images.in_question_folder
 def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
     """A concept question in the full key: the model answer and the key points to mark by."""
     points = "".join(f"<li>{inline_content(point)}</li>" for point in answer.points)
@@ -240,6 +311,7 @@ def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> st
     steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
     if steps:
         parts.append(f"<ol>{steps}</ol>")
+    parts.extend(figures(question, "solution"))
     if question.instructor_note:
         parts.append(f'<p class="note">Note for instructors: {escape(question.instructor_note)}</p>')
     parts.append("</div>")
@@ -261,6 +333,7 @@ def _brief_line(number: int, question: Question) -> str:
     return f'<div class="line">{item}<strong>{escape(answer.format())}</strong></div>'
 
 
+@images.in_question_folder
 def _key_entry(number: int, question: Question) -> str:
     answer = question.answer
     if isinstance(answer, ExplainAnswer):
@@ -273,6 +346,7 @@ def _key_entry(number: int, question: Question) -> str:
     steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
     if steps:
         parts.append(f"<ol>{steps}</ol>")
+    parts.extend(figures(question, "solution"))
     if question.instructor_note:  # the key is the instructor's: their note belongs here
         parts.append(f'<p class="note">Note for instructors: {escape(question.instructor_note)}</p>')
     if isinstance(answer, PartsAnswer) and answer.key_note():

@@ -7,14 +7,17 @@ HTML built from the same Markdown tree the other renderers use.
 
 from __future__ import annotations
 
+import contextvars
+import hashlib
 import itertools
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from html import escape
 
-from attnquiz.engine import markup
+from attnquiz.engine import images, markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
@@ -51,29 +54,120 @@ def tex_formula(formula: markup.Math) -> str:
     return f"\\[{source}\\]" if formula.display else f"\\({source}\\)"
 
 
-@lru_cache(maxsize=8192)
 def tex_html(source: str) -> str:
-    """Markdown with TeX maths as HTML paragraphs and lists, maths left as TeX for MathJax."""
+    """Markdown with TeX maths as HTML paragraphs, lists, tables, code and images, maths left as TeX
+    for MathJax (an image as a file of the question: see `_placed_images`)."""
+    return _placed_images(_tex_html(source, images.current_folder()))
+
+
+@lru_cache(maxsize=8192)
+def _tex_html(source: str, folder: str) -> str:
+    del folder  # part of the cache key: an image path means another file in another bank's folder
     out: list[str] = []
     for block in md.blocks(source):
         if isinstance(block, md.Paragraph):
             out.append(f"<p>{_inlines(block.inlines)}</p>")
-        else:
+        elif isinstance(block, md.ListBlock):
             tag = "ol" if block.ordered else "ul"
             out.append(f"<{tag}>" + "".join(f"<li>{_inlines(i)}</li>" for i in block.items) + f"</{tag}>")
+        else:
+            out.append(_block_html(block))
     return "".join(out)
 
 
-@lru_cache(maxsize=8192)
 def tex_html_inline(source: str) -> str:
     """Like `tex_html`, without paragraph tags (for an option, a list item or a feedback line)."""
+    return _placed_images(_tex_html_inline(source, images.current_folder()))
+
+
+@lru_cache(maxsize=8192)
+def _tex_html_inline(source: str, folder: str) -> str:
+    del folder  # part of the cache key, as for `_tex_html`
     pieces: list[str] = []
     for block in md.blocks(source):
         if isinstance(block, md.Paragraph):
             pieces.append(_inlines(block.inlines))
-        else:
+        elif isinstance(block, md.ListBlock):
             pieces.extend(_inlines(item) for item in block.items)
+        else:
+            pieces.append(_block_html(block))
     return " ".join(pieces)
+
+
+_ALIGN_STYLE = {
+    "left": "text-align: left; ",
+    "center": "text-align: center; ",
+    "right": "text-align: right; ",
+    "": "",
+}
+_CELL = "border: 1px solid #999; padding: 2px 8px; "
+_IMAGE_BYTES: dict[str, bytes] = {}
+"""The bytes of every image file the HTML of this process has shown, by file name (its digest)."""
+_IMAGE_MARK = re.compile(r'<img class="quiz-image" src="quiz-image:([A-Za-z0-9._-]+)"')
+
+
+def _block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
+    """A table, code block or image as HTML an LMS keeps (inline styles: Moodle and Canvas strip
+    ``<style>`` and classes they do not know)."""
+    if isinstance(block, md.Table):
+        head = "".join(
+            f'<th style="{_CELL}{_ALIGN_STYLE[how]}">{_inlines(cell)}</th>'
+            for cell, how in zip(block.header, block.align, strict=True)
+        )
+        rows = "".join(
+            "<tr>"
+            + "".join(
+                f'<td style="{_CELL}{_ALIGN_STYLE[how]}">{_inlines(cell)}</td>'
+                for cell, how in zip(row, block.align, strict=True)
+            )
+            + "</tr>"
+            for row in block.rows
+        )
+        return (
+            f'<table style="border-collapse: collapse"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{rows}</tbody></table>"
+        )
+    if isinstance(block, md.CodeBlock):
+        # No TeX delimiters may stay in code: MathJax would typeset them; \( is written as a character
+        # reference, which MathJax does not read as a delimiter and a browser shows as \(.
+        code = escape(block.text, quote=False).replace("\\", "&#92;").replace("$", "&#36;")
+        return f'<pre style="background: #f6f6f6; padding: 6px; overflow-x: auto"><code>{code}</code></pre>'
+    try:
+        image = images.resolve(block.src)
+    except images.ImageError as exc:
+        shown = f"[image: {block.alt or block.src}] ({exc})"
+        return f"<p><em>{escape(shown, quote=False)}</em></p>"
+    _IMAGE_BYTES.setdefault(image.name, image.data)
+    return (
+        f'<p><img class="quiz-image" src="quiz-image:{image.name}" alt="{escape(block.alt)}" '
+        'style="max-width: 100%"></p>'
+    )
+
+
+def _placed_images(html: str) -> str:
+    """The HTML with each image's file placed: under `FILE_BASE`, and collected in `PACKED` when a
+    package collects its files (a Moodle question embeds the files its text names: `image_files`)."""
+    if "quiz-image:" not in html:
+        return html
+    base = FILE_BASE.get()
+    packed = PACKED.get()
+
+    def place(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if packed is not None:
+            packed[name] = _IMAGE_BYTES[name]
+        return f'<img class="quiz-image" src="{escape(base + name)}"'
+
+    return _IMAGE_MARK.sub(place, html)
+
+
+def image_files(html: str) -> dict[str, bytes]:
+    """The image files (name → bytes) that a piece of HTML of this module shows, under any `FILE_BASE`."""
+    return {
+        name: _IMAGE_BYTES[name]
+        for name in re.findall(r'<img class="quiz-image" src="[^"]*?/([A-Za-z0-9._-]+)"', html)
+        if name in _IMAGE_BYTES
+    }
 
 
 def key_points_html(answer: ExplainAnswer) -> str:
@@ -86,6 +180,48 @@ def key_points_html(answer: ExplainAnswer) -> str:
     )
 
 
+FILE_BASE: contextvars.ContextVar[str] = contextvars.ContextVar("FILE_BASE", default="@@PLUGINFILE@@/")
+"""What the HTML of a question puts before the name of a file it shows (Moodle's own file area by
+default; a QTI package sets the folder of its files)."""
+PACKED: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.ContextVar("PACKED", default=None)
+"""Where a package collects the files its questions show (name → bytes), while it renders them."""
+
+
+def figure_files(question: Question, where: str) -> list[tuple[str, bytes]]:
+    """The variant's figures that belong ``where`` ("prompt" or "solution") as SVG files: (name, bytes).
+
+    A name is the digest of the file, so that two figures never share a name and a figure shown
+    twice (the same numbers) is stored once."""
+    drawn = [f for f in question.variant.figures if f.where == where]
+    if not drawn:
+        return []
+    from attnquiz.engine.export.figure_svg import svg_file
+
+    files = []
+    for figure in drawn:
+        data = svg_file(figure)
+        files.append((f"figure-{hashlib.sha256(data).hexdigest()[:16]}.svg", data))
+    return files
+
+
+def figures_html(question: Question, where: str) -> str:
+    """The variant's figures that belong ``where`` as ``<img>`` elements of their SVG files (under
+    `FILE_BASE`; collected in `PACKED` when a package collects them), each with its caption."""
+    html = ""
+    packed = PACKED.get()
+    drawn = [f for f in question.variant.figures if f.where == where]
+    for figure, (name, data) in zip(drawn, figure_files(question, where), strict=True):
+        if packed is not None:
+            packed[name] = data
+        alt = figure.title or ("heatmap" if figure.kind == "heatmap" else "line plot")
+        html += (
+            f'<p><img src="{escape(FILE_BASE.get() + name)}" alt="{escape(alt)}" style="max-width: 100%"></p>'
+        )
+        if figure.caption:
+            html += f"<p><small>{escape(figure.caption, quote=False)}</small></p>"
+    return html
+
+
 def solution_html(question: Question) -> str:
     """The worked solution as an ordered list (the general feedback of an LMS question); for a concept
     question, the model answer and its key points (and the solution's steps, if it has any)."""
@@ -93,7 +229,8 @@ def solution_html(question: Question) -> str:
     if isinstance(question.answer, ExplainAnswer):
         return key_points_html(question.answer) + (f"<ul>{steps}</ul>" if steps else "")
     answer = escape(question.answer.format(), quote=False)
-    return f"<p><strong>Answer:</strong> {answer}</p>" + (f"<ol>{steps}</ol>" if steps else "")
+    drawn = figures_html(question, "solution")
+    return f"<p><strong>Answer:</strong> {answer}</p>" + (f"<ol>{steps}</ol>" if steps else "") + drawn
 
 
 def instructions(answer: Answer) -> str:
@@ -113,7 +250,7 @@ def instructions(answer: Answer) -> str:
 
 def question_html(question: Question, asked: str | None = None) -> str:
     """The question text: prompt, what to enter (``asked``, or `instructions`), and the item's note."""
-    html = tex_html(question.variant.prompt)
+    html = tex_html(question.variant.prompt) + figures_html(question, "prompt")
     asked = asked if asked is not None else instructions(question.answer)
     html += f"<p><em>{escape(asked, quote=False)}</em></p>"
     if question.student_note:  # students see the question text: never the instructors' note
@@ -300,6 +437,8 @@ __all__ = [
     "dimension_spellings",
     "dimension_texts",
     "entries",
+    "figure_files",
+    "figures_html",
     "gather",
     "instructions",
     "key_points_html",

@@ -102,7 +102,7 @@ def moodle_question(question: Question, where: str, warnings: lms.Notes) -> list
 
     if isinstance(question.answer, PartsAnswer) and len(question.answer.parts) > 1:
         warnings.append((NO_CARRY_FORWARD.format(lms="Moodle"), question.item_id))
-    html = lms.tex_html(question.variant.stem)
+    html = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt")
     for label, prompt, answer, mistakes in units(question):
         html += _part_intro(label, prompt, asked(answer))
         html += _moodle_blanks(question, answer, mistakes, where, warnings)
@@ -188,7 +188,7 @@ def canvas_item(question: Question, ident: str, warnings: lms.Notes) -> str:
         groups.append((label, prompt, answer, accepted))
         total += len(accepted)
     share = f"{100 / total:.2f}"
-    html = lms.tex_html(question.variant.stem)
+    html = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt")
     presentation: list[str] = []
     conditions: list[str] = []
     count = 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from attnquiz.engine import markup
+from attnquiz.engine import images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
@@ -79,24 +79,66 @@ def tex(text: str) -> str:
     for block in md.blocks(text):
         if isinstance(block, md.Paragraph):
             out.append(_inlines(block.inlines))
-        else:
+        elif isinstance(block, md.ListBlock):
             out.append(
                 "\n".join(
                     (f"{n}. " if block.ordered else "- ") + _inlines(item)
                     for n, item in enumerate(block.items, 1)
                 )
             )
+        else:
+            out.append(block_markdown(block))
     return "\n\n".join(out)
 
 
+_ALIGN_ROW = {"left": ":---", "center": ":---:", "right": "---:", "": "---"}
+
+
+def block_markdown(block: md.Table | md.CodeBlock | md.Image) -> str:
+    """A table, a code block or an image written back as Markdown (cells escaped, the code in a fence
+    longer than any run of backticks inside it, the image by its path relative to the bank)."""
+    if isinstance(block, md.Table):
+
+        def row(cells: Iterable[tuple[md.Inline, ...]]) -> str:
+            return "| " + " | ".join(_inlines(cell).replace("\n", " ") for cell in cells) + " |"
+
+        rule = "| " + " | ".join(_ALIGN_ROW[how] for how in block.align) + " |"
+        return "\n".join([row(block.header), rule, *(row(cells) for cells in block.rows)])
+    if isinstance(block, md.CodeBlock):
+        longest = max((len(run) for run in re.findall(r"`+", block.text)), default=0)
+        fence = "`" * max(3, longest + 1)
+        language = re.sub(r"[^A-Za-z0-9_+-]", "", block.language)
+        return f"{fence}{language}\n{block.text}\n{fence}"
+    try:
+        images.check_src(block.src)
+    except images.ImageError:
+        return escape(f"[image: {block.alt or block.src}]")
+    return f"![{escape(block.alt)}]({block.src})"
+
+
 def _one_line(text: str) -> str:
-    """Text for a list item: its paragraphs joined, so the item stays one item."""
+    """Text for a list item: its paragraphs joined, so the item stays one item (a table, code
+    block or image keeps its lines, indented under the item)."""
+    if any(isinstance(b, md.Table | md.CodeBlock | md.Image) for b in md.blocks(text)):
+        first, *rest = tex(text).split("\n")
+        return "\n".join([first, *("    " + line if line.strip() else "" for line in rest)])
     return " ".join(line.strip() for line in tex(text).splitlines() if line.strip())
+
+
+def figures(question: Question, where: str, indent: str = "") -> list[str]:
+    """The variant's figures that belong ``where`` ("prompt" or "solution") as Markdown tables."""
+    drawn = [f for f in question.variant.figures if f.where == where]
+    if not drawn:
+        return []
+    from attnquiz.engine.export.figure_markdown import figure
+
+    return [figure(f, indent) for f in drawn]
 
 
 def _question_in_parts(number: int, question: Question) -> str:
     """A question in parts: the stem once, then each part with its own answer line."""
     out = [f"## Question {number} · {escape(question.source)}", tex(question.variant.stem).strip()]
+    out.extend(figures(question, "prompt"))
     for part in question.variant.parts:
         out.append(tex(f"**({part.label})** {part.prompt}").strip())
         if isinstance(part.answer, ChoiceAnswer):
@@ -120,6 +162,7 @@ def _question(number: int, question: Question) -> str:
         return _question_in_parts(number, question)
     answer = question.answer
     parts = [f"## Question {number} · {escape(question.source)}", tex(question.variant.prompt).strip()]
+    parts.extend(figures(question, "prompt"))
     if isinstance(answer, ChoiceAnswer):
         parts.append(
             "\n".join(
@@ -167,6 +210,8 @@ def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> st
     if question.variant.solution:
         lines.append("")
         lines.extend(f"    - {_one_line(step)}" for step in question.variant.solution)
+    for drawn in figures(question, "solution", "    "):
+        lines.extend(["", drawn])
     if question.instructor_note:
         lines.extend(["", f"    *Note for instructors:* {escape(question.instructor_note)}"])
     return "\n".join(lines)
@@ -189,6 +234,8 @@ def _key_entry(number: int, question: Question) -> str:
         f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{escape(answer.format())}**"
     ]
     lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
+    for drawn in figures(question, "solution", "    "):
+        lines.extend(["", drawn])
     if question.instructor_note:  # the key is the instructor's: their note belongs here
         lines.extend(["", f"    *Note for instructors:* {escape(question.instructor_note)}"])
     if isinstance(answer, PartsAnswer) and answer.key_note():

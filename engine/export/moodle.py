@@ -30,13 +30,15 @@ solution is the general feedback; the variant code and the seed are in each ques
 
 from __future__ import annotations
 
+import base64
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import BinaryIO
 from xml.sax.saxutils import escape
 
-from attnquiz.engine import markup
+from attnquiz.engine import images, markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
@@ -445,10 +447,61 @@ def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> li
     return lines + _tags(question)
 
 
+@images.in_question_folder
 def question_xml(
     question: Question, score: ChoiceScore | None = None, warnings: lms.Notes | None = None
 ) -> list[str]:
     """The ``<question>`` element of one variant, as lines (notes on scoring go to ``warnings``)."""
+    return _with_images(_with_files(question, _question_xml(question, score, warnings)))
+
+
+_TEXT_ELEMENT = re.compile(r"<text>.*?</text>", re.DOTALL)
+
+
+def _with_images(lines: list[str]) -> list[str]:
+    """The image files of the bank's texts inside the element that shows them, as Moodle expects: a
+    ``<file name=… path="/" encoding="base64">`` right after the ``<text>`` that refers to it as
+    ``@@PLUGINFILE@@/name`` (each text its own files, so every one also works on its own)."""
+
+    def attach(match: re.Match[str]) -> str:
+        files = lms.image_files(match.group(0))
+        return match.group(0) + "".join(
+            f'<file name="{escape(name)}" path="/" encoding="base64">{base64.b64encode(data).decode()}</file>'
+            for name, data in files.items()
+        )
+
+    return [_TEXT_ELEMENT.sub(attach, line) if "quiz-image" in line else line for line in lines]
+
+
+def _with_files(question: Question, lines: list[str]) -> list[str]:
+    """The question's figures as files inside the text that shows them, as Moodle expects: a
+    ``<file name=… path="/" encoding="base64">`` after the ``<text>`` that refers to it as
+    ``@@PLUGINFILE@@/name`` (the question text for figures with the prompt, the general feedback
+    for figures with the solution)."""
+    attached = {
+        "questiontext": lms.figure_files(question, "prompt"),
+        "generalfeedback": lms.figure_files(question, "solution"),
+    }
+    if not any(attached.values()):
+        return lines
+    out: list[str] = []
+    for line in lines:
+        for tag, files in attached.items():
+            closing = f"</{tag}>"
+            if files and line.lstrip().startswith(f"<{tag} ") and line.endswith(closing):
+                embedded = "".join(
+                    f'<file name="{escape(name)}" path="/" encoding="base64">'
+                    f"{base64.b64encode(data).decode('ascii')}</file>"
+                    for name, data in dict(files).items()
+                )
+                line = line[: -len(closing)] + embedded + closing
+        out.append(line)
+    return out
+
+
+def _question_xml(
+    question: Question, score: ChoiceScore | None = None, warnings: lms.Notes | None = None
+) -> list[str]:
     answer: Answer = question.answer
     where = f"item {question.item_id!r} (variant {question.code})"
     if isinstance(answer, NumericAnswer | IntegerAnswer):

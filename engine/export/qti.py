@@ -36,12 +36,14 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import tempfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
+from attnquiz.engine import images
 from attnquiz.engine.answers import (
     ChoiceAnswer,
     ExplainAnswer,
@@ -305,6 +307,7 @@ def _asked(question: Question, item: _Item) -> str | None:
     return None
 
 
+@images.in_question_folder
 def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
     answer = question.answer
     if isinstance(answer, PartsAnswer | ExpressionAnswer):
@@ -441,9 +444,23 @@ def assessment_meta_xml(plan: ClassPlan) -> str:
     )
 
 
-def manifest_xml(plan: ClassPlan) -> str:
-    """``imsmanifest.xml``: the assessment and its Canvas settings as resources, every file listed."""
+FILES = "web_resources/figures"
+"""Where the package keeps the files its questions show (figures as SVG); Canvas reads the course's
+files from ``web_resources``, which a question's HTML names ``$IMS-CC-FILEBASE$``."""
+
+
+def manifest_xml(plan: ClassPlan, files: Iterable[str] = ()) -> str:
+    """``imsmanifest.xml``: the assessment and its Canvas settings as resources, every file listed
+    (``files``: the names of the questions' files, kept in `FILES`, as one web-content resource)."""
     aid = _identifier(plan)
+    names = sorted(files)
+    shown = (
+        [f'    <resource identifier="{aid}_files" type="webcontent" href="{FILES}/{escape(names[0])}">']
+        + [f'      <file href="{FILES}/{escape(name)}"/>' for name in names]
+        + ["    </resource>"]
+        if names
+        else []
+    )
     return "\n".join(
         [
             '<?xml version="1.0" encoding="UTF-8"?>',
@@ -469,6 +486,7 @@ def manifest_xml(plan: ClassPlan) -> str:
             f'href="{aid}/assessment_meta.xml">',
             f'      <file href="{aid}/assessment_meta.xml"/>',
             "    </resource>",
+            *shown,
             "  </resources>",
             "</manifest>",
             "",
@@ -478,36 +496,51 @@ def manifest_xml(plan: ClassPlan) -> str:
 
 def write(plan: ClassPlan, out: BinaryIO, *, progress: Progress | None = None) -> list[str]:
     """Write the zip to ``out`` (manifest first), the assessment compressed as it is made; returns the
-    warnings about what Canvas will score differently."""
+    warnings about what Canvas will score differently.
+
+    The files the questions show (figures) are known only once the assessment is made, and the
+    manifest, first in the zip, lists them: the assessment is made into a spooled temporary file
+    (on disk beyond a few megabytes), then copied into the zip after the manifest.
+    """
+    return _write(plan, out, progress)[0]
+
+
+def _write(plan: ClassPlan, out: BinaryIO, progress: Progress | None) -> tuple[list[str], list[str]]:
     aid = _identifier(plan)
     warnings: lms.Notes = []
-    files: dict[str, Callable[[], Iterator[str]]] = {
-        "imsmanifest.xml": lambda: iter([manifest_xml(plan)]),
-        f"{aid}/{aid}.xml": lambda: _with_newlines(assessment_lines(plan, warnings, progress)),
-        f"{aid}/assessment_meta.xml": lambda: iter([assessment_meta_xml(plan)]),
-    }
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, chunks in files.items():
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            with archive.open(info, "w") as member:
-                for chunk in chunks():
-                    member.write(chunk.encode("utf-8"))
-    return lms.gather(warnings)
-
-
-def _with_newlines(lines: Iterator[str]) -> Iterator[str]:
-    for line in lines:
-        yield line + "\n"
+    packed: dict[str, bytes] = {}
+    with tempfile.SpooledTemporaryFile(max_size=8 * 2**20) as assessment:
+        base = lms.FILE_BASE.set(f"$IMS-CC-FILEBASE$/{FILES.removeprefix('web_resources/')}/")
+        collecting = lms.PACKED.set(packed)
+        try:
+            for line in assessment_lines(plan, warnings, progress):
+                assessment.write((line + "\n").encode("utf-8"))
+        finally:
+            lms.PACKED.reset(collecting)
+            lms.FILE_BASE.reset(base)
+        assessment.seek(0)
+        files: dict[str, Callable[[], Iterator[bytes]]] = {
+            "imsmanifest.xml": lambda: iter([manifest_xml(plan, packed).encode("utf-8")]),
+            f"{aid}/{aid}.xml": lambda: iter(lambda: assessment.read(2**20), b""),
+            f"{aid}/assessment_meta.xml": lambda: iter([assessment_meta_xml(plan).encode("utf-8")]),
+        }
+        for name in sorted(packed):
+            files[f"{FILES}/{name}"] = lambda data=packed[name]: iter([data])  # type: ignore[misc]
+        with zipfile.ZipFile(out, "w") as archive:
+            for name, chunks in files.items():
+                info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                with archive.open(info, "w") as member:
+                    for chunk in chunks():
+                        member.write(chunk)
+    return lms.gather(warnings), list(files)
 
 
 def package(plan: ClassPlan, *, progress: Progress | None = None) -> Package:
     """The zip in memory (an export streams it to disk with `write`)."""
     buffer = io.BytesIO()
-    warnings = write(plan, buffer, progress=progress)
-    aid = _identifier(plan)
-    names = ["imsmanifest.xml", f"{aid}/{aid}.xml", f"{aid}/assessment_meta.xml"]
+    warnings, names = _write(plan, buffer, progress)
     return Package(buffer.getvalue(), names, warnings)
 
 

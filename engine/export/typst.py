@@ -8,10 +8,11 @@ installation and no network. A whole class is one document: one compile per file
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from attnquiz.engine import markup
+from attnquiz.engine import images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
@@ -137,17 +138,89 @@ def _inlines(nodes: Iterable[md.Inline]) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=8192)
 def content(source: str) -> str:
-    """Markdown with TeX maths as Typst markup, one paragraph or list per block."""
+    """Markdown with TeX maths as Typst markup, one paragraph, list, table, code block or image per block."""
+    return _content(source, images.current_folder())
+
+
+@lru_cache(maxsize=8192)
+def _content(source: str, folder: str) -> str:
+    del folder  # part of the cache key: an image path means another file in another bank's folder
     out: list[str] = []
     for block in md.blocks(source):
         if isinstance(block, md.Paragraph):
             out.append(_inlines(block.inlines))
-        else:
+        elif isinstance(block, md.ListBlock):
             marker = "+ " if block.ordered else "- "
             out.append("\n".join(marker + _inlines(item) for item in block.items))
+        else:
+            out.append(block_typst(block))
     return "\n\n".join(out)
+
+
+IMAGE_FOLDER = "quiz-images"
+"""The folder of the compiler's root where the images a source shows are given to Typst."""
+_IMAGE_BYTES: dict[str, bytes] = {}
+"""Every image a source of this process has shown, by its file name (the content's digest): the
+compiler gets the ones its source names (`image_files`)."""
+_IMAGE_PATH = re.compile(f'"/{IMAGE_FOLDER}/([A-Za-z0-9._-]+)"')
+_TYPST_ALIGN = {"left": "left", "center": "center", "right": "right", "": "auto"}
+
+
+def block_typst(block: md.Table | md.CodeBlock | md.Image) -> str:
+    """A table, a code block or an image as one Typst expression (on one line, so it also fits in a
+    list item)."""
+    if isinstance(block, md.Table):
+        columns = len(block.header)
+        align = ", ".join(_TYPST_ALIGN[how] for how in block.align)
+        header = ", ".join(f"[*{_inlines(cell)}*]" if cell else "[]" for cell in block.header)
+        cells = ", ".join(f"[{_inlines(cell)}]" for row in block.rows for cell in row)
+        return (
+            f"#block(breakable: false, table(columns: {columns}, align: ({align},), inset: (x: 6pt, y: 3pt), "
+            f"stroke: 0.5pt + luma(150), table.header({header}), {cells}))"
+        )
+    if isinstance(block, md.CodeBlock):
+        language = re.sub(r"[^A-Za-z0-9_+-]", "", block.language)
+        lang = f"lang: {_string(language)}, " if language else ""
+        return (
+            "#block(fill: luma(246), stroke: 0.5pt + luma(200), inset: 6pt, radius: 2pt, width: 100%, "
+            f"breakable: false, raw(block: true, {lang}{_code_text(block.text)}))"
+        )
+    try:
+        image = images.resolve(block.src)
+    except images.ImageError as exc:
+        return f"#emph[{escape(f'[image: {block.alt or block.src}] ({exc})')}]"
+    _IMAGE_BYTES.setdefault(image.name, image.data)
+    return (
+        f'#block(breakable: false, image("/{IMAGE_FOLDER}/{image.name}", alt: {_string(block.alt)}, '
+        'fit: "contain", width: auto, height: auto))'
+    )
+
+
+def _code_text(text: str) -> str:
+    """Code as a one-line Typst string: newlines and tabs as escapes, other control characters as
+    visible ``\\xNN`` (Typst refuses them, and a terminal sequence has no place on paper)."""
+    out: list[str] = []
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch < " " or "\x7f" <= ch <= "\x9f":
+            out.append(f"\\\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def image_files(source: str) -> dict[str, bytes]:
+    """The image files a Typst source of this module shows, by name, for the compiler's root folder
+    ``/{IMAGE_FOLDER}/``."""
+    if f"/{IMAGE_FOLDER}/" not in source:
+        return {}
+    return {name: _IMAGE_BYTES[name] for name in _IMAGE_PATH.findall(source) if name in _IMAGE_BYTES}
 
 
 def _bracket(text: str) -> str:
@@ -248,9 +321,19 @@ def _preamble(title: str, paper: Paper) -> str:
     return _PREAMBLE.replace("TITLE", _string(title)).replace("PAPER", _string(paper))
 
 
+def figures(question: Question, where: str) -> list[str]:
+    """The variant's figures that belong ``where`` ("prompt" or "solution"), drawn in Typst."""
+    drawn = [f for f in question.variant.figures if f.where == where]
+    if not drawn:
+        return []
+    from attnquiz.engine.export.figure_typst import figure
+
+    return [figure(f) for f in drawn]
+
+
 def _question_in_parts(number: int, question: Question) -> str:
     """A question in parts: the stem once, then each part with its own answer box."""
-    body = [content(question.variant.stem)]
+    body = [content(question.variant.stem), *figures(question, "prompt")]
     for part in question.variant.parts:
         body.append(content(f"**({part.label})** {part.prompt}"))
         if isinstance(part.answer, ChoiceAnswer):
@@ -264,11 +347,12 @@ def _question_in_parts(number: int, question: Question) -> str:
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
 
 
+@images.in_question_folder
 def _question(number: int, question: Question) -> str:
     if question.variant.parts:
         return _question_in_parts(number, question)
     answer = question.answer
-    body = [content(question.variant.prompt)]
+    body = [content(question.variant.prompt), *figures(question, "prompt")]
     if isinstance(answer, ChoiceAnswer):
         body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")")
     body.append(f"#instructions[{escape(sheet_instructions(answer))}]")
@@ -302,6 +386,7 @@ def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") ->
     return "\n".join(out) + "\n"
 
 
+@images.in_question_folder
 def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
     """A concept question in the full key: the model answer and the key points to mark by."""
     head = (
@@ -318,12 +403,14 @@ def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> st
     steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
     if steps:
         parts.append(f"#pad(left: 1em)[\n{steps}\n]")
+    parts.extend(f"#pad(left: 1em)[\n{drawn}]" for drawn in figures(question, "solution"))
     if question.instructor_note:
         note = escape("Note for instructors: " + question.instructor_note)
         parts.append(f"#pad(left: 1em)[#text(size: 9pt, fill: luma(80))[{note}]]")
     return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
 
 
+@images.in_question_folder
 def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     answer = question.answer
     if isinstance(answer, ExplainAnswer):
@@ -337,6 +424,7 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
     if steps:
         parts.append(f"#pad(left: 1em)[\n{steps}\n]")
+    parts.extend(f"#pad(left: 1em)[\n{drawn}]" for drawn in figures(question, "solution"))
     if question.instructor_note:  # the key is the instructor's: their note belongs here
         note = escape("Note for instructors: " + question.instructor_note)
         parts.append(f"#pad(left: 1em)[#text(size: 9pt, fill: luma(80))[{note}]]")
@@ -353,15 +441,22 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
 
 
-@lru_cache(maxsize=8192)
 def _inlines_of(source: str) -> str:
     """A solution step or feedback: its blocks run together on one line (it sits in a list item)."""
+    return _inlines_in(source, images.current_folder())
+
+
+@lru_cache(maxsize=8192)
+def _inlines_in(source: str, folder: str) -> str:
+    del folder  # part of the cache key, as for `_content`
     pieces: list[str] = []
     for block in md.blocks(source):
         if isinstance(block, md.Paragraph):
             pieces.append(_inlines(block.inlines))
-        else:
+        elif isinstance(block, md.ListBlock):
             pieces.extend(_inlines(item) for item in block.items)
+        else:
+            pieces.append(block_typst(block))
     return " ".join(pieces)
 
 
