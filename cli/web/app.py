@@ -111,6 +111,7 @@ class QuizApp:
         self.templates.globals.update(
             md=render.markdown,
             inline=render.inline,
+            figures=render.figures,
             labels=render.LABELS,
             marks=render.MARKS,
             percent=render.percent,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from attnquiz.engine.export import html as html_export
+from attnquiz.engine.variant import Question
 from attnquiz.wording import LABELS, MARKS
 
 
@@ -24,6 +25,11 @@ def markdown(source: str) -> Markup:
 def inline(source: str) -> Markup:
     """Bank Markdown for a list item or a table cell (no paragraph tags)."""
     return Markup(html_export.inline_content(source))  # the export escapes every text node
+
+
+def figures(question: Question, where: str) -> Markup:
+    """The variant's figures that belong ``where`` ("prompt" or "solution") as inline SVG."""
+    return Markup("\n".join(html_export.figures(question, where)))  # the SVG escapes every label
 
 
 def percent(fraction: float) -> str:
@@ -130,6 +136,7 @@ __all__ = [
     "Day",
     "bar_chart",
     "day_chart",
+    "figures",
     "inline",
     "markdown",
     "percent",
