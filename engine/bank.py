@@ -43,6 +43,8 @@ class BankItem:
     bank: str
     formula: Formula | None = None
     explain: Explain | None = None
+    folder: str = ""
+    """The bank's folder, where the images its texts show are found (`attnquiz.engine.images`)."""
 
     @property
     def id(self) -> str:
@@ -108,6 +110,7 @@ class BankItem:
     def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
         return Question(
             bank=self.bank,
+            folder=self.folder,
             item_id=self.id,
             source=self.item.source,
             topic=self.item.topic,

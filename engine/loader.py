@@ -475,6 +475,7 @@ def load_bank_text(
                         original_kwargs={},
                         line=located.line_of(("items", index)),
                         bank=model.bank,
+                        folder=str(folder.resolve()),
                         explain=explain,
                     )
                 )
@@ -490,6 +491,7 @@ def load_bank_text(
                         original_kwargs=formula.original,
                         line=located.line_of(("items", index)),
                         bank=model.bank,
+                        folder=str(folder.resolve()),
                         formula=formula,
                     )
                 )
@@ -507,9 +509,11 @@ def load_bank_text(
                     original_kwargs=original_kwargs,
                     line=located.line_of(("items", index)),
                     bank=model.bank,
+                    folder=str(folder.resolve()),
                 )
             )
 
+    _check_images(located, data, folder)
     if located.issues or model is None:
         raise BankError(file, located.issues, quotable)
     return Bank(
@@ -520,6 +524,29 @@ def load_bank_text(
         items=tuple(items),
         plugins=tuple(path for _, path in plugin_paths),
     )
+
+
+_IMAGE_LINE = re.compile(r"^\s{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)\s*$", re.MULTILINE)
+
+
+def _check_images(located: _Located, data: Any, folder: Path, loc: Loc = ()) -> None:
+    """Every image a text of the bank shows (``![alt](file.png)`` on a line of its own) exists next
+    to the bank and is a real, inert PNG, JPEG or SVG of a bounded size: a problem at its text."""
+    from attnquiz.engine import images
+
+    if isinstance(data, str):
+        if "![" in data:
+            for match in _IMAGE_LINE.finditer(data):
+                try:
+                    images.load(folder, match.group(1))
+                except images.ImageError as exc:
+                    located.issue(loc, str(exc))
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            _check_images(located, value, folder, (*loc, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            _check_images(located, value, folder, (*loc, index))
 
 
 def _plugin_paths(located: _Located, plugins: Any, folder: Path) -> list[tuple[int, Path]]:

@@ -183,6 +183,8 @@ class Question:
     # ``student_note`` is shown to students; ``instructor_note`` goes to quiz show and answer keys.
     student_note: str = ""
     instructor_note: str = ""
+    # The bank's folder: where the images of its texts are found (`attnquiz.engine.images`).
+    folder: str = field(default="", compare=False)
 
     @property
     def is_original(self) -> bool:

@@ -6,32 +6,38 @@ same seed gives the same PDF. Fonts are embedded (subset) by Typst.
 
 A class is compiled in pieces of a few students, not as one document: Typst lays a whole document
 out at once, so its memory (and its time, more than linearly) grows with the document; a piece's
-does not grow with the class. The pieces are handed to ``jobs`` compiler threads while this thread
-builds the next pieces' sources and joins the finished ones, in order, into the output file
-(`pdfjoin.PdfJoin`, which streams). Only a bounded number of pieces is ever in flight. The piece
-boundaries depend on the class alone and the join takes the pieces in order, so the bytes are the
-same whatever ``jobs`` is.
+does not grow with the class. The pieces are joined, in order, into the output file as they come
+(`pdfjoin.PdfJoin`, which streams). The piece boundaries depend on the class alone and the join
+takes the pieces in order, so the bytes are the same whatever ``jobs`` is.
 
-Measured (typst 0.15.2): the `typst` wheel holds the GIL while it compiles, so the threads take
-turns (CPU time equals wall time with one thread or two). Worker processes (spawned, each importing
-only Typst) were tried: on 2 busy CPUs the whole bank × 30 students took 11.2 s against 6.9 s and
-443 MiB for the process tree against 240, since more than half the work (the variants, the Typst
-source, the join) stays in this process and each worker is a Typst of about 100 MB. Threads stay.
+With ``jobs`` above 1 the pieces are made by worker processes (`pdf_workers`): each is told only
+which bank, items, seed and students a piece holds, and builds those students' variants, the Typst
+source and the PDF itself, so every part of the work but the join runs on every CPU. (The `typst`
+wheel holds the GIL while it compiles, so threads in one process take turns: measured, no faster
+than one.) With ``jobs`` 1, or an export too small to be worth starting processes for, the pieces
+are made one after another in this process, by the same function.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections import deque
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from attnquiz.engine.export import typst as typst_source
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
+from attnquiz.engine.export.worksheet import (
+    ClassPlan,
+    ExportError,
+    KeyStyle,
+    Paper,
+    Progress,
+    Sheet,
+)
 
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdfjoin import PdfJoin
@@ -42,14 +48,24 @@ questions four students. Small pieces keep Typst's memory low and compile fastes
 shares the fonts the pieces have in common."""
 GRID_PIECE_STUDENTS = 20  # students per piece of a marking grid: a bounded table (its compile holds it whole)
 BRIEF_PIECE_QUESTIONS = 240  # answers per piece of a brief key: a few pages of two columns
+MIN_PIECES_PER_WORKER = 3
+"""Worker processes are started only for exports of at least this many pieces per worker: starting
+one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
+two or three pieces, so a small export is made faster in this process alone."""
+
+DocumentKind = Literal["worksheets", "key"]
 
 
 def compile_typst(source: str) -> bytes:
     """Compile Typst source to PDF bytes; a Typst error or warning is a bug here, so it raises."""
     import typst  # imported here: loading the compiler is not free, and most commands never need it
 
+    files = typst_source.image_files(source)  # the images of the bank's texts that the source shows
     try:
-        pdf, warnings = typst.compile_with_warnings(source.encode("utf-8"), ignore_system_fonts=True)
+        if files:
+            pdf, warnings = _compile_with_images(typst, source, files)
+        else:
+            pdf, warnings = typst.compile_with_warnings(source.encode("utf-8"), ignore_system_fonts=True)
     except typst.TypstError as exc:
         raise ExportError(f"typst could not compile the document: {exc.message} {exc.diagnostic}") from exc
     if warnings:
@@ -60,8 +76,25 @@ def compile_typst(source: str) -> bytes:
     return pdf
 
 
+def _compile_with_images(typst: Any, source: str, files: dict[str, bytes]) -> Any:
+    """Compile with a root folder that holds only the images the source shows (Typst reads files
+    from its root only), removed as soon as the PDF is made."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="quiz-typst-") as root:
+        folder = Path(root) / typst_source.IMAGE_FOLDER
+        folder.mkdir()
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        return typst.compile_with_warnings(source.encode("utf-8"), root=root, ignore_system_fonts=True)
+
+
 def default_jobs() -> int:
-    """Compiles at once when not told: every CPU this process may use."""
+    """Pieces made at once when not told: every CPU this process may use."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13: the CPUs this process may use
+    if count is not None:
+        return max(1, count() or 1)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # macOS and Windows have no affinity
@@ -70,19 +103,37 @@ def default_jobs() -> int:
 
 @dataclass(frozen=True)
 class Document:
-    """One PDF file of an export: its name, the source of some of its sheets, students per piece,
-    and which students it holds (``students``: positions in the class; all of them when None)."""
+    """One PDF file of an export: its name, what it holds (the worksheets, or the key in ``style``),
+    the paper, students per piece, and which students (``students``: positions in the class; all of
+    them when None). A plain description, so that a worker process can be handed it."""
 
     name: str
-    source: Callable[[Sequence[Sheet]], str]
+    kind: DocumentKind
+    paper: Paper
     per_piece: int
     students: range | None = None
+    style: KeyStyle = "full"
 
     def positions(self, class_size: int) -> range:
         return range(class_size) if self.students is None else self.students
 
     def pieces(self, class_size: int) -> int:
         return -(-len(self.positions(class_size)) // self.per_piece)
+
+    def source(self, plan: ClassPlan, sheets: Sequence[Sheet]) -> str:
+        """The Typst source of this document's part for ``sheets``."""
+        if self.kind == "worksheets":
+            return typst_source.worksheets(plan, sheets, self.paper)
+        return typst_source.key(plan, sheets, self.paper, self.style)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``."""
+
+    document: int
+    start: int
+    stop: int
 
 
 def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
@@ -97,23 +148,33 @@ def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
 
 def documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None) -> list[Document]:
     """The worksheets and (unless ``key`` is None) the key, as documents compiled in pieces."""
-    docs = [
-        Document(
-            "worksheets.pdf",
-            lambda sheets: typst_source.worksheets(plan, sheets, paper),
-            piece_students(plan),
-        )
-    ]
+    docs = [Document("worksheets.pdf", "worksheets", paper, piece_students(plan))]
     if key is not None:
-        style: KeyStyle = key
-        docs.append(
-            Document(
-                "key.pdf",
-                lambda sheets: typst_source.key(plan, sheets, paper, style),
-                piece_students(plan, style),
-            )
-        )
+        docs.append(Document("key.pdf", "key", paper, piece_students(plan, key), style=key))
     return docs
+
+
+def pieces(docs: Sequence[Document], class_size: int) -> Iterator[Piece]:
+    """Every piece of ``docs``, in the order they are made: as the class is read, each piece as soon
+    as its last student is reached (a student's worksheet piece and key piece come together)."""
+    ranges = [doc.positions(class_size) for doc in docs]
+    starts = [r.start for r in ranges]
+    for position in range(class_size):
+        for index, doc in enumerate(docs):
+            wanted = ranges[index]
+            if position not in wanted:
+                continue
+            if position + 1 - starts[index] == doc.per_piece or position == wanted[-1]:
+                yield Piece(index, starts[index], position + 1)
+                starts[index] = position + 1
+
+
+def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: Piece) -> bytes:
+    """One piece as PDF bytes: its students' sheets (built here when ``sheets`` builds them when
+    read), their Typst source and the compile. What a worker process runs, and this process with
+    one job: the same function, so the same bytes."""
+    chosen = [sheets[position] for position in range(piece.start, piece.stop)]
+    return compile_typst(doc.source(plan, chosen))
 
 
 def write_documents(
@@ -124,50 +185,77 @@ def write_documents(
     jobs: int | None = None,
     progress: Progress | None = None,
     sheets: Sequence[Sheet] | None = None,
+    bank: str | None = None,
 ) -> None:
-    """Compile each document in pieces on ``jobs`` threads and write it, joined, to ``open_file(name)``.
+    """Make each document in pieces and write it, joined in order, to ``open_file(name)``.
 
-    Every sheet is built once, in order, and handed to the piece of each document it belongs to.
-    A file is opened at its first piece and closed after its last (a split class of a thousand
-    students never has two thousand files open). A document of one piece is written exactly as
-    Typst made it (tagged PDF); a longer one is joined. ``sheets`` defaults to the plan's.
+    ``jobs``: pieces made at once, by as many worker processes (default: every CPU, see
+    `default_jobs`). Workers rebuild the class from a description, so they need ``bank``, the
+    reference the plan's bank was loaded by (`attnquiz.engine.banks.load(bank, plugins=True)`),
+    and the plan's own sheets (`ClassSheets`); without them, or for a small export, the pieces are
+    made in this process. A file is opened at its first piece and closed after its last (a split
+    class of a thousand students never has two thousand files open). A document of one piece is
+    written exactly as Typst made it (tagged PDF); a longer one is joined. ``sheets`` defaults to
+    the plan's. SIGTERM while this runs (in the main thread) stops it as Ctrl-C does: workers
+    stopped, no file left, `Terminated` raised.
     """
     chosen = plan.sheets if sheets is None else sheets
-    jobs = max(1, jobs or default_jobs())
-    students = len(chosen)
-    total = sum(doc.pieces(students) for doc in docs)
-    done = 0
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ExportError(f"jobs must be at least 1, not {jobs}")
+    order = list(pieces(docs, len(chosen)))
+    total = len(order)
+    workers = min(jobs, total // MIN_PIECES_PER_WORKER)
     if progress is not None:
         progress(0, total)
-    with _Outputs(docs, open_file, students) as outputs, ThreadPoolExecutor(max_workers=jobs) as pool:
-        in_flight: deque[tuple[int, Future[bytes]]] = deque()
-        pending: list[list[Sheet]] = [[] for _ in docs]
+    with _Outputs(docs, open_file, len(chosen)) as outputs, terminated_as_exception():
+        recipe = None
+        if workers > 1 and bank is not None and chosen is plan.sheets:
+            from attnquiz.engine.export import pdf_workers
 
-        def settle(limit: int) -> None:
-            nonlocal done
-            while len(in_flight) > limit:
-                index, future = in_flight.popleft()
-                outputs.add(index, future.result())
-                done += 1
-                if progress is not None:
-                    progress(done, total)
+            recipe = pdf_workers.recipe(plan, bank)
+        if recipe is not None:
+            with pdf_workers.Workers(recipe, docs, workers) as pool:
+                _join(order, pool.made(order), outputs, progress)
+        else:
+            made = (make_piece(plan, docs[piece.document], chosen, piece) for piece in order)
+            _join(order, made, outputs, progress)
 
-        ranges = [doc.positions(students) for doc in docs]
-        for position in range(students):
-            sheet = chosen[position]
-            for index, doc in enumerate(docs):
-                wanted = ranges[index]
-                if position not in wanted:
-                    continue
-                pending[index].append(sheet)
-                if len(pending[index]) == doc.per_piece or position == wanted[-1]:
-                    source = doc.source(pending[index])
-                    pending[index] = []
-                    in_flight.append((index, pool.submit(compile_typst, source)))
-                    # A few pieces queued beyond the running ones keep every thread busy; more would
-                    # only hold their PDFs in memory.
-                    settle(2 * jobs)
-        settle(0)
+
+def _join(order: Sequence[Piece], made: Iterator[bytes], outputs: _Outputs, progress: Progress | None) -> None:
+    for done, piece in enumerate(order, 1):
+        outputs.add(piece.document, next(made))
+        if progress is not None:
+            progress(done, len(order))
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived while an export was being written: it stopped cleanly (exit status 143)."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
+
+
+@contextmanager
+def terminated_as_exception() -> Iterator[None]:
+    """Within the block, SIGTERM raises `Terminated` (in the main thread, where Python runs signal
+    handlers) instead of ending the process at once, so that the export's clean-up runs: worker
+    processes stopped, temporary files removed. A handler already set by the program is kept."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class _Outputs:
@@ -217,7 +305,9 @@ class _Outputs:
         self.open.clear()
 
 
-def _one(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], jobs: int | None) -> bytes:
+def _one(
+    plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], jobs: int | None, bank: str | None
+) -> bytes:
     buffer = io.BytesIO()
 
     class _Keep(AbstractContextManager[BinaryIO]):
@@ -227,15 +317,21 @@ def _one(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], jobs: int | No
         def __exit__(self, *args: object) -> None:
             return None
 
-    write_documents(plan, [doc], lambda name: _Keep(), jobs=jobs, sheets=sheets)
+    write_documents(plan, [doc], lambda name: _Keep(), jobs=jobs, sheets=sheets, bank=bank)
     return buffer.getvalue()
 
 
 def worksheets(
-    plan: ClassPlan, sheets: Sequence[Sheet], paper: Paper = "a4", *, jobs: int | None = None
+    plan: ClassPlan,
+    sheets: Sequence[Sheet],
+    paper: Paper = "a4",
+    *,
+    jobs: int | None = None,
+    bank: str | None = None,
 ) -> bytes:
-    """The worksheets of ``sheets`` as one PDF (compiled in pieces and joined, as an export is)."""
-    return _one(plan, documents(plan, paper, None)[0], sheets, jobs)
+    """The worksheets of ``sheets`` as one PDF (made in pieces and joined, as an export is; see
+    `write_documents` for ``jobs`` and ``bank``)."""
+    return _one(plan, documents(plan, paper, None)[0], sheets, jobs, bank)
 
 
 def key(
@@ -245,18 +341,25 @@ def key(
     style: KeyStyle = "full",
     *,
     jobs: int | None = None,
+    bank: str | None = None,
 ) -> bytes:
-    """The answer key of ``sheets`` as one PDF (compiled in pieces and joined, as an export is)."""
-    return _one(plan, documents(plan, paper, style)[1], sheets, jobs)
+    """The answer key of ``sheets`` as one PDF (made in pieces and joined, as an export is; see
+    `write_documents` for ``jobs`` and ``bank``)."""
+    return _one(plan, documents(plan, paper, style)[1], sheets, jobs, bank)
 
 
 __all__ = [
     "Document",
+    "Piece",
+    "Terminated",
     "compile_typst",
     "default_jobs",
     "documents",
     "key",
+    "make_piece",
     "piece_students",
+    "pieces",
+    "terminated_as_exception",
     "worksheets",
     "write_documents",
 ]

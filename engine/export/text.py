@@ -244,7 +244,16 @@ def _chunk(
         _refuse(lines)
     images = [_IMAGE_LINE.match(line) for line in lines]
     if all(images):
-        return [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
+        found = [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
+        if strict:
+            from attnquiz.engine import images as files
+
+            for image in found:
+                try:
+                    files.check_src(image.src)
+                except files.ImageError as exc:
+                    raise markup.MarkupError(str(exc)) from None
+        return found
     if strict and any(images):
         raise markup.MarkupError(
             "an image must stand on a line of its own, with a blank line before and after it"

@@ -1,0 +1,241 @@
+"""Image files next to a bank: ``![alt text](figures/file.png)`` in prompts and solutions.
+
+A bank may show PNG, JPEG and SVG files from its own folder (or a folder below it). Each file is
+checked when the bank loads (and again when it is rendered, since it may have changed since):
+
+- the path is relative, below the bank's folder (no ``..`` out of it, no symlink out of it), not a
+  URL, and ends in ``.png``, ``.jpg``/``.jpeg`` or ``.svg``;
+- the file exists, is readable and holds at most `MAX_IMAGE_BYTES`;
+- its bytes are what its name says: a PNG or JPEG signature, or an SVG document that parses as XML
+  with no DOCTYPE or entities, no scripts, no ``on…=`` event attributes, no ``foreignObject`` and
+  no reference to anything outside the file (``href``s are ``#fragments`` only, no ``url(http…)``
+  or ``@import`` in styles). An SVG is embedded in HTML pages and LMS questions: it must be an
+  inert picture.
+
+Renderers ask for the images of the question they are rendering through `using` (the bank's folder)
+and `resolve`; a file that cannot be read at render time is shown as its alt text and the reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextvars
+import functools
+import hashlib
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import ParamSpec, TypeVar
+
+MAX_IMAGE_BYTES = 2 * 1024 * 1024
+"""The largest image file a bank may show (2 MiB): it is embedded in every page that shows it."""
+
+SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_SVG_NS = "{http://www.w3.org/2000/svg}"
+_FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "embed", "object", "handler", "listener"}
+
+
+class ImageError(ValueError):
+    """An image reference or file that cannot be shown (the message says why)."""
+
+
+@dataclass(frozen=True)
+class ImageFile:
+    """A checked image: the path the text gives, its media type and its bytes."""
+
+    src: str
+    mime: str
+    data: bytes
+
+    @property
+    def name(self) -> str:
+        """A file name for packages (Moodle, QTI, Typst): the content's digest and the suffix, so that
+        two images never share a name and one image shown twice is stored once."""
+        digest = hashlib.sha256(self.data).hexdigest()[:16]
+        return f"{PurePosixPath(self.src).stem[:40]}-{digest}{PurePosixPath(self.src).suffix.lower()}"
+
+    def data_uri(self) -> str:
+        """The image as a ``data:`` URI (for HTML)."""
+        return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+
+def check_src(src: str) -> str:
+    """The media type of an image path a bank may use; raises ImageError for any other path."""
+    if not src:
+        raise ImageError("an image needs a file: ![alt text](figures/file.png)")
+    if _URL.match(src) or src.startswith("//"):
+        raise ImageError(f"image {src!r}: a URL is not allowed; put the file next to the bank")
+    if "\\" in src:
+        raise ImageError(f"image {src!r}: write the path with / (a relative path below the bank's folder)")
+    path = PurePosixPath(src)
+    if path.is_absolute() or re.match(r"^[A-Za-z]:", src):
+        raise ImageError(f"image {src!r}: the path must be relative to the bank's folder")
+    if ".." in path.parts:
+        raise ImageError(f"image {src!r}: the path may not leave the bank's folder (no ..)")
+    mime = SUFFIXES.get(path.suffix.lower())
+    if mime is None:
+        raise ImageError(f"image {src!r}: a PNG, JPEG or SVG file is needed (.png, .jpg, .jpeg or .svg)")
+    return mime
+
+
+def load(folder: Path, src: str) -> ImageFile:
+    """The checked image ``src`` of a bank in ``folder``; raises ImageError saying what is wrong."""
+    mime = check_src(src)
+    base = folder.resolve()
+    path = base / src
+    try:
+        resolved = path.resolve()
+        resolved.relative_to(base)
+    except ValueError:
+        raise ImageError(f"image {src!r}: the file is a link out of the bank's folder") from None
+    except OSError as exc:
+        raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        info = resolved.stat()
+    except FileNotFoundError:
+        raise ImageError(f"image {src!r}: no such file (looked for {path})") from None
+    except OSError as exc:
+        raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
+    if not resolved.is_file():
+        raise ImageError(f"image {src!r}: not a file")
+    if info.st_size > MAX_IMAGE_BYTES:
+        raise ImageError(
+            f"image {src!r}: the file has {info.st_size:,} bytes; an image may have at most "
+            f"{MAX_IMAGE_BYTES:,} (2 MiB)"
+        )
+    return _read(str(resolved), info.st_mtime_ns, info.st_size, src, mime)
+
+
+@lru_cache(maxsize=256)
+def _read(path: str, mtime_ns: int, size: int, src: str, mime: str) -> ImageFile:
+    del mtime_ns, size  # part of the cache key: an edited file is read again
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_IMAGE_BYTES + 1)
+    except OSError as exc:
+        raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageError(f"image {src!r}: the file is larger than {MAX_IMAGE_BYTES:,} bytes (2 MiB)")
+    _check_bytes(src, mime, data)
+    return ImageFile(src, mime, data)
+
+
+def _check_bytes(src: str, mime: str, data: bytes) -> None:
+    if mime == "image/png":
+        if not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR":
+            raise ImageError(f"image {src!r}: not a PNG file (its first bytes are not a PNG signature)")
+    elif mime == "image/jpeg":
+        if not data.startswith(b"\xff\xd8\xff"):
+            raise ImageError(f"image {src!r}: not a JPEG file (its first bytes are not a JPEG signature)")
+    else:
+        _check_svg(src, data)
+
+
+def _check_svg(src: str, data: bytes) -> None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ImageError(f"image {src!r}: not an SVG file (not UTF-8 text)") from None
+    if re.search(r"<!DOCTYPE|<!ENTITY", text, re.IGNORECASE):
+        raise ImageError(f"image {src!r}: an SVG with a DOCTYPE or entities is not allowed")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ImageError(f"image {src!r}: not an SVG file (not well-formed XML: {exc})") from None
+    if _local(root.tag) != "svg":
+        raise ImageError(f"image {src!r}: not an SVG file (its root element is not <svg>)")
+    for element in root.iter():
+        tag = _local(element.tag).lower()
+        if tag in _FORBIDDEN_TAGS:
+            raise ImageError(f"image {src!r}: an SVG with <{_local(element.tag)}> is not allowed")
+        if tag == "style" and re.search(r"@import|url\s*\(\s*['\"]?\s*(?!#)", element.text or "", re.I):
+            raise ImageError(
+                f"image {src!r}: an SVG style that loads anything (@import, url()) is not allowed"
+            )
+        for name, value in element.attrib.items():
+            attribute = _local(name).lower()
+            if attribute.startswith("on"):
+                raise ImageError(f"image {src!r}: an SVG with event attributes ({attribute}=) is not allowed")
+            if attribute in {"href", "src"} and not value.strip().startswith("#"):
+                raise ImageError(
+                    f"image {src!r}: an SVG that refers to anything outside itself ({attribute}="
+                    f"{value[:40]!r}) is not allowed"
+                )
+            if re.search(r"url\s*\(\s*['\"]?\s*(?!#)|javascript:|expression\s*\(", value, re.I):
+                raise ImageError(
+                    f"image {src!r}: an SVG attribute that loads anything ({attribute}={value[:40]!r}) "
+                    "is not allowed"
+                )
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The folder of the question being rendered
+# ---------------------------------------------------------------------------------------------
+
+_FOLDER: contextvars.ContextVar[str] = contextvars.ContextVar("attnquiz_image_folder", default="")
+
+
+@contextmanager
+def using(folder: str | Path) -> Iterator[None]:
+    """Resolve images against ``folder`` (a bank's folder) inside the ``with`` block."""
+    token = _FOLDER.set(str(folder))
+    try:
+        yield
+    finally:
+        _FOLDER.reset(token)
+
+
+def current_folder() -> str:
+    """The folder images are resolved against now ("" when none was given)."""
+    return _FOLDER.get()
+
+
+def resolve(src: str) -> ImageFile:
+    """The image ``src`` of the bank being rendered; raises ImageError when it cannot be shown."""
+    folder = _FOLDER.get()
+    if not folder:
+        check_src(src)
+        raise ImageError(f"image {src!r}: no bank folder to find it in")
+    return load(Path(folder), src)
+
+
+def in_question_folder(render: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a renderer's function of one question: its images are found in the question's bank folder
+    (the first argument that is a `Question`, known by its ``folder`` and ``variant``)."""
+
+    @functools.wraps(render)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        question = next((a for a in args if hasattr(a, "folder") and hasattr(a, "variant")), None)
+        folder = getattr(question, "folder", "") if question is not None else ""
+        if not folder:
+            return render(*args, **kwargs)
+        with using(folder):
+            return render(*args, **kwargs)
+
+    return run
+
+
+__all__ = [
+    "MAX_IMAGE_BYTES",
+    "ImageError",
+    "ImageFile",
+    "check_src",
+    "current_folder",
+    "in_question_folder",
+    "load",
+    "resolve",
+    "using",
+]
