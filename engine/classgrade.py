@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from attnquiz.engine.answers import ExplainAnswer
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import QuizError, VariantCodeError
 from attnquiz.engine.export.worksheet import ClassPlan, student_seed
@@ -36,7 +37,8 @@ from attnquiz.engine.grading import grade, grade_parts
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.variant import Question
 
-CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank"]
+CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked"]
+"""``unmarked``: an answer to a concept question that awaits its mark by hand (scores 0 until then)."""
 
 ID_COLUMNS = {
     "student": "student",
@@ -70,6 +72,10 @@ class Cell:
     score: float
     mistake: str | None
     feedback: str
+    # A concept question's cell: the mark given by hand (None while unmarked), out of ``points``
+    # (its key points, a mark each); ``score`` is then mark / points, so the question weighs 1.
+    mark: float | None = None
+    points: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +119,8 @@ class Summary:
     mean_total: float
     items: tuple[ItemSummary, ...]
     mistakes: tuple[tuple[str, str, int], ...]  # (item, tag, how many), most common first
+    unmarked: int = 0
+    """Answers to concept questions that await a mark by hand (they count 0 in the totals until then)."""
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON."""
@@ -121,6 +129,7 @@ class Summary:
             "problems": self.problems,
             "out_of": self.out_of,
             "mean_total": self.mean_total,
+            "unmarked": self.unmarked,
             "items": [{"item": i.item, "mean": i.mean, "counts": i.counts} for i in self.items],
             "mistakes": [{"item": i, "tag": t, "count": n} for i, t, n in self.mistakes],
         }
@@ -156,6 +165,7 @@ class ClassMarks:
         for index, item in enumerate(self.items):
             cells = [row.cells[index] for row in graded]
             counts = Counter(cell.status for cell in cells)
+            cells = [cell for cell in cells if cell.status != "unmarked"]  # the mean of those marked
             mean = sum(cell.score for cell in cells) / len(cells) if cells else 0.0
             items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}))
             mistakes.update((item, cell.mistake) for cell in cells if cell.mistake)
@@ -168,6 +178,7 @@ class ClassMarks:
             mean_total=sum(totals) / len(totals) if totals else 0.0,
             items=tuple(items),
             mistakes=tuple((item, tag, n) for (item, tag), n in common),
+            unmarked=sum(cell.status == "unmarked" for row in graded for cell in row.cells),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -191,6 +202,7 @@ class ClassMarks:
                             "status": c.status,
                             "score": c.score,
                             "mistake": c.mistake,
+                            **({"mark": c.mark, "points": c.points} if c.points else {}),
                         }
                         for c in row.cells
                     ],
@@ -201,7 +213,7 @@ class ClassMarks:
         }
 
 
-_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank")
+_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank", "unmarked")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,6 +233,9 @@ class _Header:
     parts: list[tuple[int, str, str]] = field(default_factory=list)
     # Each part column's heading as the file writes it, by (item, label): the marks keep it.
     headings: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The mark columns of concept questions, headed "ITEM mark" or "ITEM mark (0-4)": item → (index,
+    # heading, the most it says a mark can be, or None).
+    marks: dict[str, tuple[int, str, int | None]] = field(default_factory=dict)
     width: int = 0
 
 
@@ -290,6 +305,7 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
             )
         seen[key] = index
         part = _part_heading(label)
+        marked = _MARK_COLUMN.fullmatch(label)
         if role is not None:
             setattr(header, role, index)
         elif label in ids:
@@ -297,6 +313,15 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
         elif part is not None and part[0] in ids:
             header.parts.append((index, *part))
             header.headings[part] = label
+        elif marked is not None and marked.group(1) in ids:
+            item = marked.group(1)
+            if item in header.marks:
+                earlier = header.marks[item][0]
+                raise AnswersFileError(
+                    f"{file}:1: {item} has two mark columns (columns {earlier + 1} and {index + 1})"
+                )
+            most = int(marked.group(2)) if marked.group(2) is not None else None
+            header.marks[item] = (index, label, most)
         elif _BARE_PART.fullmatch(label):
             raise AnswersFileError(
                 f"{file}:1: column {label!r} names a part but not its question: head it `{label} ITEM` with "
@@ -319,9 +344,39 @@ def _header(cells: list[str], bank: Bank, file: str) -> _Header:
             f"`name`, then one column per question headed by its item id (`quiz grade {bank.name} "
             "--template` writes one)"
         )
-    if not header.items and not header.parts:
+    if not header.items and not header.parts and not header.marks:
         raise AnswersFileError(f"{file}:1: no column is headed by an item id of bank {bank.name!r}")
+    _check_mark_columns(header, bank, file)
     return header
+
+
+_MARK_COLUMN = re.compile(r"(.+?)\s+mark(?:\s*\(\s*0\s*[-\u2013]\s*(\d{1,3})\s*\))?", re.IGNORECASE)
+"""The column of a concept question's marks by hand: ``why-scale mark (0-4)``, or ``why-scale mark``."""
+
+
+def mark_column(item: str, points: int) -> str:
+    """The heading of a concept question's mark column: ``why-scale mark (0-4)``, a mark a key point."""
+    return f"{item} mark (0-{points})"
+
+
+def _check_mark_columns(header: _Header, bank: Bank, file: str) -> None:
+    """Each mark column belongs to a concept question, and says the right most a mark can be."""
+    for item, (_, heading, most) in header.marks.items():
+        try:
+            answer = bank.get(item).question(0).answer  # a concept question is the same for every seed
+        except QuizError:
+            continue  # an item that cannot be built: each row says why
+        if not isinstance(answer, ExplainAnswer):
+            raise AnswersFileError(
+                f"{file}:1: column {heading!r}: {item} is not a concept question, and only a concept "
+                "question's answers are marked by hand (quiz grade marks the others)"
+            )
+        n = len(answer.points)
+        if most is not None and most != n:
+            raise AnswersFileError(
+                f"{file}:1: column {heading!r}: {item} has {n} key points, a mark each, so its marks are "
+                f"0 to {n} (head the column {mark_column(item, n)!r})"
+            )
 
 
 _PART_COLUMN = re.compile(r"(\d+)([a-z])\s+(\S.*)")
@@ -440,6 +495,34 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
     return Cell(question.item_id, text, result.status, result.score, mistake, result.feedback)
 
 
+_MARK = re.compile(r"\+?(\d{1,4}(?:[.,]\d{1,4})?)")
+
+
+def _concept_cell(
+    question: Question, answer: ExplainAnswer, response: str, mark_text: str, heading: str
+) -> Cell:
+    """A concept question's cell: the answer kept as written, never scored by its text; the mark given
+    by hand (0 to the number of key points) is its score, as a share of the question's one mark."""
+    text = response.strip()
+    points = len(answer.points)
+    given = mark_text.strip()
+    if not given:
+        if not text:
+            return Cell(question.item_id, "", "blank", 0.0, None, "No answer.", None, points)
+        awaiting = f"Awaiting a mark by hand (0 to {points}, a mark for each key point)."
+        return Cell(question.item_id, text, "unmarked", 0.0, None, awaiting, None, points)
+    number = _MARK.fullmatch(given)
+    mark = float(number.group(1).replace(",", ".")) if number is not None else None
+    if mark is None or mark > points:
+        raise _RowProblem(
+            f"column {heading!r}: the mark {given[:20]!r} is not a number from 0 to {points} (a mark for "
+            f"each key point of {question.item_id})"
+        )
+    status: CellStatus = "correct" if mark == points else "wrong" if mark == 0 else "partial"
+    feedback = f"Marked by hand: {mark:g} of {points} key points."
+    return Cell(question.item_id, text, status, mark / points, None, feedback, mark, points)
+
+
 def _row_cells(
     columns: list[tuple[int, str, str | None]],
     entries: dict[str, BankItem],
@@ -447,11 +530,21 @@ def _row_cells(
     cells: list[str],
     decimal_comma: bool,
     headings: dict[tuple[str, str], str],
+    marks: dict[str, tuple[int, str, int | None]] | None = None,
+    mark_only: frozenset[str] = frozenset(),
 ) -> Iterator[Cell]:
-    """One row's cells in column order; the parts of one question are graded together."""
+    """One row's cells in column order; the parts of one question are graded together; a concept
+    question's answer is kept, with the mark from its mark column (``marks``), if any (``mark_only``:
+    the concept questions whose only column is the mark)."""
     by_part: dict[str, list[Cell]] = {}
     for index, item, label in columns:
         question = _question(entries[item], seed)
+        if label is None and isinstance(question.answer, ExplainAnswer):
+            response = "" if item in mark_only else cells[index]
+            mark_index, heading, _ = (marks or {}).get(item, (None, f"{item} mark", None))
+            mark_text = cells[mark_index] if mark_index is not None else ""
+            yield _concept_cell(question, question.answer, response, mark_text, heading)
+            continue
         if label is None:
             yield _cell(question, cells[index], decimal_comma)
             continue
@@ -489,6 +582,9 @@ def grade_text(
     header = _header(first[1], bank, file)
     # Columns in file order: a whole item's, or one part's of a question in parts (graded by item).
     whole: list[tuple[int, str, str | None]] = [(index, item, None) for index, item in header.items]
+    # A concept question given only by its marks (the answers stayed on paper) is graded at its mark column.
+    mark_only = frozenset(item for item in header.marks if item not in {i for _, i in header.items})
+    whole += [(header.marks[item][0], item, None) for item in mark_only]
     columns = sorted(whole + [(i, item, lab) for i, item, lab in header.parts])
     item_ids = tuple(item if label is None else header.headings[item, label] for _, item, label in columns)
     entries = {item: bank.get(item) for _, item, _ in columns}
@@ -518,7 +614,11 @@ def grade_text(
                 )
             seed, shown = _seed_of(student, code, master_seed, students)
             _check_once(student, seed, shown, line, seen_students, seen_variants)
-            graded = tuple(_row_cells(columns, entries, seed, cells, decimal_comma, header.headings))
+            graded = tuple(
+                _row_cells(
+                    columns, entries, seed, cells, decimal_comma, header.headings, header.marks, mark_only
+                )
+            )
         except _RowProblem as problem:
             out.append(Row(line, student, name, code, problem=str(problem)))
             continue
@@ -613,12 +713,10 @@ def marks_csv(marks: ClassMarks) -> str:
             writer.writerow([*who, *blanks, "", len(marks.items), "", note])
             continue
         mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
-        notes = "; ".join(
-            f"{c.item}: {'no answer' if c.status == 'blank' else 'could not be read'}"
-            for c in row.cells
-            if c.status in {"blank", "invalid"}
-        )
-        scores = [number(c.score) for c in row.cells]
+        said = {"blank": "no answer", "invalid": "could not be read", "unmarked": "awaits a mark by hand"}
+        notes = "; ".join(f"{c.item}: {said[c.status]}" for c in row.cells if c.status in said)
+        # An answer awaiting its mark has no score yet (an empty cell, not a 0 that looks like one).
+        scores = ["" if c.status == "unmarked" else number(c.score) for c in row.cells]
         writer.writerow(
             [*who, *scores, number(row.total), len(marks.items), _text_cell(mistakes), _text_cell(notes)]
         )
@@ -631,12 +729,17 @@ def marks_file(marks: ClassMarks) -> bytes:
 
 
 def template_csv(plan: ClassPlan) -> str:
-    """An empty answers file for a class: one row per student with their variant code, a column per item."""
+    """An empty answers file for a class: one row per student with their variant code, a column per item
+    (per part of a question in parts; a concept question's answer and its mark by hand)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     columns: list[str] = []
     for number, (item, questions) in enumerate(plan.by_item(), start=1):
         parts = questions[0].variant.parts if questions else ()
+        answer = questions[0].answer if questions else None
+        if isinstance(answer, ExplainAnswer):
+            columns += [item, mark_column(item, len(answer.points))]
+            continue
         columns += [part_column(item, p.label, number) for p in parts] if parts else [item]
     writer.writerow(["student", "name", "code", *columns])
     for sheet in plan.sheets:
@@ -655,6 +758,7 @@ __all__ = [
     "decode",
     "grade_file",
     "grade_text",
+    "mark_column",
     "marks_csv",
     "marks_file",
     "part_column",
