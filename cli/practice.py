@@ -345,7 +345,13 @@ def stats_command(
                     for m in mistakes
                 ],
                 "days": [
-                    {"day": d.day, "attempts": d.attempts, "accuracy": round(d.accuracy, 4)} for d in day_rows
+                    {
+                        "day": d.day,
+                        "attempts": d.attempts,
+                        "unscored": d.unscored,
+                        "accuracy": round(d.accuracy, 4) if d.attempts > d.unscored else None,
+                    }
+                    for d in day_rows
                 ],
                 "due": sum(due.values()),
             }
@@ -369,7 +375,9 @@ def _group_json(group: Any) -> dict[str, Any]:
     data.update(
         attempts=group.attempts,
         correct=group.correct,
-        accuracy=round(group.accuracy, 4),
+        # Concept answers are self-rated, never scored: counted apart, and no accuracy without a score.
+        unscored=group.unscored,
+        accuracy=round(group.accuracy, 4) if group.scored else None,
         last=group.last.isoformat() if group.last else None,
     )
     return data

@@ -313,6 +313,12 @@ class SessionLoop:
                 return "end-of-input"
             command = parse_command(line)
             self._tell_shadowed(command, line, letters)
+            if command.name == "empty" and _explains(question):
+                # A concept question: Enter alone means "I thought it through"; the model answer follows.
+                with held_signals():
+                    result = session.answer("")
+                self._report(slot, question, result, "")
+                return self._rate(slot, question)
             if command.name == "empty":
                 if self.visible:
                     self.view.reminder(exam=False)
@@ -346,8 +352,42 @@ class SessionLoop:
                 with held_signals():
                     result = session.answer(line)
                 self._report(slot, question, result, line, part)
+                if result.status == "unscored":
+                    return self._rate(slot, question)
                 if result.counts and not session.part_in_progress(slot):
                     return self._after_answer(result, question)
+
+    def _rate(self, slot: Slot, question: Question) -> Ending | None:
+        """After a concept answer (shown with the model answer): the student's own rating, asked until
+        it is one of the four. The typed answer is already stored; quitting here keeps it unrated."""
+        session = self.session
+        while True:
+            line = self._read(RATING_PROMPT)
+            if line is None:
+                return "end-of-input"
+            text = line.strip().lower()
+            rating = RATINGS.get(text)
+            if rating is not None:
+                with held_signals():
+                    session.rate(rating)
+                due = slot.next_due.isoformat() if slot.next_due is not None else None
+                self._emit(
+                    {
+                        "type": "rating",
+                        "position": slot.position,
+                        "item": question.item_id,
+                        "rating": rating,
+                        "next_due": due,
+                    }
+                )
+                if self.visible:
+                    self.view.rated(rating, slot.next_due)
+                self._warnings()
+                return None
+            if text in ("q", "quit", "exit"):
+                return "quit"
+            if self.visible:
+                self.view.note(RATING_HELP)
 
     def _tell_shadowed(self, command: Command, line: str, letters: str) -> None:
         """After a command that is also an option letter of this question: how to answer that option."""
@@ -442,6 +482,8 @@ class SessionLoop:
             if line is None:
                 return "end-of-input"
             command = parse_command(line, exam=True)
+            if command.name == "empty" and slot is not None and _explains(question):
+                command = Command("answer")  # a concept question: Enter alone is an answer (thought through)
             option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
             where = slot.position if slot is not None else None
             shadowed = (line.strip(), command.name, option, where) if option is not None else None
@@ -509,6 +551,31 @@ def _load_grading() -> None:
         from attnquiz.engine import review
 
         review.scheduler()
+
+
+RATINGS = {
+    "1": "again",
+    "2": "hard",
+    "3": "good",
+    "4": "easy",
+    "again": "again",
+    "hard": "hard",
+    "good": "good",
+    "easy": "easy",
+}
+"""What may be typed to rate a concept answer: a key 1-4 or the rating's word."""
+RATING_PROMPT = "Rate your answer: 1 again · 2 hard · 3 good · 4 easy › "
+RATING_HELP = (
+    "Type 1 again (you missed it), 2 hard (partly), 3 good (the key points) or 4 easy (all of it, "
+    "at once); q stops here (your answer is kept, unrated)."
+)
+
+
+def _explains(question: Question | None) -> bool:
+    """Whether ``question`` is a concept question (answered in words, self-rated)."""
+    from attnquiz.engine.answers import ExplainAnswer
+
+    return question is not None and isinstance(question.answer, ExplainAnswer)
 
 
 def _letters(question: Question | None) -> str:

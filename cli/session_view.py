@@ -194,12 +194,24 @@ class SessionView:
         """Correct, partly right or wrong, the named mistake, how the answer was read, the answer
         (``answer``, or the question's whole answer), and when the item comes back for review (when
         the history keeps it)."""
+        from attnquiz.engine.answers import ExplainAnswer
+
         c = self.console
+        if isinstance(question.answer, ExplainAnswer):
+            # A concept answer is not judged: the model answer and its key points, to rate against.
+            c.print()
+            display.print_model_answer(c, question.answer)
+            return
         display.print_grade(c, grade, response)
         if grade.status != "correct":
             put(c, Text.assemble(("Answer: ", "bold green"), answer or question.answer.format()))
         if next_due is not None:
             self.note(f"Back for review {when(next_due)}.")
+
+    def rated(self, rating: str, next_due: datetime | None = None) -> None:
+        """A concept answer's self-rating was taken (and when the item comes back, with history)."""
+        back = f" Back for review {when(next_due)}." if next_due is not None else ""
+        self.note(f"Rated {rating}.{back}")
 
     def solution(self, question: Question) -> None:
         """The worked solution with this variant's numbers, and the item's note (held back until now)."""
@@ -234,7 +246,10 @@ class SessionView:
             self.note("Every question has an answer: type submit to hand in, or g N to revisit one.")
 
     def exam_results(self, session: Session, *, solutions: str) -> None:
-        """After submission: each question not fully right, with the answer, the feedback and the solution."""
+        """After submission: each question not fully right, with the answer, the feedback and the solution
+        (a concept question: the typed answer, then the model answer and its key points)."""
+        from attnquiz.engine.answers import ExplainAnswer
+
         c = self.console
         c.print()
         c.print(Rule("Results", align="left", style="dim"))
@@ -259,6 +274,13 @@ class SessionView:
                 outcome.append(f"{MARKS[status]} {LABELS[status]}", style=STYLES[status])
             put(c, outcome)
             given = slot.response if slot.answered else "none"
+            if isinstance(question.answer, ExplainAnswer):
+                # The typed answer, then the model answer and its key points to compare it with.
+                put(c, Text.assemble(("   Your answer: ", "dim"), given or "(thought through)"), hang=3)
+                display.print_model_answer(c, question.answer, indent=3)
+                if solutions != "never":
+                    display.print_note(c, question, indent=3)
+                continue
             put(
                 c,
                 Text.assemble(
@@ -296,28 +318,31 @@ class SessionView:
         c.print(Rule(f"Summary{endings[summary.ended]}", align="left", style="dim"))
         if not summary.rows:
             self.note("No questions were answered.")
+        elif not summary.out_of:
+            # Only concept questions: there is no score to give, only what was rated.
+            n = summary.unscored
+            took = _duration(summary.seconds).replace(" ", NBSP)
+            line = Text(f"{n} concept question{'s' if n != 1 else ''}", style="bold")
+            line.append(f"{SEP}self-rated, never scored{SEP}{took}")
+            put(c, line)
+            self._rows(c, summary)
         else:
             percent = 100 * summary.score / summary.out_of if summary.out_of else 0.0
             line = Text()
             line.append(f"Score {_score(summary.score)} / {summary.out_of}", style="bold")
             took = _duration(summary.seconds).replace(" ", NBSP)
             line.append(f"  ({percent:.0f}{NBSP}%){SEP}{summary.correct} correct{SEP}{took}")
-            if summary.planned > summary.out_of:
-                line.append(f"{SEP}{summary.out_of} of {summary.planned} asked", style="dim")
+            asked = summary.out_of + summary.unscored
+            if summary.planned > asked:
+                line.append(f"{SEP}{asked} of {summary.planned} asked", style="dim")
             put(c, line)
-            if c.width < 60:
-                # Too narrow for a table without cutting item names: a row per question, stacked.
-                for row in summary.rows:
-                    put(c, Text.assemble((f"{row.position}. ", "dim"), row.item), hang=3)
-                    outcome = Text("   ")
-                    outcome.append_text(self._result(row))
-                    if row.mistake:
-                        outcome.append(f"{SEP}{row.mistake}", style="yellow")
-                    outcome.append(f"{SEP}{_duration(row.seconds)}", style="dim")
-                    put(c, outcome, hang=3)
-            else:
-                display.print_table(c, self._rows_table(summary))
-            c.print()
+            if summary.unscored:
+                n = summary.unscored
+                self.note(
+                    f"{n} concept question{'s' if n != 1 else ''} not in the score "
+                    f"(self-rated, never scored)."
+                )
+            self._rows(c, summary)
         if summary.revisit:
             put(c, Text.assemble(("Topics to revisit: ", "bold"), ", ".join(summary.revisit)), hang=2)
         # A review is chosen by what is due, so running it again goes on rather than repeats.
@@ -331,6 +356,22 @@ class SessionView:
         elif summary.rows:
             self.note("History was off: nothing was saved.")
 
+    def _rows(self, c: Console, summary: Summary) -> None:
+        """A row per question: a table, or stacked lines where a table would cut item names."""
+        if c.width < 60:
+            # Too narrow for a table without cutting item names: a row per question, stacked.
+            for row in summary.rows:
+                put(c, Text.assemble((f"{row.position}. ", "dim"), row.item), hang=3)
+                outcome = Text("   ")
+                outcome.append_text(self._result(row))
+                if row.mistake:
+                    outcome.append(f"{SEP}{row.mistake}", style="yellow")
+                outcome.append(f"{SEP}{_duration(row.seconds)}", style="dim")
+                put(c, outcome, hang=3)
+        else:
+            display.print_table(c, self._rows_table(summary))
+        c.print()
+
     def _command(self, label: str, command: str) -> None:
         self.console.print(Text(label, style="dim"))
         for line in command_lines(command, self.console.width):
@@ -341,6 +382,8 @@ class SessionView:
     def _result(row: SummaryRow) -> Text:
         if row.status in ("skipped", "unanswered"):
             return Text(f"{MARKS[row.status]} {row.status}", style=STYLES[row.status])
+        if row.status == "unscored":
+            return Text(f"{MARKS[row.status]} {row.rating or 'unrated'}", style=STYLES[row.status])
         return Text(f"{MARKS[row.status]} {_score(row.score)}", style=STYLES[row.status])
 
     def _rows_table(self, summary: Summary) -> Table:
@@ -392,7 +435,8 @@ class SessionView:
                 c,
                 Text.assemble(
                     (bank.bank, "bold"),
-                    f"  {bank.attempts} attempts · {100 * bank.accuracy:.0f} % · {bank_due} due",
+                    f"  {bank.attempts} attempts{_self_rated(bank.unscored)}"
+                    f" · {_percent(bank)} · {bank_due} due",
                 ),
                 hang=2,
             )
@@ -403,7 +447,7 @@ class SessionView:
             if narrow:
                 for topic in members:
                     key = (bank.bank, topic.topic or "")
-                    figures = [f"{topic.attempts} answered", f"{100 * topic.accuracy:.0f} %"]
+                    figures = [f"{topic.attempts} answered{_self_rated(topic.unscored)}", _percent(topic)]
                     if key in recall:
                         figures.append(f"recall {100 * recall[key]:.0f} %")
                     figures.append(f"{due.get(key, 0)} due")
@@ -419,7 +463,8 @@ class SessionView:
             table.add_column("due", justify="right")
             for topic in members:
                 key = (bank.bank, topic.topic or "")
-                cells: list[str | Text] = [topic.topic or "", str(topic.attempts), bar(topic.accuracy)]
+                accuracy = bar(topic.accuracy) if topic.scored else Text("self-rated", style="dim")
+                cells: list[str | Text] = [topic.topic or "", str(topic.attempts), accuracy]
                 if with_recall:
                     cells.append(f"{100 * recall[key]:.0f} %" if key in recall else "")
                 cells.append(str(due.get(key, 0)))
@@ -427,6 +472,11 @@ class SessionView:
             display.print_table(c, table)
         c.print()
         legend = "accuracy: your mean score over every answer so far."
+        if any(b.unscored for b in banks):
+            legend = (
+                "accuracy: your mean score over every scored answer so far (concept questions are "
+                "self-rated, never scored, and left out of it)."
+            )
         if shown_recall:
             legend += (
                 " recall: the chance FSRS predicts you would get the topic's learnt items right today"
@@ -461,7 +511,8 @@ class SessionView:
             table.add_column("accuracy", justify="right")
             for d in days:
                 width = max(1, round(12 * d.attempts / most))
-                table.add_row(d.day, f"{'█' * width} {d.attempts}", f"{100 * d.accuracy:.0f} %")
+                shown = f"{100 * d.accuracy:.0f} %" if d.attempts > d.unscored else "self-rated"
+                table.add_row(d.day, f"{'█' * width} {d.attempts}", shown)
             display.print_table(c, table)
         c.print()
         if total_due:
@@ -500,6 +551,16 @@ def command_lines(command: str, width: int) -> list[str]:
             lines[-1] = current + " \\"
             lines.append("      " + chunk)
     return lines
+
+
+def _self_rated(unscored: int) -> str:
+    """``" (2 self-rated)"``: how many of the attempts were concept questions ("" when none)."""
+    return f" ({unscored}{NBSP}self-rated)" if unscored else ""
+
+
+def _percent(group: GroupStats) -> str:
+    """The accuracy of a bank or topic, or that it has only self-rated (concept) answers."""
+    return f"{100 * group.accuracy:.0f}{NBSP}%" if group.scored else f"self-rated{NBSP}only"
 
 
 def bar(fraction: float, width: int = 10) -> Text:

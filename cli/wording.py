@@ -13,11 +13,20 @@ LABELS = {
     "partial": "Partly right",
     "wrong": "Wrong",
     "invalid": "Cannot read that",
+    "unscored": "Not scored",
     "skipped": "Skipped",
     "unanswered": "Not answered",
 }
 """The verdict words."""
-MARKS = {"correct": "✓", "partial": "◐", "wrong": "✗", "invalid": "?", "skipped": "–", "unanswered": "·"}
+MARKS = {
+    "correct": "✓",
+    "partial": "◐",
+    "wrong": "✗",
+    "invalid": "?",
+    "unscored": "•",  # a concept answer: compared with the model answer and self-rated, never scored
+    "skipped": "–",
+    "unanswered": "·",
+}
 """The verdict marks."""
 
 

@@ -3,8 +3,10 @@
 Each bank item has one FSRS card (the item, not a variant, is what a student learns: every review
 shows a fresh variant). A correct answer rates Good, or Easy when it came quickly and without a
 hint; a partial answer rates Hard; a wrong answer, or one that matched a named mistake, rates
-Again; an invalid answer rates nothing. ``quiz review`` serves the due cards, most overdue first,
-with new items mixed in at a steady rate up to a daily allowance.
+Again; an invalid answer rates nothing. A concept question (never scored) rates as the student
+rated their own answer against the model answer, and nothing while it is unrated. ``quiz review``
+serves the due cards, most overdue first, with new items mixed in at a steady rate up to a daily
+allowance.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ def rate(grade: Grade, *, answer: Answer, seconds: float | None, hinted: bool = 
 
     if not grade.counts:
         return None
+    if grade.status == "unscored":
+        # A concept question: the student's own rating of their answer, or nothing while unrated.
+        return None if grade.rating is None else self_rating(grade.rating)
     if grade.status == "correct":
         fast = seconds is not None and seconds <= easy_seconds(answer) and not hinted
         return Rating.Easy if fast else Rating.Good
@@ -93,6 +98,16 @@ def rate(grade: Grade, *, answer: Answer, seconds: float | None, hinted: bool = 
         # A recognised misconception is a lapse even when the item grants it some credit.
         return Rating.Again
     return Rating.Hard
+
+
+def self_rating(name: str) -> Rating:
+    """The FSRS rating of a student's own rating of a concept answer (again, hard, good or easy)."""
+    from fsrs import Rating
+
+    ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
+    if name not in ratings:
+        raise ValueError(f"a self-rating is one of again, hard, good or easy, not {name!r}")
+    return ratings[name]
 
 
 def card_id(bank: str, item: str) -> int:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from attnquiz.engine import review
-from attnquiz.engine.answers import PartsAnswer
+from attnquiz.engine.answers import ExplainAnswer, PartsAnswer
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import derive_seed
 from attnquiz.engine.store import Attempt, CardRecord, CardUpdate, Store, StoreError, utc_now
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 Mode = Literal["practice", "exam", "review"]
 SolutionPolicy = Literal["always", "wrong", "never"]
 Ending = Literal["completed", "submitted", "quit", "interrupted", "time-up", "end-of-input"]
-RowStatus = Literal["correct", "partial", "wrong", "skipped", "unanswered"]
+RowStatus = Literal["correct", "partial", "wrong", "unscored", "skipped", "unanswered"]
 
 DEFAULT_COUNT = 10
 _BANK_PLACE = re.compile(r"^.*?:\d+: [\w\[\].]+: ")
@@ -307,7 +307,7 @@ class Slot:
         """How the question went (in an exam, only meaningful after submission)."""
         if self.grade is not None:
             status = self.grade.status
-            if status in ("correct", "partial", "wrong"):
+            if status in ("correct", "partial", "wrong", "unscored"):
                 return status
         return "skipped" if self.skipped else "unanswered"
 
@@ -315,6 +315,11 @@ class Slot:
     def score(self) -> float:
         """The score earned (0 when unanswered)."""
         return self.grade.score if self.grade is not None else 0.0
+
+    @property
+    def awaiting_rating(self) -> bool:
+        """Whether a concept answer was given and the student has not yet rated it."""
+        return self.grade is not None and self.grade.status == "unscored" and self.grade.rating is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,10 +337,18 @@ class SummaryRow:
     variant_code: str
     response: str
     answer: str
+    rating: str | None = None
+    """A concept question's self-rating (again, hard, good, easy), None while unrated."""
+
+    @property
+    def scored(self) -> bool:
+        """Whether the row counts towards the score (a concept question never does)."""
+        return self.status != "unscored"
 
     def to_json(self) -> dict[str, Any]:
         """The row as the JSON summary shows it."""
         return {
+            "rating": self.rating,
             "position": self.position,
             "source": self.source,
             "item": self.item,
@@ -369,6 +382,8 @@ class Summary:
     follow_up: str | None
     history: str | None
     stored: int
+    unscored: int = 0
+    """Concept questions answered: not in the score (``out_of`` counts the scored questions only)."""
 
     @property
     def correct(self) -> int:
@@ -388,6 +403,7 @@ class Summary:
             "score": round(self.score, 4),
             "out_of": self.out_of,
             "correct": self.correct,
+            "unscored": self.unscored,
             "seconds": round(self.seconds, 1),
             "rows": [r.to_json() for r in self.rows],
             "revisit": list(self.revisit),
@@ -577,7 +593,41 @@ class Session:
         result = grade(question, response)
         if not result.counts:
             return result
+        if isinstance(question.answer, ExplainAnswer) and not self.exam:
+            return self._await_rating(slot, response, result)
         return self._accept(slot, response, result)
+
+    def _await_rating(self, slot: Slot, response: str, result: Grade) -> Grade:
+        """Keep a concept answer (stored at once, so that an interrupted session keeps the text) and
+        stay on the question until the student rates it (`rate`)."""
+        self._stop_timer()
+        slot.response = response
+        slot.grade = result
+        slot.skipped = False
+        self._record(slot, review_now=False)
+        return result
+
+    @property
+    def awaiting_rating(self) -> bool:
+        """Whether the current question is a concept question answered and waiting for its rating."""
+        slot = self.current
+        return slot is not None and slot.awaiting_rating
+
+    def rate(self, rating: str) -> Grade:
+        """The student's own rating (again, hard, good or easy) of their answer to the current concept
+        question: stored with the answer, it schedules the item's review; the session moves on.
+
+        Raises:
+            RuntimeError: the current question is not a concept question waiting for its rating.
+            ValueError: not one of the four ratings.
+        """
+        slot = self.current
+        if slot is None or slot.grade is None or not slot.awaiting_rating:
+            raise RuntimeError("no concept answer is waiting for a rating")
+        slot.grade = slot.grade.rated(rating)
+        self._record(slot, review_now=True)
+        self._advance_practice()
+        return slot.grade
 
     def pending_part(self, slot: Slot) -> Part | None:
         """The part of a question in parts that the next response answers (None: not in parts)."""
@@ -611,13 +661,29 @@ class Session:
             shown = part.grade
             return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         slot.part_responses.append(response)
-        if index + 1 < len(parts):
-            shown = part.grade
-            return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         from attnquiz.engine.grading import PART_SEPARATOR
 
+        if index + 1 < len(parts):
+            # Stored at once, as the parts answered so far (the rest blank), so that an interrupted
+            # session keeps them; the whole question's attempt replaces it after the last part.
+            given = [*slot.part_responses, *[""] * (len(parts) - index - 1)]
+            self._record_partial(slot, f" {PART_SEPARATOR} ".join(given), grade_parts(answer, given))
+            shown = part.grade
+            return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         whole = grade_parts(answer, slot.part_responses)
         return self._accept(slot, f" {PART_SEPARATOR} ".join(slot.part_responses), whole)
+
+    def _record_partial(self, slot: Slot, response: str, result: Grade) -> None:
+        """Store a question in parts answered in part, without a review (the slot is not answered yet)."""
+        if self.store is None:
+            return
+        try:
+            self.store.record(self._attempt(slot, reviewed=False, grade=result, response=response))
+        except StoreError as exc:
+            self._warnings.append(f"{exc}; the session goes on without saving history")
+            self.store = None
+            return
+        self._stored.add(slot.position)
 
     def _accept(self, slot: Slot, response: str, result: Grade) -> Grade:
         """Keep a readable response's grade, store it, and move on (the practice or exam way)."""
@@ -730,13 +796,22 @@ class Session:
                 for slot in self.slots:
                     if slot.answered:
                         self._record(slot, review_now=True)
+            for slot in self.slots:
+                if slot.awaiting_rating:
+                    # A concept answer never rated (an exam's, or a session quit before rating): its
+                    # text is kept, and the item comes back in `quiz review` to be rated.
+                    self._record_skip(slot)
             self.ended = ending
         return self.summary()
 
-    def _attempt(self, slot: Slot, *, reviewed: bool) -> Attempt:
+    def _attempt(
+        self, slot: Slot, *, reviewed: bool, grade: Grade | None = None, response: str | None = None
+    ) -> Attempt:
+        """The slot's attempt (``grade`` and ``response``: a question in parts answered in part)."""
         question = self.question(slot)
-        assert slot.grade is not None
-        mistake = slot.grade.mistake
+        graded = grade if grade is not None else slot.grade
+        assert graded is not None
+        mistake = graded.mistake
         return Attempt(
             session=self.id,
             position=slot.position,
@@ -747,14 +822,15 @@ class Session:
             source=question.source,
             seed=question.seed,
             variant_code=question.code,
-            response=slot.response,
-            status=slot.grade.status,
-            score=slot.grade.score,
+            response=slot.response if response is None else response,
+            status=graded.status,
+            score=graded.score,
             mistake=mistake.tag if mistake is not None else None,
             seconds=slot.seconds,
             at=self._now(),
             hints=slot.hints,
             reviewed=reviewed,
+            rating=graded.rating,
         )
 
     def _record(self, slot: Slot, *, review_now: bool) -> None:
@@ -834,6 +910,7 @@ class Session:
                     variant_code=question.code,
                     response=slot.response,
                     answer=question.answer.format(),
+                    rating=slot.grade.rating if slot.grade is not None else None,
                 )
             )
         return rows
@@ -841,8 +918,9 @@ class Session:
     def summary(self) -> Summary:
         """The summary of the session so far."""
         rows = self.rows()
+        scored = [row for row in rows if row.scored]
         by_topic: dict[str, list[float]] = {}
-        for row in rows:
+        for row in scored:
             by_topic.setdefault(row.topic, []).append(row.score)
         weak = [t for t, scores in by_topic.items() if min(scores) < 1.0]
         weak.sort(key=lambda t: sum(by_topic[t]) / len(by_topic[t]))
@@ -853,8 +931,8 @@ class Session:
             seed=self.plan.seed,
             planned=len(self.slots),
             rows=tuple(rows),
-            score=sum(r.score for r in rows),
-            out_of=len(rows),
+            score=sum(r.score for r in scored),
+            out_of=len(scored),
             seconds=self.elapsed(),
             ended=self.ended or "quit",
             revisit=tuple(weak),
@@ -863,11 +941,15 @@ class Session:
             follow_up=self._follow_up(rows),
             history=self.history,
             stored=self.stored,
+            unscored=len(rows) - len(scored),
         )
 
     def _follow_up(self, rows: Sequence[SummaryRow]) -> str | None:
         """The command that practises what went wrong, with fresh variants."""
-        missed = list(dict.fromkeys(r.item for r in rows if r.score < 1.0))
+        # A concept question counts as missed when the student rated their answer "again".
+        missed = list(
+            dict.fromkeys(r.item for r in rows if (r.score < 1.0 if r.scored else r.rating == "again"))
+        )
         if not missed:
             return None
         if self.plan.bank_ref is None or len(missed) > 4:
