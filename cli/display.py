@@ -289,10 +289,11 @@ def print_question(
     """
     from attnquiz.engine.answers import ChoiceAnswer
     from attnquiz.engine.markup import to_terminal
+    from attnquiz.markdown_terminal import print_markdown
 
     put(target, question_header(question, seed=seed, variant=variant))
     target.print()
-    put(target, to_terminal(question.variant.stem))
+    print_markdown(target, question.variant.stem, folder=question.folder)
     print_figures(target, question, "prompt")
     for part in question.variant.parts:  # a question in parts: each part under the stem, shown once
         target.print()
@@ -314,9 +315,10 @@ def print_part(target: Console, part: Part) -> None:
     """One part of a question in parts: its label and prompt, its options, the precision it asks for."""
     from attnquiz.engine.answers import ChoiceAnswer
     from attnquiz.engine.markup import to_terminal
+    from attnquiz.markdown_terminal import print_markdown
 
     label = f"({part.label}) "
-    put(target, Text.assemble((label, "bold"), to_terminal(part.prompt)), hang=len(label))
+    print_markdown(target, part.prompt, first=Text(label, style="bold"), hang=len(label))
     if isinstance(part.answer, ChoiceAnswer):
         for letter, option in zip(part.answer.letters, part.answer.options, strict=False):
             option_label = f"    {letter}. "
@@ -335,7 +337,8 @@ def print_solution(
     target: Console, question: Question, *, title: str = "Worked solution", indent: int = 0
 ) -> None:
     """The worked solution with this variant's numbers, one hanging step per number."""
-    from attnquiz.engine.markup import to_terminal
+
+    from attnquiz.markdown_terminal import print_markdown
 
     margin = " " * indent
     target.print(Text(margin + title, style="bold"))
@@ -344,12 +347,26 @@ def print_solution(
     own = question.variant.solution[: len(question.variant.solution) - sum(len(p.solution) for p in parts)]
     for number, step in enumerate(own, 1):
         label = f"{number}. "
-        put(target, Text(margin + label) + Text(to_terminal(step)), hang=len(label))
+        print_markdown(
+            target,
+            step,
+            first=Text(margin + label),
+            hang=len(label),
+            indent=len(margin),
+            folder=question.folder,
+        )
     for part in question.variant.parts:
         target.print(Text(f"{margin}({part.label}) {part.answer.format()}", style="bold"))
         for number, step in enumerate(part.solution, 1):
             label = f"{number}. "
-            put(target, Text(margin + "  " + label) + Text(to_terminal(step)), hang=len(label))
+            print_markdown(
+                target,
+                step,
+                first=Text(margin + "  " + label),
+                hang=len(label),
+                indent=len(margin) + 2,
+                folder=question.folder,
+            )
     print_figures(target, question, "solution", indent=indent)
 
 
@@ -390,7 +407,7 @@ def show_question(question: Question, *, with_answer: bool, with_solution: bool)
             print_model_answer(console, question.answer)
         else:
             put(console, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
-    if with_solution:
+    if with_solution and (question.variant.solution or question.variant.parts):
         console.print()
         print_solution(console, question, title="Solution")
         listed = [("", question.answer, question.variant.mistakes)] + [
@@ -480,7 +497,10 @@ def print_grade(target: Console, grade: Grade, response: str, *, echo: bool = Fa
         put(target, Text.assemble((f"{MARKS['invalid']} {LABELS['invalid']}", STYLES["invalid"])))
     else:
         put(target, verdict(grade))
-    if grade.read_as and (echo or not _same_reading(grade.read_as, response)):
+    if grade.status == "unscored":  # a concept answer is kept as typed, not read as a value
+        if echo:
+            put(target, f"your answer: {grade.read_as or '(none: thought through)'}", style="dim", hang=13)
+    elif grade.read_as and (echo or not _same_reading(grade.read_as, response)):
         put(target, f"read as: {grade.read_as}", style="dim", hang=9)
     for remark in grade_remarks(grade):
         put(target, remark)

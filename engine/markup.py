@@ -537,6 +537,16 @@ def matrix_lines(cells: list[list[str]], left: str = "[", right: str = "]") -> l
     return lines
 
 
+def terminal_inlines(nodes: Iterable[Any]) -> str:
+    """Inline content of the Markdown tree (`attnquiz.engine.export.text`) as plain Unicode text."""
+    return _terminal_inlines(nodes)
+
+
+def terminal_block(block: Any) -> str:
+    """One block of the Markdown tree as `to_terminal` writes it."""
+    return to_terminal_blocks((block,))
+
+
 def _terminal_inlines(nodes: Iterable[Any]) -> str:
     from attnquiz.engine.export import text as md
 
@@ -579,8 +589,15 @@ def to_terminal(text: str) -> str:
     tables aligned, code blocks indented, images as their alt text and file)."""
     from attnquiz.engine.export import text as md
 
+    return to_terminal_blocks(md.blocks(text))
+
+
+def to_terminal_blocks(blocks: Iterable[Any]) -> str:
+    """Blocks of the Markdown tree as `to_terminal` writes them."""
+    from attnquiz.engine.export import text as md
+
     out: list[str] = []
-    for block in md.blocks(text):
+    for block in blocks:
         if isinstance(block, md.Paragraph):
             out.append(_terminal_inlines(block.inlines).strip("\n"))
         elif isinstance(block, md.ListBlock):

@@ -8,23 +8,35 @@ values reach the templates as plain strings and are escaped by Jinja2's autoesca
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from attnquiz.engine import images
 from attnquiz.engine.export import html as html_export
 from attnquiz.engine.variant import Question
 from attnquiz.wording import LABELS, MARKS
 
 
-def markdown(source: str) -> Markup:
-    """Bank Markdown with TeX maths: paragraphs and lists, maths as MathML."""
-    return Markup(html_export.content(source))  # the export escapes every text node
+def markdown(source: str, question: Question | None = None) -> Markup:
+    """Bank Markdown with TeX maths: paragraphs, lists, tables, code and images (of ``question``'s
+    bank folder), maths as MathML."""
+    with _images_of(question):
+        return Markup(html_export.content(source))  # the export escapes every text node
 
 
-def inline(source: str) -> Markup:
+def inline(source: str, question: Question | None = None) -> Markup:
     """Bank Markdown for a list item or a table cell (no paragraph tags)."""
-    return Markup(html_export.inline_content(source))  # the export escapes every text node
+    with _images_of(question):
+        return Markup(html_export.inline_content(source))  # the export escapes every text node
+
+
+def _images_of(question: Question | None) -> AbstractContextManager[None]:
+    """Images of the text are found in the question's bank folder (shown as data URIs: the CSP
+    allows ``img-src data:``)."""
+    folder = getattr(question, "folder", "")
+    return images.using(folder) if folder else nullcontext()
 
 
 def figures(question: Question, where: str) -> Markup:

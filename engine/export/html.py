@@ -82,6 +82,9 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .md-table { border-collapse: collapse; margin: 0.5em 0; font-size: 10pt; }
 .md-table th, .md-table td { border: 0.6px solid #999; padding: 2px 8px; }
 .md-table thead th { border-bottom: 1.2px solid #111; background: #f3f3f3; }
+.md-left { text-align: left; }
+.md-center { text-align: center; }
+.md-right { text-align: right; }
 .md-code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 9pt; line-height: 1.35;
   background: #f6f6f6; border: 0.6px solid #ccc; border-radius: 2px; padding: 5px 8px; margin: 0.5em 0;
   white-space: pre; overflow-x: auto; break-inside: avoid; page-break-inside: avoid; }
@@ -149,10 +152,10 @@ def inline_content(source: str) -> str:
     return " ".join(pieces)
 
 
-_ALIGN_STYLE = {
-    "left": ' style="text-align: left"',
-    "center": ' style="text-align: center"',
-    "right": ' style="text-align: right"',
+_ALIGN_CLASS = {
+    "left": ' class="md-left"',
+    "center": ' class="md-center"',
+    "right": ' class="md-right"',
     "": "",
 }
 
@@ -161,13 +164,13 @@ def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
     """A table, a code block or an image as HTML (an image as a data URI: the file stays one file)."""
     if isinstance(block, md.Table):
         head = "".join(
-            f"<th{_ALIGN_STYLE[how]}>{_inlines(cell)}</th>"
+            f"<th{_ALIGN_CLASS[how]}>{_inlines(cell)}</th>"
             for cell, how in zip(block.header, block.align, strict=True)
         )
         body = "".join(
             "<tr>"
             + "".join(
-                f"<td{_ALIGN_STYLE[how]}>{_inlines(cell)}</td>"
+                f"<td{_ALIGN_CLASS[how]}>{_inlines(cell)}</td>"
                 for cell, how in zip(row, block.align, strict=True)
             )
             + "</tr>"
