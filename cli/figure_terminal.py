@@ -84,9 +84,9 @@ def print_heatmap(target: Console, figure: Heatmap, *, indent: int = 0) -> None:
     row_w = min(max([cell_len(r) for r in rows] + [cell_len(corner)]), max(_MIN_LABEL + 1, width // 3))
     rows = [_shorten(r, row_w, spell) for r in rows]
     corner = _shorten(corner, row_w, spell)
-    # Each column as wide as its values, or its label shortened to at most 4 cells more.
+    # Each column as wide as its values, or its label shortened to 8 cells (or the values' width + 4).
     widths = [max(cell_len(values[i][j]) for i in range(n_rows)) for j in range(n_cols)]
-    cols = [_shorten(spell(c), w + 4, spell) for c, w in zip(figure.cols, widths, strict=True)]
+    cols = [_shorten(spell(c), max(w + 4, 8), spell) for c, w in zip(figure.cols, widths, strict=True)]
     widths = [max(w, cell_len(c)) + 2 for c, w in zip(cols, widths, strict=True)]
     margin = " " * indent
     if figure.title:

@@ -279,11 +279,13 @@ def axis(low: float, high: float, count: int = 5) -> tuple[float, float, list[fl
     if len(inner) < 2:
         return low, high, inner
     step = inner[1] - inner[0]
-    if inner[0] > low + step * 1e-9:
+    # A value a hair beyond the last tick (1.0000001, −0.00002) is drawn at the tick, not given a step.
+    slack = (high - low) * 0.02
+    if inner[0] > low + slack:
         inner.insert(0, round(inner[0] - step, 12))
-    if inner[-1] < high - step * 1e-9:
+    if inner[-1] < high - slack:
         inner.append(round(inner[-1] + step, 12))
-    return inner[0], inner[-1], inner
+    return min(inner[0], low), max(inner[-1], high), inner
 
 
 def tick_text(value: float, values: Sequence[float]) -> str:

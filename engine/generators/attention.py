@@ -30,6 +30,7 @@ from attnquiz.engine.generators.common import (
     small_ints,
     vec,
 )
+from attnquiz.engine.generators.plots import number_label, weight_map
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
@@ -138,6 +139,18 @@ def softmax_weights(
         mistakes=mistakes,
         inputs={"scores": z},
         hint="Exponentiate every score, then divide each by the sum of the exponentials.",
+        figures=[
+            weight_map(
+                weights,
+                title="Softmax weights" if setting == "plain" else "Attention weights over the states",
+                caption="Each score's weight, shaded from 0 (light) to 1 (dark): the weights sum to 1.",
+                rows=["weight"],
+                cols=[f"{'z' if setting == 'plain' else 'e'} = {number_label(v)}" for v in z],
+                row_title="",
+                col_title="score",
+                decimals=3,
+            )
+        ],
     )
 
 

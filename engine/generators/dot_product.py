@@ -28,6 +28,7 @@ from attnquiz.engine.generators.attention import (
     weight_terms,
 )
 from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, mat, small_ints, vec
+from attnquiz.engine.generators.plots import weight_map
 from attnquiz.engine.registry import generator
 from attnquiz.engine.rounding import rounded_early
 from attnquiz.engine.variant import Variant
@@ -150,6 +151,14 @@ def self_attention_weights(
         mistakes=mistakes,
         inputs={"x": emb, "token": i},
         hint=r"Dot the token's query with every key, divide by $\sqrt{d_k}$, then softmax the row.",
+        figures=[
+            weight_map(
+                weights,
+                title="Attention weights softmax(QKᵀ/√d_k)",
+                caption=f"Row {i} is token {i}'s answer; every row sums to 1.",
+                decimals=3,
+            )
+        ],
     )
 
 
@@ -306,6 +315,14 @@ def sdpa_outputs(
         inputs={"q": qm, "k": km, "v": vm},
         hint=r"Score every query against every key, divide by $\sqrt{d_k}$, softmax each row, then mix "
         "the rows of $V$.",
+        figures=[
+            weight_map(
+                weights,
+                title="Attention weights A = softmax(QKᵀ/√d_k)",
+                caption="Row i mixes the rows of V with these weights; every row sums to 1.",
+                decimals=3,
+            )
+        ],
     )
 
 
@@ -360,4 +377,12 @@ def sdpa_token_output(
         mistakes=mistakes,
         inputs={"x": emb, "token": i},
         hint=rf"Only row {i} of the weight matrix is needed: scores, divide by $\sqrt{{d_k}}$, softmax, mix.",
+        figures=[
+            weight_map(
+                numerics.softmax(numerics.attention_scores(emb, emb)),
+                title="Attention weights softmax(QKᵀ/√d_k)",
+                caption=f"Token {i}'s row holds the weights that mix the values; every row sums to 1.",
+                decimals=3,
+            )
+        ],
     )

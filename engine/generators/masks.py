@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from attnquiz.engine import numerics
 from attnquiz.engine.answers import EXACT, IntegerAnswer, MatrixAnswer, Mistake, VectorAnswer
 from attnquiz.engine.generators.common import THREE_PLACES, group, keeps_all, mat, pick, vec
+from attnquiz.engine.generators.plots import score_map, weight_map
 from attnquiz.engine.generators.week2_common import fixed, tex_grid, tex_row
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
@@ -112,6 +113,22 @@ def causal_mask_weights(
         mistakes=mistakes,
         inputs={"scores": s},
         hint="Row i may only use the first i scores; take the softmax over those alone.",
+        figures=[
+            score_map(
+                s,
+                title="Scores with the causal mask",
+                hidden=~mask,
+                caption="Grey: a later key, hidden by the mask (its score becomes −∞).",
+                decimals=0,
+            ),
+            weight_map(
+                weights,
+                title="Causal attention weights",
+                hidden=~mask,
+                caption="Each row is a softmax over the keys it may see; hidden keys get weight 0.",
+                decimals=3,
+            ),
+        ],
     )
 
 
@@ -161,6 +178,15 @@ def causal_mask_matrix(rng: np.random.Generator, /, *, t: int | None = None) -> 
         mistakes=mistakes,
         inputs={"t": size},
         hint="Ask, for each row, which tokens are not in that token's future.",
+        figures=[
+            weight_map(
+                mask,
+                title=f"Causal mask, T = {size}",
+                hidden=mask == 0,
+                caption="1: the query may attend to the key; 0 (grey): a later token, hidden.",
+                decimals=0,
+            )
+        ],
     )
 
 
@@ -276,4 +302,17 @@ def padding_mask_weights(
         mistakes=mistakes,
         inputs={"scores": s, "real": n_real},
         hint=r"A masked score is $-\infty$, and $e^{-\infty} = 0$.",
+        figures=[
+            weight_map(
+                weights,
+                title="Attention weights with the padding masked",
+                rows=["weight"],
+                cols=[f"{n + 1}" if k else f"{n + 1} (pad)" for n, k in enumerate(keep.tolist())],
+                row_title="",
+                col_title="position",
+                hidden=~keep,
+                caption="Grey: padding, masked (weight 0); the real tokens' weights sum to 1.",
+                decimals=3,
+            )
+        ],
     )

@@ -6,7 +6,9 @@ import numpy as np
 
 from attnquiz.engine import numerics
 from attnquiz.engine.answers import Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
+from attnquiz.engine.figures import LinePlot, Series
 from attnquiz.engine.generators.common import THREE_PLACES, keeps_all, num, pick, tex_vector, vec
+from attnquiz.engine.generators.plots import pe_curves
 from attnquiz.engine.generators.week2_common import equals, short, tex_row
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
@@ -115,6 +117,15 @@ def pe_vector(
         mistakes=mistakes,
         inputs={"d_model": d, "position": pos},
         hint=r"Work pair by pair: the denominator $10000^{2i/d}$, then the angle, then sine and cosine.",
+        figures=[
+            pe_curves(
+                d,
+                range(min(d, 4)),
+                max(12, pos + 4),
+                title=f"Sinusoidal encoding, d_model = {d}" + (", dimensions 0 to 3" if d > 4 else ""),
+                caption=f"Read each curve at position {pos}: those are the answer's values.",
+            )
+        ],
     )
 
 
@@ -181,6 +192,16 @@ def pe_pair(
         mistakes=mistakes,
         inputs={"d_model": d, "position": pos, "pair": i},
         hint=r"Find this pair's denominator $10000^{2i/d}$ first; the angle is the position divided by it.",
+        figures=[
+            pe_curves(
+                d,
+                [2 * i, 2 * i + 1],
+                pos + max(4, pos // 4),
+                title=f"Pair i = {i} of the encoding, d_model = {d}",
+                caption=f"Both curves turn by 1/{short(den)} radian per position; "
+                f"read them at position {pos}.",
+            )
+        ],
     )
 
 
@@ -294,4 +315,23 @@ def pe_similarity(
         mistakes=mistakes,
         inputs={"d_model": d, "starts": [p, q], "offset": k},
         hint=r"Pair the terms: $\sin a \sin b + \cos a \cos b$ is a single cosine.",
+        figures=[_similarity_plot(d, p, q, k)],
+    )
+
+
+def _similarity_plot(d: int, p: int, q: int, k: int) -> LinePlot:
+    """PE(s)·PE(s + offset) over offsets 0 to k + 8, from start p and from start q: one curve twice."""
+    offsets = np.linspace(0.0, k + 8.0, 161)
+    curves = [
+        Series(f"PE({s})·PE({s} + offset)", [numerics.position_similarity(s, s + x, d) for x in offsets])
+        for s in (p, q)
+    ]
+    return LinePlot(
+        x=offsets.tolist(),
+        series=curves,
+        title=f"Similarity of two positions, d_model = {d}",
+        caption=f"The two curves lie on each other: the dot product depends only on the offset; at {k} "
+        "it is the answer.",
+        x_label="offset",
+        y_label="dot product",
     )
