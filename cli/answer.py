@@ -35,6 +35,9 @@ def answer_command(
 ) -> None:
     """Grade one answer to a variant: correct, partial, wrong or invalid, with feedback and the mistake.
 
+    A concept question is never scored: its answer is shown with the model answer and key points
+    (status unscored), and needs no --seed, --code or --original.
+
     Exit code 0 for any grade (an invalid answer costs nothing), 1 for a user error such as an
     unknown item.
 
@@ -46,17 +49,21 @@ def answer_command(
     Example (in parts): quiz answer week1 params-chain --original 64 32768 1050624 3152384 18914304
     """
     from attnquiz.engine import banks
+    from attnquiz.engine.answers import ExplainAnswer, answer_json
     from attnquiz.engine.grading import grade, grade_parts
     from attnquiz.engine.seeding import seed_from_code
 
     chosen = sum((seed is not None, code is not None, original))
-    if chosen != 1:
+    if chosen > 1:
         fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
     given = list(responses or [])
     from_stdin = given in ([], ["-"])
-    text = _read_response(None) if from_stdin else given[0]
     entry = banks.load(bank, plugins=True).get(item)
-    if original:
+    if chosen == 0 and entry.explain is None:
+        # A concept question has one instance, so it needs no variant; any other item does.
+        fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
+    text = _read_response(None) if from_stdin else given[0]
+    if original or chosen == 0:
         question = entry.original()
     else:
         question = entry.question(seed if seed is not None else seed_from_code(code or ""))
@@ -71,7 +78,11 @@ def answer_command(
     else:
         result = grade(question, text)
     if as_json:
-        print_json(result.to_json())
+        data = result.to_json()
+        if isinstance(question.answer, ExplainAnswer):
+            # Not scored: the model answer and its key points, to compare the response with.
+            data["answer"] = answer_json(question.answer)
+        print_json(data)
     else:
         show_grade(question, result, text)
 
@@ -104,7 +115,11 @@ def _per_part(text: str, count: int) -> list[str]:
 
 def show_grade(question: Question, result: Grade, response: str = "") -> None:
     """A grade as a session shows it: the variant, the verdict, how the response was read, the feedback."""
-    from attnquiz.display import console, print_grade, put, question_header
+    from attnquiz.display import console, print_grade, print_model_answer, put, question_header
+    from attnquiz.engine.answers import ExplainAnswer
 
     put(console, question_header(question, seed=False))
     print_grade(console, result, response, echo=True)
+    if isinstance(question.answer, ExplainAnswer):
+        console.print()
+        print_model_answer(console, question.answer)

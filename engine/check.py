@@ -38,6 +38,7 @@ from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
@@ -308,10 +309,16 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
     """Check one item over the seeds ``0 .. variants-1`` and its original."""
     report = ItemReport(
         item=entry.id,
-        kind="formula" if entry.formula is not None else "generator",
+        kind="formula"
+        if entry.formula is not None
+        else "explain"
+        if entry.explain is not None
+        else "generator",
         generator=entry.spec.name,
     )
     failures = _Failures()
+    if entry.explain is not None:
+        return _check_explain(bank, entry, report, failures)
     built: list[Question] = []
     if entry.has_original:
         original = _build(entry, None, failures)
@@ -346,6 +353,41 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
             f"all {report.variants} seeds give the same question: vary the parameters so that a student "
             "who practises it again meets new numbers"
         )
+    return report
+
+
+def _check_explain(bank: Bank, entry: BankItem, report: ItemReport, failures: _Failures) -> ItemReport:
+    """A concept question: one instance (every seed gives the original), never scored, every text in
+    the supported Markdown and TeX, rendered by every renderer."""
+    from attnquiz.engine.grading import grade
+
+    original = _build(entry, None, failures)
+    seeded = _build(entry, 0, failures)
+    built = [q for q in (original, seeded) if q is not None]
+    if original is not None:
+        report.original = True
+    if seeded is not None:
+        report.variants = 1
+    if original is not None and seeded is not None and original.variant != seeded.variant:
+        failures.add("deterministic", "a seed gives another question than the original", 0)
+    for question in built:
+        if not isinstance(question.answer, ExplainAnswer):
+            failures.add("explain", f"the answer is {question.answer.kind}, not explain", question.seed)
+            continue
+        for response in (question.answer.format(), INVALID_RESPONSE, ""):
+            status = grade(question, response).status
+            if status != "unscored":
+                failures.add(
+                    "unscored", f"the response {response!r} grades {status}, not unscored", question.seed
+                )
+        for text in question.variant.texts():
+            try:
+                markup.check(text)
+            except markup.MarkupError as exc:
+                failures.add("markup", str(exc), question.seed)
+    _check_renderers(bank, built, failures)
+    report.distinct = 1 if built else 0
+    report.failures = failures.listed()
     return report
 
 

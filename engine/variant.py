@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     Mistake,
     Part,
@@ -80,7 +82,8 @@ class Variant:
         return self.answer.parts if isinstance(self.answer, PartsAnswer) else ()
 
     def texts(self) -> Iterator[str]:
-        """Every piece of Markdown the variant shows: prompt, steps, hint, feedback and options."""
+        """Every piece of Markdown the variant shows: prompt, steps, hint, feedback, options and a
+        concept question's model answer and key points."""
         yield self.prompt
         yield from self.solution
         yield self.hint
@@ -99,6 +102,9 @@ class Variant:
                 for option in answer.options:
                     yield option.text
                     yield option.why
+            if isinstance(answer, ExplainAnswer):  # a concept question: the model answer and key points
+                yield answer.value
+                yield from answer.points
 
 
 def _kept_part(part: Part) -> Part:
@@ -186,6 +192,27 @@ class Question:
     # The bank's folder: where the images of its texts are found (`attnquiz.engine.images`).
     folder: str = field(default="", compare=False)
 
+    def _image_figures(self) -> list[dict[str, Any]]:
+        """The images of the prompt (with its parts and options) and of the solution, each once."""
+        from attnquiz.engine.export.text import image_sources
+
+        variant = self.variant
+        prompt = [variant.prompt, variant.hint]
+        if isinstance(variant.answer, ChoiceAnswer):
+            prompt += [o.text for o in variant.answer.options]
+        out: list[dict[str, Any]] = []
+        seen: set[tuple[str, str]] = set()
+        for where, texts in (("prompt", prompt), ("solution", list(variant.solution))):
+            for text in texts:
+                if "![" not in text:
+                    continue
+                for alt, src in image_sources(text):
+                    if (where, src) not in seen:
+                        seen.add((where, src))
+                        path = str(Path(self.folder) / src) if self.folder else None
+                        out.append({"kind": "image", "where": where, "file": src, "alt": alt, "path": path})
+        return out
+
     @property
     def is_original(self) -> bool:
         """Whether this is the past paper's own instance rather than a seeded variant."""
@@ -218,7 +245,8 @@ class Question:
             "student_note": self.student_note,
             "instructor_note": self.instructor_note,
             # Figures as data, so that a script can draw them: {"kind": "heatmap" | "line", ...}.
-            "figures": [figure_json(f) for f in variant.figures],
+            # and the image files its texts show: {"kind": "image", "file": …, "alt": …, "where": …}.
+            "figures": [figure_json(f) for f in variant.figures] + self._image_figures(),
             # Only a question in parts has the key, so that one-answer questions print as before.
             **(_parts_json(variant) if variant.parts else {}),
         }
