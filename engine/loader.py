@@ -513,7 +513,7 @@ def load_bank_text(
                 )
             )
 
-    _check_images(located, data, folder)
+    _check_images(located, data, folder, text.splitlines())
     if located.issues or model is None:
         raise BankError(file, located.issues, quotable)
     return Bank(
@@ -526,12 +526,13 @@ def load_bank_text(
     )
 
 
-_IMAGE_LINE = re.compile(r"^\s{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)\s*$", re.MULTILINE)
+_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)\s*$", re.MULTILINE)
 
 
-def _check_images(located: _Located, data: Any, folder: Path, loc: Loc = ()) -> None:
+def _check_images(located: _Located, data: Any, folder: Path, lines: list[str], loc: Loc = ()) -> None:
     """Every image a text of the bank shows (``![alt](file.png)`` on a line of its own) exists next
-    to the bank and is a real, inert PNG, JPEG or SVG of a bounded size: a problem at its text."""
+    to the bank and is a real, inert PNG, JPEG or SVG of a bounded size: a problem at its line (in a
+    literal block ``|``, the image's own line; else its text's first line)."""
     from attnquiz.engine import images
 
     if isinstance(data, str):
@@ -540,13 +541,16 @@ def _check_images(located: _Located, data: Any, folder: Path, loc: Loc = ()) -> 
                 try:
                     images.load(folder, match.group(1))
                 except images.ImageError as exc:
-                    located.issue(loc, str(exc))
+                    line = located.line_of(loc)
+                    if 0 < line <= len(lines) and re.search(r"\|[-+0-9]*\s*(#.*)?$", lines[line - 1]):
+                        line += 1 + data.count("\n", 0, match.start())
+                    located.issues.append(Issue(located.file, line, format_loc(loc), str(exc)))
     elif isinstance(data, dict):
         for key, value in data.items():
-            _check_images(located, value, folder, (*loc, key))
+            _check_images(located, value, folder, lines, (*loc, key))
     elif isinstance(data, list):
         for index, value in enumerate(data):
-            _check_images(located, value, folder, (*loc, index))
+            _check_images(located, value, folder, lines, (*loc, index))
 
 
 def _plugin_paths(located: _Located, plugins: Any, folder: Path) -> list[tuple[int, Path]]:

@@ -129,7 +129,7 @@ MAX_TABLE_ROWS = 400
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[ \t]*$")
 _FENCE_MARK = "\ue002"
 _FENCE_LINE = re.compile(f"^{_FENCE_MARK}(\\d+){_FENCE_MARK}$")
-_IMAGE_LINE = re.compile(r"^\s{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)\s*$")
+_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)\s*$")
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 # What Markdown would read as structure the renderers do not draw: refused, with a reason.
