@@ -1225,13 +1225,13 @@ def winograd_referent(
     rng: np.random.Generator,
     /,
     *,
-    schema: int | None = None,
+    pair: int | None = None,
     twist: Twist | None = None,
 ) -> Variant:
     """What "it" refers to in a Winograd sentence, where one word switches the answer."""
-    k = int(schema) if schema is not None else int(rng.integers(len(WINOGRAD)))
+    k = int(pair) if pair is not None else int(rng.integers(len(WINOGRAD)))
     if not 0 <= k < len(WINOGRAD):
-        raise ValueError(f"schema is 0 to {len(WINOGRAD) - 1}, not {k}")
+        raise ValueError(f"pair is 0 to {len(WINOGRAD) - 1}, not {k}")
     text, first, second, word_first, word_second, why_first, why_second = WINOGRAD[k]
     which: Twist = twist if twist is not None else pick(rng, ("first", "second"))
     word, other_word = (word_first, word_second) if which == "first" else (word_second, word_first)
@@ -1242,7 +1242,7 @@ def winograd_referent(
     options = [
         Option(o.text, o.correct, "" if o.correct else f"Here {why}, so “it” is {right}.") for o in options
     ]
-    if (schema is None or twist is None) and rng.random() < 0.5:
+    if (pair is None or twist is None) and rng.random() < 0.5:
         options.reverse()
     position = pronoun_position(sentence)
     prompt = f"“{sentence}” What does “it” refer to?"
@@ -1256,7 +1256,7 @@ def winograd_referent(
         prompt=prompt,
         answer=ChoiceAnswer(tuple(options), multiple=False),
         solution=solution,
-        inputs={"schema": k, "twist": which},
+        inputs={"pair": k, "twist": which},
         hint=f"Which of the two would being “{word}” explain?",
     )
 
