@@ -278,6 +278,13 @@ class SessionView:
                 # The typed answer, then the model answer and its key points to compare it with.
                 put(c, Text.assemble(("   Your answer: ", "dim"), given or "(thought through)"), hang=3)
                 display.print_model_answer(c, question.answer, indent=3)
+                if slot.next_due is not None:
+                    put(
+                        c,
+                        "   Rate it against the model answer in quiz review: it is due now.",
+                        style="dim",
+                        hang=3,
+                    )
                 if solutions != "never":
                     display.print_note(c, question, indent=3)
                 continue

@@ -56,6 +56,7 @@ def test_the_guide_has_examples_of_every_kind() -> None:
     for kind in ("integer", "vector", "shape"):
         assert f"kind: {kind}" in text, f"the guide has no example of a {kind} answer"
     assert PYTHON, "the guide shows no generator module"
+    assert "kind: explain" in text, "the guide has no concept question (kind: explain)"
 
 
 @pytest.mark.parametrize(("line", "source"), YAML, ids=[f"line-{line}" for line, _ in YAML])
