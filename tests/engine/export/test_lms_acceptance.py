@@ -15,6 +15,7 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -83,6 +84,13 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
         where = f"{question.item_id} {question.code}"
         answer = question.answer
         text = "".join(m.text or "" for m in item.iter(f"{QTI}mattext"))
+        if isinstance(answer, ExplainAnswer):
+            # A concept question is an essay that the teacher marks: Canvas accepts or refuses nothing.
+            if item.find(f".//{QTI}render_fib") is None or item.find(f".//{QTI}setvar") is not None:
+                problems.append(f"{where}: a concept question is not an unscored essay question")
+            if not all(f"<li>{lms.tex_html_inline(point)}</li>" in text for point in answer.points):
+                problems.append(f"{where}: the essay's comments lack a key point")
+            continue
         if _single_number(question):
             assert isinstance(answer, NumericAnswer | IntegerAnswer)
             low = _canvas_number(item.findtext(f".//{QTI}vargte") or "nan")
@@ -147,6 +155,14 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
     for element, question in zip(elements, questions, strict=True):
         where = f"{question.item_id} {question.code}"
         answer = question.answer
+        if isinstance(answer, ExplainAnswer):
+            # A concept question is an essay that the teacher marks, with the key points to mark by.
+            grader = element.findtext("graderinfo/text") or ""
+            if element.get("type") != "essay" or element.findall("answer"):
+                problems.append(f"{where}: a concept question is not an essay question")
+            if not all(f"<li>{lms.tex_html_inline(point)}</li>" in grader for point in answer.points):
+                problems.append(f"{where}: the grader information lacks key points")
+            continue
         if _single_number(question):
             assert isinstance(answer, NumericAnswer | IntegerAnswer)
             right = next(a for a in element.findall("answer") if a.get("fraction") == "100")

@@ -12,6 +12,7 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -22,7 +23,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms_parts, moodle
+from attnquiz.engine.export import lms, lms_parts, moodle
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
 from attnquiz.engine.grading import choice_score, grade
 from attnquiz.engine.variant import Question
@@ -138,9 +139,15 @@ def check_moodle(text: str, plan: ClassPlan) -> None:
             assert f"seed {question.seed}" in name
             assert element.findtext("questiontext/text")
             assert element.find("questiontext[@format='html']") is not None
-            assert element.findtext("generalfeedback/text", "").startswith("<p><strong>Answer:</strong>")
             kind = element.get("type")
             answer = question.answer
+            feedback = element.findtext("generalfeedback/text", "")
+            if isinstance(answer, ExplainAnswer):  # marked by hand, with the key points (test_concepts)
+                assert kind == "essay"
+                assert feedback.startswith("<p><strong>Model answer:</strong>")
+                assert (element.findtext("graderinfo/text") or "").startswith(lms.key_points_html(answer))
+                continue
+            assert feedback.startswith("<p><strong>Answer:</strong>")
             if isinstance(answer, NumericAnswer | IntegerAnswer):
                 assert kind == "numerical"
                 _check_numerical(element, question)

@@ -13,8 +13,10 @@ import pytest
 from pypdf import PdfReader
 
 from attnquiz.engine import banks
+from attnquiz.engine.answers import ExplainAnswer
 from attnquiz.engine.export import pdf
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
+from attnquiz.engine.variant import Question
 
 _SPACE = re.compile(r"\s+")
 
@@ -56,6 +58,16 @@ def visible_text(document: bytes) -> str:
     return "".join(pieces)
 
 
+def _key_answer(question: Question) -> str:
+    """What a key shows as a question's answer: the answer, or a concept question's first key point
+    (its longest stretch of plain text, which PDF extraction reads back as written)."""
+    answer = question.answer
+    if not isinstance(answer, ExplainAnswer):
+        return answer.format()
+    pieces = re.split(r"\$[^$]*\$|[*_`]", answer.points[0])
+    return max(pieces, key=len)
+
+
 def missing_answers(plan: ClassPlan, key_pdf: bytes) -> list[str]:
     """The questions whose item id and answer are not in their student's part of the key, in order."""
     text = _squeezed(visible_text(key_pdf))
@@ -69,7 +81,7 @@ def missing_answers(plan: ClassPlan, key_pdf: bytes) -> list[str]:
             end = (
                 section.find(entries[number], start) if number < len(entries) and start >= 0 else len(section)
             )
-            answer = _squeezed(question.answer.format())
+            answer = _squeezed(_key_answer(question))
             if start < 0 or answer not in section[start : end if end >= 0 else len(section)]:
                 missing.append(f"student {sheet.student} question {number} ({question.item_id}: {answer})")
             else:

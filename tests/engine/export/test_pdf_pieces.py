@@ -11,11 +11,13 @@ import pytest
 from pypdf import PdfReader
 
 from attnquiz.engine import banks
-from attnquiz.engine.export import files, pdf
+from attnquiz.engine.answers import ExplainAnswer
+from attnquiz.engine.export import files, pdf, typst
 from attnquiz.engine.export.pdf import compile_typst
 from attnquiz.engine.export.pdfjoin import PdfJoin
 from attnquiz.engine.export.typst import GRID_COLUMNS
 from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+from attnquiz.engine.variant import Question
 
 from .test_pdf_keys import _squeezed, visible_text
 
@@ -87,6 +89,11 @@ def _grid_rows(text: str) -> str:
     return _squeezed(text)
 
 
+def _grid_answer(question: Question) -> str:
+    """What the grid's cell shows: the answer, or where a concept question's key points are."""
+    return typst.GRID_BY_HAND if isinstance(question.answer, ExplainAnswer) else question.answer.format()
+
+
 def test_the_marking_grid_has_every_students_every_answer_in_order() -> None:
     """Read from the visible PDF text: each student's row, in each table of columns, is their number,
     their variant code and their answers to those questions, in order."""
@@ -101,7 +108,7 @@ def test_the_marking_grid_has_every_students_every_answer_in_order() -> None:
         for start in range(0, len(plan.items), GRID_COLUMNS):
             columns = range(start, min(start + GRID_COLUMNS, len(plan.items)))
             for sheet in block:
-                answers = "".join(_squeezed(sheet.questions[n].answer.format()) for n in columns)
+                answers = "".join(_squeezed(_grid_answer(sheet.questions[n])) for n in columns)
                 row = f"{sheet.student}{sheet.code}{answers}"
                 found = text.find(row, at)
                 if found < 0:

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from attnquiz.engine import banks
-from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, NumericAnswer
+from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, IntegerAnswer, NumericAnswer
 from attnquiz.engine.export import qti
 from attnquiz.engine.export.worksheet import plan_class
 
@@ -63,6 +63,8 @@ def test_one_question_group_per_item_drawing_one_variant() -> None:
                 half = answer.tolerance.half_width(answer.value)
                 assert low <= answer.value <= high
                 assert high - low == pytest.approx(2 * half, rel=1e-9, abs=1e-12)
+            elif isinstance(answer, ExplainAnswer):
+                assert fields["question_type"] == "essay_question"  # marked by hand (test_concepts)
             elif isinstance(answer, ChoiceAnswer):
                 expected = "multiple_answers_question" if answer.multiple else "multiple_choice_question"
                 assert fields["question_type"] == expected
