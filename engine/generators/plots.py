@@ -72,6 +72,7 @@ def score_map(
     cols: Sequence[str] | None = None,
     row_title: str = "query",
     col_title: str = "key",
+    where: Where = "solution",
 ) -> Heatmap:
     """Raw scores, shaded from the smallest to the largest; hidden entries shown as −∞."""
     matrix = np.atleast_2d(np.asarray(scores, dtype=float))
@@ -87,6 +88,7 @@ def score_map(
         decimals=decimals,
         mask=np.atleast_2d(hidden).tolist() if hidden is not None else None,
         masked_text="−∞",
+        where=where,
     )
 
 
