@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from attnquiz.engine.answers import Scoring, Tolerance
 
@@ -340,6 +349,16 @@ class ExplainItem(StrictModel):
     hint: str = Field(default="", description="One sentence that helps without giving the answer away.")
     tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
     note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _two_to_six(cls, value: Any) -> Any:
+        if isinstance(value, list) and not 2 <= len(value) <= 6:
+            raise ValueError(
+                f"a concept question needs 2 to 6 key points, not {len(value)}: one idea each, "
+                "what a marker ticks"
+            )
+        return value
 
 
 ITEM_KINDS = ("generator", "formula", "explain")
