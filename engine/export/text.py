@@ -21,6 +21,7 @@ the subset is, so that a bank never shows readers stray ``#``, ``>`` or ``[x](â€
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -361,7 +362,11 @@ def _block(lines: list[str], formulas: list[markup.Math]) -> Block:
     return Paragraph(_inlines(" ".join(line.strip() for line in lines), formulas))
 
 
-def _inlines(source: str, formulas: list[markup.Math]) -> tuple[Inline, ...]:
+_MAX_NESTING = 32
+"""Bold and italic nest this deep at most; deeper marks are plain characters (bounded recursion)."""
+
+
+def _inlines(source: str, formulas: list[markup.Math], depth: int = 0) -> tuple[Inline, ...]:
     out: list[Inline] = []
     buffer: list[str] = []
 
@@ -393,21 +398,27 @@ def _inlines(source: str, formulas: list[markup.Math]) -> tuple[Inline, ...]:
                 )
                 i = end + 1
                 continue
-        if source.startswith("**", i) or source.startswith("__", i):
+        if depth < _MAX_NESTING and (source.startswith("**", i) or source.startswith("__", i)):
             mark = source[i : i + 2]
             end = source.find(mark, i + 2)
             if end > i + 2 and not source[i + 2].isspace() and not source[end - 1].isspace():
                 flush()
-                out.append(Strong(_inlines(source[i + 2 : end], formulas)))
+                out.append(Strong(_inlines(source[i + 2 : end], formulas, depth + 1)))
                 i = end + 2
                 continue
-        if ch in "*_" and i + 1 < n and not source[i + 1].isspace() and source[i + 1] != ch:
+        if (
+            depth < _MAX_NESTING
+            and ch in "*_"
+            and i + 1 < n
+            and not source[i + 1].isspace()
+            and source[i + 1] != ch
+        ):
             # `_` marks emphasis only at word edges, so snake_case and d_model stay as they are.
             word_inside = ch == "_" and i > 0 and source[i - 1].isalnum()
             close = _closing(source, i + 1, ch)
             if not word_inside and close is not None:
                 flush()
-                out.append(Emph(_inlines(source[i + 1 : close], formulas)))
+                out.append(Emph(_inlines(source[i + 1 : close], formulas, depth + 1)))
                 i = close + 1
                 continue
         buffer.append(ch)
@@ -418,14 +429,24 @@ def _inlines(source: str, formulas: list[markup.Math]) -> tuple[Inline, ...]:
 
 def _closing(source: str, start: int, mark: str) -> int | None:
     """The index of the emphasis mark that closes one opened just before ``start``."""
-    i = start
+    closers = _closers(source, mark)
+    found = bisect.bisect_left(closers, start)
+    return closers[found] if found < len(closers) else None
+
+
+@lru_cache(maxsize=256)
+def _closers(source: str, mark: str) -> tuple[int, ...]:
+    """Every index where ``mark`` can close an emphasis, in order (computed once per text, so that a
+    text of many unclosed marks is read in n log n, not nÂ²)."""
+    out: list[int] = []
+    i = 0
     while (i := source.find(mark, i)) != -1:
-        before_ok = not source[i - 1].isspace()
+        before_ok = i > 0 and not source[i - 1].isspace()
         after = source[i + 1] if i + 1 < len(source) else " "
         if before_ok and after != mark and (mark == "*" or not after.isalnum()):
-            return i
+            out.append(i)
         i += 1
-    return None
+    return tuple(out)
 
 
 def plain_text(inlines: tuple[Inline, ...], formula: Callable[[markup.Math], str]) -> str:
