@@ -10,7 +10,8 @@ item has one) are built and checked the way a student and an instructor will use
 - a response just beyond the tolerance grades wrong, and an unreadable one is invalid;
 - a choice variant has a true and a false option, and no statement twice;
 - every renderer succeeds: the terminal's, and the Markdown, HTML, Typst (source) and Moodle XML
-  exports;
+  exports; every figure is laid out for the terminal at 40 and 80 columns, its SVG parses and its
+  Typst drawing compiles;
 - distinct variants are counted (a family of one is a warning, not a failure);
 - a formula item's every combination of parameters is built when there are at most 20,000, else
   every combination of their extremes (the report then says it sampled);
@@ -682,6 +683,47 @@ def _terminal(questions: Sequence[Question]) -> None:
         for text in question.variant.texts():
             markup.check(text)
             markup.to_terminal(text)
+        if question.variant.figures:
+            from attnquiz.engine.export.figure_text import figure_lines
+
+            for figure in question.variant.figures:
+                for width in (40, 80):  # a narrow terminal and a usual one
+                    figure_lines(figure, width)
+
+
+def _figures(questions: Sequence[Question]) -> None:
+    """Every figure as an SVG file that parses (what HTML, Moodle and QTI show) and as Typst that
+    compiles (one document for the batch: the worksheets' Typst is checked as source only)."""
+    drawn = [figure for question in questions for figure in question.variant.figures]
+    if not drawn:
+        return
+    import xml.etree.ElementTree as ET
+
+    from attnquiz.engine.export import figure_svg, figure_typst
+    from attnquiz.engine.export.pdf import compile_typst
+
+    kinds: dict[tuple[Any, ...], Any] = {}
+    for figure in drawn:
+        ET.fromstring(figure_svg.svg_file(figure))
+        source = figure_typst.figure(figure)
+        # Figures alike but for their numbers (which are written as digits) compile alike: one of each.
+        kinds.setdefault(_figure_form(figure), source)
+    compile_typst("\n".join(kinds.values()))
+
+
+def _figure_form(figure: Any) -> tuple[Any, ...]:
+    """What a figure's Typst depends on besides its numbers: its kind, size, texts and mask."""
+    texts = tuple(getattr(figure, name, "") for name in ("title", "caption", "row_title", "col_title"))
+    if figure.kind == "heatmap":
+        return ("heatmap", texts, tuple(figure.rows), tuple(figure.cols), figure.mask, figure.masked_text)
+    return (
+        "line",
+        texts,
+        figure.x_label,
+        figure.y_label,
+        len(figure.x),
+        tuple(s.label for s in figure.series),
+    )
 
 
 def _renderers() -> dict[str, Callable[[Bank, Sequence[Question]], object]]:
@@ -712,6 +754,7 @@ def _renderers() -> dict[str, Callable[[Bank, Sequence[Question]], object]]:
         "html": both(html),
         "typst": both(typst),
         "moodle": lambda bank, questions: [moodle.question_xml(q) for q in questions],
+        "figures": lambda bank, questions: _figures(questions),
     }
 
 

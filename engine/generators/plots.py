@@ -99,7 +99,7 @@ def pe_curves(
     *,
     title: str,
     caption: str = "",
-    points: int = 241,
+    points: int = 121,
 ) -> LinePlot:
     """Dimensions ``dims`` of the sinusoidal encoding as curves over positions 0 to ``end``."""
     xs = np.linspace(0.0, float(end), points)

@@ -197,6 +197,8 @@ def pe_pair(
                 d,
                 [2 * i, 2 * i + 1],
                 pos + max(4, pos // 4),
+                # About 24 points per turn of the pair's sine (fast pairs turn many times).
+                points=int(min(400, max(121, 24 * (pos + max(4, pos // 4)) / (2 * np.pi * den)))),
                 title=f"Pair i = {i} of the encoding, d_model = {d}",
                 caption=f"Both curves turn by 1/{short(den)} radian per position; "
                 f"read them at position {pos}.",
@@ -321,7 +323,7 @@ def pe_similarity(
 
 def _similarity_plot(d: int, p: int, q: int, k: int) -> LinePlot:
     """PE(s)·PE(s + offset) over offsets 0 to k + 8, from start p and from start q: one curve twice."""
-    offsets = np.linspace(0.0, k + 8.0, 161)
+    offsets = np.linspace(0.0, k + 8.0, 81)
     curves = [
         Series(f"PE({s})·PE({s} + offset)", [numerics.position_similarity(s, s + x, d) for x in offsets])
         for s in (p, q)
