@@ -47,8 +47,9 @@ def check_command(
     Loads the bank (every error at once, with file:line), then per item and seed checks that the
     variant is deterministic, its answer finite and graded correct, each mistake recognised, a
     nudge beyond the tolerance wrong, an unreadable response invalid, choice options sound, and
-    every renderer (terminal, Markdown, HTML, Typst, Moodle) working. Exit status 1 on any failure.
-    A bank's plugins run in a child process, stopped when they exceed --time-limit.
+    every renderer (terminal, Markdown, HTML, Typst, Moodle) working, figures included (their SVG
+    parsed, their Typst compiled). Exit status 1 on any failure. A bank's plugins run in a child
+    process, stopped when they exceed --time-limit.
 
     Example: quiz check mybank.yaml --variants 500 --json
     """
