@@ -424,6 +424,7 @@ def toy_self_attention_shape(
     v = numerics.matmul_shape(x, (dm, dv))
     w = numerics.scores_shape(q, q)
     out = numerics.matmul_shape(w, v)
+    weights_lines: tuple[str, ...]
     if dk == dv:
         weights_lines = (f"Wq, Wk, Wv = (np.random.randn({dm}, {dk}) for _ in range(3))",)
     else:
