@@ -48,18 +48,14 @@ def line_plot(figure: LinePlot) -> list[str]:
     lines = [_row([_escape(figure.x_label or "x")] + [_escape(s.label) for s in figure.series])]
     lines.append("|" + "---:|" * (len(figure.series) + 1))
     shown = sampled(len(figure.x))
+    # Whole x values (positions) as integers; every y value with three decimals.
+    whole = all(float(figure.x[n]).is_integer() for n in shown)
     for n in shown:
-        cells = [_number(figure.x[n])] + [_number(s.values[n]) for s in figure.series]
-        lines.append(_row(cells))
+        x = format_value(figure.x[n], 0 if whole else 3)
+        lines.append(_row([x] + [format_value(s.values[n], 3) for s in figure.series]))
     if len(shown) < len(figure.x):
         lines += ["", f"*{len(shown)} of {len(figure.x)} points shown.*"]
     return lines
-
-
-def _number(value: float) -> str:
-    if float(value).is_integer() and abs(value) < 1e15:
-        return format_value(value, 0)
-    return format_value(value, 3)
 
 
 def figure(figure: Figure, indent: str = "") -> str:

@@ -15,6 +15,7 @@ what is printed.
 
 from __future__ import annotations
 
+import textwrap
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,11 @@ def _as_is(text: str) -> str:
     return text
 
 
+def _wrapped(text: str, look: Look, width: int) -> list[Line]:
+    """A title, axis label or caption as lines of at most ``width`` characters, broken at spaces."""
+    return [[(piece, look)] for piece in textwrap.wrap(text, width, break_on_hyphens=False)]
+
+
 @dataclass(frozen=True, slots=True)
 class _Pen:
     spell: Callable[[str], str]
@@ -124,8 +130,7 @@ def heatmap_lines(
     cols = [pen.shorten(spell(c), max(w + 4, 8)) for c, w in zip(figure.cols, widths, strict=True)]
     widths = [max(w, cells(c)) + 2 for c, w in zip(cols, widths, strict=True)]
     lines: list[Line] = []
-    if figure.title:
-        lines.append([(spell(figure.title), BOLD)])
+    lines += _wrapped(spell(figure.title), BOLD, width)
     first = 0
     while first < n_cols:
         # As many columns as fit beside the row labels (always at least one).
@@ -145,8 +150,7 @@ def heatmap_lines(
                 line.append((pen.rjust(values[i][j], widths[j] - 2) + " ", _cell_look(figure, i, j)))
             lines.append(line)
         first = last
-    if figure.caption:
-        lines.append([(spell(figure.caption), DIM)])
+    lines += _wrapped(spell(figure.caption), DIM, width)
     return lines
 
 
@@ -189,10 +193,8 @@ def line_plot_lines(
             previous = row
     looks = [Look(fg=hex_colour(SERIES_RGB[k])) for k in range(len(figure.series))]
     lines: list[Line] = []
-    if figure.title:
-        lines.append([(spell(figure.title), BOLD)])
-    if figure.y_label:
-        lines.append([(spell(figure.y_label), DIM)])
+    lines += _wrapped(spell(figure.title), BOLD, width)
+    lines += _wrapped(spell(figure.y_label), DIM, width)
     for r in range(PLOT_ROWS):
         label = tick_labels.get(r, "")
         line: Line = [(" " * (label_w - cells(label)) + label + " " + spell("┤" if label else "│"), PLAIN)]
@@ -209,8 +211,10 @@ def line_plot_lines(
         if all(ch == " " for ch in axis_line[max(0, at - 1) : at + len(text) + 1]):
             axis_line[at : at + len(text)] = list(text)
     lines.append([(" " * (label_w + 1) + "".join(axis_line), PLAIN)])
-    if figure.x_label:
-        lines.append([(" " * (label_w + 2) + spell(figure.x_label), DIM)])
+    lines += [
+        [(" " * (label_w + 2) + text, look) for text, look in line]
+        for line in _wrapped(spell(figure.x_label), DIM, width - label_w - 2)
+    ]
     legend: Line = []
     used = 0
     for k, series in enumerate(figure.series):
@@ -225,8 +229,7 @@ def line_plot_lines(
         legend += [(marks[k], looks[k]), (label, PLAIN)]
         used += size
     lines.append(legend)
-    if figure.caption:
-        lines.append([(spell(figure.caption), DIM)])
+    lines += _wrapped(spell(figure.caption), DIM, width)
     return lines
 
 

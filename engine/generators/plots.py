@@ -95,14 +95,15 @@ def score_map(
 def pe_curves(
     d_model: int,
     dims: Sequence[int],
-    end: float,
+    end: int,
     *,
     title: str,
     caption: str = "",
-    points: int = 121,
+    per_position: int = 10,
 ) -> LinePlot:
-    """Dimensions ``dims`` of the sinusoidal encoding as curves over positions 0 to ``end``."""
-    xs = np.linspace(0.0, float(end), points)
+    """Dimensions ``dims`` of the sinusoidal encoding as curves over positions 0 to ``end``, with
+    ``per_position`` points per position (so every whole position is a point of the curve)."""
+    xs = np.arange(end * per_position + 1) / per_position
     table = np.array([numerics.sinusoidal_encoding(float(x), d_model) for x in xs])
     series = [Series(f"dim {k} ({'sin' if k % 2 == 0 else 'cos'})", table[:, k].tolist()) for k in dims]
     return LinePlot(

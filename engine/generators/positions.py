@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attnquiz.engine import numerics
@@ -197,8 +199,7 @@ def pe_pair(
                 d,
                 [2 * i, 2 * i + 1],
                 pos + max(4, pos // 4),
-                # About 24 points per turn of the pair's sine (fast pairs turn many times).
-                points=int(min(400, max(121, 24 * (pos + max(4, pos // 4)) / (2 * np.pi * den)))),
+                per_position=_points_per_position(den, pos + max(4, pos // 4)),
                 title=f"Pair i = {i} of the encoding, d_model = {d}",
                 caption=f"Both curves turn by 1/{short(den)} radian per position; "
                 f"read them at position {pos}.",
@@ -321,9 +322,16 @@ def pe_similarity(
     )
 
 
+def _points_per_position(denominator: float, end: int) -> int:
+    """Points per position for a pair's curves: about 24 per turn of its sine, at most 400 in all."""
+    wanted = math.ceil(24 / (2 * math.pi * denominator))
+    return max(1, min(wanted, 399 // end, 10))
+
+
 def _similarity_plot(d: int, p: int, q: int, k: int) -> LinePlot:
     """PE(s)·PE(s + offset) over offsets 0 to k + 8, from start p and from start q: one curve twice."""
-    offsets = np.linspace(0.0, k + 8.0, 81)
+    per = max(1, min(10, 399 // (k + 8)))  # every whole offset is a point of the curves
+    offsets = np.arange((k + 8) * per + 1) / per
     curves = [
         Series(f"PE({s})·PE({s} + offset)", [numerics.position_similarity(s, s + x, d) for x in offsets])
         for s in (p, q)

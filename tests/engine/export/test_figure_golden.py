@@ -1,0 +1,89 @@
+"""Golden files of a heatmap (and a line plot) in each format: terminal text, SVG, Typst, Markdown."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnquiz.engine.export import figure_markdown, figure_svg, figure_text, figure_typst
+from attnquiz.engine.figures import Heatmap, LinePlot, Series
+from attnquiz.terminal import to_ascii
+from tests.engine.export.golden import check_golden
+
+WEIGHTS = Heatmap(
+    values=[[1.0, 0.0, 0.0], [0.731, 0.269, 0.0], [0.422, 0.155, 0.423]],
+    rows=["The", "animal", "it"],
+    cols=["The", "animal", "it"],
+    title="Causal attention weights",
+    caption="Grey: a later word, hidden by the mask.",
+    row_title="query",
+    col_title="key",
+    mask=[[False, True, True], [False, False, True], [False, False, False]],
+    masked_text="0",
+    low=0.0,
+    high=1.0,
+    decimals=3,
+)
+
+CURVES = LinePlot(
+    x=[0.0, 1.0, 2.0, 3.0, 4.0],
+    series=[
+        Series("dim 0 (sin)", [0.0, 0.841, 0.909, 0.141, -0.757]),
+        Series("dim 1 (cos)", [1.0, 0.54, -0.416, -0.99, -0.654]),
+    ],
+    title="Sinusoidal encoding, d_model = 4",
+    x_label="position",
+    y_label="PE value",
+)
+
+
+def ascii_spelling(text: str) -> str:
+    return to_ascii(text.translate(figure_text.BOX_ASCII))
+
+
+@pytest.mark.parametrize("width", [80, 40])
+def test_heatmap_in_the_terminal(width: int) -> None:
+    check_golden(f"figure-heatmap-{width}.txt", figure_text.plain_text(WEIGHTS, width) + "\n")
+
+
+def test_heatmap_in_an_ascii_terminal_at_40_columns() -> None:
+    text = figure_text.plain_text(WEIGHTS, 40, ascii_spelling) + "\n"
+    assert text.isascii()
+    check_golden("figure-heatmap-40-ascii.txt", text)
+
+
+def test_line_plot_in_the_terminal() -> None:
+    check_golden("figure-line-80.txt", figure_text.plain_text(CURVES, 80) + "\n")
+    ascii_text = figure_text.plain_text(CURVES, 40, ascii_spelling) + "\n"
+    assert ascii_text.isascii()
+    check_golden("figure-line-40-ascii.txt", ascii_text)
+
+
+def test_heatmap_as_svg() -> None:
+    check_golden("figure-heatmap.svg", figure_svg.svg_file(WEIGHTS).decode("utf-8"))
+
+
+def test_line_plot_as_svg() -> None:
+    check_golden("figure-line.svg", figure_svg.svg_file(CURVES).decode("utf-8"))
+
+
+def test_heatmap_and_line_plot_as_typst() -> None:
+    check_golden("figure-heatmap.typ", figure_typst.figure(WEIGHTS))
+    check_golden("figure-line.typ", figure_typst.figure(CURVES))
+
+
+def test_heatmap_and_line_plot_as_markdown() -> None:
+    check_golden("figure-heatmap.md", figure_markdown.figure(WEIGHTS) + "\n")
+    check_golden("figure-line.md", figure_markdown.figure(CURVES) + "\n")
+
+
+def test_a_wide_heatmap_is_cut_into_blocks_that_fit_40_columns() -> None:
+    wide = Heatmap(
+        values=[[i / 10 + j / 100 for j in range(9)] for i in range(3)],
+        rows=["q1", "q2", "q3"],
+        cols=[f"key number {j}" for j in range(9)],
+        decimals=2,
+    )
+    lines = figure_text.plain_text(wide, 40).splitlines()
+    assert max(len(line) for line in lines) <= 40
+    assert sum(1 for line in lines if line.startswith("q1")) == 3  # three blocks of three columns
+    assert "key num…" in lines[0]
