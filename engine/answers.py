@@ -412,7 +412,8 @@ class ShapeAnswer:
         dims: list[str] = [str(n) for n in (3, 7, 11, 13, 17, 19, 23, 29)[: len(self.dims)]]
         if self.symbolic:
             dims[0] = "T"
-        return f"Give the shape as a list of {len(self.dims)} dimensions, e.g. [{', '.join(dims)}]."
+        count = "1 dimension" if len(self.dims) == 1 else f"{len(self.dims)} dimensions"
+        return f"Give the shape as a list of {count}, e.g. [{', '.join(dims)}]."
 
     def json_value(self) -> Any:
         """The answer's value in JSON."""

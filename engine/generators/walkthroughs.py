@@ -188,7 +188,7 @@ def self_attention_module_shapes(
         f"The Day 13 self-attention module reads a batch `x` of {sentences} of {t} tokens with "
         rf"$d_{{\text{{model}}}} = {dm}$:"
         f"\n\n{code}\n\n"
-        "Give each shape the last line prints as a list."
+        "What does the last line print?"
     )
     names = symbols(B=b, T=t, d_model=dm, d_k=dk)
     proj = (
@@ -310,21 +310,25 @@ def bert_attentions_shape(
         raise ValueError(f"{name} has layers 0 to {layers - 1}, not {chosen}")
     if b == 1:
         sentence = SENTENCES[0] if symbolic else str(pick(rng, SENTENCES))
-        batch_line = f'sent = "{sentence}"'
+        batch_lines: tuple[str, ...] = (f'sent = "{sentence}"',)
     else:
         drawn = [SENTENCES[i] for i in rng.choice(len(SENTENCES), size=b, replace=False)]
-        batch_line = "sent = [" + ", ".join(f'"{s}"' for s in drawn) + "]"
+        batch_lines = ("sent = [", *(f'    "{s}",' for s in drawn), "]")
     tokenise = (
-        'inp = tok(sent, return_tensors="pt")'
+        ('inp = tok(sent, return_tensors="pt")',)
         if symbolic
-        else f'inp = tok(sent, return_tensors="pt", padding="max_length", max_length={t}, truncation=True)'
+        else (
+            'inp = tok(sent, return_tensors="pt", truncation=True,',
+            f'    padding="max_length", max_length={t})',
+        )
     )
     code = code_block(
         "from transformers import AutoTokenizer, AutoModel",
-        f'tok = AutoTokenizer.from_pretrained("{name}")',
-        f'bert = AutoModel.from_pretrained("{name}", output_attentions=True)',
-        batch_line,
-        tokenise,
+        f'name = "{name}"',
+        "tok = AutoTokenizer.from_pretrained(name)",
+        "bert = AutoModel.from_pretrained(name, output_attentions=True)",
+        *batch_lines,
+        *tokenise,
         "att = bert(**inp).attentions",
         f"print(len(att), att[{chosen}].shape)",
     )
@@ -357,7 +361,7 @@ def bert_attentions_shape(
     )
     part_b = Part(
         "b",
-        f"What shape does `att[{chosen}].shape` print? Give it as a list.",
+        f"What shape does `att[{chosen}].shape` print?",
         ShapeAnswer(weights, symbols=symbols(T=None) if symbolic else ()),
         solution=[
             f"Each layer's entry holds the softmax weights of all its heads for the batch: "
@@ -544,7 +548,7 @@ def attention_from_scratch_shape(
     )
     prompt = (
         "A from-scratch NumPy attention works on tensors laid out as $[B, h, T, d]$ (batch, heads, "
-        f"positions, width):\n\n{code}\n\nWhat shape does the last line print? Give it as a list."
+        f"positions, width):\n\n{code}\n\nWhat shape does the last line print?"
     )
     solution = [
         rf"`np.swapaxes(k, -1, -2)` is ${shape_tex((b, h, dk, tk))}$, so the scores and the weights are "
@@ -743,7 +747,7 @@ def rnn_context_shape(
     prompt = (
         "A seq2seq encoder RNN reads a sentence one word embedding at a time, and hands its last hidden "
         f"state to the decoder as the context $c$. Here it reads a {n_short}-word and a {n_long}-word "
-        f"sentence:\n\n{code}\n\nGive each printed shape as a list."
+        f"sentence:\n\n{code}\n\nWhat does the last line print?"
     )
     context = numerics.rnn_context_shape(n_short, hid)
     long_context = numerics.rnn_context_shape(n_long, hid)

@@ -300,3 +300,9 @@ def test_a_sentence_without_it_is_refused() -> None:
 def test_impossible_inputs_are_refused(kwargs: dict[str, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         walkthroughs.qk_transpose_shape(np.random.default_rng(0), **kwargs)
+
+
+def test_a_one_dimensional_shape_asks_for_one_dimension() -> None:
+    answer = banks.load("week1").get("rnn-context-shape").original().answer
+    assert isinstance(answer, PartsAnswer)
+    assert answer.parts[0].answer.instructions() == "Give the shape as a list of 1 dimension, e.g. [3]."
