@@ -309,13 +309,10 @@ def format_value(value: float, decimals: int) -> str:
 
 
 def figure_json(figure: Figure) -> dict[str, Any]:
-    """A figure as ``quiz show --json`` lists it: its kind and all its data, strict JSON
-    (a masked cell's value is ``null``)."""
+    """A figure as ``quiz show --json`` lists it: its kind and all its data, strict JSON (a masked
+    cell's value is ``null`` when it is ±∞, as in a masked score matrix)."""
     if isinstance(figure, Heatmap):
-        values = [
-            [None if figure.is_masked(i, j) else v for j, v in enumerate(row)]
-            for i, row in enumerate(figure.values)
-        ]
+        values = [[v if math.isfinite(v) else None for v in row] for row in figure.values]
         low, high = figure.bounds()
         return {
             "kind": "heatmap",

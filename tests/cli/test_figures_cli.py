@@ -36,12 +36,13 @@ def test_show_json_lists_the_figures_with_their_data() -> None:
         weights["values"], weights["mask"], data["answer"]["value"], strict=True
     ):
         for value, hidden, answer in zip(row, mask, answer_row, strict=True):
-            # A hidden weight is null (the figure shows its mask text); the answer's is exactly 0.
-            assert (value is None and answer == 0) if hidden else abs(value - answer) < 1e-12
+            assert abs(value - answer) < 1e-12
+            assert not hidden or value == 0  # a hidden key's weight is exactly 0
     size = len(scores["rows"])
-    # Hidden scores are null in JSON (strict JSON has no −∞) and flagged in the mask.
-    assert scores["values"][0][1:] == [None] * (size - 1)
+    # The scores are the raw ones (what the mask then hides is flagged, and shown as −∞).
+    assert scores["values"] == data["params"]["scores"]
     assert scores["mask"][0] == [False] + [True] * (size - 1)
+    assert scores["masked_text"] == "−∞"
     assert {"title", "caption", "rows", "cols", "decimals", "low", "high", "where"} <= set(weights)
 
 
