@@ -27,7 +27,7 @@ from attnquiz.engine.answers import (
     Tolerance,
     symbols,
 )
-from attnquiz.engine.generators.common import group, pick
+from attnquiz.engine.generators.common import group, keeps_all, pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
@@ -357,7 +357,9 @@ def bert_attentions_shape(
                 "That is the number of heads in one layer. The tuple has one entry per layer; the heads are "
                 "an axis of each entry.",
             )
-        ],
+        ]
+        if heads != layers
+        else [],
     )
     part_b = Part(
         "b",
@@ -557,20 +559,24 @@ def attention_from_scratch_shape(
         rf"`weights @ v` is $[{tq}, {tk}] \times [{tk}, {dv}]$ per batch entry and head: ${shape_tex(out)}$.",
         f"So the line prints the shape of `{printed}`: ${shape_tex(out if what == 'output' else w)}$.",
     ]
+    mistakes: list[Mistake] = []
     if what == "output":
         answer = out
-        mistakes = [
+        if dv != dk:
+            mistakes.append(
+                Mistake(
+                    "dk-for-dv",
+                    (b, h, tq, dk),
+                    "That uses the width of the queries and keys. The output mixes rows of `v`, so its "
+                    "last axis is the values' width.",
+                )
+            )
+        mistakes += [
             Mistake(
                 "weights-not-output",
                 w,
                 "That is the shape of the weights; `out` multiplies them by `v`, one value-wide vector per "
                 "query.",
-            ),
-            Mistake(
-                "dk-for-dv",
-                (b, h, tq, dk),
-                "That uses the width of the queries and keys. The output mixes rows of `v`, so its last "
-                "axis is the values' width.",
             ),
             Mistake(
                 "heads-merged",
@@ -580,17 +586,20 @@ def attention_from_scratch_shape(
         ]
     else:
         answer = w
-        mistakes = [
+        if tq != tk:
+            mistakes.append(
+                Mistake(
+                    "softmax-over-queries",
+                    (b, h, tk, tq),
+                    "That puts the keys first. Each row of the weights belongs to one query and spreads "
+                    "over the keys: $[T_q, T_k]$.",
+                )
+            )
+        mistakes += [
             Mistake(
                 "output-not-weights",
                 out,
                 "That is the shape of `out`. The weights hold one number for every query and every key.",
-            ),
-            Mistake(
-                "softmax-over-queries",
-                (b, h, tk, tq),
-                "That puts the keys first. Each row of the weights belongs to one query and spreads over "
-                "the keys: $[T_q, T_k]$.",
             ),
             Mistake(
                 "kt-q-not-q-kt",
@@ -855,11 +864,17 @@ def path_length(
                 "That is the path in self-attention, where every word looks at every other word directly. "
                 "An RNN passes information on one step at a time.",
             ),
-            Mistake(
-                "counted-both-ends",
-                steps + 1,
-                "That counts the words from the first to the last; the steps are the updates after word "
-                f"{i}.",
+            *(
+                [
+                    Mistake(
+                        "counted-both-ends",
+                        steps + 1,
+                        "That counts the words from the first to the last; the steps are the updates after "
+                        f"word {i}.",
+                    )
+                ]
+                if steps + 1 != t
+                else []
             ),
         ],
     )
@@ -933,6 +948,7 @@ def causal_visible_words(
                 "That is every word of the reply, as in an encoder. A causal mask hides the later words.",
             )
         )
+    if t is not None and t - n + 1 not in (visible, visible - 1, t):
         mistakes_a.append(
             Mistake(
                 "mask-reversed",
@@ -985,49 +1001,20 @@ def _millions(value: int) -> float:
     return value / 1e6
 
 
-@generator
-def transformer_param_count(
-    rng: np.random.Generator,
-    /,
-    *,
-    d_model: int | None = None,
-    d_ff: int | None = None,
-    layers: int | None = None,
-    vocab: int | None = None,
-    biases: bool | None = None,
-) -> Variant:
-    """Parameters of an encoder–decoder Transformer with one shared embedding table, in millions."""
-    d = int(d_model) if d_model is not None else int(pick(rng, (256, 512, 768, 1024)))
-    f = int(d_ff) if d_ff is not None else 4 * d
-    n = int(layers) if layers is not None else int(pick(rng, (2, 3, 4, 6, 8, 12)))
-    v = int(vocab) if vocab is not None else int(pick(rng, (8000, 16000, 32000, 37000, 50000)))
-    full = bool(biases) if biases is not None else bool(rng.random() < 0.5)
-    counted = numerics.ALL if full else numerics.WEIGHTS_ONLY
-    other = numerics.WEIGHTS_ONLY if full else numerics.ALL
-    total = numerics.transformer_params(d, f, layers=n, vocab=v, counted=counted)
-    enc = numerics.encoder_layer_params(d, f, counted=counted)
-    dec = numerics.decoder_layer_params(d, f, counted=counted)
-    what = (
+def _counted_text(full: bool) -> str:
+    return (
         "weights, biases and LayerNorms"
         if full
         else "weight matrices and the embedding table only (no biases, no LayerNorm)"
     )
-    prompt = (
-        f"An encoder–decoder Transformer has {n} encoder and {n} decoder layers with "
-        rf"$d_{{\text{{model}}}} = {d}$ and $d_{{\text{{ff}}}} = {f}$, sinusoidal positions, and one "
-        f"embedding table of {v:,} tokens shared by the source, the target and the output layer. Counting "
-        f"{what}, how many parameters does it have? Give the count in millions, to one decimal place."
-    )
-    formula = r"4d^2 + 2df + f + 9d" if full else r"4d^2 + 2df"
-    dec_formula = r"8d^2 + 2df + f + 15d" if full else r"8d^2 + 2df"
-    solution = [
-        rf"One encoder layer (self-attention and FFN): ${formula} = {group(enc)}$.",
-        rf"One decoder layer adds cross-attention{' and a third LayerNorm' if full else ''}: "
-        rf"${dec_formula} = {group(dec)}$.",
-        rf"The shared embedding table: $V \cdot d = {group(v)} \cdot {d} = {group(v * d)}$.",
-        rf"Total: ${n} \cdot ({group(enc)} + {group(dec)}) + {group(v * d)} = {group(total)}$, about "
-        rf"${_millions(total):.1f}$ million.",
-    ]
+
+
+def _count_and_slips(d: int, f: int, n: int, v: int, *, full: bool) -> tuple[NumericAnswer, list[Mistake]]:
+    """The count in millions and the slips the notes warn about, for one draw of the sizes."""
+    counted = numerics.ALL if full else numerics.WEIGHTS_ONLY
+    other = numerics.WEIGHTS_ONLY if full else numerics.ALL
+    total = numerics.transformer_params(d, f, layers=n, vocab=v, counted=counted)
+    what = _counted_text(full)
     mistakes = [
         Mistake(
             "untied-embeddings",
@@ -1053,15 +1040,67 @@ def transformer_param_count(
             "That counts each decoder layer as an encoder layer. A decoder layer also has cross-attention "
             "to the encoder (with its own four projections).",
         ),
-        Mistake(
-            "biases-counted" if not full else "biases-left-out",
-            _millions(numerics.transformer_params(d, f, layers=n, vocab=v, counted=other)),
-            "Count exactly what the question includes: " + what + ".",
-        ),
+    ]
+    counted_otherwise = numerics.transformer_params(d, f, layers=n, vocab=v, counted=other)
+    # Biases and LayerNorms are a few thousand numbers per layer: only a slip where they show at 0.1M.
+    if abs(counted_otherwise - total) >= 100_000:
+        mistakes.append(
+            Mistake(
+                "biases-left-out" if full else "biases-counted",
+                _millions(counted_otherwise),
+                "Count exactly what the question includes: " + what + ".",
+            )
+        )
+    return NumericAnswer(_millions(total), ONE_PLACE), mistakes
+
+
+@generator
+def transformer_param_count(
+    rng: np.random.Generator,
+    /,
+    *,
+    d_model: int | None = None,
+    d_ff: int | None = None,
+    layers: int | None = None,
+    vocab: int | None = None,
+    biases: bool | None = None,
+) -> Variant:
+    """Parameters of an encoder–decoder Transformer with one shared embedding table, in millions."""
+    given = None not in (d_model, layers, vocab, biases)
+    # Redraw until every slip has a count of its own at 0.1M (none reads as the answer or another slip).
+    for _ in range(100):
+        d = int(d_model) if d_model is not None else int(pick(rng, (256, 512, 768, 1024)))
+        f = int(d_ff) if d_ff is not None else 4 * d
+        n = int(layers) if layers is not None else int(pick(rng, (2, 3, 4, 6, 8, 12)))
+        v = int(vocab) if vocab is not None else int(pick(rng, (8000, 16000, 32000, 37000, 50000)))
+        full = bool(biases) if biases is not None else bool(rng.random() < 0.5)
+        answer, mistakes = _count_and_slips(d, f, n, v, full=full)
+        if given or keeps_all(answer, mistakes):
+            break
+    counted = numerics.ALL if full else numerics.WEIGHTS_ONLY
+    total = numerics.transformer_params(d, f, layers=n, vocab=v, counted=counted)
+    enc = numerics.encoder_layer_params(d, f, counted=counted)
+    dec = numerics.decoder_layer_params(d, f, counted=counted)
+    what = _counted_text(full)
+    prompt = (
+        f"An encoder–decoder Transformer has {n} encoder and {n} decoder layers with "
+        rf"$d_{{\text{{model}}}} = {d}$ and $d_{{\text{{ff}}}} = {f}$, sinusoidal positions, and one "
+        f"embedding table of {v:,} tokens shared by the source, the target and the output layer. Counting "
+        f"{what}, how many parameters does it have? Give the count in millions, to one decimal place."
+    )
+    formula = r"4d^2 + 2df + f + 9d" if full else r"4d^2 + 2df"
+    dec_formula = r"8d^2 + 2df + f + 15d" if full else r"8d^2 + 2df"
+    solution = [
+        rf"One encoder layer (self-attention and FFN): ${formula} = {group(enc)}$.",
+        rf"One decoder layer adds cross-attention{' and a third LayerNorm' if full else ''}: "
+        rf"${dec_formula} = {group(dec)}$.",
+        rf"The shared embedding table: $V \cdot d = {group(v)} \cdot {d} = {group(v * d)}$.",
+        rf"Total: ${n} \cdot ({group(enc)} + {group(dec)}) + {group(v * d)} = {group(total)}$, about "
+        rf"${_millions(total):.1f}$ million.",
     ]
     return Variant(
         prompt=prompt,
-        answer=NumericAnswer(_millions(total), ONE_PLACE),
+        answer=answer,
         solution=solution,
         mistakes=mistakes,
         inputs={"d_model": d, "d_ff": f, "layers": n, "vocab": v, "biases": full},

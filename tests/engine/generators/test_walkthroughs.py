@@ -306,3 +306,33 @@ def test_a_one_dimensional_shape_asks_for_one_dimension() -> None:
     answer = banks.load("week1").get("rnn-context-shape").original().answer
     assert isinstance(answer, PartsAnswer)
     assert answer.parts[0].answer.instructions() == "Give the shape as a list of 1 dimension, e.g. [3]."
+
+
+@pytest.mark.parametrize("entry", ITEMS, ids=entry_id)
+def test_no_listed_mistake_is_dropped_from_a_part_or_a_question(
+    entry: BankItem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slip listed only to be dropped (it gives the answer, or another slip's value) is an unfair draw.
+    from attnquiz.engine import variant
+
+    dropped: list[str] = []
+    keep_part = variant._kept_part
+    keep = variant.kept_mistakes
+
+    def part_recorder(part: variant.Part) -> variant.Part:
+        kept = keep_part(part)
+        dropped.extend(m.tag for m in part.mistakes if m not in kept.mistakes)
+        return kept
+
+    def recorder(answer: Answer, mistakes: tuple[Mistake, ...]) -> tuple[Mistake, ...]:
+        listed = tuple(mistakes)
+        kept = keep(answer, listed)
+        dropped.extend(m.tag for m in listed if m not in kept)
+        return kept
+
+    monkeypatch.setattr(variant, "_kept_part", part_recorder)
+    monkeypatch.setattr(variant, "kept_mistakes", recorder)
+    for seed in range(200):
+        dropped.clear()
+        entry.question(seed)
+        assert not dropped, (seed, dropped)
