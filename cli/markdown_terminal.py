@@ -156,10 +156,15 @@ def _code(target: Console, block: md.CodeBlock, margin: str) -> None:
         syntax = Syntax(
             "\n".join(lines), lexer, theme="ansi_dark", background_color="default", word_wrap=True
         )
-        target.print(Padding(syntax, (0, 0, 0, len(margin) + 4)))
+        _print_lines(target, Padding(syntax, (0, 0, 0, len(margin) + 4)))
     else:
+        # Long lines are cut at the width, each piece on its own indented line: nothing is lost and
+        # the terminal's own wrapping never breaks the indentation.
+        room = max(20, target.width - len(margin) - 4)
         for line in lines:
-            target.print(Text(margin + "    " + line), soft_wrap=True)
+            pieces = [line[i : i + room] for i in range(0, len(line), room)] or [""]
+            for piece in pieces:
+                target.print(Text(margin + "    " + piece), soft_wrap=True)
     if cut > 0:
         put(target, f"{margin}    … {cut} more lines", style="dim")
 
