@@ -28,6 +28,7 @@ def blocks(language: str) -> list[tuple[int, str]]:
 
 YAML = blocks("yaml")
 PYTHON = blocks("python")
+SVG = blocks("svg")
 
 
 def as_bank(source: str, line: int) -> str:
@@ -46,6 +47,12 @@ def plugin_dir(tmp_path: Path) -> Path:
         match = re.fullmatch(r"# (\w+\.py)", first)
         assert match, f"a Python example starts with its file name as a comment, not {first!r}"
         (tmp_path / match.group(1)).write_text(source, encoding="utf-8")
+    for _, source in SVG:
+        # An image file of the guide, named by its first line: <!-- figures/name.svg -->.
+        named = re.fullmatch(r"<!-- ([\w/-]+\.svg) -->", source.splitlines()[0])
+        assert named, f"an SVG example starts with its file name as a comment, not {source.splitlines()[0]!r}"
+        (tmp_path / named.group(1)).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / named.group(1)).write_text(source, encoding="utf-8")
     return tmp_path
 
 
@@ -56,6 +63,9 @@ def test_the_guide_has_examples_of_every_kind() -> None:
     for kind in ("integer", "vector", "shape"):
         assert f"kind: {kind}" in text, f"the guide has no example of a {kind} answer"
     assert PYTHON, "the guide shows no generator module"
+    for needle in ("|:----|", "```python", "![", "figures/"):
+        assert needle in text, f"the guide has no YAML example with {needle!r} (a table, code block or image)"
+    assert SVG, "the guide shows no image file"
     assert "kind: explain" in text, "the guide has no concept question (kind: explain)"
 
 
