@@ -1128,7 +1128,8 @@ def param_count_gap(
     model: str | None = None,
     within: int | None = None,
 ) -> Variant:
-    """How far one's own parameter count falls short of a paper's: in millions, in per cent, and a claim."""
+    """How far one's own parameter count falls short of a paper's, in millions and in per cent (a), (b);
+    the solution checks the claim that it is "within k %"."""
     if paper is None:
         paper_m, name = pick(rng, PUBLISHED)
     else:
@@ -1140,7 +1141,10 @@ def param_count_gap(
     gap_m = round(paper_m - own_m, 10)
     percent = 100 * numerics.relative_gap(own_m, paper_m)
     holds = percent <= claim
-    prompt = f"Your own count of {name} comes to {own_m:.1f}M parameters; the paper reports {paper_m:g}M."
+    prompt = (
+        f"Your own count of {name} comes to {own_m:.1f}M parameters; the paper reports {paper_m:g}M. "
+        f"Your notes say the count is within {claim} % of the paper's."
+    )
     part_a = Part(
         "a",
         "How many million parameters are unaccounted for? Give one decimal place.",
@@ -1153,7 +1157,9 @@ def param_count_gap(
         NumericAnswer(percent, TWO_PLACES),
         solution=[
             rf"Relative to the paper's count: ${gap_m:.1f} / {paper_m:g} = {percent / 100:.4f}$, that is "
-            rf"${percent:.2f}\,\%$."
+            rf"${percent:.2f}\,\%$.",
+            f"{percent:.2f} % is {'at most' if holds else 'more than'} {claim} %, so the claim "
+            f"{'holds' if holds else 'does not hold'} for the numbers as printed: check such claims.",
         ],
         mistakes=[
             Mistake(
@@ -1170,25 +1176,9 @@ def param_count_gap(
         uses=("a",),
         recompute=lambda gap: 100 * float(gap) / paper_m,
     )
-    yes, no = "Yes", "No"
-    part_c = Part(
-        "c",
-        f"Is your count within {claim} % of the paper's?",
-        ChoiceAnswer(
-            (
-                Option(yes, holds, "" if holds else f"{percent:.2f} % is more than {claim} %."),
-                Option(no, not holds, "" if not holds else f"{percent:.2f} % is at most {claim} %."),
-            ),
-            multiple=False,
-        ),
-        solution=[
-            f"{percent:.2f} % is {'at most' if holds else 'more than'} {claim} %, so "
-            f"{'yes' if holds else 'no'}: check such a claim against the numbers as printed."
-        ],
-    )
     return Variant(
         prompt=prompt,
-        answer=PartsAnswer((part_a, part_b, part_c)),
+        answer=PartsAnswer((part_a, part_b)),
         solution=[],
         inputs={"own": own_m, "paper": paper_m, "model": name, "within": claim},
         hint="Subtract first; then divide the difference by the paper's figure.",
