@@ -178,7 +178,7 @@ def _check_svg(src: str, data: bytes) -> None:
 
 
 def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+    return tag.rsplit("}", 1)[-1]
 
 
 # ---------------------------------------------------------------------------------------------

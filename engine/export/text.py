@@ -245,13 +245,13 @@ def _chunk(
         _refuse(lines)
     images = [_IMAGE_LINE.match(line) for line in lines]
     if all(images):
-        found = [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
+        found: list[Block] = [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
         if strict:
             from attnquiz.engine import images as files
 
             for image in found:
                 try:
-                    files.check_src(image.src)
+                    files.check_src(image.src if isinstance(image, Image) else "")
                 except files.ImageError as exc:
                     raise markup.MarkupError(str(exc)) from None
         return found
