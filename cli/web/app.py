@@ -73,6 +73,8 @@ class WebSession:
     warnings: list[str] = field(default_factory=list)
     part_done: tuple[int, Any] | None = None
     """A question in parts: the part just answered (its `PartGrade`), said on the next page."""
+    rated: tuple[int, str, datetime | None] | None = None
+    """A concept question just rated: its position, the rating and when it is due (said once)."""
 
     @property
     def scope(self) -> str:
@@ -248,7 +250,24 @@ class QuizApp:
         web.part_done = None
         part = session.pending_part(slot)
         saved, web.saved = web.saved, None
+        rated, web.rated = web.rated, None
         warnings, web.warnings = web.warnings, []
+        if _rating_due(session):
+            # A concept question answered in practice: the model answer and key points, then the
+            # student's own rating of their answer, which schedules the review (`Session.rate`).
+            from attnquiz.engine.grading import SELF_RATINGS
+
+            return self.page(
+                request,
+                "rate.html",
+                web=web,
+                session=session,
+                slot=slot,
+                q=current,
+                ratings=SELF_RATINGS,
+                warnings=warnings,
+                csrf=self.guard.csrf_token(web.scope),
+            )
         return self.page(
             request,
             "question.html",
@@ -263,6 +282,9 @@ class QuizApp:
             invalid=invalid,
             hint=web.hints.get(slot.position),
             saved=saved,
+            rated=rated,
+            concept=_concept(current.answer),
+            concept_limit=_concept_limit(),
             remaining=session.remaining(),
             warnings=warnings,
             csrf=self.guard.csrf_token(web.scope),
@@ -282,10 +304,11 @@ class QuizApp:
         if session.exam and session.time_up:
             self.finish_session(web, "time-up")
         slot = self._current(web, form)
-        if slot is None:  # sent from an older page (Back button), or after the end
+        if slot is None or _rating_due(session):  # sent from an older page (Back button), or after the end
             return _see(f"/s/{web.id}")
         chosen = [str(v) for v in form.getlist("choice")]
-        response = ", ".join(chosen) if chosen else _text(form, "response")
+        # A text area sends its line breaks as CR LF (the HTML form rule): kept as the terminal keeps them.
+        response = ", ".join(chosen) if chosen else _text(form, "response").replace("\r\n", "\n")
         result = session.answer(response)  # the grader bounds what it reads, and says how long it was
         web.warnings.extend(session.take_warnings())
         if not result.counts:
@@ -293,6 +316,8 @@ class QuizApp:
             web.invalid = (slot.position, response[:MAX_RESPONSE], result)
             return _see(f"/s/{web.id}")
         web.invalid = None
+        if _rating_due(session):  # a concept question: compare with the model answer, then rate
+            return _see(f"/s/{web.id}")
         if not slot.answered:
             # A part of a question in parts: the next part is asked on the same page.
             web.part_done = (slot.position, result.parts[0]) if result.parts else None
@@ -302,11 +327,28 @@ class QuizApp:
             return _see(f"/s/{web.id}")
         return _see(f"/s/{web.id}/feedback/{slot.position}")
 
+    async def rate(self, request: Request) -> Response:
+        """A concept question's self-rating (again, hard, good, easy): it schedules the item's review."""
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        slot = self._current(web, form)
+        if slot is None or not _rating_due(web.session):  # an older page, or already rated
+            return _see(f"/s/{web.id}")
+        from attnquiz.engine.grading import SELF_RATINGS
+
+        rating = _text(form, "rating")
+        if rating not in SELF_RATINGS:
+            raise HTTPException(400, f"A rating is one of {', '.join(SELF_RATINGS)}.")
+        web.session.rate(rating)
+        web.warnings.extend(web.session.take_warnings())
+        web.rated = (slot.position, rating, slot.next_due)
+        return _see(f"/s/{web.id}")
+
     async def skip(self, request: Request) -> Response:
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         slot = self._current(web, form)
-        if slot is None:
+        if slot is None or _rating_due(web.session):
             return _see(f"/s/{web.id}")
         web.session.skip()
         web.warnings.extend(web.session.take_warnings())
@@ -596,6 +638,26 @@ def _preview_card(entry: Any, seed: int) -> dict[str, Any]:
     return card
 
 
+def _rating_due(session: Session) -> bool:
+    """Whether practice waits for the student's rating of a concept answer (an exam rates none: its
+    concept answers are rated in `quiz review`)."""
+    return not session.exam and session.awaiting_rating
+
+
+def _concept_limit() -> int:
+    """The longest concept answer kept (the grader cuts a longer one there): the text area says so."""
+    from attnquiz.engine.grading import EXPLAIN_MAX_LENGTH
+
+    return EXPLAIN_MAX_LENGTH
+
+
+def _concept(answer: Any) -> Any:
+    """The answer if it is a concept question's (a text area, then the model answer), else None."""
+    from attnquiz.engine.answers import ExplainAnswer
+
+    return answer if isinstance(answer, ExplainAnswer) else None
+
+
 def _choice(answer: Any) -> Any:
     """The answer if it is a choice (options to tick), else None (a text field)."""
     from attnquiz.engine.answers import ChoiceAnswer
@@ -669,6 +731,7 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}", quiz.question),
         Route("/s/{sid}/answer", quiz.answer, methods=["POST"]),
         Route("/s/{sid}/skip", quiz.skip, methods=["POST"]),
+        Route("/s/{sid}/rate", quiz.rate, methods=["POST"]),
         Route("/s/{sid}/hint", quiz.hint, methods=["POST"]),
         Route("/s/{sid}/go", quiz.go, methods=["POST"]),
         Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
