@@ -207,7 +207,11 @@ def export_command(
     jobs: Annotated[
         int | None,
         typer.Option(
-            "--jobs", "-j", min=1, max=256, help="PDF pieces compiled at once (default: every CPU)."
+            "--jobs",
+            "-j",
+            min=1,
+            max=256,
+            help="PDF pieces made at once, each by a worker process (default: every CPU; 1: no workers).",
         ),
     ] = None,
 ) -> None:
@@ -261,21 +265,33 @@ def export_command(
     if to_stdout and fmt not in {"moodle", "json"}:
         fail(f"-o - (standard output) is for moodle and json; a {fmt} export needs a file or folder", 2)
     target = output if output is not None else default_output(fmt, loaded.name)
-    with _Bar(f"Writing {fmt}") as bar:
-        if to_stdout:
-            data, warnings = lms_file(plan, fmt, progress=bar)
-            written = Written([], warnings)
-        else:
-            written = write(
-                plan,
-                fmt,
-                target,
-                paper=paper,
-                key=None if key == "none" else key,
-                split=split,
-                progress=bar,
-                jobs=jobs,
-            )
+    from attnquiz.engine.export.pdf import Terminated
+
+    try:
+        with _Bar(f"Writing {fmt}") as bar:
+            if to_stdout:
+                data, warnings = lms_file(plan, fmt, progress=bar)
+                written = Written([], warnings)
+            else:
+                written = write(
+                    plan,
+                    fmt,
+                    target,
+                    paper=paper,
+                    key=None if key == "none" else key,
+                    split=split,
+                    progress=bar,
+                    jobs=jobs,
+                    bank=bank,  # worker processes load the bank as this command did
+                )
+    except Terminated:
+        _note("quiz: stopped by SIGTERM before the export was complete: no file was written")
+        raise
+    except KeyboardInterrupt:
+        # Typer ends a command interrupted by Ctrl-C with status 130 and says nothing: say what became
+        # of the files (the worker processes have been stopped, the temporary files removed).
+        _note("quiz: interrupted before the export was complete: no file was written")
+        raise
     for message in written.warnings:
         _warn(message)
     if to_stdout:
@@ -453,11 +469,28 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
                   title_justify="left")  # fmt: skip
     items.add_column("question")
     items.add_column("mean", justify="right")
-    for status in ("correct", "partial", "wrong", "invalid", "blank"):
+    shown = ["correct", "partial", "wrong", "invalid", "blank"]
+    if any(entry.counts.get("unmarked") for entry in summary.items):
+        shown.append("unmarked")  # concept answers awaiting a mark by hand
+    for status in shown:
         items.add_column(status, justify="right")
     for entry in summary.items:
-        items.add_row(Text(entry.item), f"{entry.mean:.2f}", *(str(entry.counts[s]) for s in entry.counts))
+        items.add_row(Text(entry.item), f"{entry.mean:.2f}", *(str(entry.counts.get(s, 0)) for s in shown))
     console.print(items)
+    if summary.unmarked:
+        marking = [entry.item for entry in summary.items if entry.counts.get("unmarked")]
+        waiting = (
+            "1 concept answer awaits"
+            if summary.unmarked == 1
+            else f"{summary.unmarked} concept answers await"
+        )
+        console.print(
+            Text(
+                f"{waiting} marking by hand ({', '.join(marking)}): they count 0 until then. Fill in the "
+                "mark column (e.g. `ITEM mark (0-4)`, a mark for each key point; `quiz grade --template` "
+                "writes it) and grade again."
+            )
+        )
     if summary.mistakes:
         console.print("Most common mistakes:")
         for item, tag, n in summary.mistakes:
