@@ -17,7 +17,6 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
@@ -70,7 +69,6 @@ def _sources(
 
 def _pdf_documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None, split: bool) -> list[Document]:
     """The PDF files of an export as documents compiled in pieces (see `pdf.write_documents`)."""
-    from attnquiz.engine.export import typst
     from attnquiz.engine.export.pdf import Document, documents
 
     if not split:
@@ -81,10 +79,9 @@ def _pdf_documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None, split: b
     for position in range(len(plan.sheets)):
         label = str(position + 1).zfill(width)
         only = range(position, position + 1)
-        docs.append(Document(f"worksheet-{label}.pdf", partial(typst.worksheets, plan, paper=paper), 1, only))
+        docs.append(Document(f"worksheet-{label}.pdf", "worksheets", paper, 1, only))
         if key is not None:
-            key_of = partial(typst.key, plan, paper=paper, style=key)
-            docs.append(Document(f"key-{label}.pdf", key_of, 1, only))
+            docs.append(Document(f"key-{label}.pdf", "key", paper, 1, only, style=key))
     return docs
 
 
@@ -278,12 +275,14 @@ def write(
     split: bool = False,
     progress: Progress | None = None,
     jobs: int | None = None,
+    bank: str | None = None,
 ) -> Written:
     """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``.
 
     PDF and LMS files are streamed into their temporary files as they are made (memory does not
-    grow with the class); HTML and Markdown are made whole, then written. ``jobs``: PDF compiles
-    at once (default: every CPU).
+    grow with the class); HTML and Markdown are made whole, then written. ``jobs``: PDF pieces made
+    at once, by worker processes (default: every CPU); ``bank``: what the plan's bank was loaded by
+    (`banks.load(bank, plugins=True)`), so that workers can load it too (see `pdf.write_documents`).
     """
     written = Written()
     if fmt in WORKSHEET_FORMATS:
@@ -297,7 +296,9 @@ def write(
 
         docs = _pdf_documents(plan, paper, key, split)
         with Staging() as stage:
-            write_documents(plan, docs, lambda name: stage.open(output / name), jobs=jobs, progress=progress)
+            write_documents(
+                plan, docs, lambda name: stage.open(output / name), jobs=jobs, progress=progress, bank=bank
+            )
             stage.commit()
         written.files.extend(output / doc.name for doc in docs)
         return written

@@ -56,16 +56,23 @@ two or three pieces, so a small export is made faster in this process alone."""
 DocumentKind = Literal["worksheets", "key"]
 
 
-def compile_typst(source: str) -> bytes:
-    """Compile Typst source to PDF bytes; a Typst error or warning is a bug here, so it raises."""
+def compile_typst(source: str, *, tagged: bool = True) -> bytes:
+    """Compile Typst source to PDF bytes; a Typst error or warning is a bug here, so it raises.
+
+    ``tagged``: with the tagged-PDF structure (for screen readers). A piece that is joined to others
+    is compiled without it: the join cannot merge the pieces' structure trees and drops them, and
+    the marked content left in the pages would be dead weight (untagged, a piece compiles in about
+    two thirds of the time and is half the size)."""
     import typst  # imported here: loading the compiler is not free, and most commands never need it
 
     files = typst_source.image_files(source)  # the images of the bank's texts that the source shows
     try:
         if files:
-            pdf, warnings = _compile_with_images(typst, source, files)
+            pdf, warnings = _compile_with_images(typst, source, files, tagged)
         else:
-            pdf, warnings = typst.compile_with_warnings(source.encode("utf-8"), ignore_system_fonts=True)
+            pdf, warnings = typst.compile_with_warnings(
+                source.encode("utf-8"), ignore_system_fonts=True, pdf_tags=tagged
+            )
     except typst.TypstError as exc:
         raise ExportError(f"typst could not compile the document: {exc.message} {exc.diagnostic}") from exc
     if warnings:
@@ -76,7 +83,7 @@ def compile_typst(source: str) -> bytes:
     return pdf
 
 
-def _compile_with_images(typst: Any, source: str, files: dict[str, bytes]) -> Any:
+def _compile_with_images(typst: Any, source: str, files: dict[str, bytes], tagged: bool) -> Any:
     """Compile with a root folder that holds only the images the source shows (Typst reads files
     from its root only), removed as soon as the PDF is made."""
     import tempfile
@@ -87,7 +94,9 @@ def _compile_with_images(typst: Any, source: str, files: dict[str, bytes]) -> An
         folder.mkdir()
         for name, data in files.items():
             (folder / name).write_bytes(data)
-        return typst.compile_with_warnings(source.encode("utf-8"), root=root, ignore_system_fonts=True)
+        return typst.compile_with_warnings(
+            source.encode("utf-8"), root=root, ignore_system_fonts=True, pdf_tags=tagged
+        )
 
 
 def default_jobs() -> int:
@@ -172,9 +181,10 @@ def pieces(docs: Sequence[Document], class_size: int) -> Iterator[Piece]:
 def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: Piece) -> bytes:
     """One piece as PDF bytes: its students' sheets (built here when ``sheets`` builds them when
     read), their Typst source and the compile. What a worker process runs, and this process with
-    one job: the same function, so the same bytes."""
+    one job: the same function, so the same bytes. A document of one piece is written as Typst
+    makes it, tagged; the pieces of a longer one are joined, and compiled untagged."""
     chosen = [sheets[position] for position in range(piece.start, piece.stop)]
-    return compile_typst(doc.source(plan, chosen))
+    return compile_typst(doc.source(plan, chosen), tagged=doc.pieces(len(sheets)) == 1)
 
 
 def write_documents(
@@ -222,7 +232,9 @@ def write_documents(
             _join(order, made, outputs, progress)
 
 
-def _join(order: Sequence[Piece], made: Iterator[bytes], outputs: _Outputs, progress: Progress | None) -> None:
+def _join(
+    order: Sequence[Piece], made: Iterator[bytes], outputs: _Outputs, progress: Progress | None
+) -> None:
     for done, piece in enumerate(order, 1):
         outputs.add(piece.document, next(made))
         if progress is not None:

@@ -76,4 +76,7 @@ def test_the_default_key_is_the_marking_grid_and_jobs_are_accepted(tmp_path: Pat
     assert "Wrong answers to recognise" in "".join(
         p.extract_text() for p in PdfReader(tmp_path / "full" / "key.pdf").pages
     )
-    assert runner.invoke(app, [*args[:-2], "--jobs", "0"]).exit_code == 2
+    for jobs in ("0", "-1", "257", "two"):
+        refused = runner.invoke(app, [*args[:-2], "--jobs", jobs])
+        assert refused.exit_code == 2, (jobs, refused.output)
+        assert "--jobs" in refused.output

@@ -186,9 +186,11 @@ def test_a_streamed_pdf_export_killed_part_way_has_no_half_written_file(tmp_path
     any moment leaves the final names empty, or holding the whole export."""
     import time
 
-    # A whole bank for 6 students: 6 pieces, most of the run spent compiling and joining them.
+    # A whole bank for 6 students: 7 pieces, most of the run spent compiling and joining them, made
+    # by two worker processes (killed with the export's process: see test_pdf_workers for what
+    # becomes of them).
     command = [sys.executable, "-m", "attnquiz", "export", "week1", "--students", "6", "--seed", "8"]
-    command.append("--all")
+    command += ["--all", "--jobs", "2"]
     started = time.monotonic()
     subprocess.run([*command, "-o", str(tmp_path / "whole")], check=True, capture_output=True, timeout=300)
     took = time.monotonic() - started  # the kills land through the run, however loaded the machine is

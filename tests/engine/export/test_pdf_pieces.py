@@ -1,5 +1,6 @@
-"""Class-scale PDFs: compiled in pieces on several threads, joined as a stream, the same bytes whatever
-the number of threads; the marking grid holds every student's every answer, read back from the PDF."""
+"""Class-scale PDFs: compiled in pieces, joined as a stream, the same bytes whatever the number of
+jobs (worker processes: see test_pdf_workers); the marking grid holds every student's every answer,
+read back from the PDF."""
 
 from __future__ import annotations
 
@@ -26,25 +27,10 @@ def _class(students: int, count: int | None = 6) -> ClassPlan:
     return plan_class(banks.load("week1"), students=students, master_seed=2026, count=count)
 
 
-def test_thirty_students_give_the_same_bytes_with_one_or_two_jobs(tmp_path: Path) -> None:
-    plan = _class(30)
-    assert pdf.piece_students(plan) < 30  # really in pieces
-    assert pdf.piece_students(plan, "grid") < 30
-    outputs = []
-    for jobs in (1, 2):
-        for key in ("full", "grid"):
-            folder = tmp_path / f"{jobs}-{key}"
-            files.write(plan, "pdf", folder, key=key, jobs=jobs)
-            outputs.append({p.name: p.read_bytes() for p in sorted(folder.iterdir())})
-    assert outputs[0] == outputs[2]
-    assert outputs[1] == outputs[3]
-    assert outputs[0]["worksheets.pdf"] == outputs[1]["worksheets.pdf"]
-    assert sorted(p.name for p in tmp_path.rglob("*") if p.name.startswith(".")) == []  # no .part left
-
-
 def test_the_joined_file_has_every_page_of_every_piece_in_order_and_shares_the_fonts() -> None:
     plan = _class(5, count=None)  # a whole bank: one student a piece
-    pieces = [compile_typst(pdf.documents(plan, "a4", None)[0].source([sheet])) for sheet in plan.sheets]
+    sheets = pdf.documents(plan, "a4", None)[0]
+    pieces = [compile_typst(sheets.source(plan, [sheet]), tagged=False) for sheet in plan.sheets]
     buffer = io.BytesIO()
     join = PdfJoin(buffer)
     for piece in pieces:
@@ -55,9 +41,16 @@ def test_the_joined_file_has_every_page_of_every_piece_in_order_and_shares_the_f
     assert [page.extract_text() for page in joined.pages] == expected
     assert joined.metadata is not None
     assert joined.metadata.title == f"{plan.title}: worksheets"
-    # Identical font programs and fonts are written once: far less than the pieces side by side.
-    assert len(buffer.getvalue()) < 0.7 * sum(len(p) for p in pieces)
+    # Objects that are byte for byte the same in several pieces (fonts, their descriptors and
+    # encodings) are written once: fewer objects, and fewer bytes, than the pieces side by side.
+    objects = [_count_objects(piece) for piece in pieces]
+    assert _count_objects(buffer.getvalue()) < 0.8 * sum(objects)
+    assert len(buffer.getvalue()) < 0.95 * sum(len(p) for p in pieces)
     assert buffer.getvalue() == pdf.worksheets(plan, plan.sheets)  # what the export writes
+
+
+def _count_objects(data: bytes) -> int:
+    return len(re.findall(rb"\d+ 0 obj", data))
 
 
 def test_links_between_pages_of_a_piece_survive_the_join() -> None:

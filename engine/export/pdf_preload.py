@@ -1,0 +1,20 @@
+"""What the PDF workers' fork server imports once (see `pdf_workers.context`), so that every worker
+forked from it starts with it: the export modules, the bank loader, every built-in generator (each
+registered through the registry, as a bank's load would) and the Typst compiler.
+
+Imported by the fork server only: nothing else imports this module (it would import every
+generator module for nothing). Typst compiles nothing here: a compile starts Typst's threads,
+and a process is forked from here.
+"""
+
+from __future__ import annotations
+
+import typst  # noqa: F401  (imported for the workers forked from here)
+
+from attnquiz.engine import banks  # noqa: F401
+from attnquiz.engine.export import pdf_workers  # noqa: F401
+from attnquiz.engine.generators import MODULES
+from attnquiz.engine.registry import generators
+
+for _name in MODULES:
+    generators.get(_name)

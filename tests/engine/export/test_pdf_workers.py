@@ -1,0 +1,327 @@
+"""PDF pieces made by worker processes (`pdf_workers`): the same bytes with one job or several, the
+bank's plugins loaded in every worker and announced once, and every way an export can end (a variant
+that cannot be built, a worker killed, Ctrl-C, SIGTERM, the export itself killed) ending cleanly: one
+line, no file under a final name, no temporary file, no process left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from attnquiz.engine import banks
+from attnquiz.engine.export import files, pdf, pdf_workers
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class, student_seed
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals and /proc are POSIX")
+
+
+@pytest.fixture
+def worker_pids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process ids of the workers the exports of a test start."""
+    pids: list[int] = []
+    real_start = pdf_workers.Workers._start
+
+    def start(self: pdf_workers.Workers) -> object:
+        worker = real_start(self)
+        assert worker.process.pid is not None
+        pids.append(worker.process.pid)
+        return worker
+
+    monkeypatch.setattr(pdf_workers.Workers, "_start", start)
+    return pids
+
+
+def _folder(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+def test_thirty_students_give_the_same_bytes_with_one_job_or_two_worker_processes(
+    tmp_path: Path, worker_pids: list[int]
+) -> None:
+    plan = plan_class(banks.load("week1", plugins=True), students=30, master_seed=2026, count=6)
+    outputs = {}
+    for jobs in (1, 2):
+        for key in ("full", "grid"):
+            folder = tmp_path / f"{jobs}-{key}"
+            started = len(worker_pids)
+            files.write(plan, "pdf", folder, key=key, jobs=jobs, bank="week1")
+            # One job starts no process; two start two (and more, as workers past their memory leave).
+            assert (len(worker_pids) > started + 1) == (jobs == 2)
+            outputs[jobs, key] = _folder(folder)
+    assert os.getpid() not in worker_pids
+    assert outputs[1, "full"] == outputs[2, "full"]
+    assert outputs[1, "grid"] == outputs[2, "grid"]
+    assert sorted(outputs[2, "grid"]) == ["key.pdf", "worksheets.pdf"]  # no temporary file left
+
+
+def test_the_pieces_come_in_order_and_whole_whatever_the_workers_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers that leave after every piece (each replaced, their queued pieces handed on) still give
+    every piece once, in order: the same bytes as one job."""
+    plan = plan_class(banks.load("week1", plugins=True), students=14, master_seed=7, count=6)
+    one = pdf.worksheets(plan, plan.sheets, jobs=1)
+    monkeypatch.setattr(pdf_workers, "WORKER_MEMORY_MB", 0)  # every worker leaves after one piece
+    assert pdf.worksheets(plan, plan.sheets, jobs=2, bank="week1") == one
+    assert pdf.worksheets(plan, plan.sheets, jobs=3, bank="week1") == one
+
+
+def test_a_small_export_or_one_without_its_bank_is_made_in_this_process(worker_pids: list[int]) -> None:
+    plan = plan_class(banks.load("week1", plugins=True), students=3, master_seed=1, count=6)
+    pdf.worksheets(plan, plan.sheets, jobs=4, bank="week1")  # one piece: no worker is worth starting
+    big = plan_class(banks.load("week1", plugins=True), students=12, master_seed=1, count=6)
+    pdf.worksheets(big, big.sheets, jobs=2)  # no bank to load: workers could not rebuild the class
+    pdf.worksheets(big, list(big.sheets), jobs=2, bank="week1")  # sheets given, not the plan's
+    assert worker_pids == []
+
+
+def test_jobs_below_one_are_refused() -> None:
+    plan = plan_class(banks.load("week1", plugins=True), students=2, master_seed=1, count=2)
+    for jobs in (0, -1):
+        with pytest.raises(ExportError, match="jobs must be at least 1"):
+            pdf.worksheets(plan, plan.sheets, jobs=jobs)
+
+
+def test_a_worker_refuses_a_bank_file_that_changed(tmp_path: Path) -> None:
+    source = Path(banks.find("week1").path)
+    copy = tmp_path / "week1.yaml"
+    copy.write_bytes(source.read_bytes())
+    plan = plan_class(banks.load(str(copy), plugins=True), students=8, master_seed=3, count=6)
+    recipe = pdf_workers.recipe(plan, str(copy))
+    assert recipe is not None
+    assert pdf_workers.rebuild(recipe).items == plan.items
+    copy.write_bytes(source.read_bytes() + b"\n# edited\n")
+    with pytest.raises(ExportError, match="changed while the export was being made"):
+        pdf_workers.rebuild(recipe)
+    # Changed before the export began: this process's plan is not the file's any more, so the
+    # pieces are made here, from the plan's own items (no worker would see the same bank).
+    assert pdf_workers.recipe(plan, str(copy)) is None
+    assert pdf_workers.recipe(plan, "week2") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The command as a user runs it
+# ---------------------------------------------------------------------------------------------
+
+PLUGIN = '''
+import numpy as np
+from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.registry import generator
+from attnquiz.engine.variant import Variant
+
+
+@generator
+def my_entries(rng: np.random.Generator, /, *, fail_below: int = -1) -> Variant:
+    """Count the entries of a T x T matrix (raises when a draw is below fail_below)."""
+    t = int(rng.integers(2, 40))
+    if t < fail_below:
+        raise ValueError(f"cannot use T = {t}")
+    return Variant(prompt=f"How many entries has a ${t} \\\\times {t}$ matrix?",
+                   answer=IntegerAnswer(t * t), solution=[f"${t}^2 = {t * t}$"])
+'''
+
+BANK = """bank: mine
+title: Mine
+plugins: [gens.py]
+items:
+  - id: entries
+    source: "My worked problem"
+    topic: complexity
+    generator: my_entries
+    params: {{fail_below: {fail_below}}}
+  - id: other
+    source: "Another"
+    topic: attention
+    generator: my_entries
+"""
+
+
+def _plugin_bank(folder: Path, fail_below: int = -1) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gens.py").write_text(PLUGIN, encoding="utf-8")
+    bank = folder / "mine.yaml"
+    bank.write_text(BANK.format(fail_below=fail_below), encoding="utf-8")
+    return bank
+
+
+def _marked_processes(marker: str) -> list[int]:
+    """The processes whose environment holds ``marker`` (the export's and every process it started)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _gone(marker: str, seconds: float = 60) -> list[int]:
+    """Waits for every marked process to end; those still running after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := _marked_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+
+
+def _export(*args: str, marker: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "QUIZ_TEST_MARKER": marker}
+    return subprocess.Popen(
+        [sys.executable, "-m", "attnquiz", "export", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a terminal's job
+    )
+
+
+def test_a_plugin_bank_is_loaded_in_every_worker_and_announced_once(tmp_path: Path) -> None:
+    bank = _plugin_bank(tmp_path / "bank")
+    outputs = {}
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "attnquiz", "export", str(bank), "--students", "40", "--seed", "5",
+             "--all", "--key", "full", "--jobs", jobs, "-o", str(tmp_path / jobs)],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.count("runs Python code from its plugins") == 1, done.stderr
+        outputs[jobs] = _folder(tmp_path / jobs)
+    assert outputs["1"] == outputs["2"]
+
+
+def _failing_seed(bank: Path) -> int:
+    """A master seed whose first student's sheet builds (the plan checks it) but a later one's not."""
+    loaded = banks.load(str(bank), plugins=True)
+    entry = loaded.get("entries")
+    for master in range(1000):
+        try:
+            entry.question(student_seed(master, 1))
+        except Exception:  # the plugin's ValueError, wrapped: this seed is no good
+            continue
+        for student in range(2, 30):
+            try:
+                entry.question(student_seed(master, student))
+            except Exception:  # the same: this student's draw fails
+                return master
+    raise AssertionError("no seed fails after the first student")
+
+
+@needs_proc
+def test_a_variant_that_cannot_be_built_in_a_worker_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    bank = _plugin_bank(tmp_path / "bank", fail_below=8)
+    seed = _failing_seed(bank)
+    marker = uuid.uuid4().hex
+    out = tmp_path / "out"
+    process = _export(str(bank), "--students", "30", "--seed", str(seed), "--jobs", "2", "-o", str(out),
+                      marker=marker)  # fmt: skip
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 1, stderr
+    lines = [line for line in stderr.splitlines() if not line.startswith("quiz: bank ")]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("quiz: item 'entries': generator 'my_entries' raised ValueError"), stderr
+    assert "seed=" in lines[0]
+    assert not out.exists() or list(out.iterdir()) == []
+    assert _gone(marker) == []
+
+
+def _started_workers(process: subprocess.Popen[str], marker: str, folder: Path) -> None:
+    """Waits until the export has begun writing its PDF with its workers running."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        writing = folder.exists() and any(p.name.endswith(".part") for p in folder.iterdir())
+        if writing and len(_marked_processes(marker)) >= 3:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the export never began with its workers: {process.communicate()[1]}")
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    ("how", "code", "said"),
+    [
+        (signal.SIGINT, 130, "quiz: interrupted before the export was complete: no file was written"),
+        (signal.SIGTERM, 143, "quiz: stopped by SIGTERM before the export was complete: no file was written"),
+        (signal.SIGKILL, -signal.SIGKILL, ""),
+    ],
+)
+def test_an_export_stopped_half_way_leaves_no_file_and_no_process(
+    tmp_path: Path, how: signal.Signals, code: int, said: str
+) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it), SIGTERM to the export, or
+    SIGKILL to the export: no file, no temporary file, no worker left running."""
+    marker = uuid.uuid4().hex
+    out = tmp_path / "out"
+    process = _export("week1", "--students", "40", "--seed", "3", "--all", "--jobs", "2", "-o", str(out),
+                      marker=marker)  # fmt: skip
+    _started_workers(process, marker, out)
+    if how == signal.SIGINT:
+        os.killpg(process.pid, how)
+    else:
+        process.send_signal(how)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == code, stderr
+    if said:
+        assert stderr.strip().splitlines()[-1] == said, stderr
+        assert "Traceback" not in stderr, stderr
+        assert list(out.iterdir()) == []  # not even a hidden .part file
+    else:
+        assert [p.name for p in out.iterdir() if not p.name.startswith(".")] == []
+    assert _gone(marker) == []  # after a SIGKILL, each worker ends once its piece is made
+
+
+@needs_proc
+def test_a_worker_killed_half_way_ends_the_export_with_one_line(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    out = tmp_path / "out"
+    process = _export("week1", "--students", "40", "--seed", "3", "--all", "--jobs", "2", "-o", str(out),
+                      marker=marker)  # fmt: skip
+    _started_workers(process, marker, out)
+    # The workers are forked by the fork server, which the export started: its grandchildren.
+    children = [pid for pid in _marked_processes(marker) if _parent(pid) == process.pid]
+    workers = [pid for pid in _marked_processes(marker) if _parent(pid) in children]
+    assert workers
+    os.kill(workers[-1], signal.SIGKILL)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1, stderr
+    assert (
+        stderr.strip()
+        .splitlines()[-1]
+        .startswith(
+            "quiz: a worker process making the PDF stopped before finishing its piece (killed by SIGKILL"
+        )
+    ), stderr
+    assert list(out.iterdir()) == []
+    assert _gone(marker) == []
+
+
+def _parent(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+def test_the_recipe_is_small_whatever_the_class(tmp_path: Path) -> None:
+    """What a worker is handed does not grow with the class: no sheets, no variants."""
+    import pickle
+
+    sizes = []
+    for students in (10, 1000):
+        plan: ClassPlan = plan_class(banks.load("week1", plugins=True), students=students, master_seed=1)
+        recipe = pdf_workers.recipe(plan, "week1")
+        assert recipe is not None
+        sizes.append(len(pickle.dumps(recipe)) - len(pickle.dumps(recipe.environ)))
+    assert abs(sizes[0] - sizes[1]) < 8  # the number of students aside
+    assert sizes[1] < 5_000
