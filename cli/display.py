@@ -17,9 +17,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 
 from attnquiz.terminal import can_encode, strip_control, to_ascii
@@ -182,8 +181,8 @@ def ascii_text(text: Text) -> Text:
     return out
 
 
-def print_table(target: Console, table: Table) -> None:
-    """A table without the spaces rich pads its last column with (piped transcripts stay clean)."""
+def print_table(target: Console, table: RenderableType) -> None:
+    """A table (or any renderable) without the spaces rich pads lines with (piped transcripts stay clean)."""
     for line in target.render_lines(table, target.options, pad=False, new_lines=False):
         text = Text()
         for segment in line:

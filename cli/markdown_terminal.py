@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich import box
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from attnquiz.display import ascii_text, put
+from attnquiz.display import ascii_text, print_table, put
 from attnquiz.terminal import can_encode, strip_control, to_ascii
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def print_markdown(
             put(target, label, hang=hang)
             lead = None
         if isinstance(block, md.Table):
-            _print_lines(target, Padding(_table(target, block), (0, 0, 0, len(margin) + 2)))
+            print_table(target, Padding(_table(target, block), (0, 0, 0, len(margin) + 2)))
         elif isinstance(block, md.CodeBlock):
             _code(target, block, margin)
         else:
@@ -130,17 +130,6 @@ def _table(target: Console, block: md.Table) -> Table:
     return table
 
 
-def _print_lines(target: Console, renderable: RenderableType) -> None:
-    """Print without the spaces rich pads lines with (as `display.print_table`)."""
-    for line in target.render_lines(renderable, target.options, pad=False, new_lines=False):
-        text = Text()
-        for segment in line:
-            if not segment.control:
-                text.append(segment.text, segment.style)
-        text.rstrip()
-        target.print(text, soft_wrap=True)
-
-
 def _code(target: Console, block: md.CodeBlock, margin: str) -> None:
     lines = strip_control_lines(block.text)
     cut = len(lines) - MAX_CODE_LINES
@@ -156,7 +145,7 @@ def _code(target: Console, block: md.CodeBlock, margin: str) -> None:
         syntax = Syntax(
             "\n".join(lines), lexer, theme="ansi_dark", background_color="default", word_wrap=True
         )
-        _print_lines(target, Padding(syntax, (0, 0, 0, len(margin) + 4)))
+        print_table(target, Padding(syntax, (0, 0, 0, len(margin) + 4)))
     else:
         # Long lines are cut at the width, each piece on its own indented line: nothing is lost and
         # the terminal's own wrapping never breaks the indentation.
