@@ -8,7 +8,7 @@ typeset natively, so the file prints from a browser exactly as it shows.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from html import escape
 
 from attnquiz.engine import images
@@ -160,23 +160,34 @@ _ALIGN_CLASS = {
 }
 
 
+def table_html(
+    block: md.Table,
+    inlines: Callable[[tuple[md.Inline, ...]], str],
+    cell_attributes: Callable[[str], str],
+    table_attributes: str,
+) -> str:
+    """A Markdown table as an HTML table: cells written by ``inlines``, each cell's attributes (its
+    alignment, as a class or an inline style) by ``cell_attributes`` of the column's alignment."""
+    head = "".join(
+        f"<th{cell_attributes(how)}>{inlines(cell)}</th>"
+        for cell, how in zip(block.header, block.align, strict=True)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td{cell_attributes(how)}>{inlines(cell)}</td>"
+            for cell, how in zip(row, block.align, strict=True)
+        )
+        + "</tr>"
+        for row in block.rows
+    )
+    return f"<table{table_attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
     """A table, a code block or an image as HTML (an image as a data URI: the file stays one file)."""
     if isinstance(block, md.Table):
-        head = "".join(
-            f"<th{_ALIGN_CLASS[how]}>{_inlines(cell)}</th>"
-            for cell, how in zip(block.header, block.align, strict=True)
-        )
-        body = "".join(
-            "<tr>"
-            + "".join(
-                f"<td{_ALIGN_CLASS[how]}>{_inlines(cell)}</td>"
-                for cell, how in zip(row, block.align, strict=True)
-            )
-            + "</tr>"
-            for row in block.rows
-        )
-        return f'<table class="md-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        return table_html(block, _inlines, lambda how: _ALIGN_CLASS[how], ' class="md-table"')
     if isinstance(block, md.CodeBlock):
         language = re.sub(r"[^A-Za-z0-9_+-]", "", block.language)
         attribute = f' class="language-{language}"' if language else ""

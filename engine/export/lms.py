@@ -29,6 +29,7 @@ from attnquiz.engine.answers import (
     Tolerance,
 )
 from attnquiz.engine.export import text as md
+from attnquiz.engine.export.html import table_html
 from attnquiz.engine.variant import Question
 
 
@@ -110,22 +111,11 @@ def _block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
     """A table, code block or image as HTML an LMS keeps (inline styles: Moodle and Canvas strip
     ``<style>`` and classes they do not know)."""
     if isinstance(block, md.Table):
-        head = "".join(
-            f'<th style="{_CELL}{_ALIGN_STYLE[how]}">{_inlines(cell)}</th>'
-            for cell, how in zip(block.header, block.align, strict=True)
-        )
-        rows = "".join(
-            "<tr>"
-            + "".join(
-                f'<td style="{_CELL}{_ALIGN_STYLE[how]}">{_inlines(cell)}</td>'
-                for cell, how in zip(row, block.align, strict=True)
-            )
-            + "</tr>"
-            for row in block.rows
-        )
-        return (
-            f'<table style="border-collapse: collapse"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table>"
+        return table_html(
+            block,
+            _inlines,
+            lambda how: f' style="{_CELL}{_ALIGN_STYLE[how]}"',
+            ' style="border-collapse: collapse"',
         )
     if isinstance(block, md.CodeBlock):
         # No TeX delimiters may stay in code: MathJax would typeset them; \( is written as a character
