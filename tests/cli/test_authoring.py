@@ -120,7 +120,7 @@ def test_list_with_no_bank_lists_every_bank_with_its_item_count(tmp_path: Path) 
     result = runner.invoke(app, ["list", "--json"], env={"QUIZ_PATH": str(tmp_path)})
     assert result.exit_code == 0, result.output
     rows = {row["name"]: row for row in json.loads(result.output)}
-    assert rows["week1"]["items"] == 64  # 52 one-answer items, 4 chains in parts, 8 formulas and symbols
+    assert rows["week1"]["items"] == 88  # 70 one-answer items (7 formulas), 9 in parts, 9 concept questions
     assert rows["week1"]["origin"] == "built-in"
     assert rows["week2"]["items"] >= 30
     assert rows["extra"] == {

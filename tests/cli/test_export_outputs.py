@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attnquiz.engine import banks
+from attnquiz.engine.answers import ExplainAnswer
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.main import app
 
@@ -94,9 +95,17 @@ def test_the_grade_command_printed_after_an_export_works_as_printed(tmp_path: Pa
     plan = plan_class(banks.load(str(bank_file)), students=2, master_seed=5, count=1)
     item = plan.items[0]
     answers = tmp_path / "answers.csv"
+    # Every answer right; a concept question (never scored by its text) gets every mark by hand.
+    marked = [
+        len(a.points) if isinstance(a := s.questions[0].answer, ExplainAnswer) else None for s in plan.sheets
+    ]
+    mark_column = f",{item} mark" if marked[0] is not None else ""
     answers.write_text(
-        f"student,{item}\n"
-        + "".join(f'{s.student},"{s.questions[0].answer.format()}"\n' for s in plan.sheets),
+        f"student,{item}{mark_column}\n"
+        + "".join(
+            f'{s.student},"{s.questions[0].answer.format()}"' + (f",{m}" if m is not None else "") + "\n"
+            for s, m in zip(plan.sheets, marked, strict=True)
+        ),
         encoding="utf-8",
     )
     graded = runner.invoke(app, [*command[1:3], str(answers), *command[4:]])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 from pypdf import PdfReader
@@ -24,12 +25,22 @@ def _json_items(tmp_path: Path, *extra: str) -> list[str]:
     return list(json.loads(target.read_text(encoding="utf-8"))["items"])
 
 
+_TEMPLATE_COLUMN = re.compile(r"(?:\d+[a-z] )?(\S+)(?: mark \(\d+-\d+\))?")
+
+
+def _column_item(column: str) -> str:
+    match = _TEMPLATE_COLUMN.fullmatch(column)
+    assert match is not None, column
+    return match.group(1)
+
+
 def _template_items(*extra: str) -> list[str]:
     result = runner.invoke(app, ["grade", "week1", "--template", "--students", "2", "--seed", "4", *extra])
     assert result.exit_code == 0, result.output
     columns = next(csv.reader(io.StringIO(result.stdout)))[3:]
-    # An item in parts has a column per part ("3a id"): the items, once each, in order.
-    return list(dict.fromkeys(column.split(" ")[-1] for column in columns))
+    # An item in parts has a column per part ("3a id"), a concept question a mark column besides its
+    # answer ("id mark (0-4)"): the items, once each, in order.
+    return list(dict.fromkeys(_column_item(column) for column in columns))
 
 
 def test_a_worksheet_holds_one_item_of_each_topic_by_default(tmp_path: Path) -> None:
