@@ -33,12 +33,18 @@ from attnquiz.engine.answers import ExplainAnswer
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import QuizError, VariantCodeError
 from attnquiz.engine.export.worksheet import ClassPlan, student_seed
-from attnquiz.engine.grading import grade, grade_parts
+from attnquiz.engine.grading import Status, grade, grade_parts
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.variant import Question
 
 CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked"]
 """``unmarked``: an answer to a concept question that awaits its mark by hand (scores 0 until then)."""
+
+
+def _cell_status(status: Status) -> CellStatus:
+    """A grade's status as a cell's: an unscored (concept) answer awaits its mark by hand."""
+    return "unmarked" if status == "unscored" else status
+
 
 ID_COLUMNS = {
     "student": "student",
@@ -424,7 +430,7 @@ def _part_cells(
             continue
         part = graded.grade
         mistake = part.mistake.tag if part.mistake is not None else None
-        cells.append(Cell(column, text, part.status, part.score, mistake, part.feedback))
+        cells.append(Cell(column, text, _cell_status(part.status), part.score, mistake, part.feedback))
     return cells
 
 
@@ -492,7 +498,7 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
         return Cell(question.item_id, "", "blank", 0.0, None, "No answer.")
     result = grade(question, text)
     mistake = result.mistake.tag if result.mistake is not None else None
-    return Cell(question.item_id, text, result.status, result.score, mistake, result.feedback)
+    return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
 
 
 _MARK = re.compile(r"\+?(\d{1,4}(?:[.,]\d{1,4})?)")

@@ -101,11 +101,8 @@ class Heatmap:
                     )
                 if math.isnan(v):
                     raise FigureError(f"{what}: value at row {i + 1}, column {j + 1} is not a number")
-        if (
-            not isinstance(self.decimals, int)
-            or isinstance(self.decimals, bool)
-            or not 0 <= self.decimals <= MAX_DECIMALS
-        ):
+        decimals: object = self.decimals  # as a generator passed it, whatever its annotation says
+        if not isinstance(decimals, int) or isinstance(decimals, bool) or not 0 <= decimals <= MAX_DECIMALS:
             raise FigureError(
                 f"{what}: decimals must be an integer from 0 to {MAX_DECIMALS}, not {self.decimals!r}"
             )

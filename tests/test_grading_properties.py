@@ -112,6 +112,7 @@ def nudged(answer: Answer, index: int, direction: int) -> str:
         # A name the question does not use is unreadable (invalid), so a symbol becomes a number.
         dims[i] = dim + 1 if isinstance(dim, int) else 7
         return "[" + ", ".join(str(d) for d in dims) + "]"
+    assert isinstance(answer, ChoiceAnswer), answer  # a concept question is never nudged: never scored
     letters = answer.letters
     if not answer.multiple:
         wrong = [letter for letter in letters if letter not in answer.correct_letters]

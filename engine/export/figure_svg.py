@@ -29,7 +29,7 @@ SIZE = 12
 """The font size of labels and values, in pixels."""
 _CHAR = 7.0
 """The width of an average character at `SIZE` (an estimate: SVG cannot measure text)."""
-_PAD = 8
+_PAD = 8.0
 
 
 def _width(text: str) -> float:

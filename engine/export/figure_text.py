@@ -198,8 +198,8 @@ def line_plot_lines(
     for r in range(PLOT_ROWS):
         label = tick_labels.get(r, "")
         line: Line = [(" " * (label_w - cells(label)) + label + " " + spell("┤" if label else "│"), PLAIN)]
-        for k in grid[r]:
-            line.append((" ", PLAIN) if k is None else (marks[k], looks[k]))
+        for series_at in grid[r]:
+            line.append((" ", PLAIN) if series_at is None else (marks[series_at], looks[series_at]))
         lines.append(line)
     lines.append([(" " * label_w + " " + spell("└" + "─" * plot_w), PLAIN)])
     x_ticks = ticks(x_low, x_high, max(2, min(6, plot_w // 10)))

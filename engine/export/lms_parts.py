@@ -24,6 +24,7 @@ from xml.sax.saxutils import quoteattr
 from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     Formula,
     IntegerAnswer,
@@ -57,6 +58,8 @@ def units(question: Question) -> list[tuple[str, str, SingleAnswer, Sequence[Mis
     answer = question.answer
     if isinstance(answer, PartsAnswer):
         return [(p.label, p.prompt, p.answer, p.mistakes) for p in answer.parts]
+    if isinstance(answer, ExplainAnswer):
+        raise TypeError(f"{question.item_id} is a concept question: an essay, not blanks")
     return [("", "", answer, question.variant.mistakes)]
 
 

@@ -52,7 +52,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import TracebackType
@@ -207,7 +207,7 @@ def peak_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024  # bytes on macOS
 
 
-def context() -> BaseContext:
+def context() -> ForkServerContext | SpawnContext:
     """The start method (see the module's docstring): a fork server where there is one, else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
@@ -255,7 +255,7 @@ class Workers:
         self.count = count
         self.workers: list[_Worker] = []
         self.started = 0
-        self.ctx: BaseContext | None = None
+        self.ctx: ForkServerContext | SpawnContext | None = None
 
     def __enter__(self) -> Workers:
         self.ctx = context()

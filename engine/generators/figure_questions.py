@@ -169,13 +169,14 @@ def unscaled_saturation(
             z = rng.choice(np.arange(-10, 11), size=keys, replace=False) / 10.0
         raw = root * z
         answer = NumericAnswer(float(numerics.softmax(raw).max()), TWO_PLACES)
+        scaled = float(numerics.softmax(z).max())
         mistakes = [
-            Mistake("scaled", float(numerics.softmax(z).max()), SCALED),
+            Mistake("scaled", scaled, SCALED),
             Mistake("divide-by-dk", float(numerics.softmax(raw / width).max()), DIVIDED_BY_DK),
             Mistake("uniform", 1.0 / len(z), UNIFORM),
         ]
         # A drawn variant is on the way up: not yet 1.00 as written, and clearly above the scaled weight.
-        drawn_ok = answer.value < 0.99 and answer.value - mistakes[0].value > 0.1
+        drawn_ok = answer.value < 0.99 and answer.value - scaled > 0.1
         if pattern is not None or d_k is not None or (drawn_ok and keeps_all(answer, mistakes)):
             break
     else:

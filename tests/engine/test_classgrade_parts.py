@@ -100,7 +100,8 @@ def test_grading_reads_the_part_columns_and_carries_errors_forward(bank: Bank, h
 
 def test_a_part_heading_without_its_item_is_refused_with_the_fix(bank: Bank) -> None:
     text = "student,code,2a\n1,0000-0001,64\n"
-    with pytest.raises(AnswersFileError, match=r"answers.csv:1: column '2a' names a part but not its question"):
+    refused = r"answers.csv:1: column '2a' names a part but not its question"
+    with pytest.raises(AnswersFileError, match=refused):
         grade_text(bank, text, master_seed=11)
 
 

@@ -85,7 +85,7 @@ def test_an_explain_answer_refuses_what_is_not_a_concept_question(
 
 
 def test_an_explain_answer_is_its_model_answer_and_never_matches_anything() -> None:
-    answer = ExplainAnswer("Because $x$.", ["one", "two"])
+    answer = ExplainAnswer("Because $x$.", ("one", "two"))
     assert answer.points == ("one", "two")
     assert answer.format() == "Because $x$."
     assert answer.json_value() == "Because $x$."

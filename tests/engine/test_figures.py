@@ -124,7 +124,7 @@ def test_a_variant_checks_its_figures_and_a_generator_bug_names_them() -> None:
     variant = Variant(prompt="p", answer=answer, solution=["s"], figures=[heatmap()])
     assert variant.figures == (heatmap(),)
     with pytest.raises(FigureError, match="a figure must be a Heatmap or a LinePlot, not dict"):
-        Variant(prompt="p", answer=answer, solution=["s"], figures=[{"kind": "heatmap"}])
+        Variant(prompt="p", answer=answer, solution=["s"], figures=[{"kind": "heatmap"}])  # type: ignore[list-item]
 
 
 def test_figure_json_is_the_contract_a_script_draws_from() -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from attnquiz.engine import banks, grading, numerics
-from attnquiz.engine.answers import Answer, ChoiceAnswer, Mistake, PartsAnswer, ShapeAnswer
+from attnquiz.engine.answers import Answer, ChoiceAnswer, Mistake, Part, PartsAnswer, ShapeAnswer
 from attnquiz.engine.bank import BankItem, NoOriginalError
 from attnquiz.engine.generators import walkthroughs
 from attnquiz.engine.variant import Question
@@ -323,7 +323,7 @@ def test_no_listed_mistake_is_dropped_from_a_part_or_a_question(
     keep_part = variant._kept_part
     keep = variant.kept_mistakes
 
-    def part_recorder(part: variant.Part) -> variant.Part:
+    def part_recorder(part: Part) -> Part:
         kept = keep_part(part)
         dropped.extend(m.tag for m in part.mistakes if m not in kept.mistakes)
         return kept
