@@ -544,7 +544,11 @@ def command_lines(command: str, width: int) -> list[str]:
     chunks: list[str] = []
     for word in words:
         quoted = shlex.quote(word)
-        if chunks and not word.startswith("-") and chunks[-1].startswith("-") and " " not in chunks[-1]:
+        option = chunks[-1] if chunks else ""
+        # An option keeps its value on its line, unless the two together would not fit a continuation
+        # line (its indent of 6 and the closing " \\"): then the value gets a line of its own.
+        together = 6 + len(option) + 1 + len(quoted) + 2 <= width
+        if option.startswith("-") and " " not in option and not word.startswith("-") and together:
             chunks[-1] += f" {quoted}"
         else:
             chunks.append(quoted)

@@ -124,3 +124,40 @@ def test_the_reading_is_echoed_only_when_it_says_more_than_the_response() -> Non
     assert "read as" not in out.getvalue()
     display.print_grade(console, grade(question, "2*tanh(2)"), "2*tanh(2)")
     assert "read as: 2*tanh(2) = 1.92806" in out.getvalue()
+
+
+COMMAND = "quiz run week1 --item weights-independent-of-length --item additive-score"
+
+
+@pytest.mark.parametrize(
+    ("width", "expected"),
+    [
+        (80, ["  " + COMMAND]),
+        (
+            40,
+            [
+                "  quiz run week1 --item \\",
+                "      weights-independent-of-length \\",
+                "      --item additive-score",
+            ],
+        ),
+        (
+            30,
+            [
+                "  quiz run week1 --item \\",
+                "      weights-independent-of-length \\",
+                "      --item additive-score",
+            ],
+        ),
+    ],
+)
+def test_a_printed_command_breaks_before_options_and_fits_where_its_words_do(
+    width: int, expected: list[str]
+) -> None:
+    from attnquiz.session_view import command_lines
+
+    printed = command_lines(COMMAND, width)
+    assert printed == expected
+    # Every line fits unless one word alone is wider; pasted, the lines are the same command.
+    assert all(len(line) <= width for line in printed if "weights-independent-of-length" not in line)
+    assert " ".join(line.rstrip(" \\").strip() for line in printed) == COMMAND
