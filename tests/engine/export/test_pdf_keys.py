@@ -23,7 +23,8 @@ _SPACE = re.compile(r"\s+")
 
 def _squeezed(text: str) -> str:
     """Text with no white space: PDF extraction breaks lines and spaces where the layout does."""
-    return _SPACE.sub("", text).replace("\u2212", "-")
+    # Typst sets a minus as − and an apostrophe as ’ (smart quotes): the bank's text has - and '.
+    return _SPACE.sub("", text).replace("\u2212", "-").replace("\u2019", "'")
 
 
 def _sections(plan: ClassPlan, text: str) -> list[str]:
@@ -32,7 +33,11 @@ def _sections(plan: ClassPlan, text: str) -> list[str]:
         text.index(_squeezed(f"Student {sheet.student} · variant {sheet.code}")) for sheet in plan.sheets
     ]
     assert starts == sorted(starts), "students are out of order in the key"
-    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    sections = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    # A student's block that runs into the next column or page repeats its heading there, possibly in
+    # the middle of an answer: only the first heading is kept, so that answer reads as one text again.
+    headings = [_squeezed(f"Student {sheet.student} · variant {sheet.code}") for sheet in plan.sheets]
+    return [h + section[len(h) :].replace(h, "") for h, section in zip(headings, sections, strict=True)]
 
 
 _BODY_BOTTOM = 22 * 72 / 25.4  # the pages' bottom margin (22 mm): below it only the footer may stand
