@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from html import escape
+from typing import Protocol
 
 from attnquiz.engine import images, markup
 from attnquiz.engine.answers import (
@@ -173,7 +174,15 @@ def key_points_html(answer: ExplainAnswer) -> str:
 FILE_BASE: contextvars.ContextVar[str] = contextvars.ContextVar("FILE_BASE", default="@@PLUGINFILE@@/")
 """What the HTML of a question puts before the name of a file it shows (Moodle's own file area by
 default; a QTI package sets the folder of its files)."""
-PACKED: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.ContextVar("PACKED", default=None)
+
+
+class FileCollector(Protocol):
+    """Where a package collects the files its questions show (a dict will do)."""
+
+    def __setitem__(self, name: str, data: bytes, /) -> None: ...
+
+
+PACKED: contextvars.ContextVar[FileCollector | None] = contextvars.ContextVar("PACKED", default=None)
 """Where a package collects the files its questions show (name → bytes), while it renders them."""
 
 

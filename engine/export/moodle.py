@@ -552,11 +552,15 @@ def write(
     """Write the Moodle XML file to ``out`` as it is made (UTF-8); returns the warnings."""
     warnings: lms.Notes = []
     batch: list[str] = []
+    size = 0
     for line in lines(plan, warnings, score=score, progress=progress):
         batch.append(line)
-        if len(batch) >= 512:  # a few hundred lines a write: few calls, little memory
+        size += len(line)
+        # Written in batches of about 32 kB: few calls, and little held whatever a line holds (a
+        # question's whole XML, an embedded image).
+        if size >= 32 * 2**10:
             out.write(("\n".join(batch) + "\n").encode("utf-8"))
-            batch = []
+            batch, size = [], 0
     out.write(("\n".join(batch) + "\n").encode("utf-8") if batch else b"")
     return lms.gather(warnings)
 

@@ -40,6 +40,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
@@ -505,11 +506,38 @@ def write(plan: ClassPlan, out: BinaryIO, *, progress: Progress | None = None) -
     return _write(plan, out, progress)[0]
 
 
+class _FilesOnDisk:
+    """The files a package's questions show, kept in a temporary folder as they are collected, by
+    name: a class of thousands shows thousands of figures (a few kB each), which memory would hold
+    all at once until the zip is written."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+        self.names: set[str] = set()
+
+    def __setitem__(self, name: str, data: bytes, /) -> None:
+        if name not in self.names:  # a name is its file's digest: the same name, the same bytes
+            (self.folder / name).write_bytes(data)
+            self.names.add(name)
+
+    def chunks(self, name: str) -> Iterator[bytes]:
+        with (self.folder / name).open("rb") as file:
+            yield from iter(lambda: file.read(_CHUNK), b"")
+
+
+# What one write into a zip member holds: the compressor's output per write stays a few kB, so the
+# zip reaches its file in small writes whatever the class size.
+_CHUNK = 64 * 2**10
+
+
 def _write(plan: ClassPlan, out: BinaryIO, progress: Progress | None) -> tuple[list[str], list[str]]:
     aid = _identifier(plan)
     warnings: lms.Notes = []
-    packed: dict[str, bytes] = {}
-    with tempfile.SpooledTemporaryFile(max_size=8 * 2**20) as assessment:
+    with (
+        tempfile.TemporaryDirectory(prefix="quiz-qti-") as folder,
+        tempfile.SpooledTemporaryFile(max_size=8 * 2**20) as assessment,
+    ):
+        packed = _FilesOnDisk(folder)
         base = lms.FILE_BASE.set(f"$IMS-CC-FILEBASE$/{FILES.removeprefix('web_resources/')}/")
         collecting = lms.PACKED.set(packed)
         try:
@@ -520,12 +548,12 @@ def _write(plan: ClassPlan, out: BinaryIO, progress: Progress | None) -> tuple[l
             lms.FILE_BASE.reset(base)
         assessment.seek(0)
         files: dict[str, Callable[[], Iterator[bytes]]] = {
-            "imsmanifest.xml": lambda: iter([manifest_xml(plan, packed).encode("utf-8")]),
-            f"{aid}/{aid}.xml": lambda: iter(lambda: assessment.read(2**20), b""),
+            "imsmanifest.xml": lambda: iter([manifest_xml(plan, packed.names).encode("utf-8")]),
+            f"{aid}/{aid}.xml": lambda: iter(lambda: assessment.read(_CHUNK), b""),
             f"{aid}/assessment_meta.xml": lambda: iter([assessment_meta_xml(plan).encode("utf-8")]),
         }
-        for name in sorted(packed):
-            files[f"{FILES}/{name}"] = lambda data=packed[name]: iter([data])  # type: ignore[misc]
+        for name in sorted(packed.names):
+            files[f"{FILES}/{name}"] = lambda name=name: packed.chunks(name)  # type: ignore[misc]
         with zipfile.ZipFile(out, "w") as archive:
             for name, chunks in files.items():
                 info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
