@@ -121,7 +121,7 @@ def qk_transpose_shape(
     ]
     return Variant(
         prompt=prompt,
-        answer=ShapeAnswer(answer),
+        answer=ShapeAnswer(answer, symbols=symbols(d_k=d)),
         solution=solution,
         mistakes=mistakes,
         inputs={"tokens": t, "d_k": d},
@@ -461,8 +461,8 @@ def toy_self_attention_shape(
         "print(output.shape)",
     )
     prompt = (
-        f"A toy sentence of {n} words, each an embedding of {dm} numbers, goes through the essay's "
-        f"self-attention:\n\n{code}\n\nWhat shape does the last line print?"
+        f"A toy sentence of $T = {n}$ words, each an embedding of $d_{{\\text{{model}}}} = {dm}$ numbers, "
+        f"goes through the essay's self-attention:\n\n{code}\n\nWhat shape does the last line print?"
     )
     solution = [
         rf"`X` is ${shape_tex(x)}$. `Q = X @ Wq` and `K = X @ Wk` are ${shape_tex(q)}$; `V = X @ Wv` is "
@@ -493,7 +493,7 @@ def toy_self_attention_shape(
     ]
     return Variant(
         prompt=prompt,
-        answer=ShapeAnswer(out),
+        answer=ShapeAnswer(out, symbols=symbols(T=n, d_model=dm)),
         solution=solution,
         mistakes=mistakes,
         inputs={"words": n, "d_model": dm, "d_k": dk, "d_v": dv},
@@ -609,7 +609,7 @@ def attention_from_scratch_shape(
         ]
     return Variant(
         prompt=prompt,
-        answer=ShapeAnswer(answer),
+        answer=ShapeAnswer(answer, symbols=symbols(B=b, h=h)),
         solution=solution,
         mistakes=mistakes,
         inputs={"batch": b, "heads": h, "queries": tq, "keys": tk, "d_k": dk, "d_v": dv, "ask": what},
@@ -704,7 +704,8 @@ def alignment_table_shape(
             "weights themselves: one per output step and source word.",
         ),
     ]
-    names = symbols(T_target=None, T_source=None, hidden=16) if symbolic else ()
+    # The code names the sizes, so a student may write them by name.
+    names = symbols(T_target=None if symbolic else t_t, T_source=None if symbolic else t_s, hidden=hid)
     return Variant(
         prompt=prompt,
         answer=ShapeAnswer(answer, symbols=names),
