@@ -200,11 +200,14 @@ UNSCORED_FEEDBACK = "Not scored: compare your answer with the model answer and i
 def grade_explain(answer: ExplainAnswer, response: str) -> Grade:
     """A response to a concept question: kept as written (``read_as``), never scored by its content.
 
-    An empty response is allowed (the student thought it through). Text beyond the usual length
-    limit is cut there, so that what is stored stays bounded.
+    An empty response is allowed (the student thought it through). A text beyond the length limit
+    is invalid, as a response of any kind is (it costs nothing, and nothing is cut off unsaid), so
+    that what is stored stays bounded.
     """
-    text = response.strip()[:EXPLAIN_MAX_LENGTH]
-    return Grade("unscored", 0.0, UNSCORED_FEEDBACK, None, text)
+    if len(response) > EXPLAIN_MAX_LENGTH:  # refused unread, as a response of every kind is
+        why = f"The answer is too long ({len(response):,} characters; the limit is {EXPLAIN_MAX_LENGTH:,})."
+        return Grade("invalid", 0.0, why, None, "")
+    return Grade("unscored", 0.0, UNSCORED_FEEDBACK, None, response.strip())
 
 
 EXPLAIN_MAX_LENGTH = 4000

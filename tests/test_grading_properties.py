@@ -21,6 +21,7 @@ from attnquiz.engine.answers import (
     EXACT,
     Answer,
     ChoiceAnswer,
+    ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -48,9 +49,16 @@ def shipped_items() -> Iterator[BankItem]:
 
 ITEMS = list(shipped_items())
 IDS = [f"{entry.bank}/{entry.id}" for entry in ITEMS]
+# The items graded by their answer: a concept question is never scored (see the test of its own below).
+SCORED = [entry for entry in ITEMS if entry.explain is None]
+SCORED_IDS = [f"{entry.bank}/{entry.id}" for entry in SCORED]
 
 
 def well_formed(result: Grade) -> Grade:
+    if result.status == "unscored":  # a concept question: the text kept, nothing scored or named
+        assert (result.score, result.mistake, result.parts, result.scored) == (0.0, None, (), False)
+        markup.check(result.feedback)
+        return result
     assert result.status in {"correct", "partial", "wrong", "invalid"}
     assert 0.0 <= result.score <= 1.0
     assert (result.status == "correct") == (result.score == 1.0) or result.mistake is not None
@@ -123,7 +131,7 @@ def nudged(answer: Answer, index: int, direction: int) -> str:
     return ", ".join(sorted(flipped))
 
 
-@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+@pytest.mark.parametrize("entry", SCORED, ids=SCORED_IDS)
 @PER_ITEM
 @given(seed=SEEDS)
 def test_the_canonical_answer_grades_correct(entry: BankItem, seed: int) -> None:
@@ -134,7 +142,7 @@ def test_the_canonical_answer_grades_correct(entry: BankItem, seed: int) -> None
         assert result.score == 1.0
 
 
-@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+@pytest.mark.parametrize("entry", SCORED, ids=SCORED_IDS)
 @PER_ITEM
 @given(seed=SEEDS)
 def test_each_mistake_grades_as_itself(entry: BankItem, seed: int) -> None:
@@ -148,7 +156,7 @@ def test_each_mistake_grades_as_itself(entry: BankItem, seed: int) -> None:
         assert result.counts
 
 
-@pytest.mark.parametrize("entry", ITEMS, ids=IDS)
+@pytest.mark.parametrize("entry", SCORED, ids=SCORED_IDS)
 @PER_ITEM
 @given(seed=SEEDS, index=st.integers(0, 63), direction=st.sampled_from([-1, 1]))
 def test_a_nudge_beyond_tolerance_is_not_correct(
@@ -161,7 +169,7 @@ def test_a_nudge_beyond_tolerance_is_not_correct(
     assert result.score < 1.0
 
 
-@pytest.mark.parametrize("entry", [e for e in ITEMS if e.has_original], ids=lambda e: f"{e.bank}/{e.id}")
+@pytest.mark.parametrize("entry", [e for e in SCORED if e.has_original], ids=lambda e: f"{e.bank}/{e.id}")
 def test_the_original_answer_and_mistakes_grade_as_themselves(entry: BankItem) -> None:
     question = entry.original()
     assert grade(question, question.answer.format()).status == "correct"
@@ -169,6 +177,15 @@ def test_the_original_answer_and_mistakes_grade_as_themselves(entry: BankItem) -
         result = grade(question, mistake.format(question.answer))
         assert result.mistake is not None
         assert result.mistake.tag == mistake.tag
+
+
+@pytest.mark.parametrize("entry", [e for e in ITEMS if e.explain is not None], ids=lambda e: e.id)
+def test_a_concept_question_keeps_any_response_unscored_even_its_model_answer(entry: BankItem) -> None:
+    question = entry.question(0)
+    for text in (question.answer.format(), "", "A, B", "42", "x" * 10):
+        result = well_formed(grade(question, text))
+        assert result.status == "unscored"
+        assert result.read_as == text.strip()
 
 
 # -- arbitrary text -----------------------------------------------------------------------------
@@ -231,7 +248,7 @@ def test_deep_nesting_grades_without_raising(depth: int, opening: str, inner: st
     for question in QUESTIONS:
         result = well_formed(grade(question, text))
         if len(text) > parse.MAX_LENGTH or depth > parse.MAX_DEPTH:
-            assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer)
+            assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer | ExplainAnswer)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -311,7 +328,7 @@ def test_pathological_numbers_are_refused_not_computed() -> None:
     text = "+".join(["1e-999999"] * 199)
     for question in QUESTIONS:
         result = well_formed(grade(question, text))
-        assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer)
+        assert result.status == "invalid" or isinstance(question.answer, ChoiceAnswer | ExplainAnswer)
 
 
 # -- the tool's own output reads back as itself (issue 14, defect 8) ------------------------------

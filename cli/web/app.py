@@ -645,7 +645,7 @@ def _rating_due(session: Session) -> bool:
 
 
 def _concept_limit() -> int:
-    """The longest concept answer kept (the grader cuts a longer one there): the text area says so."""
+    """The longest concept answer the grader takes (a longer one is invalid): the text area says so."""
     from attnquiz.engine.grading import EXPLAIN_MAX_LENGTH
 
     return EXPLAIN_MAX_LENGTH

@@ -100,7 +100,7 @@ def test_an_explain_answer_is_its_model_answer_and_never_matches_anything() -> N
     }
 
 
-@pytest.mark.parametrize("response", ["", "  because of the variance  ", "1.93", "#?", "A, C", "x" * 5000])
+@pytest.mark.parametrize("response", ["", "  because of the variance  ", "1.93", "#?", "A, C", "x" * 4000])
 def test_every_response_to_a_concept_question_is_unscored_and_kept_as_typed(response: str) -> None:
     result = grade_answer(ExplainAnswer("Because.", ("a", "b")), response)
     assert result.status == "unscored"
@@ -108,8 +108,14 @@ def test_every_response_to_a_concept_question_is_unscored_and_kept_as_typed(resp
     assert result.mistake is None
     assert not result.scored
     assert result.counts  # it is an attempt (stored), just not a scored one
-    assert result.read_as == response.strip()[:4000]
+    assert result.read_as == response.strip()
     assert result.to_json()["rating"] is None
+
+
+def test_a_concept_answer_beyond_the_limit_is_invalid_not_cut_off() -> None:
+    result = grade_answer(ExplainAnswer("Because.", ("a", "b")), "x" * 4001)
+    assert (result.status, result.score, result.counts) == ("invalid", 0.0, False)
+    assert result.feedback == "The answer is too long (4,001 characters; the limit is 4,000)."
 
 
 def test_a_self_rating_is_one_of_the_four_and_is_kept_in_the_grade() -> None:
