@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.web.conftest import CHROMIUM_ARGS, Server, chromium_path
-from tests.web.test_serve_http import SEED, planned_questions
+from tests.web.test_serve_http import PRACTICE_TOPIC, SEED, planned_questions
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
 CHROMIUM = chromium_path()
@@ -85,9 +85,9 @@ def start_from_keyboard(page: Any, *, topic: str, count: int, exam_time: str | N
 def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
     page: Any, server: Server
 ) -> None:
-    first, second = planned_questions("parameter-count", 2)
+    first, second = planned_questions(PRACTICE_TOPIC, 2)
     mistake = second.variant.mistakes[0]
-    start_from_keyboard(page, topic="parameter-count", count=2)
+    start_from_keyboard(page, topic=PRACTICE_TOPIC, count=2)
 
     # The answer field has the focus: type and press Enter.
     page.keyboard.type("1/0 + (")
@@ -127,12 +127,12 @@ def test_a_practice_session_right_wrong_and_unreadable_read_back_by_quiz_stats(
         check=True,
     )
     data = json.loads(result.stdout)
-    assert [(t["topic"], t["attempts"], t["correct"]) for t in data["topics"]] == [("parameter-count", 2, 1)]
+    assert [(t["topic"], t["attempts"], t["correct"]) for t in data["topics"]] == [(PRACTICE_TOPIC, 2, 1)]
     assert [m["tag"] for m in data["mistakes"]] == [mistake.tag]
 
     page.goto(f"{server.base}/stats")
     assert page.locator("svg.chart").count() == 2
-    assert "parameter-count" in page.locator("svg.chart").first.inner_html()
+    assert PRACTICE_TOPIC in page.locator("svg.chart").first.inner_html()
 
 
 def test_an_exam_submits_itself_when_its_time_is_up(page: Any, server: Server) -> None:

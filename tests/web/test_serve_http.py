@@ -19,6 +19,8 @@ from attnquiz.web.security import CONTENT_SECURITY_POLICY
 from tests.web.conftest import Server, csrf_of
 
 SEED = 7
+# A topic whose first two questions at SEED have one answer each (no parts, no concept question).
+PRACTICE_TOPIC = "additive-attention"
 
 
 def planned_questions(topic: str, count: int, seed: int = SEED) -> list[Question]:
@@ -144,10 +146,11 @@ def test_a_form_without_its_csrf_token_is_refused(shared: Server, csrf: str | No
 
 
 def test_practice_right_wrong_with_a_named_mistake_and_unreadable(server: Server) -> None:
-    questions = planned_questions("parameter-count", 2)
+    questions = planned_questions(PRACTICE_TOPIC, 2)
     first, second = questions
     assert second.variant.mistakes, "the test needs a question with a named mistake"
-    session = start(server, topic="parameter-count", count="2", seed=str(SEED))
+    assert (first.variant.parts, second.variant.parts) == ((), ()), "the test answers in one field"
+    session = start(server, topic=PRACTICE_TOPIC, count="2", seed=str(SEED))
 
     where, page = answer(server, session, "__import__('os').system('true')")
     assert where == session  # unreadable: the same question again, nothing spent
@@ -181,7 +184,7 @@ def test_practice_right_wrong_with_a_named_mistake_and_unreadable(server: Server
     )
     data = json.loads(stats.stdout)
     (topic,) = data["topics"]
-    assert (topic["topic"], topic["attempts"], topic["correct"]) == ("parameter-count", 2, 1)
+    assert (topic["topic"], topic["attempts"], topic["correct"]) == (PRACTICE_TOPIC, 2, 1)
     assert [m["tag"] for m in data["mistakes"]] == [mistake.tag]
 
 
