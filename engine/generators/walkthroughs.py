@@ -704,8 +704,12 @@ def alignment_table_shape(
             "weights themselves: one per output step and source word.",
         ),
     ]
-    # The code names the sizes, so a student may write them by name.
-    names = symbols(T_target=None if symbolic else t_t, T_source=None if symbolic else t_s, hidden=hid)
+    # The code names the sizes, so a student may write them by name (symbolic: names without numbers).
+    names = symbols(
+        T_target=t_t if isinstance(t_t, int) else None,
+        T_source=t_s if isinstance(t_s, int) else None,
+        hidden=hid,
+    )
     return Variant(
         prompt=prompt,
         answer=ShapeAnswer(answer, symbols=names),
