@@ -42,23 +42,10 @@ def weight_map(
 ) -> Heatmap:
     """Attention weights (rows sum to 1) shaded from 0 to 1; ``hidden`` (True = masked) greys out the
     entries a mask hides (their weight is exactly 0, shown as ``masked_text``)."""
-    matrix = np.atleast_2d(np.asarray(weights, dtype=float))
-    n_rows, n_cols = matrix.shape
-    return Heatmap(
-        values=matrix.tolist(),
-        rows=list(rows) if rows is not None else numbered(n_rows),
-        cols=list(cols) if cols is not None else numbered(n_cols),
-        title=title,
-        caption=caption,
-        row_title=row_title,
-        col_title=col_title,
-        decimals=decimals,
-        mask=np.atleast_2d(hidden).tolist() if hidden is not None else None,
-        low=0.0,
-        high=1.0,
-        masked_text=masked_text,
-        where=where,
-    )
+    return _matrix_map(
+        weights, title, caption, rows, cols, row_title, col_title, hidden, decimals, where,
+        masked_text, low=0.0, high=1.0,
+    )  # fmt: skip
 
 
 def score_map(
@@ -75,7 +62,30 @@ def score_map(
     where: Where = "solution",
 ) -> Heatmap:
     """Raw scores, shaded from the smallest to the largest; hidden entries shown as −∞."""
-    matrix = np.atleast_2d(np.asarray(scores, dtype=float))
+    return _matrix_map(
+        scores, title, caption, rows, cols, row_title, col_title, hidden, decimals, where, "−∞"
+    )
+
+
+def _matrix_map(
+    values: np.ndarray,
+    title: str,
+    caption: str,
+    rows: Sequence[str] | None,
+    cols: Sequence[str] | None,
+    row_title: str,
+    col_title: str,
+    hidden: np.ndarray | None,
+    decimals: int,
+    where: Where,
+    masked_text: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+) -> Heatmap:
+    """A matrix as a heatmap: tokens numbered 1, 2, ... unless labelled; shaded from ``low`` to
+    ``high`` (by default the matrix's own smallest and largest value)."""
+    matrix = np.atleast_2d(np.asarray(values, dtype=float))
     n_rows, n_cols = matrix.shape
     return Heatmap(
         values=matrix.tolist(),
@@ -87,7 +97,9 @@ def score_map(
         col_title=col_title,
         decimals=decimals,
         mask=np.atleast_2d(hidden).tolist() if hidden is not None else None,
-        masked_text="−∞",
+        low=low,
+        high=high,
+        masked_text=masked_text,
         where=where,
     )
 
