@@ -239,6 +239,8 @@ class _Worker:
     process: BaseProcess
     connection: Connection
     pieces: deque[int] = field(default_factory=deque)  # numbers of the pieces it was given, in order
+    # It has ended its side of the pipe (it is leaving: its last answer is still to be read).
+    closed: bool = False
 
 
 class Workers:
@@ -298,18 +300,24 @@ class Workers:
         for wanted in range(len(order)):
             while wanted not in finished:
                 while again or (fresh < len(order) and fresh < wanted + window):
-                    ready = [w for w in self.workers if len(w.pieces) < PREFETCH]
+                    ready = [w for w in self.workers if not w.closed and len(w.pieces) < PREFETCH]
                     if not ready:
                         break
                     worker = min(ready, key=lambda w: len(w.pieces))
-                    if again:
-                        number = again.popleft()
-                    else:
-                        number, fresh = fresh, fresh + 1
+                    number = again[0] if again else fresh
                     try:
                         worker.connection.send(order[number])
-                    except OSError:  # not a file's error: the worker has ended
-                        raise WorkerError(self._death(worker)) from None
+                    except OSError:  # not a file's error: the worker has ended its side of the pipe
+                        if not worker.pieces:
+                            raise WorkerError(self._death(worker)) from None
+                        # A worker leaves right after answering its piece, and that answer (it says
+                        # so) may not have been read yet: the piece goes to another worker.
+                        worker.closed = True
+                        continue
+                    if again:
+                        again.popleft()
+                    else:
+                        fresh += 1
                     worker.pieces.append(number)
                 for leaving in self._receive(finished):
                     again = deque(sorted([*again, *leaving.pieces]))  # still in order

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -325,3 +326,106 @@ def test_the_recipe_is_small_whatever_the_class(tmp_path: Path) -> None:
         sizes.append(len(pickle.dumps(recipe)) - len(pickle.dumps(recipe.environ)))
     assert abs(sizes[0] - sizes[1]) < 8  # the number of students aside
     assert sizes[1] < 5_000
+
+
+class _FakeProcess:
+    """Stands for a worker's process in the dispatcher's bookkeeping: already ended, exit status 0."""
+
+    exitcode = 0
+
+    def join(self, timeout: float | None = None) -> None:
+        return None
+
+    def is_alive(self) -> bool:
+        return False
+
+    def kill(self) -> None:
+        return None
+
+    def terminate(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def _serve_in_thread(there: object, leaves_after: int | None) -> threading.Thread:
+    """A worker's loop on ``there`` (a pipe's end): answers each piece with its own number; after
+    ``leaves_after`` pieces says it leaves and closes its end."""
+
+    def loop() -> None:
+        made = 0
+        while True:
+            piece = there.recv()  # type: ignore[attr-defined]
+            if piece is None:
+                break
+            made += 1
+            leaves = leaves_after is not None and made >= leaves_after
+            there.send(("ok", str(piece).encode(), leaves))  # type: ignore[attr-defined]
+            if leaves:
+                break
+        there.close()  # type: ignore[attr-defined]
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+class _LeavesAfterOnePiece:
+    """The dispatcher's end of a pipe to a worker that answers its first piece, says it leaves and
+    closes its end at once, before the dispatcher has read that answer (as a real worker may)."""
+
+    def __init__(self) -> None:
+        from multiprocessing import Pipe
+
+        self.here, self.there = Pipe(duplex=True)
+        self.sent = 0
+
+    def send(self, piece: object) -> None:
+        self.here.send(piece)  # a closed peer: BrokenPipeError, as a real pipe gives
+        self.sent += 1
+        if self.sent == 1:
+            self.there.send(("ok", str(self.there.recv()).encode(), True))
+            self.there.close()
+
+    def recv(self) -> object:
+        return self.here.recv()
+
+    def fileno(self) -> int:
+        return self.here.fileno()
+
+    def close(self) -> None:
+        self.here.close()
+
+
+def test_a_piece_sent_to_a_worker_that_has_just_left_goes_to_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the 1000-student bench: a worker answered a piece, said it leaves and closed its
+    pipe; the dispatcher, not having read that answer yet, sent it the next piece, met the closed
+    pipe and ended the export with "a worker … stopped before finishing its piece (exit status 0)".
+    The piece must go to another worker, the leaving worker's answer still be taken, every piece
+    come once and in order."""
+    from multiprocessing import Pipe
+
+    threads: list[threading.Thread] = []
+
+    def start(self: pdf_workers.Workers) -> pdf_workers._Worker:
+        here, there = Pipe(duplex=True)
+        threads.append(_serve_in_thread(there, leaves_after=None))
+        return pdf_workers._Worker(_FakeProcess(), here)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pdf_workers.Workers, "_start", start)
+    workers = pdf_workers.Workers.__new__(pdf_workers.Workers)
+    workers.count = 2
+    workers.started = 0
+    leaving = pdf_workers._Worker(_FakeProcess(), _LeavesAfterOnePiece())  # type: ignore[arg-type]
+    # The emptiest worker is picked first, the first listed on a tie: piece 0 goes to the leaving
+    # worker, 1 to the other, and 2 to the leaving worker again, whose pipe is closed by then.
+    workers.workers = [leaving, start(workers)]
+    order = list(range(8))
+    assert list(workers.made(order)) == [str(n).encode() for n in order]  # type: ignore[arg-type]
+    assert leaving.closed
+    assert leaving not in workers.workers  # it was reaped and replaced
+    workers._stop(at_once=False)
+    for thread in threads:
+        thread.join(5)
+        assert not thread.is_alive()
