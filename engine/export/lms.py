@@ -412,13 +412,121 @@ def dimension_spellings(name: str) -> tuple[str, ...]:
 
 
 def dimension_texts(answer: ShapeAnswer, dim: int | str) -> list[str]:
-    """The texts a blank for one dimension accepts: the number or name, and every spelling of each
-    declared name that stands for it (``d_model`` where the prompt says d_model = 512)."""
+    """The texts a blank for one dimension accepts: the number or name, every spelling of each
+    declared name that stands for it (``d_model`` where the prompt says d_model = 512), and the
+    usual spellings of a product the prompt states equal to it (``h*d_k``, ``d_k*h``, ``h·d_k``
+    where it says d_model = h·d_k, each kept only if quiz's grader marks it right in this blank's
+    place), at most `MAX_SPELLINGS` in all."""
     texts = [str(dim)] if isinstance(dim, int) else list(dimension_spellings(dim))
     for name, value in answer.symbols:
         if (isinstance(dim, int) and value == dim) or (isinstance(dim, str) and name == dim):
             texts += [t for t in dimension_spellings(name) if t not in texts]
-    return texts
+    # Products take the room the names leave; the first, the product as the item states it, is
+    # listed even when there is none, so that typing the prompt's own formula is never refused.
+    room = max(MAX_SPELLINGS - len(texts), 1)
+    extra = _product_texts(answer.dims, answer.symbols, answer.products, dim, MAX_SPELLINGS)
+    return texts + [t for t in extra if t not in texts][:room]
+
+
+def lists_products(answer: ShapeAnswer) -> bool:
+    """Whether some blank of the shape lists a product's spellings (then quiz accepts more than any
+    blank can list: another order or spelling past the cap, ``1*h*d_k``, ``8*d_k`` where h = 8)."""
+    return any(
+        _product_texts(answer.dims, answer.symbols, answer.products, d, MAX_SPELLINGS) for d in answer.dims
+    )
+
+
+PRODUCT_SPELLINGS = (
+    "{lms} matches a shape's blank as text: a dimension the question states as a product (such as "
+    "d_model = h·d_k) accepts only the spellings its blank lists (h*d_k, d_k*h, h·d_k, ...), while quiz "
+    "reads any product equal to it (more spellings and orders, or 8*d_k where h = 8)"
+)
+"""The note of an export whose shape blanks list products, with the LMS's name for ``{lms}``."""
+
+
+def note_products(answer: Answer, item_id: str, lms_name: str, notes: Notes) -> None:
+    """Note (`PRODUCT_SPELLINGS`) that an answer's blanks list only some of the products quiz accepts."""
+    if isinstance(answer, ShapeAnswer) and lists_products(answer):
+        notes.append((PRODUCT_SPELLINGS.format(lms=lms_name), item_id))
+
+
+# Ways of writing a product that students type: the reader's `*`, with spaces, the prompt's `·`,
+# and a bare space (which the reader takes for a separator between dimensions: it is tried, and
+# kept only if the reader ever reads it as the product).
+_PRODUCT_JOINERS = ("*", "·", " * ", " ")
+
+
+@lru_cache(maxsize=1024)
+def _product_texts(
+    dims: tuple[int | str, ...],
+    symbols: tuple[tuple[str, int | None], ...],
+    products: tuple[tuple[str, str], ...],
+    dim: int | str,
+    limit: int,
+) -> tuple[str, ...]:
+    """Up to ``limit`` texts for the answer's products that quiz's grader takes for ``dim``: the
+    product as stated, the product's name where quiz reads it as ``dim`` through the product, then
+    the product's commonest spellings (`_product_candidates`).
+
+    Each candidate is graded in the blank's place in the answer (the other dimensions as the key
+    writes them), so a text is listed only if quiz marks it right there: a product stands for
+    a name (``h*d_k`` for d_model) or a number (``h*d_k`` for 512 where h = 8 and d_k = 64).
+    The key is the answer's fields, not the answer: `ShapeAnswer` compares without its symbols.
+    """
+    if not products:
+        return ()
+    from attnquiz.engine.grading import grade_answer
+
+    keys = list(dims) if dim in dims else [dim]
+    place = keys.index(dim)
+    answer = ShapeAnswer(tuple(keys), symbols=symbols, products=products)
+
+    def graded_right(text: str) -> bool:
+        typed = [str(key) for key in keys]
+        typed[place] = text
+        return grade_answer(answer, "[" + ", ".join(typed) + "]").status == "correct"
+
+    found: list[str] = []
+    for name, product in products:
+        # Every spelling of a product has its value: if the product as stated is wrong here, so are they.
+        right = graded_right(product)
+        if right and product not in found:
+            found.append(product)
+        # The name too: where it has no number of its own, quiz reads it as its product's value
+        # (d_model for 512 where h = 8 and d_k = 64), which no declared number lists.
+        if name != str(dim) and name not in found and graded_right(name):
+            found.append(name)
+        if not right:
+            continue
+        for text in itertools.islice(_product_candidates(product), _MAX_CANDIDATES):
+            if len(found) >= limit:
+                break
+            if text not in found and graded_right(text):
+                found.append(text)
+    return tuple(found[:limit])
+
+
+_MAX_CANDIDATES = 8 * MAX_SPELLINGS
+"""At most this many spellings of one product are graded (a product of three names, each in eight
+spellings, would have thousands)."""
+
+
+def _product_candidates(product: str) -> Iterator[str]:
+    """``h*d_k`` as stated, then with each joiner in both orders (`_PRODUCT_JOINERS`), each factor
+    in its plainest spellings first (``d_k``, ``dk``), then in its others (``d_{k}``, ``dₖ``, ...).
+    Repeats are left to the caller; the count is bounded by the factors' spellings."""
+    factors = [f.strip() for f in product.split("*")]
+    spelled = [(f,) if f.isdigit() else (dimension_spellings(f) or (f,)) for f in factors]
+    stated = list(range(len(factors)))
+    orders = [stated, stated[::-1]] if len(factors) > 1 else [stated]
+    yield product
+    for depth in range(1, max(len(s) for s in spelled) + 1):
+        for combo in itertools.product(*(s[:depth] for s in spelled)):
+            if depth > 1 and all(combo[i] in s[: depth - 1] for i, s in enumerate(spelled)):
+                continue  # met at a smaller depth
+            for joiner in _PRODUCT_JOINERS:
+                for order in orders:
+                    yield joiner.join(combo[i] for i in order)
 
 
 def subsets(letters: str) -> Iterator[frozenset[str]]:
@@ -432,6 +540,7 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 
 __all__ = [
     "MAX_SPELLINGS",
+    "PRODUCT_SPELLINGS",
     "Notes",
     "dimension_spellings",
     "dimension_texts",
@@ -441,6 +550,8 @@ __all__ = [
     "gather",
     "instructions",
     "key_points_html",
+    "lists_products",
+    "note_products",
     "number_text",
     "question_html",
     "question_name",

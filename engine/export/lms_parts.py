@@ -145,6 +145,7 @@ def _moodle_blanks(
     targets = moodle._cloze_targets(answer)
     if len(targets) > 1:
         warnings.append((moodle.BLANK_BY_BLANK, question.item_id))
+    lms.note_products(answer, question.item_id, "Moodle", warnings)
     per_blank: list[list[tuple[Any, str, str]]] = [[] for _ in targets]
     for mistake in mistakes:
         values = moodle._flatten(mistake.value)
@@ -238,6 +239,7 @@ def _canvas_accepted(question: Question, answer: SingleAnswer, warnings: lms.Not
         right = sorted(answer.correct_letters)
         return [list(dict.fromkeys([", ".join(right), ",".join(right), "".join(right), " ".join(right)]))]
     if isinstance(answer, ShapeAnswer):
+        lms.note_products(answer, question.item_id, "Canvas", warnings)
         return [lms.dimension_texts(answer, d if isinstance(d, str) else int(d)) for d in answer.dims]
     warnings.append((qti.AS_TEXT, question.item_id))
     if isinstance(answer, NumericAnswer | IntegerAnswer):

@@ -11,8 +11,11 @@ Per answer kind:
   fraction 0 and the mistake's feedback; Moodle takes the first answer that matches, as the
   grader checks the correct answer first and then the mistakes in order.
 - vector, matrix, shape: ``cloze`` (multianswer), one NUMERICAL blank per entry (SHORTANSWER_C
-  for a symbolic dimension), weight 1 each. A mistake adds, to each blank where its value
-  differs, a wrong alternative with its feedback (plain text: cloze feedback cannot hold TeX).
+  for a symbolic dimension, or a number a name or product stands for: its texts are
+  `attnquiz.engine.export.lms.dimension_texts`, ``h*d_k`` among them where the item states
+  d_model = h·d_k, and the export says once that quiz reads more products than a blank lists),
+  weight 1 each. A mistake adds, to each blank where its value differs, a wrong alternative with
+  its feedback (plain text: cloze feedback cannot hold TeX).
 - concept question (explain): ``essay``, answered in the HTML editor in a box about as tall as the
   worksheet's ruled space; the model answer and key points are the grader information (what the
   teacher marks by) and the general feedback (what the student sees after the attempt, as in
@@ -377,6 +380,7 @@ def _cloze(
     if len(targets) > 1:
         warnings.append((BLANK_BY_BLANK, question.item_id))
         warnings.append((MARK_PER_BLANK, question.item_id))
+    lms.note_products(answer, question.item_id, "Moodle", warnings)
     tolerance = answer.tolerance
     wrong: list[list[tuple[float | int | str, str, str]]] = [[] for _ in targets]
     for mistake in question.variant.mistakes:

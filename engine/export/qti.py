@@ -20,7 +20,9 @@ variants, so every student draws one. Per answer kind:
   matches blanks as text, so each blank lists the spellings the tolerance accepts (see
   `attnquiz.engine.export.lms.spellings`; scientific notation for very small or large entries,
   which the question then asks for), and a shape's blank every spelling of its names that the
-  reader takes (`attnquiz.engine.export.lms.dimension_texts`); each blank is worth an equal share.
+  reader takes (`attnquiz.engine.export.lms.dimension_texts`: ``h*d_k``, ``d_k*h``, ... too where
+  the item states d_model = h·d_k, with a note that quiz reads more products than a blank lists);
+  each blank is worth an equal share.
   A blank that would accept nothing stops the export with an error naming the item.
 
 Notes on what Canvas scores differently are gathered into one warning line per kind
@@ -263,6 +265,7 @@ def _blanks(
         warnings.append((SCIENTIFIC, question.item_id))
     if len(targets) > 1:
         warnings.append((CREDIT_BY_BLANK, question.item_id))
+    lms.note_products(answer, question.item_id, "Canvas", warnings)
     if isinstance(answer, MatrixAnswer):
         rows, cols = answer.shape
         cells = "".join(

@@ -20,14 +20,17 @@ from attnquiz.engine.answers import (
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
+    Part,
+    PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
     VectorAnswer,
 )
 from attnquiz.engine.export import lms, lms_parts, moodle, qti
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
-from attnquiz.engine.grading import grade
-from attnquiz.engine.variant import Question
+from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
+from attnquiz.engine.grading import grade, grade_answer
+from attnquiz.engine.seeding import variant_code
+from attnquiz.engine.variant import Question, Variant
 
 QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
 VARIANTS = 20
@@ -37,6 +40,22 @@ CANVAS_SMALLEST = 1e-4  # Canvas stores a smaller non-zero number as 0
 @cache
 def _plan(bank: str) -> ClassPlan:
     return plan_class(banks.load(bank), students=VARIANTS, master_seed=2026)
+
+
+@cache
+def _moodle(bank: str) -> moodle.MoodleFile:
+    return moodle.build(_plan(bank))
+
+
+@cache
+def _canvas(bank: str) -> qti.Package:
+    return qti.package(_plan(bank))
+
+
+def _canvas_items(package: qti.Package) -> list[ET.Element]:
+    with zipfile.ZipFile(io.BytesIO(package.data)) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".xml") and "/" in n and "meta" not in n)
+        return ET.fromstring(archive.read(name)).findall(f".//{QTI}item")
 
 
 def _questions(plan: ClassPlan) -> list[Question]:
@@ -72,11 +91,7 @@ def _single_number(question: Question) -> bool:
 @pytest.mark.parametrize("bank", ["week1", "week2"])
 def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None:
     plan = _plan(bank)
-    package = qti.package(plan)
-    with zipfile.ZipFile(io.BytesIO(package.data)) as archive:
-        name = next(n for n in archive.namelist() if n.endswith(".xml") and "/" in n and "meta" not in n)
-        root = ET.fromstring(archive.read(name))
-    items = root.findall(f".//{QTI}item")
+    items = _canvas_items(_canvas(bank))
     questions = _questions(plan)
     assert len(items) == len(questions)
     problems: list[str] = []
@@ -147,7 +162,7 @@ def _moodle_alternatives(body: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("bank", ["week1", "week2"])
 def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None:
     plan = _plan(bank)
-    root = ET.fromstring(moodle.build(plan).text)
+    root = ET.fromstring(_moodle(bank).text)
     elements = [q for q in root.findall("question") if q.get("type") != "category"]
     questions = _questions(plan)
     assert len(elements) == len(questions)
@@ -205,17 +220,179 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
 
 @pytest.mark.parametrize("bank", ["week1", "week2"])
 def test_every_spelling_a_shape_blank_lists_grades_right_in_quiz(bank: str) -> None:
-    """What the LMS accepts, quiz accepts: each listed spelling, put in the answer, grades correct."""
+    """What the LMS accepts, quiz accepts: each listed spelling, put in the answer, grades correct
+    (the spellings of a product the item states, h*d_k for d_model, among them)."""
+    products = 0
     for question in _plan(bank).sheets[0].questions:
         answer = question.answer
         if not isinstance(answer, ShapeAnswer):
             continue
         for position, dim in enumerate(answer.dims):
             for text in lms.dimension_texts(answer, dim):
-                dims = [str(d) for d in answer.dims]
-                dims[position] = text
-                result = grade(question, "[" + ", ".join(dims) + "]")
-                assert result.status == "correct", (question.item_id, text, result.feedback)
+                products += "*" in text or "·" in text
+                assert _graded_in_place(question, position, text) == "correct", (question.item_id, text)
+    if bank == "week1":  # concat-shape-symbols states d_model = h·d_k
+        assert products > 0
+
+
+def _graded_in_place(question: Question, position: int, text: str) -> str:
+    """How quiz grades the answer with the dimension at ``position`` written as ``text``."""
+    assert isinstance(question.answer, ShapeAnswer)
+    dims = [str(d) for d in question.answer.dims]
+    dims[position] = text
+    return grade(question, "[" + ", ".join(dims) + "]").status
+
+
+PRODUCT_FORMS = {"h*d_k", "d_k*h", "h·d_k", "d_k·h", "h * d_k", "h*dk"}
+
+
+def _with_products(plan: ClassPlan) -> list[Question]:
+    return [q for q in _questions(plan) if isinstance(q.answer, ShapeAnswer) and q.answer.products]
+
+
+def test_a_bank_shape_stated_with_a_product_lists_its_spellings_in_moodle_and_canvas() -> None:
+    """concat-shape-symbols ([B, T, d_model], d_model = h·d_k): the d_model blank of both exports
+    lists h*d_k and its usual spellings, at most MAX_SPELLINGS texts, each graded right by quiz."""
+    plan = _plan("week1")
+    questions = _questions(plan)
+    assert _with_products(plan)
+    root = ET.fromstring(_moodle("week1").text)
+    elements = [q for q in root.findall("question") if q.get("type") != "category"]
+    items = _canvas_items(_canvas("week1"))
+    checked = 0
+    for element, item, question in zip(elements, items, questions, strict=True):
+        answer = question.answer
+        if not (isinstance(answer, ShapeAnswer) and answer.products):
+            continue
+        # Moodle reads a bare * as a wildcard: the blank must hold it escaped.
+        assert "=h\\*d_k~" in (element.findtext("questiontext/text") or "")
+        moodle_blanks = [
+            [a.replace("\\}", "}").replace("\\*", "*") for f, a in _moodle_alternatives(body) if f == "100"]
+            for _, body in _BLANK.findall(element.findtext("questiontext/text") or "")
+        ]
+        canvas_blanks = [
+            [m.text or "" for m in b.iter(f"{QTI}mattext")][1:] for b in item.iter(f"{QTI}response_lid")
+        ]
+        for listed in (moodle_blanks, canvas_blanks):
+            assert len(listed) == len(answer.dims)
+            for position, (dim, texts) in enumerate(zip(answer.dims, listed, strict=True)):
+                assert len(texts) <= lms.MAX_SPELLINGS
+                if dim == "d_model":
+                    assert set(texts) >= PRODUCT_FORMS, texts
+                else:
+                    assert not any("*" in t or "·" in t for t in texts), texts
+                for text in texts:
+                    assert _graded_in_place(question, position, text) == "correct", text
+                checked += 1
+    assert checked
+
+
+def test_a_number_a_product_stands_for_lists_the_product_and_only_what_quiz_reads() -> None:
+    """[T, 512] with d_model = 512 = h·d_k, h = 8, d_k = 64: the 512 blank lists h*d_k as quiz
+    accepts it there; [T, 512] with h left a symbol lists no product (quiz reads h*d_k as h·64),
+    and with d_model left without a number, d_model too."""
+    stated = ShapeAnswer(
+        ("T", 512),
+        symbols=(("T", None), ("d_model", 512), ("h", 8), ("d_k", 64)),
+        products=(("d_model", "h*d_k"),),
+    )
+    texts = lms.dimension_texts(stated, 512)
+    assert texts[:2] == ["512", "d_model"]
+    assert set(texts) >= PRODUCT_FORMS
+    assert len(texts) == lms.MAX_SPELLINGS
+    for text in texts:
+        assert grade_answer(stated, f"[T, {text}]").status == "correct", text
+    assert lms.lists_products(stated)
+    unknown_h = ShapeAnswer(
+        ("T", 512), symbols=(("T", None), ("h", None), ("d_k", 64)), products=(("d_model", "h*d_k"),)
+    )
+    assert lms.dimension_texts(unknown_h, 512) == ["512"]
+    assert grade_answer(unknown_h, "[T, h*d_k]").status != "correct"
+    assert not lms.lists_products(unknown_h)
+    # d_model without a number of its own is 512 through its product: quiz takes it, and so does the blank.
+    through_product = ShapeAnswer(
+        ("T", 512), symbols=(("T", None), ("d_model", None), ("h", 8), ("d_k", 64)), products=stated.products
+    )
+    texts = lms.dimension_texts(through_product, 512)
+    assert texts[:3] == ["512", "h*d_k", "d_model"]
+    assert all(grade_answer(through_product, f"[T, {text}]").status == "correct" for text in texts)
+
+
+def _note_lines(warnings: list[str], lms_name: str) -> list[str]:
+    return [w for w in warnings if w.startswith(lms.PRODUCT_SPELLINGS.format(lms=lms_name))]
+
+
+def test_the_product_note_is_one_line_per_export_naming_the_items() -> None:
+    plan = _plan("week1")
+    items = sorted({q.item_id for q in _with_products(plan)})
+    for warnings, lms_name in (
+        (_moodle("week1").warnings, "Moodle"),
+        (_canvas("week1").warnings, "Canvas"),
+    ):
+        (line,) = _note_lines(warnings, lms_name)
+        assert f"({len(items)} item{'s' if len(items) != 1 else ''}: {', '.join(items)})" in line
+
+
+def test_no_product_note_without_a_shape_stated_with_products() -> None:
+    plan = _plan("week2")
+    assert not _with_products(plan)
+    assert _note_lines(_moodle("week2").warnings, "Moodle") == []
+    assert _note_lines(_canvas("week2").warnings, "Canvas") == []
+
+
+def _parts_plan() -> ClassPlan:
+    """One question in parts whose (b) is the concatenated heads' shape, [T, d_model] with
+    d_model = h·d_k: the parts exports (`lms_parts`) build its blanks."""
+    shape = ShapeAnswer(
+        ("T", "d_model"),
+        symbols=(("T", None), ("d_model", None), ("h", None), ("d_k", None)),
+        products=(("d_model", "h*d_k"),),
+    )
+    parts = (
+        Part("a", "How many heads share $d_{\\text{model}} = 512$ when $d_k = 64$?", IntegerAnswer(8)),
+        Part("b", "What is the shape of the concatenated heads?", shape),
+    )
+    variant = Variant(
+        prompt="Multi-head attention with $h$ heads of width $d_k$.", answer=PartsAnswer(parts), solution=()
+    )
+    question = Question("samples", "heads-in-parts", "hand-built", "attention", 1, variant_code(1), variant)
+    return ClassPlan(
+        "samples",
+        "A question in parts",
+        2026,
+        ("heads-in-parts",),
+        (Sheet(1, 1, variant_code(1), (question,)),),
+    )
+
+
+def test_the_parts_exports_list_a_products_spellings_and_note_it() -> None:
+    plan = _parts_plan()
+    wanted = set(lms.dimension_texts(_shape_part(plan), "d_model"))
+    assert wanted >= PRODUCT_FORMS
+    built = moodle.build(plan)
+    blanks = _BLANK.findall(
+        ET.fromstring(built.text).findtext("question[@type='cloze']/questiontext/text") or ""
+    )
+    texts = [
+        a.replace("\\}", "}").replace("\\*", "*")
+        for f, a in _moodle_alternatives(blanks[-1][1])
+        if f == "100"
+    ]
+    assert set(texts) == wanted
+    assert len(_note_lines(built.warnings, "Moodle")) == 1
+    package = qti.package(plan)
+    (item,) = _canvas_items(package)
+    lids = item.findall(f".//{QTI}response_lid")
+    assert {m.text for m in lids[-1].iter(f"{QTI}mattext")} - {"e3"} == wanted
+    assert len(_note_lines(package.warnings, "Canvas")) == 1
+
+
+def _shape_part(plan: ClassPlan) -> ShapeAnswer:
+    (question,) = plan.sheets[0].questions
+    assert isinstance(question.answer, PartsAnswer)
+    shape = question.answer.parts[-1].answer
+    assert isinstance(shape, ShapeAnswer)
+    return shape
 
 
 def test_a_name_is_listed_in_every_spelling_the_reader_takes() -> None:
