@@ -1503,11 +1503,11 @@ class _FormulaReader:
         if split:
             return (
                 f"`{_clip(text)}` is not one of this question's symbols: for a product write "
-                f"{'*'.join(split)} (or leave a space between the names). The symbols are {names}."
+                f"`{'*'.join(split)}` (or leave a space between the names). The symbols are {names}."
             )
         if _canonical_name(text) in FUNCTIONS or text in CONSTANTS:
             return (
-                f"`{_clip(text)}` cannot be used in this formula: it uses only {names}, numbers, + - * / ^."
+                f"`{_clip(text)}` cannot be used in this formula: it uses only {names}, numbers, `+ - * / ^`."
             )
         return f"This question has no symbol `{_clip(text)}` (case matters). Its symbols are {names}."
 
