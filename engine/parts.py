@@ -108,11 +108,13 @@ def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Prob
     ]
     result = grade_parts(answer, responses)
     graded = next(g for g in result.parts if g.label == part.label)
-    if graded.grade.status != "correct" or used not in graded.carried_forward:
+    # Right given the changed earlier value: it earns the item's carried_score (full marks by default).
+    earns = "correct" if answer.carried_score == 1 else "partial" if answer.carried_score > 0 else "wrong"
+    if graded.grade.status != earns or used not in graded.carried_forward:
         yield (
             "carry",
             f"{where}: with ({used}) = {wrong_text}, the consistent ({part.label}) = {target.format()} "
-            f"grades {graded.grade.status}: {graded.grade.feedback}",
+            f"grades {graded.grade.status}, not {earns}: {graded.grade.feedback}",
             "",
         )
 
