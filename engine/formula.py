@@ -29,15 +29,21 @@ from attnquiz.engine.answers import (
     DEFAULT_REAL_TOLERANCE,
     EXACT,
     Answer,
+    ChoiceAnswer,
+    ExplainAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
     MistakeValue,
     NumericAnswer,
+    Part,
+    PartsAnswer,
     ShapeAnswer,
     Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers import Formula as WrittenFormula
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
 from attnquiz.engine.expressions import (
     RESERVED,
@@ -55,12 +61,15 @@ from attnquiz.engine.expressions import (
     to_python,
 )
 from attnquiz.engine.registry import GeneratorSpec
-from attnquiz.engine.schema import FormulaItem, ParamSpec
+from attnquiz.engine.schema import FormulaAnswer as AnswerSpec
+from attnquiz.engine.schema import FormulaItem, ParamSpec, ToleranceSpec
+from attnquiz.engine.schema import FormulaMistake as MistakeSpec
+from attnquiz.engine.schema import FormulaPart as PartSpec
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
 
 Loc = tuple[str | int, ...]
-AnswerKind = Literal["number", "integer", "vector", "matrix", "shape"]
+AnswerKind = Literal["number", "integer", "vector", "matrix", "shape", "expression"]
 
 MAX_TRIES = 1000
 """Draws of the parameters tried before a ``where:`` condition that none meets is an error."""
@@ -321,13 +330,50 @@ def _exact(value: Value) -> Fraction:
 
 @dataclass(frozen=True, slots=True)
 class FormulaMistake:
-    """A compiled mistake: its tag, the expression of its value, its feedback template and score."""
+    """A compiled mistake: its tag, the expression of its value (the formula's template, for an
+    expression answer), its feedback template and score; ``loc`` is where it is written
+    (``("mistakes", 2)`` or ``("parts", 1, "mistakes", 0)``) and ``label`` its part's, if any."""
 
     tag: str
-    value: Expression
+    value: Expression | Template
     feedback: Template
     score: float
+    loc: Loc
+    label: str | None = None
+
+    @property
+    def key(self) -> str:
+        """How the mistake is told apart in the item: its tag, after its part's label in a part."""
+        return self.tag if self.label is None else f"({self.label}) {self.tag}"
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What an item, or one of its parts, asks for: the answer's kind and expression (the formula's
+    template, for an expression answer), its symbols, tolerance and mistakes. ``loc`` is where it is
+    written: ``()`` for the item, ``("parts", 1)`` for part (b)."""
+
+    loc: Loc
+    kind: AnswerKind
+    value: Expression | Template
+    symbols: tuple[str, ...]
+    tolerance: Tolerance
+    mistakes: tuple[FormulaMistake, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaPart:
+    """One part of a formula item in parts, compiled. ``uses`` pairs the label and name of every
+    earlier part its answer's expression names: it is graded with their errors carried forward."""
+
     index: int
+    label: str
+    name: str | None
+    prompt: Template
+    asked: Asked
+    solution: tuple[Template, ...]
+    weight: float
+    uses: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,15 +409,21 @@ class Formula:
     lines: Mapping[Loc, tuple[int, str]]
     params: tuple[Param, ...]
     where: tuple[Expression, ...]
-    answer_kind: AnswerKind
-    answer: Expression
-    tolerance: Tolerance
-    mistakes: tuple[FormulaMistake, ...]
+    asked: Asked | None  # None for an item in parts: each part asks its own
+    parts: tuple[FormulaPart, ...]
+    carried_score: float
     prompt: Template
     solution: tuple[Template, ...]
     hint: Template | None
     original: Mapping[str, Value] | None
     _where_free: tuple[frozenset[str], ...] = field(repr=False, compare=False)
+
+    @property
+    def mistakes(self) -> tuple[FormulaMistake, ...]:
+        """Every mistake of the item: its own, or its parts' in order."""
+        if self.asked is not None:
+            return self.asked.mistakes
+        return tuple(m for part in self.parts for m in part.asked.mistakes)
 
     # -- compiling --------------------------------------------------------------------------
 
@@ -389,20 +441,16 @@ class Formula:
         params = _compile_params(item.params, problems)
         names = [p.name for p in params]
         where = tuple(_expr(text, ("where", i), names, problems) for i, text in enumerate(item.where))
-        answer = _expr(item.answer.value, ("answer", "value"), names, problems)
-        tolerance = _tolerance(item, problems)
-        mistakes = tuple(
-            FormulaMistake(
-                m.tag,
-                _expr(m.value, ("mistakes", i, "value"), names, problems),
-                _template(m.feedback, ("mistakes", i, "feedback"), names, problems),
-                m.score,
-                i,
-            )
-            for i, m in enumerate(item.mistakes)
-        )
+        asked: Asked | None = None
+        parts: tuple[FormulaPart, ...] = ()
+        if item.answer is not None:
+            asked = _asked(item.answer, item.tolerance, item.mistakes, (), None, names, problems)
+        if item.parts is not None:
+            parts = _compile_parts(item.parts, names, problems)
         prompt = _template(item.prompt, ("prompt",), names, problems)
-        solution = tuple(_template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution))
+        solution = tuple(
+            _template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution or ())
+        )
         hint = _template(item.hint, ("hint",), names, problems) if item.hint else None
         original = _original(item.original, params, problems)
         if problems:
@@ -410,9 +458,13 @@ class Formula:
 
         locs: list[Loc] = [("where", i) for i in range(len(where))]
         locs += [p.loc for p in params]
-        locs += [("answer", "value"), ("prompt",), ("hint",), ("original",)]
-        locs += [("mistakes", m.index, part) for m in mistakes for part in ("value", "feedback")]
+        locs += [("prompt",), ("hint",), ("original",)]
         locs += [("solution", i) for i in range(len(solution))]
+        for each in [asked] if asked is not None else [part.asked for part in parts]:
+            locs.append((*each.loc, "answer", "value"))
+            locs += [(*m.loc, field) for m in each.mistakes for field in ("value", "feedback")]
+        for part in parts:
+            locs += [(*part.asked.loc, "prompt"), *(step.loc for step in part.solution)]
         lines = {loc: (line_of(loc), _field(prefix, loc)) for loc in locs}
         return cls(
             item_id=item.id,
@@ -420,10 +472,9 @@ class Formula:
             lines=lines,
             params=params,
             where=where,
-            answer_kind=item.answer.kind,
-            answer=answer,
-            tolerance=tolerance,
-            mistakes=mistakes,
+            asked=asked,
+            parts=parts,
+            carried_score=item.carried_score,
             prompt=prompt,
             solution=solution,
             hint=hint,
@@ -452,25 +503,84 @@ class Formula:
 
     def build(self, values: Mapping[str, Value]) -> Instance:
         """The variant of these parameter values (FormulaError if an expression fails for them)."""
-        answer = self._answer(values)
-        mistakes: list[Mistake] = []
         coinciding: list[str] = []
-        for mistake in self.mistakes:
-            loc: Loc = ("mistakes", mistake.index, "value")
-            value = self._mistake_value(mistake, self._evaluate(mistake.value, loc, values))
-            if answer.matches(value):
-                coinciding.append(mistake.tag)
-            feedback = self._render(mistake.feedback, values)
-            mistakes.append(Mistake(mistake.tag, value, feedback, mistake.score))
+        inputs = {name: to_python(value) for name, value in values.items()}
+        hint = self._render(self.hint, values) if self.hint is not None else ""
+        if self.asked is not None:
+            answer, _, mistakes = self._answer_of(self.asked, values, coinciding)
+            variant = Variant(
+                prompt=self._render(self.prompt, values),
+                answer=answer,
+                solution=[self._render(step, values) for step in self.solution],
+                mistakes=mistakes,
+                inputs=inputs,
+                hint=hint,
+            )
+            return Instance(variant, values, tuple(coinciding))
+        known = dict(values)  # the parameters, then each named part's value, for the parts after it
+        parts: list[Part] = []
+        for part in self.parts:
+            answer, value, mistakes = self._answer_of(part.asked, known, coinciding)
+            assert not isinstance(answer, ChoiceAnswer | PartsAnswer | ExplainAnswer)  # never made here
+            prompt = self._render(part.prompt, known)
+            if part.name is not None and value is not None:
+                known[part.name] = value
+            parts.append(
+                Part(
+                    part.label,
+                    prompt,
+                    answer,
+                    [self._render(step, known) for step in part.solution],
+                    mistakes,
+                    weight=part.weight,
+                    uses=tuple(label for label, _ in part.uses),
+                    recompute=self._recompute(part, known) if part.uses else None,
+                )
+            )
         variant = Variant(
             prompt=self._render(self.prompt, values),
-            answer=answer,
-            solution=[self._render(step, values) for step in self.solution],
-            mistakes=mistakes,
-            inputs={name: to_python(value) for name, value in values.items()},
-            hint=self._render(self.hint, values) if self.hint is not None else "",
+            answer=PartsAnswer(tuple(parts), carried_score=self.carried_score),
+            solution=(),
+            inputs=inputs,
+            hint=hint,
         )
         return Instance(variant, values, tuple(coinciding))
+
+    def _answer_of(
+        self, asked: Asked, values: Mapping[str, Value], coinciding: list[str]
+    ) -> tuple[Answer, Value | None, list[Mistake]]:
+        """The answer ``asked`` gives for these values, its value (None for a formula) and its
+        mistakes; the keys of the mistakes that give the answer itself are added to ``coinciding``."""
+        answer, value = self._answer(asked, values)
+        mistakes: list[Mistake] = []
+        for mistake in asked.mistakes:
+            wrong = self._mistake_value(asked, mistake, values)
+            if answer.matches(wrong):
+                coinciding.append(mistake.key)
+            feedback = self._render(mistake.feedback, values)
+            mistakes.append(Mistake(mistake.tag, wrong, feedback, mistake.score))
+        return answer, value, mistakes
+
+    def _recompute(self, part: FormulaPart, known: Mapping[str, Value]) -> Callable[..., Any]:
+        """The function grading calls with the student's own values of the parts ``part`` uses:
+        the part's own expression, evaluated with those values in place of the right ones."""
+        assert isinstance(part.asked.value, Expression)  # a formula answer uses no earlier part
+        expression = part.asked.value
+        fixed = dict(known)
+
+        def recompute(*given: Any) -> Any:
+            values = dict(fixed)
+            for (label, name), value in zip(part.uses, given, strict=True):
+                try:
+                    values[name] = from_python(_as_list(value), f"your ({label})")
+                except ExpressionError as exc:
+                    raise ValueError(str(exc)) from None
+            try:
+                return to_python(expression.evaluate(values))
+            except ExpressionError as exc:  # e.g. a zero to divide by: nothing can be carried
+                raise ValueError(str(exc)) from None
+
+        return recompute
 
     def _evaluate(self, expression: Expression, loc: Loc, values: Mapping[str, Value]) -> Value:
         try:
@@ -577,21 +687,36 @@ class Formula:
                 return index
         return None
 
-    def _answer(self, values: Mapping[str, Value]) -> Answer:
-        loc: Loc = ("answer", "value")
-        value = self._evaluate(self.answer, loc, values)
+    def _answer(self, asked: Asked, values: Mapping[str, Value]) -> tuple[Answer, Value | None]:
+        loc: Loc = (*asked.loc, "answer", "value")
+        if isinstance(asked.value, Template):  # a formula in the answer's symbols
+            text = self._render(asked.value, values)
+            try:
+                return ExpressionAnswer(text, asked.symbols), None
+            except ValueError as exc:
+                raise self.error(loc, str(exc), values) from None
+        value = self._evaluate(asked.value, loc, values)
         try:
-            return _make_answer(self.answer_kind, value, self.tolerance)
+            return _make_answer(asked.kind, value, asked.tolerance), value
         except ExpressionError as exc:
-            raise self.error(loc, f"{self.answer.text!r} gives {plain(value)}: {exc}", values) from None
+            raise self.error(loc, f"{asked.value.text!r} gives {plain(value)}: {exc}", values) from None
 
-    def _mistake_value(self, mistake: FormulaMistake, value: Value) -> MistakeValue:
+    def _mistake_value(
+        self, asked: Asked, mistake: FormulaMistake, values: Mapping[str, Value]
+    ) -> MistakeValue:
+        loc: Loc = (*mistake.loc, "value")
+        if isinstance(mistake.value, Template):
+            text = self._render(mistake.value, values)
+            try:
+                return WrittenFormula.of(text, asked.symbols)
+            except ValueError as exc:
+                raise self.error(loc, f"mistake {mistake.tag!r}: {exc}", values) from None
+        value = self._evaluate(mistake.value, loc, values)
         try:
-            return _mistake_value(self.answer_kind, value)
+            return _mistake_value(asked.kind, value)
         except ExpressionError as exc:
             raise self.error(
-                ("mistakes", mistake.index, "value"),
-                f"mistake {mistake.tag!r}: {mistake.value.text!r} gives {plain(value)}: {exc}",
+                loc, f"mistake {mistake.tag!r}: {mistake.value.text!r} gives {plain(value)}: {exc}"
             ) from None
 
     # -- as a generator ------------------------------------------------------------------------
@@ -641,17 +766,20 @@ class Formula:
                 for tag in instance.coinciding:
                     first.setdefault(tag, (seed, instance))
         for mistake in self.mistakes:
-            if always and mistake.tag in always:
-                seed, instance = first[mistake.tag]
-                return [self.coinciding_issue(mistake.tag, seed, instance)]
+            if always and mistake.key in always:
+                seed, instance = first[mistake.key]
+                return [self.coinciding_issue(mistake.key, seed, instance)]
         return []
 
-    def coinciding_issue(self, tag: str, seed: int | Literal["unknown"] | None, instance: Instance) -> Issue:
-        """The problem of a mistake that gives the answer itself in this variant."""
-        mistake = next(m for m in self.mistakes if m.tag == tag)
+    def coinciding_issue(self, key: str, seed: int | Literal["unknown"] | None, instance: Instance) -> Issue:
+        """The problem of a mistake (by its `FormulaMistake.key`) that gives the answer itself here."""
+        mistake = next(m for m in self.mistakes if m.key == key)
+        answer = instance.variant.answer
+        if isinstance(answer, PartsAnswer) and mistake.label is not None:
+            answer = answer.part(mistake.label).answer
         error = self.error(
-            ("mistakes", mistake.index, "value"),
-            f"mistake {tag!r} gives the answer itself ({instance.variant.answer.format()}), so it can "
+            (*mistake.loc, "value"),
+            f"mistake {mistake.tag!r} gives the answer itself ({answer.format()}), so it can "
             "never be recognised; change its value, or exclude these parameters with where:",
             instance.values,
         )
@@ -661,11 +789,20 @@ class Formula:
         """The first text of the variant outside the supported TeX, as a problem at its template."""
         variant = instance.variant
         texts: list[tuple[Template, str]] = [(self.prompt, variant.prompt)]
-        texts += list(zip(self.solution, variant.solution, strict=True))
         if self.hint is not None:
             texts.append((self.hint, variant.hint))
-        feedback = {m.tag: m.feedback for m in variant.mistakes}
-        texts += [(m.feedback, feedback[m.tag]) for m in self.mistakes if m.tag in feedback]
+        asked: list[tuple[Asked, Sequence[Mistake]]] = []
+        if self.asked is not None:
+            texts += list(zip(self.solution, variant.solution, strict=True))
+            asked.append((self.asked, variant.mistakes))
+        elif isinstance(variant.answer, PartsAnswer):
+            for spec, part in zip(self.parts, variant.answer.parts, strict=True):
+                texts.append((spec.prompt, part.prompt))
+                texts += list(zip(spec.solution, part.solution, strict=True))
+                asked.append((spec.asked, part.mistakes))
+        for each, mistakes in asked:
+            feedback = {m.tag: m.feedback for m in mistakes}
+            texts += [(m.feedback, feedback[m.tag]) for m in each.mistakes if m.tag in feedback]
         for template, text in texts:
             try:
                 markup.check(text)
@@ -775,19 +912,145 @@ def _names_in(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
-def _tolerance(item: FormulaItem, problems: list[tuple[Loc, str]]) -> Tolerance:
-    kind = item.answer.kind
-    if kind in {"integer", "shape"}:
-        if item.tolerance is not None:
+def _tolerance(
+    answer: AnswerSpec, given: ToleranceSpec | None, prefix: Loc, problems: list[tuple[Loc, str]]
+) -> Tolerance:
+    kind = answer.kind
+    if kind in {"integer", "shape", "expression"}:
+        if given is not None:
+            exactly = {"integer": "an integer answer", "shape": "a shape answer", "expression": "a formula"}
             problems.append(
                 (
-                    ("tolerance",),
-                    f"{'an integer' if kind == 'integer' else 'a shape'} answer is graded exactly: "
-                    "remove tolerance" + (" (or use kind: number)" if kind == "integer" else ""),
+                    (*prefix, "tolerance"),
+                    f"{exactly[kind]} is graded exactly: remove tolerance"
+                    + (" (or use kind: number)" if kind == "integer" else ""),
                 )
             )
         return EXACT
-    return item.tolerance.to_tolerance() if item.tolerance is not None else DEFAULT_REAL_TOLERANCE
+    return given.to_tolerance() if given is not None else DEFAULT_REAL_TOLERANCE
+
+
+def _asked(
+    answer: AnswerSpec,
+    tolerance: ToleranceSpec | None,
+    mistakes: Sequence[MistakeSpec],
+    prefix: Loc,
+    label: str | None,
+    names: Sequence[str],
+    problems: list[tuple[Loc, str]],
+) -> Asked:
+    """Compile an answer, its tolerance and its mistakes, written at ``prefix`` (``()`` for the item)."""
+    formula = answer.kind == "expression"
+    symbols = tuple(answer.symbols or ())
+    value_loc: Loc = (*prefix, "answer", "value")
+    # A formula is written in the answer's symbols, with {{ }} for parameters' values; it is read
+    # (and refused with the reason) when a variant is built, and checked now where it has no {{ }}.
+    value = (
+        _template(answer.value, value_loc, names, problems)
+        if formula
+        else _expr(answer.value, value_loc, names, problems)
+    )
+    if formula:
+        _check_formula_text(answer.value, symbols, value_loc, problems)
+    compiled: list[FormulaMistake] = []
+    for i, mistake in enumerate(mistakes):
+        loc: Loc = (*prefix, "mistakes", i)
+        wrong = (
+            _template(mistake.value, (*loc, "value"), names, problems)
+            if formula
+            else _expr(mistake.value, (*loc, "value"), names, problems)
+        )
+        if formula:
+            _check_formula_text(mistake.value, symbols, (*loc, "value"), problems)
+        feedback = _template(mistake.feedback, (*loc, "feedback"), names, problems)
+        compiled.append(FormulaMistake(mistake.tag, wrong, feedback, mistake.score, loc, label))
+    return Asked(
+        prefix, answer.kind, value, symbols, _tolerance(answer, tolerance, prefix, problems), tuple(compiled)
+    )
+
+
+def _check_formula_text(text: str, symbols: Sequence[str], loc: Loc, problems: list[tuple[Loc, str]]) -> None:
+    """Read a formula without placeholders now, so that a typo is a load error at its line."""
+    if "{{" in text:
+        return
+    try:
+        WrittenFormula.of(text, symbols)
+    except ValueError as exc:
+        problems.append((loc, str(exc)))
+
+
+def _compile_parts(
+    specs: Sequence[PartSpec], names: Sequence[str], problems: list[tuple[Loc, str]]
+) -> tuple[FormulaPart, ...]:
+    """Compile the parts in order: each may name the values of the named parts before it."""
+    parts: list[FormulaPart] = []
+    earlier: dict[str, tuple[str, AnswerKind]] = {}  # a part's name → its label and answer kind
+    for index, spec in enumerate(specs):
+        label = chr(ord("a") + index)
+        prefix: Loc = ("parts", index)
+        visible = [*names, *earlier]
+        asked = _asked(spec.answer, spec.tolerance, spec.mistakes, prefix, label, visible, problems)
+        named = asked.value.names if isinstance(asked.value, Expression) else _template_names(asked.value)
+        uses = tuple((earlier[name][0], name) for name in earlier if name in named)
+        formulas = [f"({used}) {name}" for used, name in uses if earlier[name][1] == "expression"]
+        if formulas:
+            problems.append(
+                (
+                    (*prefix, "answer", "value"),
+                    f"a formula has no value to compute with: {', '.join(formulas)}",
+                )
+            )
+        elif uses and spec.answer.kind == "expression":
+            problems.append(
+                (
+                    (*prefix, "answer", "value"),
+                    "a formula answer cannot use earlier parts (it cannot be recomputed from a "
+                    "student's value): write their values with {{ }} of the parameters instead",
+                )
+            )
+        own = [spec.name] if spec.name is not None and spec.answer.kind != "expression" else []
+        if spec.name is not None:
+            if spec.name in names or spec.name in earlier or spec.name in RESERVED:
+                what = (
+                    "a parameter"
+                    if spec.name in names
+                    else "an earlier part"
+                    if spec.name in earlier
+                    else "a function"
+                )
+                problems.append(
+                    ((*prefix, "name"), f"{spec.name!r} is already {what}: give the part another name")
+                )
+            else:
+                earlier[spec.name] = (label, spec.answer.kind)
+        parts.append(
+            FormulaPart(
+                index=index,
+                label=label,
+                name=spec.name,
+                prompt=_template(spec.prompt, (*prefix, "prompt"), visible, problems),
+                asked=asked,
+                # A part's own steps may write its value, by its name.
+                solution=tuple(
+                    _template(step, (*prefix, "solution", i), [*visible, *own], problems)
+                    for i, step in enumerate(spec.solution)
+                ),
+                weight=spec.weight,
+                uses=uses,
+            )
+        )
+    return tuple(parts)
+
+
+def _template_names(template: Template) -> frozenset[str]:
+    return frozenset(
+        name for p in template.parts if isinstance(p, Placeholder) for name in p.expression.names
+    )
+
+
+def _as_list(value: Any) -> Any:
+    """A student's value (a number, or tuples of them) as `from_python` reads YAML: lists."""
+    return [_as_list(v) for v in value] if isinstance(value, tuple | list) else value
 
 
 def _original(
@@ -871,6 +1134,7 @@ def _dims(value: Value, what: str) -> tuple[int, ...]:
 
 
 def _make_answer(kind: AnswerKind, value: Value, tolerance: Tolerance) -> Answer:
+    """The answer of a kind other than expression (a formula is read from its text, not computed)."""
     if kind == "number":
         return NumericAnswer(float(_scalar(value, "a number answer")), tolerance)
     if kind == "integer":

@@ -225,18 +225,39 @@ class ParamSpec(StrictModel):
 
 
 class FormulaAnswer(StrictModel):
-    """The answer of a formula item: its kind and the expression that computes it."""
+    """The answer of a formula item (or of one of its parts): its kind and the expression that gives it."""
 
-    kind: Literal["number", "integer", "vector", "matrix", "shape"] = Field(
+    kind: Literal["number", "integer", "vector", "matrix", "shape", "expression"] = Field(
         default="number",
         description=(
             "number (graded within the tolerance), integer (a count, exact), vector or matrix "
-            "(entry by entry within the tolerance) or shape (a list of whole dimensions, exact)."
+            "(entry by entry within the tolerance), shape (a list of whole dimensions, exact) or "
+            "expression (a formula in `symbols`, graded by algebraic equivalence)."
         ),
     )
     value: ExpressionText = Field(
-        description='The expression of the parameters that gives the answer, e.g. "2*d*f + f + d".'
+        description=(
+            'The expression of the parameters that gives the answer, e.g. "2*d*f + f + d". For an '
+            'expression answer, the formula itself in its symbols, e.g. "12*d^2 + 13*d", where '
+            "{{ expr }} writes a parameter's value."
+        )
     )
+    symbols: list[Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")]] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "The names an expression answer is written in (d, h, T, d_model, ...): what a student may "
+            "use. Only for kind: expression."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _symbols_for_expressions(self) -> Self:
+        if self.kind == "expression" and not self.symbols:
+            raise ValueError("an expression answer lists its symbols, e.g. symbols: [d]")
+        if self.kind != "expression" and self.symbols is not None:
+            raise ValueError(f"symbols are for expression answers, not for a {self.kind} answer")
+        return self
 
 
 class FormulaMistake(StrictModel):
@@ -255,8 +276,43 @@ class FormulaMistake(StrictModel):
     score: float = Field(default=0.0, ge=0, le=1, description="Credit for this answer, 0 (the default) to 1.")
 
 
+class FormulaPart(StrictModel):
+    """One part, (a), (b), ..., of a formula item in parts: its own prompt, answer, steps and mistakes."""
+
+    name: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z][A-Za-z0-9_]*$",
+        description=(
+            "A name for this part's value, which later parts' expressions and templates may use "
+            "(e.g. score): a part whose answer names it uses this part, with error carried forward."
+        ),
+    )
+    prompt: str = Field(
+        min_length=1, description="This part's question, in Markdown with TeX maths and {{ }} placeholders."
+    )
+    answer: FormulaAnswer = Field(description="This part's answer: its kind and expression.")
+    tolerance: ToleranceSpec | None = Field(
+        default=None,
+        description="How close a number, vector or matrix answer must be (default: within 0.1 %).",
+    )
+    mistakes: list[FormulaMistake] = Field(
+        default_factory=list, description="The wrong answers of this part that named misconceptions give."
+    )
+    solution: list[str] = Field(
+        min_length=1, description="This part's worked solution, one step per entry, with {{ }} placeholders."
+    )
+    weight: float = Field(
+        default=1.0, gt=0, le=100, description="This part's weight in the question's score."
+    )
+
+
 class FormulaItem(StrictModel):
     """One bank item written as formulas: drawn parameters, templates and expressions, no Python."""
+
+    # For editors: an item has an answer with its solution, or parts (`_answer_or_parts` checks it).
+    model_config = ConfigDict(
+        json_schema_extra={"oneOf": [{"required": ["answer", "solution"]}, {"required": ["parts"]}]}
+    )
 
     kind: Literal["formula"] = Field(description="The item's kind; `formula` items need no Python.")
     id: str = Field(
@@ -289,7 +345,10 @@ class FormulaItem(StrictModel):
             "3 decimals). Do not state the precision: the answer's instructions do."
         ),
     )
-    answer: FormulaAnswer = Field(description="The answer's kind and expression.")
+    answer: FormulaAnswer | None = Field(
+        default=None,
+        description="The answer's kind and expression (an item in parts has none: each part has one).",
+    )
     mistakes: list[FormulaMistake] = Field(
         default_factory=list,
         description="The wrong answers that named misconceptions give, each with its feedback.",
@@ -298,8 +357,31 @@ class FormulaItem(StrictModel):
         default=None,
         description="How close a number, vector or matrix answer must be (default: within 0.1 %).",
     )
-    solution: list[str] = Field(
-        min_length=1, description="The worked solution, one step per entry, with {{ }} placeholders."
+    solution: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "The worked solution, one step per entry, with {{ }} placeholders (an item in parts has "
+            "its steps in its parts instead)."
+        ),
+    )
+    parts: list[FormulaPart] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=26,
+        description=(
+            "The parts (a), (b), ... of a question in parts, in order: the prompt above is the stem, "
+            "shown once. A part whose answer names an earlier part is graded with error carried forward."
+        ),
+    )
+    carried_score: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description=(
+            "What a part right only given the student's own wrong earlier answer earns (1, full "
+            "marks, by default: the method was right)."
+        ),
     )
     hint: str = Field(default="", description="One sentence that helps without giving the answer away.")
     original: dict[str, Any] | None = Field(
@@ -311,6 +393,22 @@ class FormulaItem(StrictModel):
     )
     tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
     note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
+
+    @model_validator(mode="after")
+    def _answer_or_parts(self) -> Self:
+        if self.parts is None:
+            if self.answer is None:
+                raise ValueError("a formula item needs an answer (or parts, each with its own answer)")
+            if self.solution is None:
+                raise ValueError("a formula item needs a worked solution: solution, one step per entry")
+            return self
+        given = [name for name in ("answer", "tolerance", "solution") if getattr(self, name) is not None]
+        given += ["mistakes"] if self.mistakes else []
+        if given:
+            raise ValueError(
+                f"an item in parts gives {', '.join(given)} in each part, not for the whole item"
+            )
+        return self
 
 
 def _not_blank(value: Any) -> Any:

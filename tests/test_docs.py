@@ -90,6 +90,8 @@ def test_every_original_in_the_guide_gives_the_papers_answer(plugin_dir: Path) -
         "encoder-output-shape": "[50, 512]",
         "ffn-params": "2,099,712",
         "additive-score": "1.93",
+        # The notes' 12d² + 13d at d = 512 (Key results), and six such blocks.
+        "block-count-chain": "(a) 4*d^2 + 4*d | (b) 3,152,384 | (c) 18,914,304",
     }
     seen: dict[str, str] = {}
     for line, source in YAML:
@@ -106,5 +108,12 @@ def test_the_guide_shows_a_question_in_parts_and_a_formula_answer() -> None:
     for needle in ("PartsAnswer(", "uses=(", "recompute=", "checked(", "Formula.of("):
         assert needle in python, f"the guide's generators never use {needle!r}"
     guide = GUIDE.read_text(encoding="utf-8")
-    for heading in ("### A question in parts", "### A formula answer"):
+    for heading in (
+        "### A question in parts",
+        "### A formula answer",
+        "### Parts and formula answers in YAML",
+    ):
         assert heading in guide
+    yaml = "\n".join(source for _, source in YAML)
+    for needle in ("parts:", "name: block", "n*block", "kind: expression", "symbols: [d]"):
+        assert needle in yaml, f"the guide's YAML never writes {needle!r}"

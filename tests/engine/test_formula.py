@@ -475,4 +475,7 @@ def test_the_schema_covers_formula_items() -> None:
     kinds = schema["properties"]["items"]["items"]["oneOf"]
     assert {"$ref": "#/$defs/FormulaItem"} in kinds
     formula = schema["$defs"]["FormulaItem"]
-    assert {"kind", "id", "source", "topic", "prompt", "answer", "solution"} <= set(formula["required"])
+    assert {"kind", "id", "source", "topic", "prompt"} <= set(formula["required"])
+    # An answer with its solution, or parts (each with its own): editors can tell which is missing.
+    assert formula["oneOf"] == [{"required": ["answer", "solution"]}, {"required": ["parts"]}]
+    assert "FormulaPart" in schema["$defs"]
