@@ -589,3 +589,16 @@ def test_grade_uses_the_question_and_its_variants_mistakes() -> None:
     assert invalid.status == "invalid"
     assert not invalid.counts
     assert "__import__" in invalid.feedback
+
+
+def test_the_instructions_in_invalid_feedback_show_as_written_once_rendered() -> None:
+    """Feedback is Markdown and the instructions plain text: once rendered, `3*d` and `d**2` keep
+    their stars and `d_model` its underscore (they were taken for emphasis)."""
+    from attnquiz.engine import markup
+    from attnquiz.engine.answers import ExpressionAnswer
+
+    answer = ExpressionAnswer("4*d^2 + 4*d", ("d", "d_model"))
+    for response in ("2df", "4x", "((d"):
+        graded = grade_answer(answer, response, ())
+        assert graded.status == "invalid"
+        assert answer.instructions() in markup.to_terminal(graded.feedback), response
