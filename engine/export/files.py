@@ -15,12 +15,13 @@ import io
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
+from attnquiz.engine.export.text_document import TextDocument, write_together
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress
 
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdf import Document
@@ -54,17 +55,61 @@ def default_output(fmt: Format, bank: str) -> Path:
     return Path(f"{bank}{suffix}{EXTENSIONS[fmt]}")
 
 
-def _sources(
-    fmt: Format, paper: Paper, key: KeyStyle
-) -> tuple[Callable[[ClassPlan, Sequence[Sheet]], str], Callable[[ClassPlan, Sequence[Sheet]], str]]:
-    """The functions that write the source of a worksheet file and of a key file of some sheets."""
+def _documents(fmt: Format, plan: ClassPlan, paper: Paper, key: KeyStyle | None) -> dict[str, TextDocument]:
+    """The documents of an HTML or Markdown export by file name stem: the worksheets, and the key
+    unless ``key`` is None."""
     if fmt == "html":
         from attnquiz.engine.export import html
 
-        return (lambda p, s: html.worksheets(p, s, paper)), (lambda p, s: html.key(p, s, paper, key))
+        found = {"worksheets": html.worksheet_document(plan, paper)}
+        if key is not None:
+            found["key"] = html.key_document(plan, paper, key)
+        return found
     from attnquiz.engine.export import markdown
 
-    return markdown.worksheets, (lambda p, s: markdown.key(p, s, key))
+    found = {"worksheets": markdown.worksheet_document(plan)}
+    if key is not None:
+        found["key"] = markdown.key_document(plan, key)
+    return found
+
+
+def _write_text_files(
+    plan: ClassPlan,
+    fmt: Format,
+    open_file: Callable[[str], contextlib.AbstractContextManager[BinaryIO]],
+    *,
+    paper: Paper,
+    key: KeyStyle | None,
+    split: bool,
+    progress: Progress | None,
+) -> list[str]:
+    """Write an HTML or Markdown export, file by file through ``open_file(name)``; its file names.
+
+    Each sheet is built once, for the worksheets and the key together, written and dropped
+    (`ClassSheets` keeps none), so the memory is one sheet's whatever the class.
+    """
+    documents = _documents(fmt, plan, paper, key)
+    ext = EXTENSIONS[fmt]
+    total = len(plan.sheets)
+    if not split:
+        names = [f"{stem}{ext}" for stem in documents]
+        with contextlib.ExitStack() as stack:
+            outputs = [stack.enter_context(open_file(name)) for name in names]
+            told = None if progress is None else (lambda done: progress(done, total))
+            write_together(list(documents.values()), outputs, plan.sheets, told)
+        return names
+    names = []
+    width = max(2, len(str(total)))
+    for done, sheet in enumerate(plan.sheets, 1):
+        number = str(sheet.student).zfill(width)
+        for stem, document in documents.items():
+            name = f"{stem.removesuffix('s')}-{number}{ext}"
+            with open_file(name) as out:
+                write_together([document], [out], [sheet])
+            names.append(name)
+        if progress is not None:
+            progress(done, total)
+    return names
 
 
 def _pdf_documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None, split: bool) -> list[Document]:
@@ -97,39 +142,23 @@ def worksheet_files(
 ) -> dict[str, bytes]:
     """The files of a worksheet export, by name: the sheets, and the key unless ``key`` is None.
 
-    Every file in memory at once: `write` streams a PDF export to disk instead.
+    Every file in memory at once: `write` streams an export to disk instead.
     """
     if fmt not in WORKSHEET_FORMATS:
         raise ExportError(f"{fmt} is not a worksheet format ({', '.join(WORKSHEET_FORMATS)})")
+    buffers: dict[str, io.BytesIO] = {}
+
+    def keep(name: str) -> contextlib.AbstractContextManager[BinaryIO]:
+        buffers[name] = io.BytesIO()
+        return contextlib.nullcontext(buffers[name])
+
     if fmt == "pdf":
         from attnquiz.engine.export.pdf import write_documents
 
-        buffers: dict[str, io.BytesIO] = {}
-
-        def keep(name: str) -> contextlib.AbstractContextManager[BinaryIO]:
-            buffers[name] = io.BytesIO()
-            return contextlib.nullcontext(buffers[name])
-
         write_documents(plan, _pdf_documents(plan, paper, key, split), keep, jobs=jobs, progress=progress)
-        return {name: buffer.getvalue() for name, buffer in buffers.items()}
-    sheets_of, key_of = _sources(fmt, paper, key or "full")
-    ext = EXTENSIONS[fmt]
-    chosen = list(plan.sheets)  # built once, for the sheets and the key
-    files: dict[str, bytes] = {}
-    if not split:
-        files[f"worksheets{ext}"] = sheets_of(plan, chosen).encode("utf-8")
-        if key is not None:
-            files[f"key{ext}"] = key_of(plan, chosen).encode("utf-8")
-        return files
-    width = max(2, len(str(len(chosen))))
-    for done, sheet in enumerate(chosen, 1):
-        number = str(sheet.student).zfill(width)
-        files[f"worksheet-{number}{ext}"] = sheets_of(plan, [sheet]).encode("utf-8")
-        if key is not None:
-            files[f"key-{number}{ext}"] = key_of(plan, [sheet]).encode("utf-8")
-        if progress is not None:
-            progress(done, len(chosen))
-    return files
+    else:
+        _write_text_files(plan, fmt, keep, paper=paper, key=key, split=split, progress=progress)
+    return {name: buffer.getvalue() for name, buffer in buffers.items()}
 
 
 def write_lms(plan: ClassPlan, fmt: Format, out: BinaryIO, *, progress: Progress | None = None) -> list[str]:
@@ -279,8 +308,8 @@ def write(
 ) -> Written:
     """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``.
 
-    PDF and LMS files are streamed into their temporary files as they are made (memory does not
-    grow with the class); HTML and Markdown are made whole, then written. ``jobs``: PDF pieces made
+    Every file is streamed into its temporary file as it is made (memory does not grow with the
+    class), and the files take their names together at the end. ``jobs``: PDF pieces made
     at once, by worker processes (default: every CPU); ``bank``: what the plan's bank was loaded by
     (`banks.load(bank, plugins=True)`), so that workers can load it too (see `pdf.write_documents`).
     """
@@ -289,8 +318,18 @@ def write(
         if output.exists() and not output.is_dir():
             raise ExportError(f"{output} is a file: a {fmt} export writes into a folder (-o out/)")
         if fmt != "pdf":
-            files = worksheet_files(plan, fmt, paper=paper, key=key, split=split, progress=progress)
-            written.files.extend(save({output / name: data for name, data in files.items()}))
+            with Staging() as stage:
+                names = _write_text_files(
+                    plan,
+                    fmt,
+                    lambda name: stage.open(output / name),
+                    paper=paper,
+                    key=key,
+                    split=split,
+                    progress=progress,
+                )
+                stage.commit()
+            written.files.extend(output / name for name in names)
             return written
         from attnquiz.engine.export.pdf import write_documents
 

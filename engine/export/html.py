@@ -8,13 +8,14 @@ typeset natively, so the file prints from a browser exactly as it shows.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import escape
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
+from attnquiz.engine.export.text_document import TextDocument, chunks
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
     KeyStyle,
@@ -211,17 +212,24 @@ def figures(question: Question, where: str) -> list[str]:
     return [html_figure(f) for f in drawn]
 
 
-def _document(title: str, paper: Paper, body: list[str]) -> str:
+def _document(
+    title: str,
+    paper: Paper,
+    sheet: Callable[[int, Sheet], Iterable[str]],
+    head: Sequence[str] = (),
+    tail: Sequence[str] = (),
+) -> TextDocument:
+    """The HTML file whose body is the blocks of ``sheet`` for each sheet (and ``head``/``tail``
+    blocks around them), joined by line breaks."""
     css = _CSS + f"@page {{ size: {_PAGE_SIZES[paper]}; margin: 16mm 18mm 18mm; }}\n"
-    return (
+    prefix = (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="quiz">\n'
         f"<title>{escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
-        + "\n".join(body)
-        + "\n</main>\n</body>\n</html>\n"
     )
+    return TextDocument(prefix, "\n", sheet, head, tail, suffix="\n</main>\n</body>\n</html>\n")
 
 
 def _question_in_parts(number: int, question: Question) -> str:
@@ -296,22 +304,27 @@ def _who(plan: ClassPlan, sheet: Sheet) -> str:
 
 def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
     """The worksheets of ``sheets`` as one HTML file (a page break before each student)."""
+    return "".join(chunks(worksheet_document(plan, paper), sheets))
+
+
+def worksheet_document(plan: ClassPlan, paper: Paper = "a4") -> TextDocument:
+    """The worksheets as a document made sheet by sheet (see `attnquiz.engine.export.text_document`)."""
     subtitle = "Past-paper questions" if plan.original else "Practice worksheet"
-    body: list[str] = []
-    for sheet in sheets:
-        body.append(
+
+    def sheet_blocks(_: int, sheet: Sheet) -> Iterator[str]:
+        yield (
             f'<section class="sheet" data-student="{sheet.student}" data-code="{escape(sheet.code)}">\n'
             f'<header class="head"><div><h1>{escape(plan.title)}</h1>'
             f'<div class="sub">{subtitle}</div>'
             '<div class="name">Name: <span>&nbsp;</span></div></div>'
             f'<div class="who">{_who(plan, sheet)}</div></header>'
         )
-        body.extend(_question(n, q) for n, q in enumerate(sheet.questions, 1))
-        body.append("</section>")
-    return _document(f"{plan.title}: worksheets", paper, body)
+        yield from (_question(n, q) for n, q in enumerate(sheet.questions, 1))
+        yield "</section>"
+
+    return _document(f"{plan.title}: worksheets", paper, sheet_blocks)
 
 
-@images.in_question_folder
 def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
     """A concept question in the full key: the model answer and the key points to mark by."""
     points = "".join(f"<li>{inline_content(point)}</li>" for point in answer.points)
@@ -379,26 +392,36 @@ def _key_entry(number: int, question: Question) -> str:
 
 def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
     """The answer key of ``sheets`` as one HTML file: per student and variant code, answers and solutions."""
+    return "".join(chunks(key_document(plan, paper, style), sheets))
+
+
+def key_document(plan: ClassPlan, paper: Paper = "a4", style: KeyStyle = "full") -> TextDocument:
+    """The answer key as a document made sheet by sheet (see `attnquiz.engine.export.text_document`)."""
     seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
     intro = f"{plan.title}: answer key ({seed})"
-    body: list[str] = []
-    if style == "brief":
-        body.append(f'<h1 style="font-size: 13pt">{escape(intro)}</h1><div class="brief">')
-    for sheet in sheets:
+
+    def sheet_blocks(_: int, sheet: Sheet) -> Iterator[str]:
         heading = f'Student {sheet.student} · variant <span class="code">{escape(sheet.code)}</span>'
         if style == "brief":
             lines = "".join(_brief_line(n, q) for n, q in enumerate(sheet.questions, 1))
-            body.append(f'<div class="student"><strong>{heading}</strong>{lines}</div>')
-            continue
-        body.append(
+            yield f'<div class="student"><strong>{heading}</strong>{lines}</div>'
+            return
+        yield (
             f'<section class="sheet" data-student="{sheet.student}" data-code="{escape(sheet.code)}">'
             f'<p class="note">{escape(intro)}</p><header class="head"><h1>{heading}</h1></header>'
         )
-        body.extend(_key_entry(n, q) for n, q in enumerate(sheet.questions, 1))
-        body.append("</section>")
-    if style == "brief":
-        body.append("</div>")
-    return _document(f"{plan.title}: answer key", paper, body)
+        yield from (_key_entry(n, q) for n, q in enumerate(sheet.questions, 1))
+        yield "</section>"
+
+    if style != "brief":
+        return _document(f"{plan.title}: answer key", paper, sheet_blocks)
+    return _document(
+        f"{plan.title}: answer key",
+        paper,
+        sheet_blocks,
+        head=[f'<h1 style="font-size: 13pt">{escape(intro)}</h1><div class="brief">'],
+        tail=["</div>"],
+    )
 
 
-__all__ = ["content", "inline_content", "key", "worksheets"]
+__all__ = ["content", "inline_content", "key", "key_document", "worksheet_document", "worksheets"]

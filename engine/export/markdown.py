@@ -12,11 +12,12 @@ is what Pandoc's ``tex_math_dollars`` needs to see maths. Students are separated
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from attnquiz.engine import images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
+from attnquiz.engine.export.text_document import TextDocument, chunks
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
     KeyStyle,
@@ -183,15 +184,21 @@ def _question(number: int, question: Question) -> str:
 
 def worksheets(plan: ClassPlan, sheets: Iterable[Sheet]) -> str:
     """The worksheets of ``sheets`` as one Markdown file (``\\newpage`` between students)."""
+    return "".join(chunks(worksheet_document(plan), sheets))
+
+
+def worksheet_document(plan: ClassPlan) -> TextDocument:
+    """The worksheets as a document made sheet by sheet (see `attnquiz.engine.export.text_document`)."""
     subtitle = "Past-paper questions" if plan.original else "Practice worksheet"
-    out: list[str] = []
-    for sheet in sheets:
-        if out:
-            out.append("\\newpage")
+
+    def sheet_blocks(index: int, sheet: Sheet) -> Iterator[str]:
+        if index:
+            yield "\\newpage"
         who = "" if plan.original else f" · **Student {sheet.student}** · variant `{sheet.code}`"
-        out.append(f"# {escape(plan.title)}\n\n{subtitle}{who}\n\nName: {_RULE}")
-        out.extend(_question(n, q) for n, q in enumerate(sheet.questions, 1))
-    return "\n\n".join(out) + "\n"
+        yield f"# {escape(plan.title)}\n\n{subtitle}{who}\n\nName: {_RULE}"
+        yield from (_question(n, q) for n, q in enumerate(sheet.questions, 1))
+
+    return TextDocument("", "\n\n", sheet_blocks, suffix="\n")
 
 
 def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
@@ -254,22 +261,29 @@ def _key_entry(number: int, question: Question) -> str:
 
 def key(plan: ClassPlan, sheets: Iterable[Sheet], style: KeyStyle = "full") -> str:
     """The answer key of ``sheets``: per student and variant code, answers (and worked solutions)."""
+    return "".join(chunks(key_document(plan, style), sheets))
+
+
+def key_document(plan: ClassPlan, style: KeyStyle = "full") -> TextDocument:
+    """The answer key as a document made sheet by sheet (see `attnquiz.engine.export.text_document`)."""
     seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
-    out = [f"# {escape(plan.title)}: answer key\n\n{seed}"]
-    for sheet in sheets:
+
+    def sheet_blocks(index: int, sheet: Sheet) -> Iterator[str]:
         heading = f"## Student {sheet.student} · variant `{sheet.code}`"
         if style == "brief":
             rows = "\n".join(
                 f"| {n} | {escape(q.item_id)} | {_brief_answer(q)} |"
                 for n, q in enumerate(sheet.questions, 1)
             )
-            out.append(f"{heading}\n\n| # | item | answer |\n|---:|---|---|\n{rows}")
-            continue
-        if len(out) > 1:
-            out.append("\\newpage")
-        out.append(heading)
-        out.append("\n\n".join(_key_entry(n, q) for n, q in enumerate(sheet.questions, 1)))
-    return "\n\n".join(out) + "\n"
+            yield f"{heading}\n\n| # | item | answer |\n|---:|---|---|\n{rows}"
+            return
+        if index:
+            yield "\\newpage"
+        yield heading
+        yield "\n\n".join(_key_entry(n, q) for n, q in enumerate(sheet.questions, 1))
+
+    title = f"# {escape(plan.title)}: answer key\n\n{seed}"
+    return TextDocument("", "\n\n", sheet_blocks, head=[title], suffix="\n")
 
 
-__all__ = ["escape", "key", "tex", "worksheets"]
+__all__ = ["escape", "key", "key_document", "tex", "worksheet_document", "worksheets"]
