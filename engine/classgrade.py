@@ -543,8 +543,11 @@ def _row_cells(
     question's answer is kept, with the mark from its mark column (``marks``), if any (``mark_only``:
     the concept questions whose only column is the mark)."""
     by_part: dict[str, list[Cell]] = {}
+    built: dict[str, Question] = {}  # a question in parts has a column per part: built once a row
     for index, item, label in columns:
-        question = _question(entries[item], seed)
+        if item not in built:
+            built[item] = _question(entries[item], seed)
+        question = built[item]
         if label is None and isinstance(question.answer, ExplainAnswer):
             response = "" if item in mark_only else cells[index]
             mark_index, heading, _ = (marks or {}).get(item, (None, f"{item} mark", None))

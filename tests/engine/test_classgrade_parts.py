@@ -116,3 +116,24 @@ def test_the_template_message_counts_the_part_columns(tmp_path: Path) -> None:
     assert f"2 rows, {columns} answer columns for 3 questions, 1 of them in parts" in result.output
     plain = runner.invoke(app, [*args, "--items", "additive-score"])
     assert "2 rows, 1 answer column for 1 question." in plain.output
+
+
+def test_a_question_in_parts_is_built_once_per_row_not_once_per_part_column(
+    bank: Bank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each part has its own column; the row's variant of the chain is built once for all of them
+    (a class of 3000 took twice as long when every part column rebuilt it)."""
+    from attnquiz.engine.bank import BankItem
+
+    text, _ = _filled(bank)
+    built: list[tuple[str, int]] = []
+    real = BankItem.question
+
+    def counted(self: BankItem, seed: int) -> object:
+        built.append((self.id, seed))
+        return real(self, seed)
+
+    monkeypatch.setattr(BankItem, "question", counted)
+    marks = grade_text(bank, text, master_seed=11)
+    assert not marks.problems
+    assert len(built) == len(set(built)) == 3 * len(ITEMS)  # 3 students, each item once
