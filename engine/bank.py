@@ -135,6 +135,9 @@ class Bank:
     """The bank's plugin files (Python code), whether or not this load imported them."""
     origin: str = ""
     """Where `attnquiz.engine.banks` found it: built-in, QUIZ_PATH or path ("" when loaded directly)."""
+    images: tuple[tuple[str, int, int], ...] = ()
+    """The image files its texts show (relative to its folder), each with the size and modification
+    time (ns) it had when checked: a cached bank whose images changed is read again."""
 
     def get(self, item_id: str) -> BankItem:
         """The item with that id, or an error that suggests the closest ids."""

@@ -24,7 +24,7 @@ import functools
 import hashlib
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -113,6 +113,27 @@ def load(folder: Path, src: str) -> ImageFile:
             f"{MAX_IMAGE_BYTES:,} (2 MiB)"
         )
     return _read(str(resolved), info.st_mtime_ns, info.st_size, src, mime)
+
+
+def file_stamp(folder: Path, src: str) -> tuple[str, int, int]:
+    """``src`` with the size and modification time (ns) of its file now; raises ImageError when
+    it cannot be read."""
+    try:
+        info = (folder.resolve() / src).resolve().stat()
+    except OSError as exc:
+        raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
+    return src, info.st_size, info.st_mtime_ns
+
+
+def unchanged(folder: Path, stamps: Iterable[tuple[str, int, int]]) -> bool:
+    """Whether every image file still has the size and modification time it had when stamped."""
+    for src, size, mtime_ns in stamps:
+        try:
+            if file_stamp(folder, src) != (src, size, mtime_ns):
+                return False
+        except ImageError:
+            return False
+    return True
 
 
 @lru_cache(maxsize=256)

@@ -513,7 +513,8 @@ def load_bank_text(
                 )
             )
 
-    _check_images(located, data, folder, text.splitlines())
+    shown: list[tuple[str, int, int]] = []
+    _check_images(located, data, folder, text.splitlines(), shown)
     if located.issues or model is None:
         raise BankError(file, located.issues, quotable)
     return Bank(
@@ -523,16 +524,26 @@ def load_bank_text(
         path=file,
         items=tuple(items),
         plugins=tuple(path for _, path in plugin_paths),
+        images=tuple(dict.fromkeys(shown)),
     )
 
 
 _IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)\s*$", re.MULTILINE)
 
 
-def _check_images(located: _Located, data: Any, folder: Path, lines: list[str], loc: Loc = ()) -> None:
+def _check_images(
+    located: _Located,
+    data: Any,
+    folder: Path,
+    lines: list[str],
+    shown: list[tuple[str, int, int]],
+    loc: Loc = (),
+) -> None:
     """Every image a text of the bank shows (``![alt](file.png)`` on a line of its own) exists next
     to the bank and is a real, inert PNG, JPEG or SVG of a bounded size: a problem at its line (in a
-    literal block ``|``, the image's own line; else its text's first line)."""
+    literal block ``|``, the image's own line; else its text's first line). Each good image is
+    added to ``shown`` with its size and modification time, so that a cached bank whose image
+    files changed since is read again (see `attnquiz.engine.banks`)."""
     from attnquiz.engine import images
 
     if isinstance(data, str):
@@ -540,6 +551,7 @@ def _check_images(located: _Located, data: Any, folder: Path, lines: list[str], 
             for match in _IMAGE_LINE.finditer(data):
                 try:
                     images.load(folder, match.group(1))
+                    shown.append(images.file_stamp(folder, match.group(1)))
                 except images.ImageError as exc:
                     line = located.line_of(loc)
                     if 0 < line <= len(lines) and re.search(r"\|[-+0-9]*\s*(#.*)?$", lines[line - 1]):
@@ -547,10 +559,10 @@ def _check_images(located: _Located, data: Any, folder: Path, lines: list[str], 
                     located.issues.append(Issue(located.file, line, format_loc(loc), str(exc)))
     elif isinstance(data, dict):
         for key, value in data.items():
-            _check_images(located, value, folder, lines, (*loc, key))
+            _check_images(located, value, folder, lines, shown, (*loc, key))
     elif isinstance(data, list):
         for index, value in enumerate(data):
-            _check_images(located, value, folder, lines, (*loc, index))
+            _check_images(located, value, folder, lines, shown, (*loc, index))
 
 
 def _plugin_paths(located: _Located, plugins: Any, folder: Path) -> list[tuple[int, Path]]:

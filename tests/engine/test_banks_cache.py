@@ -379,3 +379,46 @@ def test_pruning_deletes_only_quizs_own_entries(
         fresh_load(bank_file(tmp_path / f"b{number}"))
     assert all(other.exists() for other in keep)
     assert len(entries(home)) - 2 == 1  # notes.pickle and the 31-digit name are not entries
+
+
+IMAGE_BANK = """bank: pictured
+title: Pictured
+items:
+  - kind: explain
+    id: look
+    source: "Notes, a figure"
+    topic: facts
+    prompt: |
+      What does the map show?
+
+      ![the map](figures/map.svg)
+    answer: "Attention weights."
+    points: ["rows are queries", "columns are keys"]
+"""
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>'
+
+
+def test_a_cached_bank_whose_image_changed_is_read_and_checked_again(
+    tmp_path: Path, home: Path, reads: list[str]
+) -> None:
+    """The cache holds the bank's YAML; its image files are checked when it is read. An image
+    removed or spoilt since is a located error, as on the first load (it was an error text
+    inside the worksheets), and an image edited is read again."""
+    (tmp_path / "figures").mkdir()
+    image = tmp_path / "figures" / "map.svg"
+    image.write_text(SVG, encoding="utf-8")
+    path = bank_file(tmp_path, IMAGE_BANK)
+    fresh_load(path)
+    fresh_load(path)
+    assert len(reads) == 1  # the second came from the cache: the image had not changed
+    image.unlink()
+    with pytest.raises(BankError) as gone:
+        fresh_load(path)
+    assert "cached.yaml:11:" in str(gone.value)
+    assert "no such file" in str(gone.value)
+    image.write_text("not an image at all", encoding="utf-8")
+    with pytest.raises(BankError, match=r"cached\.yaml:11:"):
+        fresh_load(path)
+    image.write_text(SVG.replace('width="4" height="4"/>', 'width="3" height="4"/>'), encoding="utf-8")
+    assert fresh_load(path).images[0][0] == "figures/map.svg"
+    assert len(reads) == 4
