@@ -148,10 +148,13 @@ def _code(target: Console, block: md.CodeBlock, margin: str) -> None:
         print_table(target, Padding(syntax, (0, 0, 0, len(margin) + 4)))
     else:
         # Long lines are cut at the width, each piece on its own indented line: nothing is lost and
-        # the terminal's own wrapping never breaks the indentation.
+        # the terminal's own wrapping never breaks the indentation. The width is counted in
+        # terminal cells: a CJK character or an emoji takes two.
+        from rich.cells import chop_cells
+
         room = max(20, target.width - len(margin) - 4)
         for line in lines:
-            pieces = [line[i : i + room] for i in range(0, len(line), room)] or [""]
+            pieces = chop_cells(line, room) or [""]
             for piece in pieces:
                 target.print(Text(margin + "    " + piece), soft_wrap=True)
     if cut > 0:

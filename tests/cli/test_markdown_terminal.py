@@ -131,3 +131,22 @@ def test_control_sequences_in_code_never_reach_the_terminal(tmp_path: Path) -> N
         assert "\x1b]52" not in out
         assert "\x1b[2J" not in out
         assert "\x07" not in out
+
+
+def test_a_code_line_of_wide_characters_is_cut_by_terminal_cells(tmp_path: Path) -> None:
+    """A comment in Chinese takes two cells a character: cut by characters, its pieces overflowed
+    a 40-column terminal and the terminal's own wrapping broke the indentation."""
+    from rich.cells import cell_len
+
+    comment = "注意力机制把查询与每个键比较，然后对值加权求和，得到输出向量"
+    step = f'      - "```python\\nx = 1  # {comment}\\n```"\n'
+    path = tmp_path / "wide.yaml"
+    path.write_text(BANK + step, encoding="utf-8")
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "map.png").write_bytes(png())
+    out = show(path, 40, NO_COLOR="1")
+    pieces = [line for line in out.splitlines() if any("\u4e00" <= ch <= "\u9fff" for ch in line)]
+    assert len(pieces) >= 2, out
+    assert all(cell_len(line) <= 40 for line in pieces), pieces
+    joined = "".join(line.strip() for line in pieces)
+    assert comment in joined.replace(" ", "")
