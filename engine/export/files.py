@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
-from attnquiz.engine.export.text_document import TextDocument, write_together
+from attnquiz.engine.export.text_document import TextDocument, utf8, write_together
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress
 
 if TYPE_CHECKING:
@@ -55,22 +55,21 @@ def default_output(fmt: Format, bank: str) -> Path:
     return Path(f"{bank}{suffix}{EXTENSIONS[fmt]}")
 
 
-def _documents(fmt: Format, plan: ClassPlan, paper: Paper, key: KeyStyle | None) -> dict[str, TextDocument]:
-    """The documents of an HTML or Markdown export by file name stem: the worksheets, and the key
-    unless ``key`` is None."""
+def _documents(
+    fmt: Format, plan: ClassPlan, paper: Paper, key: KeyStyle | None
+) -> list[tuple[str, str, TextDocument]]:
+    """The documents of an HTML or Markdown export: the worksheets, and the key unless ``key`` is
+    None, each with its file name stem for the class and for one student (``--split``)."""
     if fmt == "html":
         from attnquiz.engine.export import html
 
-        found = {"worksheets": html.worksheet_document(plan, paper)}
-        if key is not None:
-            found["key"] = html.key_document(plan, paper, key)
-        return found
-    from attnquiz.engine.export import markdown
+        sheets, answers = html.worksheet_document(plan, paper), html.key_document(plan, paper, key or "full")
+    else:
+        from attnquiz.engine.export import markdown
 
-    found = {"worksheets": markdown.worksheet_document(plan)}
-    if key is not None:
-        found["key"] = markdown.key_document(plan, key)
-    return found
+        sheets, answers = markdown.worksheet_document(plan), markdown.key_document(plan, key or "full")
+    found = [("worksheets", "worksheet", sheets)]
+    return found if key is None else [*found, ("key", "key", answers)]
 
 
 def _write_text_files(
@@ -92,20 +91,20 @@ def _write_text_files(
     ext = EXTENSIONS[fmt]
     total = len(plan.sheets)
     if not split:
-        names = [f"{stem}{ext}" for stem in documents]
+        names = [f"{stem}{ext}" for stem, _, _ in documents]
         with contextlib.ExitStack() as stack:
-            outputs = [stack.enter_context(open_file(name)) for name in names]
+            writers = [utf8(stack.enter_context(open_file(name))) for name in names]
             told = None if progress is None else (lambda done: progress(done, total))
-            write_together(list(documents.values()), outputs, plan.sheets, told)
+            write_together([document for _, _, document in documents], writers, plan.sheets, told)
         return names
     names = []
     width = max(2, len(str(total)))
     for done, sheet in enumerate(plan.sheets, 1):
         number = str(sheet.student).zfill(width)
-        for stem, document in documents.items():
-            name = f"{stem.removesuffix('s')}-{number}{ext}"
+        for _, stem, document in documents:
+            name = f"{stem}-{number}{ext}"
             with open_file(name) as out:
-                write_together([document], [out], [sheet])
+                write_together([document], [utf8(out)], [sheet])
             names.append(name)
         if progress is not None:
             progress(done, total)

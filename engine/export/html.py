@@ -15,7 +15,7 @@ from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
-from attnquiz.engine.export.text_document import TextDocument, chunks
+from attnquiz.engine.export.text_document import TextDocument, as_text
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
     KeyStyle,
@@ -304,7 +304,7 @@ def _who(plan: ClassPlan, sheet: Sheet) -> str:
 
 def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
     """The worksheets of ``sheets`` as one HTML file (a page break before each student)."""
-    return "".join(chunks(worksheet_document(plan, paper), sheets))
+    return as_text(worksheet_document(plan, paper), sheets)
 
 
 def worksheet_document(plan: ClassPlan, paper: Paper = "a4") -> TextDocument:
@@ -325,6 +325,7 @@ def worksheet_document(plan: ClassPlan, paper: Paper = "a4") -> TextDocument:
     return _document(f"{plan.title}: worksheets", paper, sheet_blocks)
 
 
+@images.in_question_folder
 def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
     """A concept question in the full key: the model answer and the key points to mark by."""
     points = "".join(f"<li>{inline_content(point)}</li>" for point in answer.points)
@@ -392,7 +393,7 @@ def _key_entry(number: int, question: Question) -> str:
 
 def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
     """The answer key of ``sheets`` as one HTML file: per student and variant code, answers and solutions."""
-    return "".join(chunks(key_document(plan, paper, style), sheets))
+    return as_text(key_document(plan, paper, style), sheets)
 
 
 def key_document(plan: ClassPlan, paper: Paper = "a4", style: KeyStyle = "full") -> TextDocument:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from attnquiz.engine import images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
-from attnquiz.engine.export.text_document import TextDocument, chunks
+from attnquiz.engine.export.text_document import TextDocument, as_text
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
     KeyStyle,
@@ -184,7 +184,7 @@ def _question(number: int, question: Question) -> str:
 
 def worksheets(plan: ClassPlan, sheets: Iterable[Sheet]) -> str:
     """The worksheets of ``sheets`` as one Markdown file (``\\newpage`` between students)."""
-    return "".join(chunks(worksheet_document(plan), sheets))
+    return as_text(worksheet_document(plan), sheets)
 
 
 def worksheet_document(plan: ClassPlan) -> TextDocument:
@@ -261,7 +261,7 @@ def _key_entry(number: int, question: Question) -> str:
 
 def key(plan: ClassPlan, sheets: Iterable[Sheet], style: KeyStyle = "full") -> str:
     """The answer key of ``sheets``: per student and variant code, answers (and worked solutions)."""
-    return "".join(chunks(key_document(plan, style), sheets))
+    return as_text(key_document(plan, style), sheets)
 
 
 def key_document(plan: ClassPlan, style: KeyStyle = "full") -> TextDocument:
