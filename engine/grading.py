@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from attnquiz.engine import parse
+from attnquiz.engine import markup, parse
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
@@ -437,16 +437,7 @@ def _grade_expression(answer: ExpressionAnswer, response: str, mistakes: Sequenc
 def _invalid(answer: Answer, reason: str, read_as: str = "") -> Grade:
     # Feedback is Markdown, the instructions plain text: "3*d, powers as d**2" must not turn into
     # emphasis when the feedback is shown.
-    return Grade("invalid", 0.0, f"{reason} {_plain_in_markdown(answer.instructions())}", None, read_as)
-
-
-# Brackets stay: instructions never hold a link's `](`, and [a, b] must read as written.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_<>$|&])")
-
-
-def _plain_in_markdown(text: str) -> str:
-    """Plain text as Markdown that shows exactly that text (each special character escaped)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return Grade("invalid", 0.0, f"{reason} {markup.escape_markdown(answer.instructions())}", None, read_as)
 
 
 def _correct(read_as: str, feedback: str = "Correct.") -> Grade:

@@ -396,6 +396,20 @@ def parse(text: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
+# `<` and `&` too: with them escaped no raw HTML, autolink (<javascript:…>) or entity can form.
+_MARKDOWN_SPECIAL = frozenset("\\`*_<>$|&")
+# A bracket starts a link only where a `]` is followed by `(`, `[` or `:` (an inline, full reference
+# or definition); there brackets are escaped too, elsewhere [0.5, 1] stays readable.
+_LINK_CLOSE = re.compile(r"\][(\[:]")
+
+
+def escape_markdown(text: str) -> str:
+    """Plain text as Markdown that shows exactly that text (never emphasis, HTML, a link or an
+    entity): ``3*d`` stays ``3*d`` where feedback, a worksheet or a figure's label is Markdown."""
+    special = _MARKDOWN_SPECIAL | {"[", "]"} if _LINK_CLOSE.search(text) else _MARKDOWN_SPECIAL
+    return "".join("\\" + ch if ch in special else ch for ch in text)
+
+
 def check(text: str) -> None:
     """Raise MarkupError if ``text`` uses anything outside the supported subset (TeX or Markdown)."""
     from attnquiz.engine.export import text as md  # the Markdown reader builds on this module

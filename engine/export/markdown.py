@@ -28,21 +28,13 @@ from attnquiz.engine.export.worksheet import (
 )
 from attnquiz.engine.variant import Question
 
-# `<` and `&` too: with them escaped no raw HTML, autolink (<javascript:…>) or entity can form.
-_MD_SPECIAL = set("\\`*_<>$|&")
-# A bracket starts a link only where a `]` is followed by `(`, `[` or `:` (an inline, full reference
-# or definition); there brackets are escaped too, elsewhere [0.5, 1] stays readable.
-_LINK_CLOSE = re.compile(r"\][(\[:]")
 _RULE = "_" * 32
 # A ruled line to write on: escaped underscores (a line of bare ones would be a horizontal rule).
 _WRITING_LINE = "\\_" * 60
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
-def escape(text: str) -> str:
-    """Plain text as Markdown that shows exactly that text (never HTML, a link or an entity)."""
-    special = _MD_SPECIAL | {"[", "]"} if _LINK_CLOSE.search(text) else _MD_SPECIAL
-    return "".join("\\" + ch if ch in special else ch for ch in text)
+escape = markup.escape_markdown  # plain text as Markdown that shows exactly that text
 
 
 def _formula(formula: markup.Math) -> str:
