@@ -318,7 +318,7 @@ def _grade_part(
     against_carried = grade_answer(expected, response)
     if against_carried.status == "correct":
         score = min(max(carried_score, 0.0), 1.0)
-        status: Status = "correct" if score == 1 else "partial" if score > 0 else "wrong"
+        status = status_of(score)
         earns = (
             "" if score == 1 else f" A part right only with an earlier error carried forward earns {score:g}."
         )
@@ -451,8 +451,12 @@ def _wrong(feedback: str, read_as: str, mistake: Mistake | None = None) -> Grade
 def _named(mistake: Mistake, read_as: str) -> Grade:
     """The grade for a listed mistake: wrong, or partial/correct when the item gives it credit."""
     score = min(max(mistake.score, 0.0), 1.0)
-    status: Status = "wrong" if score == 0 else "correct" if score == 1 else "partial"
-    return Grade(status, score, mistake.feedback, mistake, read_as)
+    return Grade(status_of(score), score, mistake.feedback, mistake, read_as)
+
+
+def status_of(score: float) -> Status:
+    """The status a score from 0 to 1 earns: correct at 1, wrong at 0, partial between."""
+    return "correct" if score >= 1 else "wrong" if score <= 0 else "partial"
 
 
 def _slip(tag: str, value: MistakeValue, feedback: str, read_as: str) -> Grade:
@@ -1004,4 +1008,5 @@ __all__ = [
     "grade_answer",
     "grade_parts",
     "read_value",
+    "status_of",
 ]

@@ -77,7 +77,7 @@ def part_problems(answer: PartsAnswer) -> Iterator[Problem]:
 
 def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Problem]:
     """With ``used``'s value changed, ``part``'s target changes and the consistent answer is right."""
-    from attnquiz.engine.grading import answer_value, grade_parts, read_value
+    from attnquiz.engine.grading import answer_value, grade_parts, read_value, status_of
 
     earlier = answer.part(used)
     where = f"part ({part.label}), carried from ({used})"
@@ -108,8 +108,7 @@ def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Prob
     ]
     result = grade_parts(answer, responses)
     graded = next(g for g in result.parts if g.label == part.label)
-    # Right given the changed earlier value: it earns the item's carried_score (full marks by default).
-    earns = "correct" if answer.carried_score == 1 else "partial" if answer.carried_score > 0 else "wrong"
+    earns = status_of(answer.carried_score)  # what a part right given the changed value earns
     if graded.grade.status != earns or used not in graded.carried_forward:
         yield (
             "carry",
