@@ -219,8 +219,11 @@ def _load_file(path: Path, resolved: Path, *, plugins: bool, data: bytes | None 
     folder = cache_dir()
     stamp = _stamp(resolved, data, shown) if folder is not None else None
     bank = _read_cached(folder, stamp) if folder is not None and stamp is not None else None
-    if bank is not None and bank.images and not _images_unchanged(bank, path.parent):
-        bank = None  # an image was edited, replaced or removed: read the bank, which checks it again
+    if bank is not None and bank.images:
+        from attnquiz.engine import images
+
+        if not images.unchanged(path.parent, bank.images):
+            bank = None  # an image was edited, replaced or removed: read the bank, which checks it again
     if bank is None:
         from attnquiz.engine.loader import load_bank_text
 
@@ -513,12 +516,6 @@ def _private_folder(folder: Path) -> bool:
     except OSError:
         return False
     return True
-
-
-def _images_unchanged(bank: Bank, folder: Path) -> bool:
-    from attnquiz.engine import images
-
-    return images.unchanged(folder, bank.images)
 
 
 def _cacheable(bank: Bank) -> bool:

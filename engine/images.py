@@ -22,6 +22,7 @@ import base64
 import contextvars
 import functools
 import hashlib
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
@@ -55,6 +56,9 @@ class ImageFile:
     src: str
     mime: str
     data: bytes
+    # The file's size and modification time (ns) when read, after ``src``: a cached bank whose
+    # images no longer match is read again (`unchanged`).
+    stamp: tuple[str, int, int]
 
     @property
     def name(self) -> str:
@@ -90,6 +94,20 @@ def check_src(src: str) -> str:
 def load(folder: Path, src: str) -> ImageFile:
     """The checked image ``src`` of a bank in ``folder``; raises ImageError saying what is wrong."""
     mime = check_src(src)
+    path, info = _stat(folder, src)
+    if not path.is_file():
+        raise ImageError(f"image {src!r}: not a file")
+    if info.st_size > MAX_IMAGE_BYTES:
+        raise ImageError(
+            f"image {src!r}: the file has {info.st_size:,} bytes; an image may have at most "
+            f"{MAX_IMAGE_BYTES:,} (2 MiB)"
+        )
+    return _read(str(path), info.st_mtime_ns, info.st_size, src, mime)
+
+
+def _stat(folder: Path, src: str) -> tuple[Path, os.stat_result]:
+    """The file ``src`` names in ``folder``, resolved, and its status now; ImageError when it
+    cannot be read or leads out of the folder."""
     base = folder.resolve()
     path = base / src
     try:
@@ -100,45 +118,28 @@ def load(folder: Path, src: str) -> ImageFile:
     except OSError as exc:
         raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
     try:
-        info = resolved.stat()
+        return resolved, resolved.stat()
     except FileNotFoundError:
         raise ImageError(f"image {src!r}: no such file (looked for {path})") from None
     except OSError as exc:
         raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
-    if not resolved.is_file():
-        raise ImageError(f"image {src!r}: not a file")
-    if info.st_size > MAX_IMAGE_BYTES:
-        raise ImageError(
-            f"image {src!r}: the file has {info.st_size:,} bytes; an image may have at most "
-            f"{MAX_IMAGE_BYTES:,} (2 MiB)"
-        )
-    return _read(str(resolved), info.st_mtime_ns, info.st_size, src, mime)
-
-
-def file_stamp(folder: Path, src: str) -> tuple[str, int, int]:
-    """``src`` with the size and modification time (ns) of its file now; raises ImageError when
-    it cannot be read."""
-    try:
-        info = (folder.resolve() / src).resolve().stat()
-    except OSError as exc:
-        raise ImageError(f"image {src!r}: cannot read the file ({exc.strerror or exc})") from None
-    return src, info.st_size, info.st_mtime_ns
 
 
 def unchanged(folder: Path, stamps: Iterable[tuple[str, int, int]]) -> bool:
-    """Whether every image file still has the size and modification time it had when stamped."""
+    """Whether every image still has the size and modification time of its `ImageFile.stamp`."""
     for src, size, mtime_ns in stamps:
         try:
-            if file_stamp(folder, src) != (src, size, mtime_ns):
-                return False
+            _, info = _stat(folder, src)
         except ImageError:
+            return False
+        if (info.st_size, info.st_mtime_ns) != (size, mtime_ns):
             return False
     return True
 
 
 @lru_cache(maxsize=256)
 def _read(path: str, mtime_ns: int, size: int, src: str, mime: str) -> ImageFile:
-    del mtime_ns, size  # part of the cache key: an edited file is read again
+    # The size and modification time are part of the cache key: an edited file is read again.
     try:
         with Path(path).open("rb") as handle:
             data = handle.read(MAX_IMAGE_BYTES + 1)
@@ -147,7 +148,7 @@ def _read(path: str, mtime_ns: int, size: int, src: str, mime: str) -> ImageFile
     if len(data) > MAX_IMAGE_BYTES:
         raise ImageError(f"image {src!r}: the file is larger than {MAX_IMAGE_BYTES:,} bytes (2 MiB)")
     _check_bytes(src, mime, data)
-    return ImageFile(src, mime, data)
+    return ImageFile(src, mime, data, (src, size, mtime_ns))
 
 
 def _check_bytes(src: str, mime: str, data: bytes) -> None:

@@ -550,8 +550,7 @@ def _check_images(
         if "![" in data:
             for match in _IMAGE_LINE.finditer(data):
                 try:
-                    images.load(folder, match.group(1))
-                    shown.append(images.file_stamp(folder, match.group(1)))
+                    shown.append(images.load(folder, match.group(1)).stamp)
                 except images.ImageError as exc:
                     line = located.line_of(loc)
                     if 0 < line <= len(lines) and re.search(r"\|[-+0-9]*\s*(#.*)?$", lines[line - 1]):
