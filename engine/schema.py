@@ -24,6 +24,8 @@ from attnquiz.engine.answers import Scoring, Tolerance
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 SNAKE = r"^[a-z_][a-z0-9_]*$"
+NAME = r"^[A-Za-z][A-Za-z0-9_]*$"
+"""A name in the formula language: a parameter, a part's value, a formula's symbol."""
 
 
 class StrictModel(BaseModel):
@@ -242,9 +244,10 @@ class FormulaAnswer(StrictModel):
             "{{ expr }} writes a parameter's value."
         )
     )
-    symbols: list[Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")]] | None = Field(
+    symbols: list[Annotated[str, Field(pattern=NAME)]] | None = Field(
         default=None,
         min_length=1,
+        max_length=26,
         description=(
             "The names an expression answer is written in (d, h, T, d_model, ...): what a student may "
             "use. Only for kind: expression."
@@ -281,7 +284,7 @@ class FormulaPart(StrictModel):
 
     name: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z][A-Za-z0-9_]*$",
+        pattern=NAME,
         description=(
             "A name for this part's value, which later parts' expressions and templates may use "
             "(e.g. score): a part whose answer names it uses this part, with error carried forward."
@@ -397,6 +400,8 @@ class FormulaItem(StrictModel):
     @model_validator(mode="after")
     def _answer_or_parts(self) -> Self:
         if self.parts is None:
+            if self.carried_score != 1:
+                raise ValueError("carried_score is for an item in parts: a part right given an earlier error")
             if self.answer is None:
                 raise ValueError("a formula item needs an answer (or parts, each with its own answer)")
             if self.solution is None:
