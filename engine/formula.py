@@ -28,9 +28,6 @@ from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     DEFAULT_REAL_TOLERANCE,
     EXACT,
-    Answer,
-    ChoiceAnswer,
-    ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -40,6 +37,7 @@ from attnquiz.engine.answers import (
     Part,
     PartsAnswer,
     ShapeAnswer,
+    SingleAnswer,
     Tolerance,
     VectorAnswer,
 )
@@ -61,8 +59,8 @@ from attnquiz.engine.expressions import (
     to_python,
 )
 from attnquiz.engine.registry import GeneratorSpec
+from attnquiz.engine.schema import NAME, FormulaItem, ParamSpec, ToleranceSpec
 from attnquiz.engine.schema import FormulaAnswer as AnswerSpec
-from attnquiz.engine.schema import FormulaItem, ParamSpec, ToleranceSpec
 from attnquiz.engine.schema import FormulaMistake as MistakeSpec
 from attnquiz.engine.schema import FormulaPart as PartSpec
 from attnquiz.engine.seeding import question_rng
@@ -79,7 +77,7 @@ expression stops the bank at once; ``quiz check`` tries many more."""
 MAX_RANGE_VALUES = 10**12
 MAX_COMBINATIONS = 20_000
 """Steps spent listing every combination of an item's parameters for `quiz check` before giving up."""
-PARAM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+PARAM_NAME = re.compile(NAME)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +364,6 @@ class FormulaPart:
     """One part of a formula item in parts, compiled. ``uses`` pairs the label and name of every
     earlier part its answer's expression names: it is graded with their errors carried forward."""
 
-    index: int
     label: str
     name: str | None
     prompt: Template
@@ -521,7 +518,6 @@ class Formula:
         parts: list[Part] = []
         for part in self.parts:
             answer, value, mistakes = self._answer_of(part.asked, known, coinciding)
-            assert not isinstance(answer, ChoiceAnswer | PartsAnswer | ExplainAnswer)  # never made here
             prompt = self._render(part.prompt, known)
             if part.name is not None and value is not None:
                 known[part.name] = value
@@ -548,7 +544,7 @@ class Formula:
 
     def _answer_of(
         self, asked: Asked, values: Mapping[str, Value], coinciding: list[str]
-    ) -> tuple[Answer, Value | None, list[Mistake]]:
+    ) -> tuple[SingleAnswer, Value | None, list[Mistake]]:
         """The answer ``asked`` gives for these values, its value (None for a formula) and its
         mistakes; the keys of the mistakes that give the answer itself are added to ``coinciding``."""
         answer, value = self._answer(asked, values)
@@ -687,7 +683,7 @@ class Formula:
                 return index
         return None
 
-    def _answer(self, asked: Asked, values: Mapping[str, Value]) -> tuple[Answer, Value | None]:
+    def _answer(self, asked: Asked, values: Mapping[str, Value]) -> tuple[SingleAnswer, Value | None]:
         loc: Loc = (*asked.loc, "answer", "value")
         if isinstance(asked.value, Template):  # a formula in the answer's symbols
             text = self._render(asked.value, values)
@@ -1025,7 +1021,6 @@ def _compile_parts(
                 earlier[spec.name] = (label, spec.answer.kind)
         parts.append(
             FormulaPart(
-                index=index,
                 label=label,
                 name=spec.name,
                 prompt=_template(spec.prompt, (*prefix, "prompt"), visible, problems),
@@ -1133,7 +1128,7 @@ def _dims(value: Value, what: str) -> tuple[int, ...]:
     return tuple(int(v) for v in dims)
 
 
-def _make_answer(kind: AnswerKind, value: Value, tolerance: Tolerance) -> Answer:
+def _make_answer(kind: AnswerKind, value: Value, tolerance: Tolerance) -> SingleAnswer:
     """The answer of a kind other than expression (a formula is read from its text, not computed)."""
     if kind == "number":
         return NumericAnswer(float(_scalar(value, "a number answer")), tolerance)
