@@ -424,16 +424,14 @@ def dimension_texts(answer: ShapeAnswer, dim: int | str) -> list[str]:
     # Products take the room the names leave; the first, the product as the item states it, is
     # listed even when there is none, so that typing the prompt's own formula is never refused.
     room = max(MAX_SPELLINGS - len(texts), 1)
-    extra = _product_texts(answer.dims, answer.symbols, answer.products, dim, MAX_SPELLINGS)
+    extra = _product_texts(answer.dims, answer.symbols, answer.products, dim)
     return texts + [t for t in extra if t not in texts][:room]
 
 
 def lists_products(answer: ShapeAnswer) -> bool:
     """Whether some blank of the shape lists a product's spellings (then quiz accepts more than any
     blank can list: another order or spelling past the cap, ``1*h*d_k``, ``8*d_k`` where h = 8)."""
-    return any(
-        _product_texts(answer.dims, answer.symbols, answer.products, d, MAX_SPELLINGS) for d in answer.dims
-    )
+    return any(_product_texts(answer.dims, answer.symbols, answer.products, d) for d in answer.dims)
 
 
 PRODUCT_SPELLINGS = (
@@ -450,10 +448,9 @@ def note_products(answer: Answer, item_id: str, lms_name: str, notes: Notes) -> 
         notes.append((PRODUCT_SPELLINGS.format(lms=lms_name), item_id))
 
 
-# Ways of writing a product that students type: the reader's `*`, with spaces, the prompt's `·`,
-# and a bare space (which the reader takes for a separator between dimensions: it is tried, and
-# kept only if the reader ever reads it as the product).
-_PRODUCT_JOINERS = ("*", "·", " * ", " ")
+# Ways of writing a product that students type and the reader takes for one: the reader's `*`,
+# with spaces, and the prompt's `·` (a bare space separates two dimensions of a shape).
+_PRODUCT_JOINERS = ("*", "·", " * ")
 
 
 @lru_cache(maxsize=1024)
@@ -462,9 +459,8 @@ def _product_texts(
     symbols: tuple[tuple[str, int | None], ...],
     products: tuple[tuple[str, str], ...],
     dim: int | str,
-    limit: int,
 ) -> tuple[str, ...]:
-    """Up to ``limit`` texts for the answer's products that quiz's grader takes for ``dim``: the
+    """Up to `MAX_SPELLINGS` texts for the answer's products that quiz's grader takes for ``dim``: the
     product as stated, the product's name where quiz reads it as ``dim`` through the product, then
     the product's commonest spellings (`_product_candidates`).
 
@@ -499,11 +495,11 @@ def _product_texts(
         if not right:
             continue
         for text in itertools.islice(_product_candidates(product), _MAX_CANDIDATES):
-            if len(found) >= limit:
+            if len(found) >= MAX_SPELLINGS:
                 break
             if text not in found and graded_right(text):
                 found.append(text)
-    return tuple(found[:limit])
+    return tuple(found[:MAX_SPELLINGS])
 
 
 _MAX_CANDIDATES = 8 * MAX_SPELLINGS
