@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine.answers import ExpressionAnswer, IntegerAnswer, NumericAnswer, PartsAnswer
+from attnquiz.engine.answers import ExpressionAnswer, NumericAnswer, PartsAnswer
 from attnquiz.engine.bank import Bank
 from attnquiz.engine.check import check_bank
 from attnquiz.engine.grading import grade_answer, grade_parts
@@ -213,9 +213,9 @@ def test_show_and_answer_json_give_the_parts_as_the_contract_says(tmp_path: Path
     assert shown.exit_code == 0, shown.output
     data = json.loads(shown.stdout)
     first, second, third = data["parts"]
-    assert first["answer"] == {"kind": "expression", "value": "4*d^2 + 4*d", "symbols": ["d"]} | {
-        k: v for k, v in first["answer"].items() if k not in {"kind", "value", "symbols"}
-    }
+    assert first["answer"]["kind"] == "expression"
+    assert first["answer"]["value"] == "4*d^2 + 4*d"
+    assert first["answer"]["symbols"] == ["d"]
     assert (second["uses"], third["uses"]) == ([], ["b"])
     assert second["answer"]["kind"] == "integer"
     answered = runner.invoke(
@@ -226,6 +226,3 @@ def test_show_and_answer_json_give_the_parts_as_the_contract_says(tmp_path: Path
     assert [p["status"] for p in result["parts"]] == ["correct", "wrong", "partial"]
     assert result["parts"][2]["expected"] == 18_900_000
     assert result["parts"][2]["carried_forward"] == {"b": "3150000"}
-    assert isinstance(
-        _parts(load_bank_text(BANK, "x.yaml"), "block-count-chain", None).parts[1].answer, IntegerAnswer
-    )

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import uuid
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -349,22 +350,14 @@ class _FakeProcess:
         return None
 
 
-def _serve_in_thread(there: object, leaves_after: int | None) -> threading.Thread:
-    """A worker's loop on ``there`` (a pipe's end): answers each piece with its own number; after
-    ``leaves_after`` pieces says it leaves and closes its end."""
+def _serve_in_thread(there: Connection) -> threading.Thread:
+    """A worker's loop on ``there`` (a pipe's end): answers each piece with its own number, until
+    told to stop (None)."""
 
     def loop() -> None:
-        made = 0
-        while True:
-            piece = there.recv()  # type: ignore[attr-defined]
-            if piece is None:
-                break
-            made += 1
-            leaves = leaves_after is not None and made >= leaves_after
-            there.send(("ok", str(piece).encode(), leaves))  # type: ignore[attr-defined]
-            if leaves:
-                break
-        there.close()  # type: ignore[attr-defined]
+        while (piece := there.recv()) is not None:
+            there.send(("ok", str(piece).encode(), False))
+        there.close()
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
@@ -410,7 +403,7 @@ def test_a_piece_sent_to_a_worker_that_has_just_left_goes_to_another(monkeypatch
 
     def start(self: pdf_workers.Workers) -> pdf_workers._Worker:
         here, there = Pipe(duplex=True)
-        threads.append(_serve_in_thread(there, leaves_after=None))
+        threads.append(_serve_in_thread(there))
         return pdf_workers._Worker(_FakeProcess(), here)  # type: ignore[arg-type]
 
     monkeypatch.setattr(pdf_workers.Workers, "_start", start)
