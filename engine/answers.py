@@ -148,6 +148,10 @@ def _format_exact(value: float) -> str:
     return repr(float(value))
 
 
+_SCIENTIFIC = 1e15
+"""From this size on, `_fixed` writes a number in scientific notation (as sigfigs does)."""
+
+
 def _fixed(value: float, places: int) -> str:
     """``value`` rounded half up to ``places`` decimals (negative: to tens, hundreds, ...).
 
@@ -156,6 +160,10 @@ def _fixed(value: float, places: int) -> str:
     """
     if not math.isfinite(value):
         return str(value)
+    if abs(value) >= _SCIENTIFIC:
+        # Beyond a float's 16 digits the places asked for mean nothing (and quantizing them can
+        # overflow the decimal context): the number as it is held, in scientific notation.
+        return f"{Decimal(repr(float(value))).normalize():e}".replace("e+", "e")
     quantum = Decimal(1).scaleb(-places)
     rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
     text = f"{rounded:f}" if places > 0 else str(int(rounded))

@@ -20,6 +20,7 @@ from attnquiz.engine.answers import (
     answer_json,
     values_close,
 )
+from attnquiz.engine.carry import with_rounded_steps
 from attnquiz.engine.figures import Figure, check_figures, figure_json
 
 
@@ -58,6 +59,9 @@ class Variant:
         stem = self.prompt
         if isinstance(self.answer, PartsAnswer):
             parts = tuple(_kept_part(p) for p in self.answer.parts)
+            # Where a later part from the rounded earlier ones differs from its exact answer, its
+            # worked solution says so, so that the key never contradicts itself.
+            parts = with_rounded_steps(parts) or parts
             object.__setattr__(self, "answer", replace(self.answer, parts=parts))
             # Idempotent, since `dataclasses.replace` runs this again on a composed prompt.
             suffix = "".join(f"\n\n**({p.label})** {p.prompt}" for p in parts)

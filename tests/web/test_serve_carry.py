@@ -1,0 +1,62 @@
+"""`quiz serve` carries forward what the student typed: a rounded earlier part, and a huge one (issue 25)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from attnquiz.engine import banks
+from attnquiz.engine.answers import PartsAnswer
+from attnquiz.engine.carry import rounded_chain
+from attnquiz.engine.session import plan_practice
+from tests.web.conftest import Server, csrf_of
+
+SEED = 7
+
+
+def _start(server: Server, item: str) -> str:
+    home = server.request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice", "items": item, "count": "1"}
+    reply = server.request("POST", "/start", form={**form, "seed": str(SEED)})
+    assert reply.status == 303, reply.body
+    return reply.headers["location"]
+
+
+def _answer(server: Server, session: str, response: str) -> tuple[str, str]:
+    page = server.request("GET", session)
+    assert page.status == 200, page.body
+    position = re.search(r'name="position" value="(\d+)"', page.body)
+    assert position
+    form = {"csrf": csrf_of(page.body), "position": position.group(1), "response": response}
+    reply = server.request("POST", f"{session}/answer", form=form)
+    assert reply.status == 303, (reply.status, reply.body[:500])
+    page = server.request("GET", reply.headers["location"])
+    assert page.status == 200, page.body[:500]
+    return reply.headers["location"], " ".join(unescape(re.sub(r"<[^>]+>", " ", page.body)).split())
+
+
+def test_a_huge_earlier_part_gives_a_readable_grade_in_the_browser(shared: Server) -> None:
+    session = _start(shared, "additive-chain")
+    _answer(shared, session, "3")
+    _, page = _answer(shared, session, "1e27")
+    assert "(b) ✗" in page
+    where, page = _answer(shared, session, "5")
+    assert where == f"{session}/feedback/1"
+    assert "even with your (b) = 1e27 carried forward: that gives" in page
+    # Asked again, the page is the same (no 500 on a retry).
+    assert shared.request("GET", where).status == 200
+
+
+def test_a_student_who_rounds_and_reuses_their_values_is_right_in_the_browser(shared: Server) -> None:
+    plan = plan_practice(banks.load("week1"), seed=SEED, items=["sdpa-chain"], count=1)
+    question = plan.questions[0].build()
+    answer = question.answer
+    assert isinstance(answer, PartsAnswer)
+    typed = [link.target.format() for link in rounded_chain(answer)]
+    assert typed != [p.answer.format() for p in answer.parts], "at this seed the rounding changes nothing"
+    session = _start(shared, "sdpa-chain")
+    for response in typed:
+        where, page = _answer(shared, session, response)
+    assert where == f"{session}/feedback/1"
+    for part in answer.parts:
+        assert f"({part.label}) ✓ Correct" in page
