@@ -50,15 +50,19 @@ class Variant:
     # shows this, then each part). ``prompt`` and ``solution`` then hold every part, labelled (a),
     # (b), ..., so that a renderer that knows nothing of parts still shows all of the question.
     stem: str = field(default="", init=False, compare=False)
+    # The mistakes dropped because an earlier one has their value, as (part label or "", dropped tag,
+    # the earlier tag): `quiz check` reports them at their lines (a bank's author listed both).
+    duplicates: tuple[tuple[str, str, str], ...] = field(default=(), init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solution", tuple(self.solution))
-        object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
+        duplicates: list[tuple[str, str, str]] = []
+        object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes, duplicates))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
         object.__setattr__(self, "figures", check_figures(self.figures))
         stem = self.prompt
         if isinstance(self.answer, PartsAnswer):
-            parts = tuple(_kept_part(p) for p in self.answer.parts)
+            parts = tuple(_kept_part(p, duplicates) for p in self.answer.parts)
             # Where a later part from the rounded earlier ones differs from its exact answer, its
             # worked solution says so, so that the key never contradicts itself.
             parts = with_rounded_steps(parts) or parts
@@ -72,6 +76,7 @@ class Variant:
             own = solution[: len(solution) - len(steps)] if solution[-len(steps) :] == steps else solution
             object.__setattr__(self, "solution", own + steps if steps else own)
         object.__setattr__(self, "stem", stem)
+        object.__setattr__(self, "duplicates", tuple(duplicates))
 
     def listed_mistakes(self) -> list[tuple[str, Answer, Mistake]]:
         """Every listed mistake with where it belongs ("" or "(a) ") and the answer it is written like."""
@@ -111,13 +116,20 @@ class Variant:
                 yield from answer.points
 
 
-def _kept_part(part: Part) -> Part:
-    return replace(part, mistakes=kept_mistakes(part.answer, part.mistakes))
+def _kept_part(part: Part, duplicates: list[tuple[str, str, str]]) -> Part:
+    dropped: list[tuple[str, str, str]] = []
+    kept = replace(part, mistakes=kept_mistakes(part.answer, part.mistakes, dropped))
+    duplicates += [(part.label, tag, earlier) for _, tag, earlier in dropped]
+    return kept
 
 
-def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake, ...]:
+def kept_mistakes(
+    answer: Answer, mistakes: Iterable[Mistake], duplicates: list[tuple[str, str, str]] | None = None
+) -> tuple[Mistake, ...]:
     """The mistakes a variant keeps: not graded as the answer (even as written at the precision
     asked for), finite, and each with a value of its own (the first misconception names a value).
+    A mistake dropped for an earlier one's value is added to ``duplicates`` as ("", its tag, the
+    earlier one's tag).
 
     This runs for every variant drawn (and for every redraw of a generator that checks its
     mistakes), so the answer's methods are looked up once rather than per mistake.
@@ -135,8 +147,12 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
         if not as_is and matches(_written(value, rounded)):
             # Outside the tolerance, but written at the precision asked for it reads as the answer.
             continue
-        if kept and any(values_close(tolerance, k.value, value) for k in kept):
-            continue
+        if kept:
+            earlier = next((k for k in kept if values_close(tolerance, k.value, value)), None)
+            if earlier is not None:
+                if duplicates is not None:
+                    duplicates.append(("", mistake.tag, earlier.tag))
+                continue
         kept.append(mistake)
     return tuple(kept)
 
