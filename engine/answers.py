@@ -738,7 +738,8 @@ class PartsAnswer:
         earns = "full marks" if self.carried_score == 1 else f"{self.carried_score:g} of its marks"
         return (
             f"Marks carry forward: {'; '.join(uses)}. A later part that follows correctly from the student's "
-            f"own wrong earlier answer earns {earns} (quiz grade applies this)."
+            f"own earlier answer as written earns full marks when that answer was right (rounded as asked), "
+            f"{earns} when it was wrong (quiz grade applies this)."
         )
 
     def json_value(self) -> Any:

@@ -83,8 +83,8 @@ def rounded_chain(answer: PartsAnswer) -> tuple[Link, ...]:
             except (ArithmeticError, ValueError, TypeError):
                 target = part.answer
             used = tuple(
-                (label, format_value(value, answer.part(label).answer.tolerance, grouped=False))
-                for label, value in zip(part.uses, values, strict=True)
+                (label, format_value(typed[label], answer.part(label).answer.tolerance, grouped=False))
+                for label in part.uses
             )
         typed[part.label] = written(target)
         differs = target.format() != part.answer.format()

@@ -50,19 +50,24 @@ class Variant:
     # shows this, then each part). ``prompt`` and ``solution`` then hold every part, labelled (a),
     # (b), ..., so that a renderer that knows nothing of parts still shows all of the question.
     stem: str = field(default="", init=False, compare=False)
-    # The mistakes dropped because an earlier one has their value, as (part label or "", dropped tag,
-    # the earlier tag): `quiz check` reports them at their lines (a bank's author listed both).
-    duplicates: tuple[tuple[str, str, str], ...] = field(default=(), init=False, compare=False)
+    # The mistakes as the generator listed them, before `kept_mistakes` (the item's, then each
+    # part's with its label), so that `duplicates` can say which were dropped for another's value.
+    listed: tuple[tuple[str, Answer, tuple[Mistake, ...]], ...] = field(
+        default=(), init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solution", tuple(self.solution))
-        duplicates: list[tuple[str, str, str]] = []
-        object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes, duplicates))
+        listed = [("", self.answer, tuple(self.mistakes))]
+        if isinstance(self.answer, PartsAnswer):
+            listed += [(p.label, p.answer, tuple(p.mistakes)) for p in self.answer.parts]
+        object.__setattr__(self, "listed", tuple(listed))
+        object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
         object.__setattr__(self, "figures", check_figures(self.figures))
         stem = self.prompt
         if isinstance(self.answer, PartsAnswer):
-            parts = tuple(_kept_part(p, duplicates) for p in self.answer.parts)
+            parts = tuple(_kept_part(p) for p in self.answer.parts)
             # Where a later part from the rounded earlier ones differs from its exact answer, its
             # worked solution says so, so that the key never contradicts itself.
             parts = with_rounded_steps(parts) or parts
@@ -76,7 +81,18 @@ class Variant:
             own = solution[: len(solution) - len(steps)] if solution[-len(steps) :] == steps else solution
             object.__setattr__(self, "solution", own + steps if steps else own)
         object.__setattr__(self, "stem", stem)
-        object.__setattr__(self, "duplicates", tuple(duplicates))
+
+    @property
+    def duplicates(self) -> list[tuple[str, str, str]]:
+        """The listed mistakes dropped because an earlier one has their value, as (part label or "",
+        dropped tag, the earlier tag): `quiz check` reports them at their lines (the author listed
+        both, and the second can never be named)."""
+        found: list[tuple[str, str, str]] = []
+        for label, answer, mistakes in self.listed:
+            dropped: list[tuple[str, str]] = []
+            _sorted_mistakes(answer, mistakes, dropped)
+            found += [(label, tag, earlier) for tag, earlier in dropped]
+        return found
 
     def listed_mistakes(self) -> list[tuple[str, Answer, Mistake]]:
         """Every listed mistake with where it belongs ("" or "(a) ") and the answer it is written like."""
@@ -116,24 +132,25 @@ class Variant:
                 yield from answer.points
 
 
-def _kept_part(part: Part, duplicates: list[tuple[str, str, str]]) -> Part:
-    dropped: list[tuple[str, str, str]] = []
-    kept = replace(part, mistakes=kept_mistakes(part.answer, part.mistakes, dropped))
-    duplicates += [(part.label, tag, earlier) for _, tag, earlier in dropped]
-    return kept
+def _kept_part(part: Part) -> Part:
+    return replace(part, mistakes=kept_mistakes(part.answer, part.mistakes))
 
 
-def kept_mistakes(
-    answer: Answer, mistakes: Iterable[Mistake], duplicates: list[tuple[str, str, str]] | None = None
-) -> tuple[Mistake, ...]:
+def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake, ...]:
     """The mistakes a variant keeps: not graded as the answer (even as written at the precision
     asked for), finite, and each with a value of its own (the first misconception names a value).
-    A mistake dropped for an earlier one's value is added to ``duplicates`` as ("", its tag, the
-    earlier one's tag).
 
     This runs for every variant drawn (and for every redraw of a generator that checks its
     mistakes), so the answer's methods are looked up once rather than per mistake.
     """
+    return _sorted_mistakes(answer, mistakes, None)
+
+
+def _sorted_mistakes(
+    answer: Answer, mistakes: Iterable[Mistake], duplicates: list[tuple[str, str]] | None
+) -> tuple[Mistake, ...]:
+    """`kept_mistakes`, adding (tag, the earlier tag) to ``duplicates`` for each mistake dropped
+    because an earlier one has its value."""
     matches = answer.matches
     tolerance = answer.tolerance
     # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
@@ -151,7 +168,7 @@ def kept_mistakes(
             earlier = next((k for k in kept if values_close(tolerance, k.value, value)), None)
             if earlier is not None:
                 if duplicates is not None:
-                    duplicates.append(("", mistake.tag, earlier.tag))
+                    duplicates.append((mistake.tag, earlier.tag))
                 continue
         kept.append(mistake)
     return tuple(kept)
