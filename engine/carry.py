@@ -7,8 +7,8 @@ both (`attnquiz.engine.grading.grade_parts`); this module computes the rounded s
 with the parts' own reference numerics, so that
 
 - the worked solution (and so every answer key) says how a later part follows from the rounded
-  earlier one where that differs from the exact answer ("From the rounded (b) = ...: ..."), and the
-  key never contradicts itself;
+  earlier one where that differs from the exact answer ("From the rounded (b) = ...: ..."), and so
+  does a key marked by hand (`key_text`), so that the key never contradicts itself;
 - ``quiz check`` can check that this student earns full marks on every part (`attnquiz.engine.parts`).
 """
 
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from attnquiz.engine.answers import (
+    Answer,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
@@ -98,6 +99,22 @@ def rounded_step(link: Link) -> str:
     return f"From the rounded {given}: {link.target.format()} (marked correct too)."
 
 
+def key_text(answer: Answer) -> str:
+    """An answer as a key marked by hand shows it: for a question in parts, after the exact answers,
+    each later part that differs as it follows from the rounded earlier answers (both are right):
+    "(a) ... | (b) ... | (c) [[1.89, 0.17], ...]; from the rounded (b): (c) [[1.88, 0.18], ...]"."""
+    if not isinstance(answer, PartsAnswer):
+        return answer.format()
+    rounded = [link for link in rounded_chain(answer) if link.differs]
+    if not rounded:
+        return answer.format()
+    alternatives = []
+    for link in rounded:
+        used = " and ".join(f"({label})" for label, _ in link.used)
+        alternatives.append(f"from the rounded {used}: ({link.part.label}) {link.target.format()}")
+    return f"{answer.format()}; {'; '.join(alternatives)}"
+
+
 def full_text(answer: SingleAnswer) -> str:
     """``answer`` written with every digit a float holds: what a student types who keeps full precision."""
     if isinstance(answer, IntegerAnswer):
@@ -131,4 +148,4 @@ def with_rounded_steps(parts: Sequence[Part]) -> tuple[Part, ...] | None:
     return tuple(out) if added else None
 
 
-__all__ = ["Link", "full_text", "rounded_chain", "rounded_step", "with_rounded_steps", "written"]
+__all__ = ["Link", "full_text", "key_text", "rounded_chain", "rounded_step", "with_rounded_steps", "written"]

@@ -350,3 +350,23 @@ def test_quiz_grade_grades_a_class_with_a_huge_earlier_part(tmp_path: Path) -> N
 
     graded = grade_file(banks.load("week1"), answers).rows[0]
     assert "your (b) = 1e27 carried forward: that gives" in graded.cells[2].feedback
+
+
+def test_the_marking_grid_gives_the_later_part_from_the_rounded_earlier_one_too() -> None:
+    from attnquiz.engine.carry import key_text, rounded_chain
+    from attnquiz.engine.export import typst
+    from attnquiz.engine.export.worksheet import plan_class
+
+    plan = plan_class(banks.load("week1"), students=3, master_seed=3, items=["sdpa-chain", "params-chain"])
+    source = typst.grid(plan, plan.sheets)
+    for sheet in plan.sheets:
+        sdpa, params = sheet.questions
+        shown = key_text(sdpa.answer)
+        assert shown.startswith(sdpa.answer.format() + "; from the rounded (b): (c) [[")
+        assert typst.escape(shown) in source
+        # Grading reads both back as right: the key never contradicts the grader.
+        assert isinstance(sdpa.answer, PartsAnswer)
+        typed = [link.target.format() for link in rounded_chain(sdpa.answer)]
+        assert typed[2] in shown
+        assert grade_parts(sdpa.answer, typed).status == "correct"
+        assert key_text(params.answer) == params.answer.format()  # exact counts: nothing to add
