@@ -370,3 +370,54 @@ def test_the_marking_grid_gives_the_later_part_from_the_rounded_earlier_one_too(
         assert typed[2] in shown
         assert grade_parts(sdpa.answer, typed).status == "correct"
         assert key_text(params.answer) == params.answer.format()  # exact counts: nothing to add
+
+
+# -- every front end ----------------------------------------------------------------------------------
+
+
+def test_quiz_answer_marks_the_issue_s_rounding_student_right() -> None:
+    typed = ["0 2.83; 2.83 4.24", "0.06 0.94; 0.20 0.80", "1.88 0.18; 1.60 0.60"]
+    result = runner.invoke(app, ["answer", "week1", "sdpa-chain", "--seed", "0", *typed])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "(c) ✓ Correct" in said
+    assert "Correct, from your (b) = [[0.06, 0.94], [0.20, 0.80]]." in said
+    assert "Score 1" in said
+
+
+def test_quiz_run_marks_the_rounding_student_right(tmp_path: Path) -> None:
+    from attnquiz.engine.session import plan_practice
+
+    plan = plan_practice(banks.load("week1"), seed=0, items=["sdpa-chain"], count=1)
+    answer = plan.questions[0].build().answer
+    assert isinstance(answer, PartsAnswer)
+    typed = _rounding_student(answer)
+    assert typed != [p.answer.format().replace(",", "") for p in answer.parts]
+    env = {**os.environ, "QUIZ_HOME": str(tmp_path), "NO_COLOR": "1"}
+    command = ["run", "week1", "--item", "sdpa-chain", "-n", "1", "--seed", "0", "--json"]
+    result = subprocess.run(
+        [sys.executable, "-c", "from attnquiz.main import main; main()", *command],
+        input="".join(f"{t}\n" for t in typed),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    summary = next(e for e in events if e.get("type") == "summary")
+    assert (summary["score"], summary["rows"][0]["status"]) == (1.0, "correct")
+
+
+def test_quiz_grade_marks_a_class_of_rounding_students_right() -> None:
+    from attnquiz.engine.classgrade import grade_text
+    from attnquiz.engine.seeding import variant_code
+
+    lines = ["code,1a sdpa-chain,1b sdpa-chain,1c sdpa-chain"]
+    for seed in range(30):
+        answer = _answer("week1", "sdpa-chain", seed)
+        lines.append(",".join([variant_code(seed), *(f'"{t}"' for t in _rounding_student(answer))]))
+    marks = grade_text(banks.load("week1"), "\n".join(lines) + "\n")
+    assert all(row.graded for row in marks.rows)
+    assert [row.total for row in marks.rows] == [3.0] * 30
