@@ -253,7 +253,7 @@ def _grade_joined(answer: PartsAnswer, response: str) -> Grade:
     return grade_parts(answer, pieces)
 
 
-def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
+def grade_parts(answer: PartsAnswer, responses: Sequence[str], *, unanswered: str | None = None) -> Grade:
     """Grade one response per part, carrying the student's own values forward.
 
     A part that uses earlier parts is right when it agrees with its own answer (the one computed
@@ -268,6 +268,9 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
     describe slips from the right earlier values, so they are not compared when its target was
     recomputed from a wrong one. An unreadable (invalid) or empty earlier response carries
     nothing: the parts that use it are graded with its exact value.
+
+    ``unanswered``: the feedback of a part left empty, where the question was left part-way (a
+    session's), instead of the usual "the response is empty"; such a part earns nothing.
     """
     if len(responses) != len(answer.parts):
         raise ValueError(
@@ -279,6 +282,10 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
     slipped: set[str] = set()  # parts whose value carries an error: wrong, or right only given one
     graded: list[PartGrade] = []
     for part, response in zip(answer.parts, responses, strict=True):
+        if unanswered is not None and not response.strip():
+            left = Grade("wrong", 0.0, unanswered, None, "")  # not unreadable: not given, it earns nothing
+            graded.append(PartGrade(part.label, left, part.answer, {}, part.weight))
+            continue
         result, from_error = _grade_part(
             part, response, typed, shown, slipped, exact_values, answer.carried_score
         )

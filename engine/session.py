@@ -689,7 +689,7 @@ class Session:
         answer = question.answer
         assert isinstance(answer, PartsAnswer)
         given = [*slot.part_responses, *[""] * (len(answer.parts) - len(slot.part_responses))]
-        return f" {PART_SEPARATOR} ".join(given), grade_parts(answer, given)
+        return f" {PART_SEPARATOR} ".join(given), grade_parts(answer, given, unanswered="Not answered.")
 
     def _record_partial(self, slot: Slot, response: str, result: Grade) -> None:
         """Store a question in parts answered in part, without a review (the slot is not answered yet)."""

@@ -172,3 +172,19 @@ def test_an_exam_submitted_after_a_grades_the_question_with_the_rest_blank(store
     [attempt] = store.attempts()
     assert (attempt.status, attempt.reviewed) == ("partial", True)
     assert len(store.cards()) == 1
+
+
+def test_quiz_run_grades_a_question_skipped_after_a(tmp_path: Path) -> None:
+    command = ["run", "week1", "--item", "params-chain", "-n", "1", "--seed", "83187", "--json"]
+    result = _quiz(tmp_path, *command, stdin="32\nskip\n")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert [e["type"] for e in events] == ["grade", "grade", "summary"]
+    whole = events[1]
+    assert (whole["response"], whole["status"]) == ("32 |  |  |  | ", "partial")
+    assert [p["feedback"] for p in whole["parts"][1:]] == ["Not answered."] * 4
+    summary = events[2]
+    assert (summary["rows"][0]["status"], summary["stored"]) == ("partial", 1)
+    text = _quiz(tmp_path, *command[:-1], stdin="32\nskip\n")
+    assert "Skipped" not in text.stdout
+    assert "(b) ✗ Wrong" in text.stdout
