@@ -1,15 +1,17 @@
-"""`quiz serve` carries forward what the student typed: a rounded earlier part, and a huge one (issue 25)."""
+"""`quiz serve` carries forward what the student typed (a rounded earlier part, and a huge one, issue
+25), and never scores a concept question (issue 24)."""
 
 from __future__ import annotations
 
 import re
 from html import unescape
+from pathlib import Path
 
 from attnquiz.engine import banks
 from attnquiz.engine.answers import PartsAnswer
 from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.session import plan_practice
-from tests.web.conftest import Server, csrf_of
+from tests.web.conftest import Server, csrf_of, start_server
 
 SEED = 7
 
@@ -60,3 +62,58 @@ def test_a_student_who_rounds_and_reuses_their_values_is_right_in_the_browser(sh
     assert where == f"{session}/feedback/1"
     for part in answer.parts:
         assert f"({part.label}) ✓ Correct" in page
+
+
+CONCEPTS = Path(__file__).resolve().parents[1] / "data" / "concept" / "concepts.yaml"
+
+
+def test_a_skipped_concept_question_is_not_scored_in_the_browser_and_its_stats_say_self_rated(
+    tmp_path: Path,
+) -> None:
+    running = start_server(str(CONCEPTS), db=tmp_path / "history.sqlite3")
+    try:
+        home = running.request("GET", "/")
+        form = {
+            "csrf": csrf_of(home.body),
+            "bank": "concepts",
+            "mode": "practice",
+            "topic": "scaled-attention",
+        }
+        reply = running.request("POST", "/start", form={**form, "count": "1", "seed": "7"})
+        session = reply.headers["location"]
+        page = running.request("GET", session).body
+        position = re.search(r'name="position" value="(\d+)"', page)
+        assert position
+        skipped = running.request(
+            "POST", f"{session}/skip", form={"csrf": csrf_of(page), "position": position.group(1)}
+        )
+        assert skipped.status == 303
+        done = running.request("POST", f"{session}/finish", form={"csrf": csrf_of(page)})
+        assert done.status == 303
+        summary = " ".join(
+            unescape(re.sub(r"<[^>]+>", " ", running.request("GET", f"{session}/summary").body)).split()
+        )
+        assert "0 / 1" not in summary
+        # A concept answer rated, then the stats: a self-rated topic, not "0% of 1".
+        home = running.request("GET", "/")
+        reply = running.request(
+            "POST", "/start", form={**form, "csrf": csrf_of(home.body), "count": "1", "seed": "8"}
+        )
+        session = reply.headers["location"]
+        page = running.request("GET", session).body
+        position = re.search(r'name="position" value="(\d+)"', page)
+        assert position
+        fields = {"csrf": csrf_of(page), "position": position.group(1), "response": "the variance grows"}
+        assert running.request("POST", f"{session}/answer", form=fields).status == 303
+        page = running.request("GET", session).body
+        rated = running.request(
+            "POST",
+            f"{session}/rate",
+            form={"csrf": csrf_of(page), "position": position.group(1), "rating": "good"},
+        )
+        assert rated.status == 303
+        stats = running.request("GET", "/stats").body
+        assert "0% of 1" not in stats
+        assert "self-rated, 1 answer" in stats
+    finally:
+        running.stop()
