@@ -383,7 +383,7 @@ def _recomputed(part: Part, values: Sequence[Any]) -> SingleAnswer | None:
             warnings.simplefilter("error", RuntimeWarning)
             expected = part.answer_for(part.recompute(*values))
         expected.format()  # a target that cannot be written cannot be shown: nothing is carried
-    except (ArithmeticError, ValueError, TypeError, RuntimeWarning):
+    except (ArithmeticError, ValueError, TypeError, IndexError, RuntimeWarning):
         return None
     return expected
 
