@@ -31,14 +31,20 @@ from attnquiz.engine.answers import (
 from attnquiz.engine.grading import grade_parts
 from attnquiz.main import app
 
-CHAINS = [
-    ("week1", "additive-chain"),
-    ("week1", "sdpa-chain"),
-    ("week1", "params-chain"),
-    ("week1", "cost-chain"),
-    ("week2", "causal-mask-chain"),
-    ("week2", "layernorm-chain"),
-]
+
+def _chains() -> list[tuple[str, str]]:
+    """Every item of both banks whose parts use earlier ones (a chain)."""
+    found = []
+    for name in ("week1", "week2"):
+        for entry in banks.load(name).items:
+            answer = entry.question(0).answer
+            if isinstance(answer, PartsAnswer) and any(p.uses for p in answer.parts):
+                found.append((name, entry.id))
+    return found
+
+
+CHAINS = _chains()
+KNOWN = {"additive-chain", "sdpa-chain", "params-chain", "cost-chain", "causal-mask-chain", "layernorm-chain"}
 SEEDS = range(300)
 runner = CliRunner()
 
@@ -47,6 +53,10 @@ def _answer(bank: str, item: str, seed: int) -> PartsAnswer:
     answer = banks.load(bank).get(item).question(seed).answer
     assert isinstance(answer, PartsAnswer)
     return answer
+
+
+def test_the_chains_are_found() -> None:
+    assert KNOWN | {"base-model-gap"} <= {item for _, item in CHAINS}
 
 
 # -- a student, simulated without the engine's own rounding ---------------------------------------
