@@ -36,14 +36,12 @@ class Report:
 
 
 def _bar_text(group: dict[str, Any]) -> str:
-    """A topic's bar label: its accuracy over the scored answers; concept answers are self-rated, never
-    scored, so a topic with only those has no accuracy (not "0%")."""
+    """A topic's bar label (short: it sits beside the bar): its accuracy over the scored answers.
+    Concept answers are self-rated, never scored, so a topic with only those has no accuracy (not
+    "0% of 1"); the table beside the chart counts every answer."""
     if not group["scored"]:
-        n = group["attempts"]
-        return f"self-rated, {n} answer{'s' if n != 1 else ''}"
-    unscored = group["attempts"] - group["scored"]
-    text = f"{render.percent(group['accuracy'])} of {group['scored']}"
-    return text + (f" (and {unscored} self-rated)" if unscored else "")
+        return "self-rated"
+    return f"{render.percent(group['accuracy'])} of {group['scored']}"
 
 
 def collect(db: Path | None, *, days: int = 14) -> Report:
