@@ -431,3 +431,56 @@ def test_quiz_grade_marks_a_class_of_rounding_students_right() -> None:
     marks = grade_text(banks.load("week1"), "\n".join(lines) + "\n")
     assert all(row.graded for row in marks.rows)
     assert [row.total for row in marks.rows] == [3.0] * 30
+
+
+FORMULA_CHAIN = r"""bank: fchain
+title: "A formula chain where rounding matters"
+items:
+  - id: root-then-ten
+    kind: formula
+    source: "Day 13"
+    topic: scaled-dot-product
+    params:
+      d: {choice: [2, 3, 5, 7]}
+    prompt: "Take $d_k = {{d}}$."
+    parts:
+      - name: root
+        prompt: "Compute $\\sqrt{d_k}$ to 1 decimal place."
+        answer: {value: "sqrt(d)"}
+        tolerance: {decimals: 1}
+        solution: ["$\\sqrt{ {{d}} } = {{root}}$."]
+      - prompt: "Multiply your (a) by 10, to 2 decimal places."
+        answer: {value: "10 * root"}
+        tolerance: {decimals: 2}
+        solution: ["$10 \\cdot {{root}}$."]
+"""
+
+
+def test_a_yaml_formula_chain_says_how_b_follows_from_the_rounded_a_and_passes_quiz_check(
+    tmp_path: Path,
+) -> None:
+    from attnquiz.engine.check import check_path
+
+    path = tmp_path / "fchain.yaml"
+    path.write_text(FORMULA_CHAIN, encoding="utf-8")
+    report = check_path(str(path), variants=10)
+    assert report.ok, [f.message for item in report.items for f in item.failures] + [
+        str(e) for e in report.errors
+    ]
+    bank = banks.load(str(path))
+    for seed in range(10):
+        question = bank.get("root-then-ten").question(seed)
+        answer = question.answer
+        assert isinstance(answer, PartsAnswer)
+        d = float(question.variant.inputs["d"])
+        rounded = f"{math.sqrt(d):.1f}"
+        b = answer.parts[1]
+        assert (
+            b.solution[-1]
+            == f"From the rounded (a) = {rounded}: {10 * float(rounded):.2f} (marked correct too)."
+        )
+        result = grade_parts(answer, [rounded, f"{10 * float(rounded):.2f}"])
+        assert (result.status, result.parts[1].grade.feedback) == (
+            "correct",
+            f"Correct, from your (a) = {rounded}.",
+        )
