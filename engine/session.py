@@ -815,10 +815,10 @@ class Session:
             self._stop_timer()
             self._finished_at = self._clock()
             for slot in self.slots:
-                # (In practice a question skipped part-way was graded then; an exam keeps the last
-                # responses given, a revisit's too.)
-                pending = self.exam or slot.grade is None
-                if pending and slot.part_responses and slot.broken is None and self.part_in_progress(slot):
+                # (A question skipped part-way in practice was graded then; one answered whole keeps
+                # its grade: an exam's revision of it is the revision's business.)
+                pending = slot.grade is None and bool(slot.part_responses) and slot.broken is None
+                if pending and self.part_in_progress(slot):
                     # A question in parts left part-way counts as answered with the rest blank.
                     slot.response, slot.grade = self._left_in_parts(slot)
                     slot.skipped = False
