@@ -1453,7 +1453,12 @@ class _Costing:
             total = costs[0]
             for each in costs[1:]:
                 total = self.node(tree, _added(total, each) if tag == "add" else _multiplied(total, each))
-            return self.node(tree, _with_constant(total, _constant_of(tree, costs)))
+            # The numbers among the terms or factors, combined: d*1e300*1e300 writes 1e600 as surely as
+            # 1e300*1e300*d does (their size is bounded: each is, and so is their product's bits).
+            numbers = [c.constant for c in costs if c.constant is not None]
+            combined = _combined(tree, numbers) if len(numbers) > 1 else None
+            constant = combined if len(numbers) == len(costs) else None
+            return self.node(tree, _with_constant(total, constant))
         if tag == "div":
             top = self.cost(tree[1])  # type: ignore[arg-type]
             bottom = self.cost(tree[2])  # type: ignore[arg-type]
@@ -1533,14 +1538,10 @@ def _multiplied(a: FormulaCost, b: FormulaCost) -> FormulaCost:
     )
 
 
-def _constant_of(tree: Tree, costs: list[FormulaCost]) -> Fraction | None:
-    """The exact value of a sum or product of constants (its bits are already bounded)."""
-    values = [c.constant for c in costs]
-    if any(v is None for v in values):
-        return None
+def _combined(tree: Tree, values: list[Fraction]) -> Fraction:
+    """The sum or product of a sum's or product's numbers, checked like any number it writes."""
     total = Fraction(0 if tree[0] == "add" else 1)
     for value in values:
-        assert value is not None
         total = total + value if tree[0] == "add" else total * value
     return _constant_checked(total, tree)
 
@@ -1891,8 +1892,7 @@ def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
         if degree(tree) > MAX_FORMULA_DEGREE:
             return Invalid(
                 f"The formula's degree is above {MAX_FORMULA_DEGREE}: no answer here is a polynomial of "
-                "such a high degree.",
-                formula_text(tree),
+                "such a high degree."
             )
         formula_cost(tree)
     except ReadError as err:
