@@ -18,9 +18,10 @@ divisors the evaluation checks for zero (such a point is skipped), with probabil
 ``D / 2**48``, where ``D`` is the degree of ``N`` plus those divisors' degrees. The reader bounds
 each formula's share (`parse.MAX_FORMULA_POLY_DEGREE`, 256), so ``D <= 512 = 2**9``, and the
 points are drawn independently: two different formulas agree at three points with probability at
-most ``(2**9 / 2**48)**3 = 2**-117``. Equal formulas always agree (the arithmetic is exact), so a
-right answer is never marked wrong; a verdict needs three points where both are defined, tried
-among ``MAX_POINTS``.
+most ``(2**9 / 2**48)**3 = 2**-117`` (a "correct" needs the first three points tried to fall on
+such roots). Equal formulas agree at every point where both are defined (the arithmetic is
+exact); a right answer could be called wrong only if six of the ``MAX_POINTS`` (8) points fell on
+a root of a divisor, which has probability below ``28 * 2**(-39 * 6) < 2**-229``.
 
 The points are drawn once per process from the operating system's random source and never shown,
 so a response cannot be built to vanish at them (fixed, published points could be: the answer plus

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from attnquiz.engine import banks, parse, symbolic
 from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake
 from attnquiz.engine.expressions import compile_expression
-from attnquiz.engine.grading import grade_answer
+from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.loader import load_bank_text
 
 BLOCK = ExpressionAnswer("12*d^2 + 13*d", ("d",))
@@ -347,7 +347,11 @@ def test_sympy_is_not_imported_by_grading_a_formula_nor_by_importtime() -> None:
         "print('sympy' in sys.modules)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     assert result.stdout.split() == ["False"], result.stdout
     assert "sympy" not in result.stderr
@@ -369,7 +373,9 @@ COUNT = """
     prompt: "A stack of {{L}} layers of width {{d}}: how many weights, in $T$?"
     answer: {kind: expression, value: "2*{{L*d}}*T + {{1/k}}*T^2 - {{-k}}", symbols: [T]}
     mistakes:
-      - {tag: one-layer, value: "2*{{d}}*T + {{1/k}}*T^2 - {{-k}}", feedback: "All {{L}} layers: {{L*d}} in all."}
+      - tag: one-layer
+        value: "2*{{d}}*T + {{1/k}}*T^2 - {{-k}}"
+        feedback: "All {{L}} layers: {{L*d}} in all."
     solution: ["${{L}} \\\\cdot {{d}} = {{L*d}}$"]
     original: {L: 24, d: 1024}
 """
@@ -394,7 +400,28 @@ def test_a_compiled_formula_bank_pickles_and_grades_the_same_after() -> None:
         before, after = bank.get("weights").question(seed), again.get("weights").question(seed)
         assert before.answer == after.answer
         assert before.variant.prompt == after.variant.prompt
-    expression = compile_expression("max(1, d) < 3 and not d == 2 or sqrt(+d) > 0 and [d, -d] == [d, -d]", ["d"])
+    expression = compile_expression(
+        "max(1, d) < 3 and not d == 2 or sqrt(+d) > 0 and [d, -d] == [d, -d]", ["d"]
+    )
     copy = pickle.loads(pickle.dumps(expression))
     for d in (1, 2, 4):
         assert copy.evaluate({"d": d}) == expression.evaluate({"d": d})
+
+
+def test_the_notes_spellings_are_graded_on_the_bank_s_own_items() -> None:
+    # Issue 26: the solutions write 12d^2 + 13d per block, 4nd and n = 6d.
+    week1 = banks.load("week1")
+    stack = week1.get("stack-params-formula").question(3)
+    assert stack.answer.symbols == ("N", "d")
+    right = grade(stack, "12Nd^2 + 13Nd")
+    assert (right.status, right.read_as) == ("correct", "12*N*d^2 + 13*N*d")
+    weights = grade(stack, "12Nd^2")
+    assert weights.mistake is not None
+    assert weights.mistake.tag == "weights-only"
+    ratio = week1.get("attention-dense-ratio-formula").question(3)
+    assert grade(ratio, "4nd/(24d^2)").status == "correct"
+    assert grade(ratio, "4nd/24d^2").status == "invalid"
+    ambiguous = grade(ratio, "n/6d")
+    assert ambiguous.status == "invalid"
+    assert "`n/(6*d)`" in ambiguous.feedback
+    assert "`n/6*d`" in ambiguous.feedback
