@@ -1438,12 +1438,12 @@ class _Costing:
         if tag == "num":
             value = tree[1]
             assert isinstance(value, Fraction)
-            top, bottom = _bits_of(_constant_checked(value, tree))
-            return self.node(tree, FormulaCost(top, bottom, 0, 0, 0, 0, value))
+            top_bits, bottom_bits = _bits_of(_constant_checked(value, tree))
+            return self.node(tree, FormulaCost(top_bits, bottom_bits, 0, 0, 0, 0, value))
         if tag == "sym":
             return self.node(tree, FormulaCost(POINT_BITS + 1, 1, 1, 0, 0, 0, None))
         if tag == "neg":
-            inner = self.cost(tree[1])  # type: ignore[arg-type]
+            inner = self.cost(_child(tree, 1))
             constant = -inner.constant if inner.constant is not None else None
             return self.node(tree, _with_constant(inner, constant))
         if tag in {"add", "mul"}:
@@ -1460,8 +1460,8 @@ class _Costing:
             constant = combined if len(numbers) == len(costs) else None
             return self.node(tree, _with_constant(total, constant))
         if tag == "div":
-            top = self.cost(tree[1])  # type: ignore[arg-type]
-            bottom = self.cost(tree[2])  # type: ignore[arg-type]
+            top = self.cost(_child(tree, 1))
+            bottom = self.cost(_child(tree, 2))
             if bottom.constant == 0:
                 raise ReadError(f"Division by zero: `{_shown(tree)}` divides by 0.")
             cost = FormulaCost(
@@ -1480,7 +1480,7 @@ class _Costing:
                 else None
             )
             return _with_constant(cost, constant)
-        base = self.cost(tree[1])  # type: ignore[arg-type]
+        base = self.cost(_child(tree, 1))
         exponent = tree[2]
         assert isinstance(exponent, int)
         k = abs(exponent)
@@ -1505,6 +1505,12 @@ class _Costing:
         self.node(tree, cost)
         constant = _constant_checked(base.constant**exponent, tree) if base.constant is not None else None
         return _with_constant(cost, constant)
+
+
+def _child(tree: Tree, index: int) -> Tree:
+    child = tree[index]
+    assert isinstance(child, tuple)
+    return child
 
 
 def _with_constant(cost: FormulaCost, constant: Fraction | None) -> FormulaCost:

@@ -105,11 +105,10 @@ def _pair(tree: Tree, point: dict[str, Pair]) -> Pair | None:
             part = _pair(child, point)
             if part is None:
                 return None
-            top, bottom = total
             if tag == "add":
-                total = (top * part[1] + part[0] * bottom, bottom * part[1])
+                total = (total[0] * part[1] + part[0] * total[1], total[1] * part[1])
             else:
-                total = (top * part[0], bottom * part[1])
+                total = (total[0] * part[0], total[1] * part[1])
         return total
     if tag == "div":
         top = _pair(tree[1], point)  # type: ignore[arg-type]
@@ -126,16 +125,16 @@ def _pair(tree: Tree, point: dict[str, Pair]) -> Pair | None:
         return base[0] ** exponent, base[1] ** exponent
     if base[0] == 0:
         return None
-    top, bottom = base[1] ** -exponent, base[0] ** -exponent
-    return (-top, -bottom) if bottom < 0 else (top, bottom)
+    return base[1] ** -exponent, base[0] ** -exponent
 
 
 @lru_cache(maxsize=1024)
 def _value(tree: Tree, k: int) -> Pair | None:
     """The formula's value at the comparison's point ``k`` (cached: a response is compared with the
     answer, each mistake and its own negation at the same points)."""
-    if tree[0] == "neg":
-        inner = _value(tree[1], k)  # type: ignore[arg-type]
+    negated = tree[1]
+    if tree[0] == "neg" and isinstance(negated, tuple):
+        inner = _value(negated, k)
         return None if inner is None else (-inner[0], inner[1])
     return _pair(tree, _POINTS[k])
 

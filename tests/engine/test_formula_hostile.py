@@ -412,6 +412,7 @@ def test_the_notes_spellings_are_graded_on_the_bank_s_own_items() -> None:
     # Issue 26: the solutions write 12d^2 + 13d per block, 4nd and n = 6d.
     week1 = banks.load("week1")
     stack = week1.get("stack-params-formula").question(3)
+    assert isinstance(stack.answer, ExpressionAnswer)
     assert stack.answer.symbols == ("N", "d")
     right = grade(stack, "12Nd^2 + 13Nd")
     assert (right.status, right.read_as) == ("correct", "12*N*d^2 + 13*N*d")
