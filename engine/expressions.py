@@ -495,82 +495,98 @@ class Expression:
         return self._run(variables)
 
 
-# The compiled form: a tree of small frozen nodes, each called with the variables. Nodes rather than
-# closures, so that a compiled bank can be pickled into the bank cache (a closure cannot be).
+# The compiled form: a tree of small nodes, each called with the variables. Nodes rather than closures,
+# so that a compiled bank can be pickled into the bank cache (a closure cannot be); plain classes with
+# __slots__ rather than dataclasses, which would cost milliseconds of every start-up to build.
 
 
-@dataclass(frozen=True, slots=True)
 class _Const:
-    value: Value
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
 
     def __call__(self, env: Env) -> Value:
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
 class _Variable:
-    name: str
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __call__(self, env: Env) -> Value:
         return env[self.name]
 
 
-@dataclass(frozen=True, slots=True)
 class _Binary:
-    op: str
-    left: _Run
-    right: _Run
+    __slots__ = ("left", "op", "right")
+
+    def __init__(self, op: str, left: _Run, right: _Run) -> None:
+        self.op, self.left, self.right = op, left, right
 
     def __call__(self, env: Env) -> Value:
         return _binary(self.op, self.left(env), self.right(env))
 
 
-@dataclass(frozen=True, slots=True)
 class _Negated:
-    inner: _Run
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: _Run) -> None:
+        self.inner = inner
 
     def __call__(self, env: Env) -> Value:
         return _negate(self.inner(env))
 
 
-@dataclass(frozen=True, slots=True)
 class _Plus:
-    inner: _Run
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: _Run) -> None:
+        self.inner = inner
 
     def __call__(self, env: Env) -> Value:
         return _number_or_list(self.inner(env), "`+`")
 
 
-@dataclass(frozen=True, slots=True)
 class _Not:
-    inner: _Run
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: _Run) -> None:
+        self.inner = inner
 
     def __call__(self, env: Env) -> Value:
         return not _truth(self.inner(env), "not")
 
 
-@dataclass(frozen=True, slots=True)
 class _Any:
-    parts: tuple[_Run, ...]
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple[_Run, ...]) -> None:
+        self.parts = parts
 
     def __call__(self, env: Env) -> Value:
         return any(_truth(part(env), "or") for part in self.parts)
 
 
-@dataclass(frozen=True, slots=True)
 class _All:
-    parts: tuple[_Run, ...]
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple[_Run, ...]) -> None:
+        self.parts = parts
 
     def __call__(self, env: Env) -> Value:
         return all(_truth(part(env), "and") for part in self.parts)
 
 
-@dataclass(frozen=True, slots=True)
 class _Chain:
     """``a < b <= c``: every comparison holds, each side computed once."""
 
-    first: _Run
-    chain: tuple[tuple[str, _Run], ...]
+    __slots__ = ("chain", "first")
+
+    def __init__(self, first: _Run, chain: tuple[tuple[str, _Run], ...]) -> None:
+        self.first, self.chain = first, chain
 
     def __call__(self, env: Env) -> Value:
         left = self.first(env)
@@ -582,20 +598,23 @@ class _Chain:
         return True
 
 
-@dataclass(frozen=True, slots=True)
 class _Call:
     """A call of one of `FUNCTIONS`, found by its name when called (so that the node pickles)."""
 
-    name: str
-    args: tuple[_Run, ...]
+    __slots__ = ("args", "name")
+
+    def __init__(self, name: str, args: tuple[_Run, ...]) -> None:
+        self.name, self.args = name, args
 
     def __call__(self, env: Env) -> Value:
         return FUNCTIONS[self.name].run([arg(env) for arg in self.args])
 
 
-@dataclass(frozen=True, slots=True)
 class _ListOf:
-    items: tuple[_Run, ...]
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[_Run, ...]) -> None:
+        self.items = items
 
     def __call__(self, env: Env) -> Value:
         return tuple(item(env) for item in self.items)

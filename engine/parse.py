@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -1323,7 +1323,8 @@ MAX_FORMULA_NODES = 400
 MAX_SYMBOL_LENGTH = 40
 """Longest name a formula's symbol may have (d_model is 7)."""
 POINT_BITS = 48
-"""Formulas are compared at points whose coordinates are whole numbers from 1 to 2**48."""
+"""Formulas are compared at points whose coordinates are whole numbers from 1 to 2**48 (a multiple
+of 8: the coordinates are drawn as bytes)."""
 MAX_FORMULA_BITS = 16_384
 """Largest size, in bits, of any exact number computed while a formula is compared (about 4,900
 digits): the course's formulas need a few hundred."""
@@ -1356,8 +1357,7 @@ def degree(tree: Tree) -> int:
     return degree(tree[1]) * abs(exponent)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True, slots=True)
-class FormulaCost:
+class FormulaCost(NamedTuple):
     """What comparing a formula costs, known before any of it is computed.
 
     `attnquiz.engine.symbolic` evaluates a formula at a point as a fraction ``top / bottom`` that is

@@ -31,7 +31,7 @@ so verdicts are repeatable, and a formula's values are cached per point.
 
 from __future__ import annotations
 
-import secrets
+import os
 import threading
 from fractions import Fraction
 from functools import lru_cache
@@ -49,7 +49,6 @@ POINTS = 3
 """Random points at which two formulas must agree, both defined, to be equal."""
 MAX_POINTS = 8
 """Points tried at most: a point where a divisor is zero is skipped (it almost never happens)."""
-_COORDINATES = 2**parse.POINT_BITS
 
 
 class FormulaError(ValueError):
@@ -61,7 +60,8 @@ class _RandomPoint(dict[str, Pair]):
 
     def __missing__(self, name: str) -> Pair:
         with _DRAWING:  # two threads grading at once must see one coordinate, not two
-            return self.setdefault(name, (secrets.randbelow(_COORDINATES) + 1, 1))
+            coordinate = int.from_bytes(os.urandom(parse.POINT_BITS // 8), "big") + 1  # uniform, 1 to 2**48
+            return self.setdefault(name, (coordinate, 1))
 
 
 _DRAWING = threading.Lock()
