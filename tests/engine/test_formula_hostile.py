@@ -416,6 +416,8 @@ def test_the_notes_spellings_are_graded_on_the_bank_s_own_items() -> None:
     assert stack.answer.symbols == ("N", "d")
     right = grade(stack, "12Nd^2 + 13Nd")
     assert (right.status, right.read_as) == ("correct", "12*N*d^2 + 13*N*d")
+    # The key is shown as code, so that its * are not read as emphasis.
+    assert right.feedback == "Correct: that is `N*(12*d^2 + 13*d)`."
     weights = grade(stack, "12Nd^2")
     assert weights.mistake is not None
     assert weights.mistake.tag == "weights-only"
