@@ -20,6 +20,8 @@ import random
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +29,7 @@ from hypothesis import strategies as st
 
 from attnquiz.engine import banks, parse, symbolic
 from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.bank import Bank
 from attnquiz.engine.expressions import compile_expression
 from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.loader import load_bank_text
@@ -428,3 +431,32 @@ def test_the_notes_spellings_are_graded_on_the_bank_s_own_items() -> None:
     assert ambiguous.status == "invalid"
     assert "`n/(6*d)`" in ambiguous.feedback
     assert "`n/6*d`" in ambiguous.feedback
+
+
+def test_a_formula_bank_is_cached_on_disk_and_read_back_without_validation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It never was: a compiled expression was a closure, which cannot be pickled, and the failure
+    # was swallowed. Now the entry is written, and the next process reads it instead of the YAML.
+    import attnquiz.engine.loader
+
+    monkeypatch.setenv("QUIZ_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("QUIZ_NO_CACHE", raising=False)
+    monkeypatch.setattr(banks, "_cache", {})
+    validated: list[str] = []
+    real = attnquiz.engine.loader.load_bank_text
+
+    def counting(text: str, file: str, **where: Any) -> Bank:
+        validated.append(file)
+        return real(text, file, **where)
+
+    monkeypatch.setattr(attnquiz.engine.loader, "load_bank_text", counting)
+    path = tmp_path / "counts.yaml"
+    path.write_text(f"bank: counts\ntitle: Counts\nitems:\n{COUNT}", encoding="utf-8")
+    first = banks.load(str(path))
+    assert len(list((tmp_path / "home" / "cache" / "banks").glob("*.pickle"))) == 1
+    banks._cache.clear()
+    again = banks.load(str(path))
+    assert len(validated) == 1  # the second load came from the cache
+    for seed in range(5):
+        assert again.get("weights").question(seed).to_json() == first.get("weights").question(seed).to_json()
