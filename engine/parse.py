@@ -1889,6 +1889,15 @@ def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
             "characters."
         )
     declared = {canonical_symbol(name): name for name in symbols}
+    if len(declared) < len(symbols):
+        spelled: dict[str, list[str]] = {}
+        for name in symbols:
+            spelled.setdefault(canonical_symbol(name), []).append(name)
+        same = next(names for names in spelled.values() if len(names) > 1)
+        return Invalid(
+            f"The symbols {' and '.join(f'`{_clip(name)}`' for name in same[:2])} are one name written two "
+            "ways (d_k is dk): declare each symbol once."
+        )
     if len(_TERM.findall(text)) > MAX_FORMULA_NODES:  # counted before any token is made
         return Invalid(f"The formula is too long (more than {MAX_FORMULA_NODES} terms and operations).")
     try:

@@ -460,3 +460,19 @@ def test_a_formula_bank_is_cached_on_disk_and_read_back_without_validation(
     assert len(validated) == 1  # the second load came from the cache
     for seed in range(5):
         assert again.get("weights").question(seed).to_json() == first.get("weights").question(seed).to_json()
+
+
+def test_symbols_that_are_one_name_written_two_ways_are_refused() -> None:
+    with pytest.raises(ValueError, match="one name written two ways"):
+        ExpressionAnswer("d_k", ("d_k", "dk"))
+
+
+TRICKY = ("d", "d_d", "d_d_d", "e", "E", "k", "d_k", "N")
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text(alphabet="dDeEkN_ 0123456789.+-*/^()²", max_size=60))
+def test_any_text_in_tricky_symbols_grades_without_raising(text: str) -> None:
+    result = grade_answer(ExpressionAnswer("d*d_k + e", TRICKY), text)
+    assert result.status in {"correct", "wrong", "invalid"}
+    assert result.feedback
