@@ -117,3 +117,27 @@ def test_a_skipped_concept_question_is_not_scored_in_the_browser_and_its_stats_s
         assert "self-rated</text>" in stats
     finally:
         running.stop()
+
+
+def test_a_question_in_parts_skipped_after_a_is_graded_in_the_browser(shared: Server) -> None:
+    plan = plan_practice(banks.load("week1"), seed=SEED, items=["params-chain"], count=1)
+    question = plan.questions[0].build()
+    session = _start(shared, "params-chain")
+    _answer(shared, session, question.variant.parts[0].answer.format())
+    page = shared.request("GET", session).body
+    position = re.search(r'name="position" value="(\d+)"', page)
+    assert position
+    reply = shared.request(
+        "POST", f"{session}/skip", form={"csrf": csrf_of(page), "position": position.group(1)}
+    )
+    assert reply.status == 303
+    feedback = shared.request("GET", reply.headers["location"]).body
+    shown = " ".join(unescape(re.sub(r"<[^>]+>", " ", feedback)).split())
+    assert "Not answered." in shown
+    assert "Skipped" not in shown
+    assert "Partly right" in feedback  # the page's title: the question graded, not skipped
+    # It was the session's only question: the session is over, and its summary counts the attempt.
+    summary = " ".join(
+        unescape(re.sub(r"<[^>]+>", " ", shared.request("GET", f"{session}/summary").body)).split()
+    )
+    assert "0.2 / 1" in summary
