@@ -76,6 +76,7 @@ def main() -> None:
             cwd=work,
             capture_output=True,
             text=True,
+            check=False,
         )
         seconds = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -142,7 +142,7 @@ def _option_shares(
         answer = question.answer
         if label:
             parts = [p for p in question.variant.parts if p.label == label]
-            answer = parts[0].answer if parts else answer  # type: ignore[assignment]
+            answer = parts[0].answer if parts else answer
         if not isinstance(answer, ChoiceAnswer):
             return []
         for option in answer.options:
@@ -192,7 +192,7 @@ def histogram_svg(totals: Sequence[float], out_of: float) -> str:
         k = min(bins - 1, int(total / out_of * bins)) if out_of > 0 else 0
         counts[k] += 1
     width, height, pad = 560, 200, 30
-    most = max(counts) if counts and max(counts) else 1
+    most = max([1, *counts])
     bar = (width - 2 * pad) / bins
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 30}" role="img" '
@@ -386,6 +386,7 @@ def student_html(bank: Bank, marks: ClassMarks, row: Row) -> str:
         if question is not None and item not in shown:
             body.append(_content(question.variant.stem or question.variant.prompt))
         answer_text = ""
+        explained = False
         solution: Sequence[str] = ()
         if question is not None:
             answer = question.answer
@@ -394,13 +395,24 @@ def student_html(bank: Bank, marks: ClassMarks, row: Row) -> str:
                 part = next((p for p in question.variant.parts if p.label == label), None)
                 if part is not None:
                     body.append(_content(f"**({part.label})** {part.prompt}"))
-                    answer, solution = part.answer, part.solution  # type: ignore[assignment]
+                    answer, solution = part.answer, part.solution
+            explained = isinstance(answer, ExplainAnswer)
             answer_text = answer.value if isinstance(answer, ExplainAnswer) else answer.format()
+        # A model answer is Markdown; any other answer is shown as the grader writes it (``B*h*T^2`` is
+        # a formula, not emphasis).
+        right = (
+            _inline(answer_text)
+            if explained
+            else f"<code>{escape(answer_text)}</code>"
+            if answer_text
+            else "—"
+        )
         status = escape(cell.status)
+        given = f"<code>{escape(cell.response)}</code>" if cell.response else "<em>none</em>"
         body.append(
             "<table>"
-            f"<tr><th>your answer</th><td>{escape(cell.response) or '<em>none</em>'}</td></tr>"
-            f"<tr><th>the right answer</th><td>{_inline(answer_text) if answer_text else '—'}</td></tr>"
+            f"<tr><th>your answer</th><td>{given}</td></tr>"
+            f"<tr><th>the right answer</th><td>{right}</td></tr>"
             f'<tr><th>mark</th><td class="status-{status}">{status}, {cell.score:.2f}</td></tr>'
             + (
                 f"<tr><th>named mistake</th><td><code>{escape(cell.mistake)}</code>: "

@@ -406,7 +406,8 @@ def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.flo
         cx, cy = x * PX_PER_PT, y * PX_PER_PT
         inks.append(float(np.median(page[int(cy - half) : int(cy + half), int(cx - half) : int(cx + half)])))
     ink = min(float(np.median(inks)), paper - 40.0)
-    return np.clip((paper - page.astype(np.float32)) / (paper - ink), 0.0, 1.0)
+    dark: npt.NDArray[np.float32] = np.clip((paper - page.astype(np.float32)) / (paper - ink), 0.0, 1.0)
+    return dark
 
 
 def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, result: PageRead) -> None:
@@ -426,7 +427,8 @@ def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, re
         def mean(offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
             ys = np.clip(centres[:, 1, None] + offsets[None, :, 0], 0, height - 1)
             xs = np.clip(centres[:, 0, None] + offsets[None, :, 1], 0, width - 1)
-            return dark[ys, xs].mean(axis=1).astype(np.float64)
+            means: npt.NDArray[np.float64] = dark[ys, xs].mean(axis=1).astype(np.float64)
+            return means
 
         inner = mean(disc)
         # A bit per diagonal sector with ink: 1 lower right, 2 lower left, 4 upper right, 8 upper left.
@@ -813,9 +815,9 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
         entries: dict[str, dict[int, str]] = {}
         flagged: dict[str, ReviewItem] = {}
         for sheet_page in range(1, expected.get(student, 1) + 1):
-            page = seen.get((student, sheet_page))
+            read = seen.get((student, sheet_page))
             spec = layout.pages.get((student, sheet_page))
-            if page is None:
+            if read is None:
                 item = add(
                     "missing",
                     f"page {sheet_page} of student {student}'s sheet was not scanned",
@@ -828,14 +830,14 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                         if f.kind == "concept":
                             flagged.setdefault(f.column.rsplit(" mark", 1)[0], item)
                 continue
-            for column, values in page.values.items():
+            for column, values in read.values.items():
                 entries.setdefault(column, {}).update(values)
-            for f in page.flags:
+            for f in read.flags:
                 item = add(
                     "field",
                     f.reason,
                     f.crop,
-                    source=page.source,
+                    source=read.source,
                     student=student,
                     sheet_page=sheet_page,
                     column=f.column,
@@ -843,12 +845,12 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     read=f.read,
                 )
                 flagged.setdefault(f.column, item)
-            if page.student_number and page.student_number.lstrip("0") != str(student):
+            if read.student_number and read.student_number.lstrip("0") != str(student):
                 add(
                     "student-number",
-                    f"the student number filled in ({page.student_number}) is not the sheet's ({student}): "
+                    f"the student number filled in ({read.student_number}) is not the sheet's ({student}): "
                     "the answers are graded as this sheet's variant; check who wrote it",
-                    source=page.source,
+                    source=read.source,
                     student=student,
                     sheet_page=sheet_page,
                     value="noted",

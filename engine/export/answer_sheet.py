@@ -38,6 +38,7 @@ from attnquiz.engine.answers import (
     MatrixAnswer,
     Mistake,
     NumericAnswer,
+    PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
     VectorAnswer,
@@ -405,6 +406,8 @@ def _blocks(
     column = part_column(item, label, number) if label else item
     title = f"{number}{f' ({label})' if label else ''}"
     tag = f"q{number}{label}"
+    if isinstance(answer, PartsAnswer):  # a question in parts is laid out part by part (`sheet_blocks`)
+        raise ValueError(f"{item}: a question in parts has a block per part")
     if isinstance(answer, ExplainAnswer):
         height = 150.0
         return [_Block("concept", mark_column(item, len(answer.points)), title, 0.0, height, answer, tag=tag)]
@@ -625,7 +628,7 @@ def _field(
         block.entries,
         block.shape,
     )
-    title = "Student no." if block.kind == "student" else f"Question {block.title}"
+    title = "Student no." if block.kind == "student" else f"Q{block.title}"
     page.texts.append((x, y, 8.0, title, True))
     if block.kind in ("number", "student"):
         assert block.grid is not None
@@ -634,7 +637,7 @@ def _field(
         assert isinstance(block.answer, ChoiceAnswer)
         made.multiple = block.answer.multiple
         note = "all that apply" if made.multiple else "one"
-        page.texts.append((x + 62.0 if len(title) < 14 else x + 80.0, y + 1.0, 6.5, f"(fill {note})", False))
+        page.texts.append((x + 5.0 * len(title) + 8.0, y + 1.0, 6.5, f"(fill {note})", False))
         for k, letter in enumerate(LETTERS[: len(block.answer.options)]):
             cx, cy = x + BUBBLE_R + 2.0 + k * PITCH_X, y + HEAD + 4.0 + BUBBLE_R
             made.bubbles.append(_bubble(made, page, cx, cy, "letter", letter, f"option {letter}"))
@@ -646,8 +649,8 @@ def _field(
             + PITCH_X * (len(block.answer.points) + 1 if isinstance(block.answer, ExplainAnswer) else 2)
         )
         write = (x, y + HEAD, width - marker - 8.0, block.height - HEAD)
-        made.write_box = tuple(_fmt(v) for v in write)  # type: ignore[assignment]
-        page.boxes.append((*made.write_box, False))  # type: ignore[arg-type]
+        made.write_box = (_fmt(write[0]), _fmt(write[1]), _fmt(write[2]), _fmt(write[3]))
+        page.boxes.append((*made.write_box, False))
         mx = x + width - marker
         page.texts.append((mx, y + HEAD + 2.0, 6.5, "Marker only:", False))
         if block.kind == "formula":
@@ -674,6 +677,7 @@ def _number_bubbles(made: Field, page: PageLayout, grid: NumberGrid, x: float, y
             cx += 16.0
         top = y + WRITE_IN + 3.0 + BUBBLE_R
         if position in ("sign", "esign"):
+            page.texts.append((cx - 5.0, y + 5.0, 5.5, "sign", False))
             made.bubbles.append(_bubble(made, page, cx, top, position, "-", "minus sign"))
         else:
             page.boxes.append((_fmt(cx - PITCH_X / 2 + 1.0), _fmt(y), PITCH_X - 2.0, WRITE_IN, True))
@@ -683,7 +687,7 @@ def _number_bubbles(made: Field, page: PageLayout, grid: NumberGrid, x: float, y
                     _bubble(made, page, cx, top + digit * PITCH_Y, position, str(digit), means)
                 )
         if position == f"i{grid.integers - 1}" and grid.decimals:
-            page.texts.append((cx + PITCH_X / 2 - 1.6, y + WRITE_IN - 9.0, 11.0, ".", True))
+            page.texts.append((cx + PITCH_X / 2 - 2.4, y + WRITE_IN - 13.0, 17.0, ".", True))
         cx += PITCH_X
 
 

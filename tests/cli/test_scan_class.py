@@ -209,8 +209,8 @@ def test_a_class_on_paper(tmp_path: Path) -> None:
     assert "Score distribution" in index
     assert "<svg" in index
     assert f"of the class ({named} of {STUDENTS})" in index
-    page = (tmp_path / "report" / "students" / "7.html").read_text()
-    assert "Worked solution" in page
-    assert "the right answer" in page
+    result_page = (tmp_path / "report" / "students" / "7.html").read_text()
+    assert "Worked solution" in result_page
+    assert "the right answer" in result_page
     mistakes = list(csv.DictReader(io.StringIO((tmp_path / "report" / "mistakes.csv").read_text())))
     assert any(int(m["count"]) == named for m in mistakes)

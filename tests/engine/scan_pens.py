@@ -114,7 +114,9 @@ def scan(page: np.ndarray, scanner: Scanner, rng: np.random.Generator) -> bytes:
     if scanner.noise:
         noise = np.empty(out.shape, np.int16)
         cv2.setRNGSeed(int(rng.integers(2**31)))
-        cv2.randn(noise, 0, scanner.noise)  # numpy's normal is ten times slower on a 300 dpi page
+        cv2.randn(
+            noise, np.array([0.0]), np.array([scanner.noise])
+        )  # numpy's normal is ten times slower on a 300 dpi page
         out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     if scanner.jpeg:
         ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, scanner.jpeg])
