@@ -824,11 +824,11 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     student=student,
                     sheet_page=sheet_page,
                 )
-                for f in spec.fields if spec is not None else ():
-                    if f.kind != "student":
-                        flagged.setdefault(f.column, item)
-                        if f.kind == "concept":
-                            flagged.setdefault(f.column.rsplit(" mark", 1)[0], item)
+                for lost in spec.fields if spec is not None else ():
+                    if lost.kind != "student":
+                        flagged.setdefault(lost.column, item)
+                        if lost.kind == "concept":
+                            flagged.setdefault(lost.column.rsplit(" mark", 1)[0], item)
                 continue
             for column, values in read.values.items():
                 entries.setdefault(column, {}).update(values)

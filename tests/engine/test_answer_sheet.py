@@ -11,10 +11,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from attnquiz.engine import banks
+from attnquiz.engine.answers import IntegerAnswer, NumericAnswer
 from attnquiz.engine.classgrade import grade_text, template_csv
 from attnquiz.engine.export import answer_sheet
 from attnquiz.engine.export.answer_sheet import NumberGrid, json_bytes, number_grid, scientific
@@ -25,7 +27,7 @@ def _plan(bank: str, seed: int, students: int = 4, every: bool = False):
     return plan_class(banks.load(bank), students=students, master_seed=seed, per_topic=None if every else 1)
 
 
-def _responses(layout: dict, student: int) -> dict[str, str]:
+def _responses(layout: dict[str, Any], student: int) -> dict[str, str]:
     """What the key's bubbles spell, column by column, read back as the scanner reads them."""
     fields = [f for f in layout["fields"] if f["student"] == student]
     chosen = {i for ids in layout["key"][str(student)].values() for i in ids}
@@ -90,8 +92,10 @@ def test_listed_mistakes_fit_their_grid_and_are_named() -> None:
         for seed in range(3):
             question = entry.question(seed)
             answer = question.answer
-            grid = number_grid(answer, question.variant.mistakes) if not question.variant.parts else None
-            if grid is None or type(answer).__name__ not in ("NumericAnswer", "IntegerAnswer"):
+            if not isinstance(answer, NumericAnswer | IntegerAnswer):
+                continue
+            grid = number_grid(answer, question.variant.mistakes)
+            if grid is None:
                 continue
             for mistake in question.variant.mistakes:
                 text = mistake.format(answer).replace(",", "")

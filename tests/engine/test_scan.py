@@ -104,7 +104,7 @@ def test_bad_files(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
     (tmp_path / "x.png").write_bytes(b"not an image")
     assert "not a readable image" in scan.read_page(tmp_path / "x.png", 0, layout).problem
     (tmp_path / "layout.json").write_text(json.dumps({"format": "something else"}))
-    with pytest.raises(scan.ScanError, match="not an answer-sheets.json"):
+    with pytest.raises(scan.ScanError, match=r"not an answer-sheets\.json"):
         scan.load_layout(tmp_path / "layout.json")
     (tmp_path / "broken.json").write_text('{"format": "quiz-answer-sheets"}')
     with pytest.raises(scan.ScanError, match="damaged"):
