@@ -68,6 +68,10 @@ def scan_command(
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, max=256, help="Processes (default: every CPU).")
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace an answers file whose review was already partly settled."),
+    ] = False,
     dpi: Annotated[
         int, typer.Option("--dpi", min=100, max=600, help="Resolution a scanned PDF is read at.")
     ] = 200,
@@ -94,6 +98,17 @@ def scan_command(
         return
     if not scans:
         fail("give the scanned answer sheets (PDF, PNG or JPEG files), or --fix", 2)
+    if not overwrite and output.exists() and review_path.exists():
+        try:
+            _, earlier = scan.load_review(review_path)
+        except scan.ScanError:
+            earlier = []
+        done = sum(1 for item in earlier if item.value is not None and item.kind in ("field", "page"))
+        if done:
+            fail(
+                f"{output} holds {done} answer(s) settled with `quiz scan --fix`: give --overwrite to "
+                "replace it with a new scan, or -o another file"
+            )
     layout = scan.load_layout(sheets)
     bar = _ScanBar()
     try:
@@ -101,7 +116,7 @@ def scan_command(
     finally:
         bar.close()
     result = scan.assemble(layout, pages)
-    scan.write_outputs(result, output, review_path)
+    scan.write_outputs(result, output, review_path, sheets)
     open_items = result.open_items
     typer.echo(
         f"Read {result.pages} page{'s' if result.pages != 1 else ''}: {len(result.rows)} students → {output}."
@@ -120,6 +135,19 @@ def scan_command(
     typer.echo("Every mark was clear: nothing to review.")
 
 
+def _ask(prompt: str, interactive: bool) -> str | None:
+    """One answer: prompted on a terminal, else a line of standard input (None at its end)."""
+    if interactive:
+        return str(typer.prompt(prompt, default="", show_default=False, prompt_suffix=""))
+    typer.echo(prompt, nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        typer.echo("")
+        return None
+    typer.echo(line.rstrip("\n"))
+    return line.rstrip("\n")
+
+
 def _fix(review_path: Path, answers: Path) -> None:
     from attnquiz.engine import scan
 
@@ -133,34 +161,43 @@ def _fix(review_path: Path, answers: Path) -> None:
         f"{len(pending)} thing(s) to settle. Type the answer as the student wrote it (empty: no answer)."
     )
     settled = 0
-    for item in pending:
+    queue = list(pending)
+    while queue:
+        item = queue.pop(0)
         where = f"student {item.student}, page {item.sheet_page}" if item.student is not None else item.source
         typer.echo(f"\n[{item.n}] {where}: {item.reason}")
         if item.crop:
             typer.echo(f"    image: {review_path.parent / item.crop}")
         if item.read:
             typer.echo(f"    the bubbles read: {item.read}")
-        if item.kind == "page":
-            typer.echo(
-                "    (this page's answers are not in the file: rescan it, or scan its image with "
-                "`quiz scan IMAGE` once readable)"
-            )
-            prompt = "    type `skip` to leave it: "
-        elif item.kind == "missing":
-            prompt = "    rescan the page, or type `skip`: "
+        if item.kind == "page" and item.rereadable:
+            prompt = "    whose page is it? STUDENT PAGE (e.g. 12 1), or `skip`: "
+        elif item.kind in ("page", "missing"):
+            prompt = "    scan this page again (with --overwrite, or into another file); `skip` for now: "
         else:
             prompt = f"    {item.column}: "
-        if interactive:
-            value = typer.prompt(prompt, default="", show_default=False, prompt_suffix="")
-        else:
-            typer.echo(prompt, nl=False)
-            line = sys.stdin.readline()
-            if not line:
-                typer.echo("")
-                break
-            value = line.rstrip("\n")
-            typer.echo(value)
-        if value.strip() == "skip" or item.kind in ("page", "missing"):
+        value = _ask(prompt, interactive)
+        if value is None:
+            break
+        if value.strip() == "skip" or (item.kind in ("page", "missing") and not item.rereadable):
+            continue
+        if item.kind == "page":
+            numbers = value.split()
+            if len(numbers) != 2 or not all(n.isdigit() for n in numbers):
+                typer.echo("    give the student number and the page of their sheet, e.g. 12 1")
+                queue.insert(0, item)
+                continue
+            try:
+                added = scan.settle_page(
+                    review_path, answers, item, int(numbers[0]), int(numbers[1]), items, doc
+                )
+            except scan.ScanError as exc:
+                typer.echo(f"    {exc}")
+                continue
+            typer.echo(f"    read as student {numbers[0]}'s page {numbers[1]}" + (
+                f"; {len(added)} field(s) on it to settle" if added else ""))  # fmt: skip
+            queue[:0] = added
+            settled += 1
             continue
         scan.settle(review_path, answers, item, value.strip(), items, doc)
         settled += 1

@@ -29,7 +29,7 @@ QR codes robustly, so it is an optional extra: ``pip install attnquiz[scan]``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -214,7 +214,8 @@ class PageRead:
     flags: list[Flag] = field(default_factory=list)
     student_number: str = ""
     problem: str = ""  # why the page could not be read at all (then ``image`` holds it)
-    image: bytes = b""  # PNG of the page (resampled), kept when its identity must be settled by hand
+    image: bytes = b""  # PNG of the page, kept when its identity must be settled by hand
+    resampled: bool = False  # ``image`` is the page mapped onto its layout: it can be read once named
 
 
 def _cv2() -> Any:
@@ -273,13 +274,19 @@ def _decode_qr(image: npt.NDArray[np.uint8], qr: tuple[float, float, float]) -> 
     detectors = [cv2.QRCodeDetector()]
     if hasattr(cv2, "QRCodeDetectorAruco"):  # a second decoder, more tolerant of blur and noise
         detectors.append(cv2.QRCodeDetectorAruco())
-    sharp = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
-    attempts = [crop, sharp, cv2.GaussianBlur(crop, (3, 3), 0)]
-    for factor in (2.0, 1.5, 3.0):
-        bigger = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
-        attempts += [bigger, cv2.threshold(bigger, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]]
+
+    def attempts() -> Iterator[npt.NDArray[np.uint8]]:
+        # Made one at a time: a clean scan is decoded at the first, most pages never need the others.
+        yield crop
+        yield cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+        yield cv2.GaussianBlur(crop, (3, 3), 0)
+        for factor in (2.0, 1.5, 3.0):
+            bigger = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+            yield bigger
+            yield cv2.threshold(bigger, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
     for detector in detectors:
-        for candidate in attempts:
+        for candidate in attempts():
             try:
                 text, _, _ = detector.detectAndDecode(candidate)
             except cv2.error:
@@ -340,12 +347,12 @@ def read_image(
                 break
         else:
             result.problem = "the QR code could not be read: whose page is it?"
-            result.image = _png(page)
+            result.image, result.resampled = _png(page), True
             return result
         parts = text.split("|")
         if len(parts) != 6 or parts[0] != "QUIZSHEET1":
             result.problem = f"the QR code ({text[:60]!r}) is not a quiz answer sheet's"
-            result.image = _png(page)
+            result.image, result.resampled = _png(page), True
             return result
         if parts[1] != layout.export:
             result.problem = (
@@ -360,7 +367,7 @@ def read_image(
         spec = layout.pages.get(key)
         if spec is None or spec.code != parts[3]:
             result.problem = f"the QR code names a page the layout file does not have ({text[:60]!r})"
-            result.image = _png(page)
+            result.image, result.resampled = _png(page), True
             return result
     result.student, result.sheet_page = spec.student, spec.sheet_page
     _read_fields(page, spec, layout, result)
@@ -704,6 +711,7 @@ class ReviewItem:
     read: str = ""
     crop: str = ""
     value: str | None = None  # what the instructor settled (None: not yet)
+    rereadable: bool = False  # a page whose image can be read once the instructor says whose it is
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -718,6 +726,7 @@ class ReviewItem:
             "read": self.read,
             "crop": self.crop,
             "value": self.value,
+            "rereadable": self.rereadable,
         }
 
     @classmethod
@@ -734,6 +743,7 @@ class ReviewItem:
             str(data.get("read", "")),
             str(data.get("crop", "")),
             data.get("value"),
+            bool(data.get("rereadable", False)),
         )
 
 
@@ -783,7 +793,7 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
     seen: dict[tuple[int, int], PageRead] = {}
     for page in pages:
         if page.student is None or page.sheet_page is None:
-            add("page", page.problem, page.image, source=page.source)
+            add("page", page.problem, page.image, source=page.source, rereadable=page.resampled)
             continue
         key = (page.student, page.sheet_page)
         if key in seen:
@@ -907,7 +917,7 @@ def _cell(
             cells.setdefault(item, entries.get(0, ""))
 
 
-def write_outputs(scan: ClassScan, answers: Path, review: Path) -> list[Path]:
+def write_outputs(scan: ClassScan, answers: Path, review: Path, sheets: Path | None = None) -> list[Path]:
     """Write ``answers.csv``, the review file and its cropped images, all or nothing."""
     from attnquiz.engine.export.files import save
 
@@ -921,6 +931,7 @@ def write_outputs(scan: ClassScan, answers: Path, review: Path) -> list[Path]:
     doc = {
         "format": "quiz-scan-review",
         "answers": str(answers.resolve()),
+        "sheets": str(sheets.resolve()) if sheets is not None else "",
         "layout_columns": list(scan.layout.columns),
         "unscanned": scan.unscanned,
         "items": [item.to_json() for item in scan.review],
@@ -985,6 +996,104 @@ def settle(
     )
 
 
+def _upright(image: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.uint8]:
+    """A resampled page turned the right way up: the sheet's title and instructions are at the top left,
+    where the bottom right is empty; a page that shows neither way is refused, not guessed."""
+    import numpy as np
+
+    cv2 = _cv2()
+    left, top = int(40 * PX_PER_PT), int(40 * PX_PER_PT)
+    region = (slice(top, top + int(120 * PX_PER_PT)), slice(left, left + int(220 * PX_PER_PT)))
+    turned = cv2.rotate(image, cv2.ROTATE_180)
+    ink = float(np.mean(image[region] < 128))
+    ink_turned = float(np.mean(turned[region] < 128))
+    if ink > 2 * ink_turned and ink > 0.01:
+        return image
+    if ink_turned > 2 * ink and ink_turned > 0.01:
+        return np.asarray(turned, dtype=np.uint8)
+    raise ScanError("cannot tell which way up this page is: scan it again")
+
+
+def settle_page(
+    review_path: Path,
+    answers: Path,
+    item: ReviewItem,
+    student: int,
+    sheet_page: int,
+    items: list[ReviewItem],
+    doc: dict[str, Any],
+) -> list[ReviewItem]:
+    """Read a page whose QR code could not be read, now that the instructor says whose it is, into
+    ``answers.csv``; returns what it leaves for review (added to the review file)."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from attnquiz.engine.export.files import save
+
+    cv2 = _cv2()
+    if not item.rereadable or not item.crop:
+        raise ScanError("this page's image cannot be read: scan it again")
+    if not doc.get("sheets"):
+        raise ScanError("the review file does not say which answer-sheets.json it was scanned with")
+    layout = load_layout(Path(doc["sheets"]))
+    spec = layout.pages.get((student, sheet_page))
+    if spec is None:
+        raise ScanError(f"the answer sheets have no page {sheet_page} for student {student}")
+    picture = review_path.parent / item.crop
+    image = cv2.imdecode(np.fromfile(str(picture), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
+    if image is None:
+        raise ScanError(f"{picture}: cannot read the page's image")
+    upright = _upright(np.asarray(image, dtype=np.uint8), layout)
+    read = read_image(upright, layout, item.source, 0, (student, sheet_page))
+    if read.problem:
+        raise ScanError(read.problem)
+    partial = assemble(layout, [read])
+    columns = {f.column for f in spec.fields if f.kind != "student"}
+    columns |= {f.column.rsplit(" mark", 1)[0] for f in spec.fields if f.kind == "concept"}
+    folder = review_path.parent / (review_path.stem + "-images")
+    added: list[ReviewItem] = []
+    renumber: dict[str, str] = {}
+    outputs: dict[Path, bytes] = {}
+    for new in partial.review:
+        if new.kind != "field":
+            continue
+        old = new.n
+        new.n = max((i.n for i in items), default=0) + 1
+        if new.crop:
+            target = folder / f"{new.n:04d}.png"
+            outputs[target] = partial.crops[new.crop]
+            new.crop = str(target.relative_to(review_path.parent))
+        renumber[f"{REVIEW_PREFIX}{old}"] = f"{REVIEW_PREFIX}{new.n}"
+        items.append(new)
+        added.append(new)
+    cells = partial.rows[student]
+    rows = list(csv.reader(io.StringIO(answers.read_text(encoding="utf-8"))))
+    header = rows[0]
+    row = next((r for r in rows[1:] if r and r[0] == str(student)), None)
+    if row is None:
+        row = [""] * len(header)
+        row[header.index("student")], row[header.index("code")] = str(student), layout.codes.get(student, "")
+        rows.append(row)
+        rows[1:] = sorted(rows[1:], key=lambda r: int(r[0]) if r and r[0].isdigit() else 0)
+    for column in columns:
+        if column in header:
+            value = cells.get(column, "")
+            row[header.index(column)] = renumber.get(value, value)
+    for other in items:  # the page "missing" from this student's sheet has now been read
+        if other.kind == "missing" and (other.student, other.sheet_page) == (student, sheet_page):
+            other.value = "read from a page named by hand"
+    item.value = f"student {student} page {sheet_page}"
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    doc["items"] = [i.to_json() for i in items]
+    outputs[answers] = buffer.getvalue().encode("utf-8")
+    outputs[review_path] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    save(outputs)
+    return added
+
+
 __all__ = [
     "ClassScan",
     "Flag",
@@ -1002,5 +1111,6 @@ __all__ = [
     "read_page",
     "read_scans",
     "settle",
+    "settle_page",
     "write_outputs",
 ]

@@ -19,7 +19,7 @@ class Sheets:
     layout: dict[str, Any]
     pdf: bytes
     bubbles: dict[str, dict[str, Any]] = field(default_factory=dict)
-    printed: dict[int, list[np.ndarray]] = field(default_factory=dict)
+    printed: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)  # (dpi, page) → image
 
     @classmethod
     def load(cls, folder: Path) -> Sheets:
@@ -29,9 +29,10 @@ class Sheets:
         return made
 
     def page_image(self, page: int, dpi: int) -> np.ndarray:
-        if dpi not in self.printed:
-            self.printed[dpi] = pens.render(self.pdf, dpi)
-        return self.printed[dpi][page - 1].copy()
+        """Page ``page`` (1-based) as printed, at ``dpi`` (rendered once, then kept)."""
+        if (dpi, page) not in self.printed:
+            self.printed[dpi, page] = pens.render(self.pdf, dpi, page - 1)
+        return self.printed[dpi, page].copy()
 
     def fill(
         self, page: int, marks: dict[str, str], dpi: int, rng: np.random.Generator, pen: pens.Pen

@@ -126,14 +126,12 @@ def scan(page: np.ndarray, scanner: Scanner, rng: np.random.Generator) -> bytes:
     return bytes(data.tobytes())
 
 
-def render(pdf: bytes, dpi: int) -> list[np.ndarray]:
-    """Every page of the answer-sheet PDF as the printer puts it on paper, at ``dpi``."""
+def render(pdf: bytes, dpi: int, index: int) -> np.ndarray:
+    """Page ``index`` (0-based) of the answer-sheet PDF as the printer puts it on paper, at ``dpi``."""
     import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(pdf)
-    pages = []
-    for page in document:
-        bitmap = page.render(scale=dpi / 72, grayscale=True)
-        pages.append(np.array(bitmap.to_numpy(), dtype=np.uint8).reshape(bitmap.height, bitmap.width))
+    bitmap = document[index].render(scale=dpi / 72, grayscale=True)
+    image = np.array(bitmap.to_numpy(), dtype=np.uint8).reshape(bitmap.height, bitmap.width)
     document.close()
-    return pages
+    return image

@@ -3,6 +3,8 @@ that are not scans; a layout file that is not one. Nothing is guessed and nothin
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -128,3 +130,47 @@ def test_the_printed_pdf_itself_reads_blank(sheets: tuple[Sheets, Path]) -> None
     assert all(
         cell == "" for row in result.rows.values() for c, cell in row.items() if c not in ("student", "code")
     )
+
+
+def test_fix_names_a_page_whose_qr_code_was_unreadable(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    import subprocess
+    import sys
+
+    made, out = sheets
+    key = made.layout["key"]["1"]
+    marks = {b: "full" for ids in key.values() for b in ids}
+    rng = np.random.default_rng(3)
+    page = made.fill(1, marks, 200, rng, pens.PEN)
+    qr = made.layout["pages"][0]["qr"]
+    f = 200 / 72
+    page[
+        int(qr["y"] * f) : int((qr["y"] + qr["size"]) * f), int(qr["x"] * f) : int((qr["x"] + qr["size"]) * f)
+    ] = 255
+    (tmp_path / "p1.png").write_bytes(pens.scan(page, pens.Scanner(200, angle=181.0, noise=2), rng))
+    (tmp_path / "p2.png").write_bytes(
+        pens.scan(made.fill(2, marks, 200, rng, pens.PEN), pens.Scanner(200), rng)
+    )
+
+    def quiz(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "attnquiz", *args], cwd=tmp_path, capture_output=True, text=True,
+            input=stdin, timeout=600, check=False,
+        )  # fmt: skip
+
+    sheets_file = str(out / "answer-sheets.json")
+    done = quiz("scan", "p1.png", "p2.png", "--sheets", sheets_file, "-o", "answers.csv", "-j", "1")
+    assert done.returncode == 1
+    assert "QR code could not be read" in (tmp_path / "answers.review.json").read_text()
+    done = quiz("scan", "--fix", "-o", "answers.csv", stdin="one\n1 1\n")
+    assert "give the student number" in done.stdout  # a bad answer is asked again, not taken
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text()))}
+    first_page = {made.bubbles[i]["page"] for ids in key.values() for i in ids}
+    assert 1 in first_page
+    columns = {f["column"] for f in made.layout["fields"] if f["page"] == 1 and f["kind"] == "number"}
+    assert columns
+    assert all(rows["1"][c] and not rows["1"][c].startswith("?review") for c in columns)
+    # a new scan would lose what --fix settled: refused without --overwrite
+    done = quiz("scan", "p2.png", "--sheets", sheets_file, "-o", "answers.csv", "-j", "1")
+    assert done.returncode == 1
+    assert "--overwrite" in done.stderr
