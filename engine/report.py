@@ -63,7 +63,8 @@ class ItemStats:
     options: list[tuple[str, bool, int]] = field(default_factory=list)  # option text, correct, chosen by
 
 
-def _pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """The correlation of two series (None when either is constant or there are fewer than 3)."""
     n = len(xs)
     if n < 3:
         return None
@@ -105,7 +106,7 @@ def item_stats(bank: Bank, marks: ClassMarks) -> list[ItemStats]:
         scores = [cells[k].score for k in marked]
         facility = sum(scores) / len(scores) if scores else 0.0
         rest = [totals[k] - cells[k].score for k in marked]
-        pb = _pearson(scores, rest)
+        pb = pearson(scores, rest)
         ul = None
         if group:
             up = [cells[k].score for k in upper if k in marked]
@@ -531,6 +532,7 @@ __all__ = [
     "histogram_svg",
     "index_html",
     "item_stats",
+    "pearson",
     "report_files",
     "student_html",
     "write_report",

@@ -123,12 +123,13 @@ def load_layout(path: Path) -> Layout:
     if not isinstance(data, dict) or data.get("format") != "quiz-answer-sheets":
         raise ScanError(f"{path}: not an answer-sheets.json written by `quiz export --answer-sheet`")
     try:
-        return _layout(data)
+        return layout_from_json(data)
     except (KeyError, TypeError, ValueError) as exc:
         raise ScanError(f"{path}: a damaged answer-sheets.json ({type(exc).__name__}: {exc})") from exc
 
 
-def _layout(data: dict[str, Any]) -> Layout:
+def layout_from_json(data: dict[str, Any]) -> Layout:
+    """The layout from the parsed ``answer-sheets.json`` (a `KeyError` or `TypeError` if it is damaged)."""
     bubbles: dict[str, list[tuple[str, str, float, float]]] = {}
     radius = 5.0
     for b in data["bubbles"]:
@@ -1103,6 +1104,7 @@ __all__ = [
     "ScanError",
     "assemble",
     "default_review",
+    "layout_from_json",
     "load_layout",
     "load_page",
     "load_review",

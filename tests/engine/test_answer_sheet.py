@@ -187,3 +187,33 @@ def test_the_contract_keys() -> None:
     for b in layout["bubbles"]:
         assert 36 < b["x"] < 612 - 36
         assert 36 < b["y"] < 792 - 36
+
+
+@pytest.mark.parametrize(
+    ("value", "tolerance"),
+    [
+        (0.000123456, "sigfigs"),
+        (6.02e23, "sigfigs"),
+        (-3.5e-7, "relative"),
+        (0.881, "decimals"),
+        (589824.0, "sigfigs"),
+    ],
+)
+def test_a_number_grid_holds_its_answer_written_as_the_key_writes_it(value: float, tolerance: str) -> None:
+    from attnquiz.engine.answers import Tolerance
+    from attnquiz.engine.grading import grade_answer
+
+    tol = {
+        "sigfigs": Tolerance.sigfigs(3),
+        "relative": Tolerance.relative(),
+        "decimals": Tolerance.decimals(3),
+    }
+    answer = NumericAnswer(value, tol[tolerance])
+    grid = number_grid(answer)
+    assert grid is not None
+    text = answer.format()
+    spelled = grid.spell(scientific(text) if grid.exponent else text)
+    assert spelled is not None, (grid, text)
+    read = grid.read(spelled)
+    assert grade_answer(answer, read).status == "correct", (grid, text, read)
+    assert grid.exponent == ("e" in text.lower())

@@ -12,7 +12,7 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.classgrade import grade_text, template_csv
 from attnquiz.engine.export.worksheet import plan_class
-from attnquiz.engine.report import _pearson, item_stats, report_files
+from attnquiz.engine.report import item_stats, pearson, report_files
 from attnquiz.engine.seeding import seed_from_code
 
 HOSTILE = '<script>alert("x")</script>'
@@ -58,8 +58,8 @@ def test_the_numbers() -> None:
     assert sum(correct for _, correct, _ in choice.options) >= 1
     assert {text for text, _, _ in choice.options}  # shares by the option's text
     assert choice.point_biserial is None or -1 <= choice.point_biserial <= 1
-    assert _pearson([0, 1, 0, 1], [1, 2, 1, 2]) == pytest.approx(1.0)
-    assert _pearson([1, 1, 1], [1, 2, 3]) is None
+    assert pearson([0, 1, 0, 1], [1, 2, 1, 2]) == pytest.approx(1.0)
+    assert pearson([1, 1, 1], [1, 2, 3]) is None
 
 
 def test_the_files_are_escaped_and_self_contained() -> None:

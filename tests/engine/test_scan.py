@@ -41,7 +41,7 @@ def _scan(sheets: Sheets, page: int, marks: dict[str, str], seed: int = 0) -> np
 
 def test_missing_and_duplicate_pages_go_to_the_review(sheets: tuple[Sheets, Path]) -> None:
     made, _ = sheets
-    layout = scan._layout(made.layout)
+    layout = scan.layout_from_json(made.layout)
     key = made.layout["key"]["1"]
     column, ids = next(iter(key.items()))
     first = [b for b in ids if made.bubbles[b]["page"] == 1]
@@ -64,7 +64,7 @@ def test_missing_and_duplicate_pages_go_to_the_review(sheets: tuple[Sheets, Path
 
 def test_an_unreadable_qr_code_is_asked_about(sheets: tuple[Sheets, Path]) -> None:
     made, _ = sheets
-    layout = scan._layout(made.layout)
+    layout = scan.layout_from_json(made.layout)
     page = made.page_image(1, 200).copy()
     qr = made.layout["pages"][0]["qr"]
     f = 200 / 72
@@ -88,7 +88,7 @@ def test_an_unreadable_qr_code_is_asked_about(sheets: tuple[Sheets, Path]) -> No
     ],
 )
 def test_a_page_that_is_not_an_answer_sheet(sheets: tuple[Sheets, Path], image: np.ndarray) -> None:
-    layout = scan._layout(sheets[0].layout)
+    layout = scan.layout_from_json(sheets[0].layout)
     read = scan.read_image(image, layout, "x.png", 0)
     assert read.problem
     assert read.student is None
@@ -116,7 +116,7 @@ def test_bad_files(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
 def test_a_page_of_another_export_is_refused(sheets: tuple[Sheets, Path]) -> None:
     made, _ = sheets
     foreign = dict(made.layout, export="0000000000")
-    read = scan.read_image(_scan(made, 1, {}), scan._layout(foreign), "x.png", 0)
+    read = scan.read_image(_scan(made, 1, {}), scan.layout_from_json(foreign), "x.png", 0)
     assert "another export" in read.problem
 
 

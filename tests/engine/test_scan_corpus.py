@@ -156,7 +156,7 @@ SCANNERS = (
 @pytest.mark.slow  # about a minute; the suite runs it (pyproject deselects nothing)
 def test_corpus_of_filled_sheets(sheets: tuple[Sheets, Sheets]) -> None:
     rng = np.random.default_rng(2026)
-    layouts = [scan._layout(s.layout) for s in sheets]
+    layouts = [scan.layout_from_json(s.layout) for s in sheets]
     for s in sheets:
         for b in s.layout["bubbles"]:
             _FIELD_BUBBLES.setdefault(b["field"], []).append(b["id"])
