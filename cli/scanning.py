@@ -118,6 +118,9 @@ def scan_command(
     result = scan.assemble(layout, pages)
     scan.write_outputs(result, output, review_path, sheets)
     open_items = result.open_items
+    for item in result.review:
+        if item.value is not None:  # settled by the scan itself, but the instructor should know
+            typer.echo(f"Note: {item.reason}.")
     typer.echo(
         f"Read {result.pages} page{'s' if result.pages != 1 else ''}: {len(result.rows)} students → {output}."
     )
