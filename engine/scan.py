@@ -29,6 +29,7 @@ QR codes robustly, so it is an optional extra: ``pip install attnquiz[scan]``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,7 +220,12 @@ class PageRead:
     resampled: bool = False  # ``image`` is the page mapped onto its layout: it can be read once named
 
 
+MAX_PIXELS = 64_000_000  # a page image larger than this (A4 at 900 dpi) is refused or rendered smaller
+
+
 def _cv2() -> Any:
+    # OpenCV refuses to decode an image of more pixels than this (a "decompression bomb"): read before import.
+    os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
     try:
         import cv2
     except ImportError as exc:  # the scan extra is optional
@@ -620,13 +626,23 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
 
         document = pdfium.PdfDocument(str(path))
         try:
-            bitmap = document[index].render(scale=dpi / 72, grayscale=True)
+            page = document[index]
+            width, height = page.get_size()
+            # A page of absurd size is rendered smaller (its marks are then simply not found), never in GBs.
+            scale = min(dpi / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
+            bitmap = page.render(scale=scale, grayscale=True)
             image = np.array(bitmap.to_numpy(), dtype=np.uint8)
         finally:
             document.close()
         return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        raise ScanError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+    except cv2.error:
+        image = None
     if image is None:
         raise ScanError(f"{path}: not a readable image")
     return np.asarray(image, dtype=np.uint8)

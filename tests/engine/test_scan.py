@@ -174,3 +174,16 @@ def test_fix_names_a_page_whose_qr_code_was_unreadable(tmp_path: Path, sheets: t
     done = quiz("scan", "p2.png", "--sheets", sheets_file, "-o", "answers.csv", "-j", "1")
     assert done.returncode == 1
     assert "--overwrite" in done.stderr
+
+
+def test_huge_pages_are_not_rendered_in_gigabytes(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument.new()
+    document.new_page(14_400, 14_400)  # 200 inches square: 800 MB at 200 dpi
+    document.save(str(tmp_path / "huge.pdf"))
+    document.close()
+    image = scan.load_page(tmp_path / "huge.pdf", 0)
+    assert image.size <= scan.MAX_PIXELS
+    read = scan.read_page(tmp_path / "huge.pdf", 0, scan.layout_from_json(sheets[0].layout))
+    assert "corner squares" in read.problem
