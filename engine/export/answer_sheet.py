@@ -831,7 +831,7 @@ def typst(plan: ClassPlan, sheets: Sequence[Sheet], paper: Paper) -> str:
 
 
 def write_json(plan: ClassPlan, paper: Paper, out: BinaryIO) -> None:
-    """``answer-sheets.json``, streamed a student at a time (a class of a thousand is tens of MB).
+    """``answer-sheets.json``, written a student at a time (a class of a thousand is about 100 MB).
 
     Keys: ``format``, ``version``, ``export`` (the id in every QR code), ``bank``, ``title``,
     ``master_seed``, ``students``, ``paper``, ``page_size`` ([width, height] in points),
@@ -859,24 +859,41 @@ def write_json(plan: ClassPlan, paper: Paper, out: BinaryIO) -> None:
     }
     text = json.dumps(head, ensure_ascii=False)
     out.write(text[:-1].encode())
-    sections: dict[str, list[bytes]] = {"pages": [], "fields": [], "bubbles": []}
-    keys: list[bytes] = []
-    # Written section by section from a second pass would build every sheet twice; a class's layout is
-    # small beside its sheets (numbers only), so it is kept as encoded JSON lines while the sheets stream.
-    for made in layouts(plan, paper):
-        for page in made.pages:
-            sections["pages"].append(json.dumps(page.to_json(), ensure_ascii=False).encode())
-            for item in page.fields:
-                sections["fields"].append(json.dumps(item.to_json(), ensure_ascii=False).encode())
-                sections["bubbles"].extend(
-                    json.dumps(b.to_json(), ensure_ascii=False).encode() for b in item.bubbles
-                )
-        keys.append(
-            json.dumps(str(made.student)).encode() + b": " + json.dumps(made.key, ensure_ascii=False).encode()
-        )
-    for name, lines in sections.items():
-        out.write(f', "{name}": [\n'.encode() + b",\n".join(lines) + b"\n]")
-    out.write(b', "key": {\n' + b",\n".join(keys) + b"\n}}\n")
+    # The sheets are built once, a student at a time; each section goes to a temporary file as it comes
+    # and the sections are copied out in order at the end, so memory does not grow with the class.
+    import shutil
+    import tempfile
+
+    names = ("pages", "fields", "bubbles", "key")
+    first = dict.fromkeys(names, True)
+    with (
+        tempfile.TemporaryFile() as pages,
+        tempfile.TemporaryFile() as fields,
+        tempfile.TemporaryFile() as bubbles,
+        tempfile.TemporaryFile() as keys,
+    ):
+        spools = dict(zip(names, (pages, fields, bubbles, keys), strict=True))
+
+        def put(name: str, data: bytes) -> None:
+            spools[name].write(data if first[name] else b",\n" + data)
+            first[name] = False
+
+        for made in layouts(plan, paper):
+            for page in made.pages:
+                put("pages", json.dumps(page.to_json(), ensure_ascii=False).encode())
+                for item in page.fields:
+                    put("fields", json.dumps(item.to_json(), ensure_ascii=False).encode())
+                    for bubble in item.bubbles:
+                        put("bubbles", json.dumps(bubble.to_json(), ensure_ascii=False).encode())
+            key = json.dumps(made.key, ensure_ascii=False).encode()
+            put("key", json.dumps(str(made.student)).encode() + b": " + key)
+        for name in names:
+            opening, closing = (b"{\n", b"\n}") if name == "key" else (b"[\n", b"\n]")
+            out.write(f', "{name}": '.encode() + opening)
+            spools[name].seek(0)
+            shutil.copyfileobj(spools[name], out)
+            out.write(closing)
+        out.write(b"}\n")
 
 
 def json_bytes(plan: ClassPlan, paper: Paper) -> bytes:
