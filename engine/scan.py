@@ -641,8 +641,8 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
         raise ScanError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
     try:
         image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
-    except cv2.error:
-        image = None
+    except cv2.error as exc:  # e.g. more pixels than OPENCV_IO_MAX_IMAGE_PIXELS
+        raise ScanError(f"{path}: not a readable image ({str(exc).strip()[-120:]})") from exc
     if image is None:
         raise ScanError(f"{path}: not a readable image")
     return np.asarray(image, dtype=np.uint8)
