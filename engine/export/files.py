@@ -304,6 +304,7 @@ def write(
     progress: Progress | None = None,
     jobs: int | None = None,
     bank: str | None = None,
+    answer_sheet: bool = False,
 ) -> Written:
     """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``.
 
@@ -333,11 +334,21 @@ def write(
         from attnquiz.engine.export.pdf import write_documents
 
         docs = _pdf_documents(plan, paper, key, split)
+        if answer_sheet:  # machine-readable answer sheets and their layout (`answer_sheet`)
+            from attnquiz.engine.export import answer_sheet as sheets_layout
+            from attnquiz.engine.export.pdf import Document
+
+            docs.append(Document("answer-sheets.pdf", "answer-sheets", paper, sheets_layout.PIECE_STUDENTS))
         with Staging() as stage:
             write_documents(
                 plan, docs, lambda name: stage.open(output / name), jobs=jobs, progress=progress, bank=bank
             )
+            if answer_sheet:
+                with stage.open(output / "answer-sheets.json") as out:
+                    sheets_layout.write_json(plan, paper, out)
             stage.commit()
+        if answer_sheet:
+            written.files.append(output / "answer-sheets.json")
         written.files.extend(output / doc.name for doc in docs)
         return written
     if output.is_dir():

@@ -53,7 +53,7 @@ MIN_PIECES_PER_WORKER = 3
 one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
 two or three pieces, so a small export is made faster in this process alone."""
 
-DocumentKind = Literal["worksheets", "key"]
+DocumentKind = Literal["worksheets", "key", "answer-sheets"]
 
 
 def compile_typst(source: str, *, tagged: bool = True) -> bytes:
@@ -133,6 +133,10 @@ class Document:
         """The Typst source of this document's part for ``sheets``."""
         if self.kind == "worksheets":
             return typst_source.worksheets(plan, sheets, self.paper)
+        if self.kind == "answer-sheets":
+            from attnquiz.engine.export import answer_sheet
+
+            return answer_sheet.typst(plan, sheets, self.paper)
         return typst_source.key(plan, sheets, self.paper, self.style)
 
 
