@@ -414,6 +414,9 @@ class Formula:
     hint: Template | None
     original: Mapping[str, Value] | None
     _where_free: tuple[frozenset[str], ...] = field(repr=False, compare=False)
+    # Where a text is a literal block (``prompt: |``), the line before its first line: a Markdown
+    # problem on one row of the text is then reported at that row's own line of the file.
+    text_starts: Mapping[Loc, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def mistakes(self) -> tuple[FormulaMistake, ...]:
@@ -425,11 +428,20 @@ class Formula:
     # -- compiling --------------------------------------------------------------------------
 
     @classmethod
-    def compile(cls, item: FormulaItem, *, file: str, prefix: Loc, line_of: Callable[[Loc], int]) -> Formula:
+    def compile(
+        cls,
+        item: FormulaItem,
+        *,
+        file: str,
+        prefix: Loc,
+        line_of: Callable[[Loc], int],
+        text_start: Callable[[Loc], int | None] | None = None,
+    ) -> Formula:
         """Compile every expression and template of ``item``; all problems are raised at once.
 
         ``prefix`` is the item's location in the bank (``("items", 3)``) and ``line_of`` gives the
-        line of a location in the bank file, for the messages of errors found later, per variant.
+        line of a location in the bank file, for the messages of errors found later, per variant;
+        ``text_start`` the line before a literal block's first line (None for another scalar).
 
         Raises:
             FormulaCompileError: the problems found, each with its location in the item.
@@ -463,6 +475,7 @@ class Formula:
         for part in parts:
             locs += [(*part.asked.loc, "prompt"), *(step.loc for step in part.solution)]
         lines = {loc: (line_of(loc), _field(prefix, loc)) for loc in locs}
+        starts = {loc: start for loc in locs if text_start is not None and (start := text_start(loc)) is not None}
         return cls(
             item_id=item.id,
             file=file,
@@ -477,6 +490,7 @@ class Formula:
             hint=hint,
             original=original,
             _where_free=tuple(_random_inputs(expression, params) for expression in where),
+            text_starts=starts,
         )
 
     def error(self, loc: Loc, message: str, values: Mapping[str, Value] | None = None) -> FormulaError:
@@ -784,7 +798,7 @@ class Formula:
     def markup_issue(self, instance: Instance, seed: int | Literal["unknown"] | None) -> Issue | None:
         """The first text of the variant outside the supported TeX, as a problem at its template."""
         variant = instance.variant
-        texts: list[tuple[Template, str]] = [(self.prompt, variant.prompt)]
+        texts: list[tuple[Template, str]] = [(self.prompt, variant.stem)]  # each part's prompt below
         if self.hint is not None:
             texts.append((self.hint, variant.hint))
         asked: list[tuple[Asked, Sequence[Mistake]]] = []
@@ -803,8 +817,25 @@ class Formula:
             try:
                 markup.check(text)
             except markup.MarkupError as exc:
-                return self.error(template.loc, str(exc), instance.values).issue(seed)
+                error = self._markup_error(template, exc, instance.values)
+                return error.issue(seed if error.values else "unknown")
         return None
+
+    def _markup_error(self, template: Template, exc: markup.MarkupError, values: Mapping[str, Value]) -> FormulaError:
+        """A text's markup problem at its own line: the row's, when the reader names one in a literal
+        block; with the parameter values only when that row (or, else, the text) has a ``{{ }}``."""
+        row = getattr(exc, "line", None)  # a Markdown problem found on one line of the text
+        line, where = self.lines[template.loc]
+        written = "".join(p if isinstance(p, str) else "{{}}" for p in template.parts)
+        if isinstance(row, int):
+            start = self.text_starts.get(template.loc)
+            if start is not None:
+                line = start + row
+            rows = written.split("\n")
+            written = rows[row - 1] if 0 < row <= len(rows) else written
+        if "{{}}" not in written:
+            return FormulaError(self.file, line, where, str(exc))
+        return FormulaError(self.file, line, where, str(exc), values)
 
 
 # ---------------------------------------------------------------------------------------------

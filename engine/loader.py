@@ -113,6 +113,8 @@ class _Located:
     def __init__(self, file: str) -> None:
         self.file = file
         self.lines: dict[Loc, int] = {}
+        self.literal_starts: dict[Loc, int] = {}
+        """For each text written as a literal block (``prompt: |``), the line before its first line."""
         self.issues: list[Issue] = []
         self._built: set[int] = set()  # the collection nodes built so far (a second visit is an alias)
         self._nodes = 0
@@ -170,6 +172,10 @@ class _Located:
         if isinstance(node, yaml.SequenceNode):
             starts = [node.start_mark.index + 1, *(v.end_mark.index for v in node.value)]
             return [self.build(loader, v, (*path, i), starts[i]) for i, v in enumerate(node.value)]
+        if isinstance(node, yaml.ScalarNode) and node.style == "|":
+            # The node starts at its `|`: the text's line n is n lines below it (a literal block
+            # keeps every line break, blank lines included).
+            self.literal_starts[path] = node.start_mark.line + 1
         return loader.construct_object(node, deep=True)
 
     def line_of(self, loc: Loc) -> int:
@@ -180,8 +186,16 @@ class _Located:
                 return line
         return 1
 
-    def issue(self, loc: Loc, message: str) -> None:
-        self.issues.append(Issue(self.file, self.line_of(loc), format_loc(loc), message))
+    def text_line(self, loc: Loc, row: int | None) -> int:
+        """The line of row ``row`` (1-based) of the text at ``loc``: that row's own line in a literal
+        block ``|``; else (a folded or quoted text, or no row) the line of the text's key."""
+        start = self.literal_starts.get(loc)
+        if row is not None and start is not None:
+            return start + row
+        return self.line_of(loc)
+
+    def issue(self, loc: Loc, message: str, row: int | None = None) -> None:
+        self.issues.append(Issue(self.file, self.text_line(loc, row), format_loc(loc), message))
 
 
 def format_loc(loc: Loc) -> str:
@@ -515,6 +529,9 @@ def load_bank_text(
 
     shown: list[tuple[str, int, int]] = []
     _check_images(located, data, folder, text.splitlines(), shown)
+    # An image path refused by the Markdown check (a URL, ``..``) is refused by the image check at
+    # the same line with the same words: said once.
+    located.issues = list(dict.fromkeys(located.issues))
     if located.issues or model is None:
         raise BankError(file, located.issues, quotable)
     return Bank(
@@ -642,7 +659,13 @@ def _check_formula(located: _Located, raw: Mapping[str, Any], index: int, bank: 
         return located.line_of((*prefix, *loc))
 
     try:
-        formula = Formula.compile(item, file=located.file, prefix=prefix, line_of=line_of)
+        formula = Formula.compile(
+            item,
+            file=located.file,
+            prefix=prefix,
+            line_of=line_of,
+            text_start=lambda loc: located.literal_starts.get((*prefix, *loc)),
+        )
     except FormulaCompileError as exc:
         for loc, message in exc.problems:
             located.issue((*prefix, *loc), message)
@@ -659,7 +682,9 @@ def _check_explain(located: _Located, raw: Mapping[str, Any], index: int) -> Exp
     except pydantic.ValidationError:
         return None  # the bank's own validation reports it, at the right lines
     prefix: Loc = ("items", index)
-    return check_explain(item, located.file, lambda loc, message: located.issue((*prefix, *loc), message))
+    return check_explain(
+        item, located.file, lambda loc, message, row: located.issue((*prefix, *loc), message, row)
+    )
 
 
 def _check_generator(
