@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import escape
 
-from attnquiz.engine import images
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
+from attnquiz.engine import formula_tex, images
+from attnquiz.engine.answers import Answer, ChoiceAnswer, ExplainAnswer, Mistake, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.text_document import TextDocument, as_text
@@ -346,6 +346,19 @@ def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> st
     return "\n".join(parts)
 
 
+def answer_html(answer: Answer) -> str:
+    """An answer as a key shows it: a formula typeset (MathML) and simplified, any other kind as text."""
+    if formula_tex.is_typeset(answer):
+        return inline_content(formula_tex.answer_markup(answer))
+    return escape(answer.format())
+
+
+def _mistake_html(mistake: Mistake, answer: Answer) -> str:
+    if formula_tex.is_typeset(answer):
+        return inline_content(formula_tex.mistake_markup(mistake, answer))
+    return escape(mistake.format(answer))
+
+
 def _brief_line(number: int, question: Question) -> str:
     """A question's line in the brief key: item and answer, or a concept question's key points below it."""
     answer = question.answer
@@ -358,7 +371,7 @@ def _brief_line(number: int, question: Question) -> str:
             f'<div class="line">{item}<em class="by-hand">by hand</em></div>'
             f'<div class="points">{points}</div>'
         )
-    return f'<div class="line">{item}<strong>{escape(answer.format())}</strong></div>'
+    return f'<div class="line">{item}<strong>{answer_html(answer)}</strong></div>'
 
 
 @images.in_question_folder
@@ -369,7 +382,7 @@ def _key_entry(number: int, question: Question) -> str:
     parts = [
         f'<div class="entry"><div class="line"><span><strong>{number}.</strong> {escape(question.item_id)}'
         f'<span class="source">({escape(question.source)})</span></span>'
-        f"<span>Answer: <strong>{escape(answer.format())}</strong></span></div>"
+        f"<span>Answer: <strong>{answer_html(answer)}</strong></span></div>"
     ]
     steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
     if steps:
@@ -382,7 +395,7 @@ def _key_entry(number: int, question: Question) -> str:
     listed = question.variant.listed_mistakes()
     if listed:
         items = "".join(
-            f"<li>{escape(where)}<strong>{escape(m.format(of))}</strong> ({escape(m.tag)}): "
+            f"<li>{escape(where)}<strong>{_mistake_html(m, of)}</strong> ({escape(m.tag)}): "
             f"{inline_content(m.feedback)}</li>"
             for where, of, m in listed
         )

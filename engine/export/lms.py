@@ -18,7 +18,7 @@ from functools import lru_cache
 from html import escape
 from typing import Protocol
 
-from attnquiz.engine import images, markup
+from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
@@ -227,7 +227,10 @@ def solution_html(question: Question) -> str:
     steps = "".join(f"<li>{tex_html_inline(step)}</li>" for step in question.variant.solution)
     if isinstance(question.answer, ExplainAnswer):
         return key_points_html(question.answer) + (f"<ul>{steps}</ul>" if steps else "")
-    answer = escape(question.answer.format(), quote=False)
+    if formula_tex.is_typeset(question.answer):  # a formula as a marker reads it: typeset, simplified
+        answer = tex_html_inline(formula_tex.answer_markup(question.answer))
+    else:
+        answer = escape(question.answer.format(), quote=False)
     drawn = figures_html(question, "solution")
     return f"<p><strong>Answer:</strong> {answer}</p>" + (f"<ol>{steps}</ol>" if steps else "") + drawn
 

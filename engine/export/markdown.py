@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from attnquiz.engine import images, markup
+from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.text_document import TextDocument, as_text
@@ -222,7 +222,7 @@ def _brief_answer(question: Question) -> str:
     if isinstance(answer, ExplainAnswer):
         points = " ".join(f"**{n}.** {_one_line(p)}" for n, p in enumerate(answer.points, 1))
         return _UNESCAPED_PIPE.sub(r"\\|", f"*by hand:* {points}")  # a pipe in maths would end the cell
-    return escape(answer.format())
+    return formula_tex.answer_markup(answer)
 
 
 def _key_entry(number: int, question: Question) -> str:
@@ -230,7 +230,7 @@ def _key_entry(number: int, question: Question) -> str:
     if isinstance(answer, ExplainAnswer):
         return _concept_entry(number, question, answer)
     lines = [
-        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{escape(answer.format())}**"
+        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{formula_tex.answer_markup(answer)}**"
     ]
     lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
     for drawn in figures(question, "solution", "    "):
@@ -245,7 +245,7 @@ def _key_entry(number: int, question: Question) -> str:
         lines.append("    *Wrong answers to recognise:*")
         lines.append("")
         lines.extend(
-            f"    - {where}**{escape(m.format(of))}** ({escape(m.tag)}): {_one_line(m.feedback)}"
+            f"    - {where}**{formula_tex.mistake_markup(m, of)}** ({escape(m.tag)}): {_one_line(m.feedback)}"
             for where, of, m in listed
         )
     return "\n".join(lines)

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from attnquiz.engine import images, markup
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
+from attnquiz.engine import formula_tex, images, markup
+from attnquiz.engine.answers import Answer, ChoiceAnswer, ExplainAnswer, Mistake, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
@@ -418,7 +418,7 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     head = (
         f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
         f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
-        f'Answer: #text(weight: "bold")[{escape(answer.format())}]'
+        f'Answer: #text(weight: "bold")[{_answer(answer)}]'
     )
     parts = [head]
     steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
@@ -433,12 +433,26 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     listed = question.variant.listed_mistakes()
     if listed:
         lines = "\n".join(
-            f'- {escape(where)}#text(weight: "bold")[{escape(m.format(of))}] '
+            f'- {escape(where)}#text(weight: "bold")[{_mistake(m, of)}] '
             f"#text(fill: luma(80))[({escape(m.tag)})]: {_inlines_of(m.feedback)}"
             for where, of, m in listed
         )
         parts.append("#pad(left: 1em)[#text(size: 9.5pt)[_Wrong answers to recognise:_\n" + lines + "\n]]")
     return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
+
+
+def _answer(answer: Answer) -> str:
+    """An answer as a key shows it: a formula typeset and simplified, any other kind as its text."""
+    if formula_tex.is_typeset(answer):
+        return _inlines_of(formula_tex.answer_markup(answer))
+    return escape(answer.format())
+
+
+def _mistake(mistake: Mistake, answer: Answer) -> str:
+    """A listed mistake's value as a key shows it (a formula typeset, as in `_answer`)."""
+    if formula_tex.is_typeset(answer):
+        return _inlines_of(formula_tex.mistake_markup(mistake, answer))
+    return escape(mistake.format(answer))
 
 
 def _inlines_of(source: str) -> str:
@@ -476,7 +490,7 @@ def _brief_cells(number: int, question: Question) -> str:
         points_cell = f"table.cell(colspan: 2, text(size: 0.9em)[{points}])"
         return f"[{number}.], table.cell(colspan: 2, {item}), [], {points_cell},"
     shown = question.answer.format()
-    answer = f'text(weight: "bold")[{escape(shown)}]'
+    answer = f'text(weight: "bold")[{_answer(question.answer)}]'
     item = f"[{escape(question.item_id)}]"
     if len(shown) <= _BRIEF_INLINE:
         return f"[{number}.], {item}, {answer},"
@@ -537,7 +551,7 @@ def _grid_cell(question: Question) -> str:
     points are (they are the same for every student, so they are listed once after the tables)."""
     if isinstance(question.answer, ExplainAnswer):
         return f"[#emph[{escape(GRID_BY_HAND)}]]"
-    return f"[{escape(question.answer.format())}]"
+    return f"[{_answer(question.answer)}]"
 
 
 def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
