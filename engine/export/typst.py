@@ -441,18 +441,27 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
 
 
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\.?\d)|(?<=\d[eE])-(?=\d)")  # -0.5, [-1, 2], 9.5e-07
+
+
+def minus_signs(text: str) -> str:
+    """A number's hyphen as the true minus sign print uses (−0.5, not -0.5); other hyphens stay."""
+    return _NEGATIVE.sub("\u2212", text)
+
+
 def _answer(answer: Answer) -> str:
-    """An answer as a key shows it: a formula typeset and simplified, any other kind as its text."""
+    """An answer as a key shows it: a formula typeset and simplified, any other kind as its text
+    (with true minus signs)."""
     if formula_tex.is_typeset(answer):
         return _inlines_of(formula_tex.answer_markup(answer))
-    return escape(answer.format())
+    return escape(minus_signs(answer.format()))
 
 
 def _mistake(mistake: Mistake, answer: Answer) -> str:
     """A listed mistake's value as a key shows it (a formula typeset, as in `_answer`)."""
     if formula_tex.is_typeset(answer):
         return _inlines_of(formula_tex.mistake_markup(mistake, answer))
-    return escape(mistake.format(answer))
+    return escape(minus_signs(mistake.format(answer)))
 
 
 def _inlines_of(source: str) -> str:
@@ -502,7 +511,7 @@ def _brief_cells(number: int, question: Question) -> str:
 GRID_COLUMNS = 8  # question columns per table of the marking grid: what fits across a landscape page
 
 
-def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
+def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", *, first_page: int = 1) -> str:
     """The Typst source of the marking grid: a student a row, a question a column, each expected answer.
 
     Landscape, small type; the questions run in tables of `GRID_COLUMNS` columns, one after the
@@ -517,6 +526,7 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
         "#set text(size: 8pt)",
         "#set table.cell(breakable: false)",  # a row never splits across pages: an answer stays whole
         f"#sheet-label.update[{escape(plan.bank + ' · marking grid')}]",
+        *_first_page(first_page),
     ]
     first, last = (chosen[0].student, chosen[-1].student) if chosen else (0, 0)
     title = escape(f"{plan.title} — marking grid ({seed}), students {first}–{last}")
@@ -533,7 +543,8 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
             rows.append(", ".join(cells) + ",")
         questions = f"questions {columns[0] + 1}–{columns[-1] + 1} of {len(plan.items)}"
         out.append(
-            f'#block(breakable: true, above: 0pt, below: 5pt)[#text(size: 10pt, weight: "bold")[{title}'
+            # sticky: the heading goes to the next page with its table, never alone at a page's foot
+            f'#block(breakable: true, sticky: true, above: 0pt, below: 5pt)[#text(size: 10pt, weight: "bold")[{title}'
             f" · {escape(questions)}]]\n"
             f"#table(columns: (auto, auto, {', '.join(['1fr'] * len(columns))}), inset: (x: 3pt, y: 2.5pt),\n"
             "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
@@ -572,20 +583,36 @@ def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
                 f"#set text(size: 8.5pt)\n{listed}\n]"
             )
     if out:
-        out.insert(0, '#block(above: 1em)[#text(size: 10pt, weight: "bold")[Concept questions: key points]]')
+        out.insert(
+            0, '#block(above: 1em, sticky: true)[#text(size: 10pt, weight: "bold")[Concept questions: key points]]'
+        )
     return out
 
 
-def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
+def _first_page(number: int) -> list[str]:
+    """The page counter set for a piece of a document numbered through (`pdf.Document.continuous`)."""
+    return [] if number == 1 else [f"#counter(page).update({int(number)})"]
+
+
+def key(
+    plan: ClassPlan,
+    sheets: Iterable[Sheet],
+    paper: Paper = "a4",
+    style: KeyStyle = "full",
+    *,
+    first_page: int = 1,
+) -> str:
     """The Typst source of the answer key: per student and variant code, each answer (and solution);
-    in the ``grid`` style, the marking grid (`grid`)."""
+    in the ``grid`` style, the marking grid (`grid`). ``first_page`` numbers the first page of a
+    grid or a brief key made in pieces (a full key numbers each student's pages from 1)."""
     if style == "grid":
-        return grid(plan, sheets, paper)
+        return grid(plan, sheets, paper, first_page=first_page)
     out = [_preamble(f"{plan.title}: answer key", paper)]
     seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
     intro = escape(f"{plan.title} — answer key ({seed})")
     if style == "brief":
         out.append(f"#sheet-label.update[{escape(plan.bank + ' · answer key')}]")
+        out.extend(_first_page(first_page))
         out.append(f'#text(size: 13pt, weight: "bold")[{intro}]\n#line(length: 100%, stroke: 0.8pt)')
         out.append("#show: columns.with(2, gutter: 8mm)")
     for sheet in sheets:

@@ -1,0 +1,53 @@
+"""Keys and sheets as paper: true minus signs, headings kept with what they head, instructions in
+maths rather than keyboard syntax, weights printed, the single choice's circles."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnquiz.engine.answers import MatrixAnswer, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.export import typst as ts
+from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+from attnquiz.engine.seeding import variant_code
+from attnquiz.engine.variant import Question, Variant
+
+
+@pytest.mark.parametrize(
+    ("written", "printed"),
+    [
+        ("-0.5", "\u22120.5"),
+        ("[-1.00, 2.00]", "[\u22121.00, 2.00]"),
+        ("[[0.5, -1], [-.5, 2]]", "[[0.5, \u22121], [\u2212.5, 2]]"),
+        ("(a) -3 | (b) 4", "(a) \u22123 | (b) 4"),
+        ("9.5e-07", "9.5e\u221207"),
+        ("d_k-1", "d_k-1"),  # a hyphen between names is not a minus
+        ("week-1", "week-1"),
+    ],
+)
+def test_negative_numbers_get_true_minus_signs(written: str, printed: str) -> None:
+    assert ts.minus_signs(written) == printed
+
+
+def _plan(*answers: NumericAnswer | VectorAnswer | MatrixAnswer) -> ClassPlan:
+    questions = tuple(
+        Question("paper", f"item-{n}", "made up", "topic", 1, variant_code(1), Variant("Compute.", answer, ()))
+        for n, answer in enumerate(answers, 1)
+    )
+    sheet = Sheet(1, 1, variant_code(1), questions)
+    return ClassPlan("paper", "Paper", 2026, tuple(q.item_id for q in questions), (sheet,))
+
+
+def test_every_key_prints_negative_answers_with_minus_signs() -> None:
+    plan = _plan(NumericAnswer(-0.5, Tolerance.decimals(2)), VectorAnswer((-1.0, 2.0), Tolerance.decimals(1)))
+    for style in ("grid", "brief", "full"):
+        source = ts.key(plan, plan.sheets, style=style)  # type: ignore[arg-type]
+        assert ts.escape("\u22120.50") in source and ts.escape("[\u22121.0, 2.0]") in source, style
+        assert ts.escape("-0.50") not in source
+
+
+def test_the_grid_keeps_each_heading_with_its_table() -> None:
+    """A heading is sticky (Typst moves it to the next page with the table it heads)."""
+    plan = _plan(NumericAnswer(1.0))
+    source = ts.key(plan, plan.sheets, style="grid")
+    heading = next(line for line in source.splitlines() if "marking grid (master seed" in line)
+    assert "sticky: true" in heading
