@@ -24,6 +24,8 @@ from attnquiz.engine.export.worksheet import (
     answer_space,
     key_points_heading,
     ruled_lines,
+    part_label,
+    parts_instructions,
     sheet_instructions,
     working_space,
 )
@@ -60,6 +62,7 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .options li { display: flex; gap: 0.5em; align-items: baseline; margin: 0.35em 0; }
 .options .tick { display: inline-block; width: 0.8em; height: 0.8em; border: 0.7px solid #111; flex: none;
   transform: translateY(0.1em); }
+.options .bubble { border-radius: 50%; }
 .options .letter { font-weight: bold; flex: none; }
 .instructions { font-style: italic; font-size: 9.5pt; color: #555; }
 .note { font-size: 9pt; color: #666; }
@@ -232,29 +235,41 @@ def _document(
     return TextDocument(prefix, "\n", sheet, head, tail, suffix="\n</main>\n</body>\n</html>\n")
 
 
+def _options(answer: ChoiceAnswer) -> str:
+    """A choice question's options: round bubbles for a single choice, boxes to tick for several."""
+    mark = "tick" if answer.multiple else "tick bubble"
+    options = "".join(
+        f'<li><span class="{mark}"></span><span class="letter">{letter}.</span>'
+        f"<span>{inline_content(option.text)}</span></li>"
+        for letter, option in zip(answer.letters, answer.options, strict=True)
+    )
+    return f'<ul class="options">{options}</ul>'
+
+
+def _instructions(source: str) -> str:
+    return f'<p class="instructions">{inline_content(source)}</p>'
+
+
 def _question_in_parts(number: int, question: Question) -> str:
-    """A question in parts: the stem once, then each part with its own answer box."""
+    """A question in parts: the stem once, how the parts are marked, then each part (with its
+    weight) and its own answer box."""
+    assert isinstance(question.answer, PartsAnswer)
     out = [
         f'<section class="question"><h2>Question {number}'
         f'<span class="source">{escape(question.source)}</span></h2>',
         content(question.variant.stem),
         *figures(question, "prompt"),
+        _instructions(parts_instructions(question.answer)),
     ]
     for part in question.variant.parts:
-        out.append(content(f"**({part.label})** {part.prompt}"))
+        out.append(content(f"{part_label(part)} {part.prompt}"))
+        out.append(_instructions(sheet_instructions(part.answer)))
         if isinstance(part.answer, ChoiceAnswer):
-            options = "".join(
-                f'<li><span class="tick"></span><span class="letter">{letter}.</span>'
-                f"<span>{inline_content(option.text)}</span></li>"
-                for letter, option in zip(part.answer.letters, part.answer.options, strict=True)
-            )
-            out.append(f'<ul class="options">{options}</ul>')
-        out.append(f'<p class="instructions">{escape(sheet_instructions(part.answer))}</p>')
-        if not isinstance(part.answer, ChoiceAnswer):
+            out.append(_options(part.answer))
+        else:
             working = f'<div class="working" style="height: {working_space(part.answer)}">Working</div>'
             answer_line = f'<div style="height: {answer_space(part.answer)}">Answer ({part.label})</div>'
             out.append(f'<div class="answer-box">{working}{answer_line}</div>')
-    out.append(f'<p class="instructions">{escape(question.answer.instructions())}</p>')
     if question.student_note:
         out.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
     out.append("</section>")
@@ -271,15 +286,10 @@ def _question(number: int, question: Question) -> str:
         f'<span class="source">{escape(question.source)}</span></h2>',
         content(question.variant.prompt),
         *figures(question, "prompt"),
+        _instructions(sheet_instructions(answer)),  # before the options: what to do, then the choices
     ]
     if isinstance(answer, ChoiceAnswer):
-        options = "".join(
-            f'<li><span class="tick"></span><span class="letter">{letter}.</span>'
-            f"<span>{inline_content(option.text)}</span></li>"
-            for letter, option in zip(answer.letters, answer.options, strict=True)
-        )
-        parts.append(f'<ul class="options">{options}</ul>')
-    parts.append(f'<p class="instructions">{escape(sheet_instructions(answer))}</p>')
+        parts.append(_options(answer))
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
     if isinstance(answer, ExplainAnswer):

@@ -24,6 +24,8 @@ from attnquiz.engine.export.worksheet import (
     Sheet,
     key_points_heading,
     ruled_lines,
+    part_label,
+    parts_instructions,
     sheet_instructions,
 )
 from attnquiz.engine.variant import Question
@@ -128,23 +130,29 @@ def figures(question: Question, where: str, indent: str = "") -> list[str]:
     return [figure(f, indent) for f in drawn]
 
 
+def _options(answer: ChoiceAnswer) -> str:
+    """A choice question's options: a circle to fill for a single choice, boxes to tick for several."""
+    mark = "- [ ]" if answer.multiple else "- ○"
+    return "\n".join(
+        f"{mark} **{letter}.** {_one_line(option.text)}"
+        for letter, option in zip(answer.letters, answer.options, strict=True)
+    )
+
+
 def _question_in_parts(number: int, question: Question) -> str:
-    """A question in parts: the stem once, then each part with its own answer line."""
+    """A question in parts: the stem once, how the parts are marked, then each part (with its
+    weight) and its own answer line."""
+    assert isinstance(question.answer, PartsAnswer)
     out = [f"## Question {number} · {escape(question.source)}", tex(question.variant.stem).strip()]
     out.extend(figures(question, "prompt"))
+    out.append(f"*{parts_instructions(question.answer)}*")
     for part in question.variant.parts:
-        out.append(tex(f"**({part.label})** {part.prompt}").strip())
+        out.append(tex(f"{part_label(part)} {part.prompt}").strip())
+        out.append(f"*{sheet_instructions(part.answer)}*")
         if isinstance(part.answer, ChoiceAnswer):
-            out.append(
-                "\n".join(
-                    f"- [ ] **{letter}.** {_one_line(option.text)}"
-                    for letter, option in zip(part.answer.letters, part.answer.options, strict=True)
-                )
-            )
-        out.append(f"*{escape(sheet_instructions(part.answer))}*")
-        if not isinstance(part.answer, ChoiceAnswer):
+            out.append(_options(part.answer))
+        else:
             out.append(f"Answer ({part.label}): {_RULE}")
-    out.append(f"*{escape(question.answer.instructions())}*")
     if question.student_note:
         out.append(f"Note: {escape(question.student_note)}")
     return "\n\n".join(out)
@@ -156,14 +164,9 @@ def _question(number: int, question: Question) -> str:
     answer = question.answer
     parts = [f"## Question {number} · {escape(question.source)}", tex(question.variant.prompt).strip()]
     parts.extend(figures(question, "prompt"))
+    parts.append(f"*{sheet_instructions(answer)}*")  # before the options: what to do, then the choices
     if isinstance(answer, ChoiceAnswer):
-        parts.append(
-            "\n".join(
-                f"- [ ] **{letter}.** {_one_line(option.text)}"
-                for letter, option in zip(answer.letters, answer.options, strict=True)
-            )
-        )
-    parts.append(f"*{escape(sheet_instructions(answer))}*")
+        parts.append(_options(answer))
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f"Note: {escape(question.student_note)}")
     if isinstance(answer, ExplainAnswer):

@@ -22,6 +22,8 @@ from attnquiz.engine.export.worksheet import (
     Sheet,
     answer_space,
     key_points_heading,
+    part_label,
+    parts_instructions,
     ruled_lines,
     sheet_instructions,
     working_space,
@@ -308,11 +310,13 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
   }
 })
 #let tick = box(width: 0.75em, height: 0.75em, stroke: 0.6pt, baseline: 0.1em)
-#let options(..items) = grid(
+#let bubble = box(width: 0.8em, height: 0.8em, stroke: 0.6pt, radius: 50%, baseline: 0.1em)
+// A choice question's options, each with the mark to make: a bubble (one answer) or a box (several).
+#let options(mark, ..items) = grid(
   columns: (auto, auto, 1fr),
   column-gutter: 0.5em,
   row-gutter: 0.7em,
-  ..items.pos().enumerate().map(((i, body)) => (tick, strong(numbering("A.", i + 1)), body)).flatten()
+  ..items.pos().enumerate().map(((i, body)) => (mark, strong(numbering("A.", i + 1)), body)).flatten()
 )
 """
 
@@ -331,17 +335,29 @@ def figures(question: Question, where: str) -> list[str]:
     return [figure(f) for f in drawn]
 
 
+def _options(answer: ChoiceAnswer) -> str:
+    """A choice question's options: round bubbles for a single choice, boxes to tick for several."""
+    kind = "tick" if answer.multiple else "bubble"
+    return f"#options({kind}, " + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")"
+
+
+def _instructions(answer: Answer) -> str:
+    return f"#instructions[{_inlines_of(sheet_instructions(answer))}]"
+
+
 def _question_in_parts(number: int, question: Question) -> str:
-    """A question in parts: the stem once, then each part with its own answer box."""
+    """A question in parts: the stem once, how the parts are marked, then each part (with its
+    weight) and its own answer box."""
+    assert isinstance(question.answer, PartsAnswer)
     body = [content(question.variant.stem), *figures(question, "prompt")]
+    body.append(f"#instructions[{_inlines_of(parts_instructions(question.answer))}]")
     for part in question.variant.parts:
-        body.append(content(f"**({part.label})** {part.prompt}"))
+        body.append(content(f"{part_label(part)} {part.prompt}"))
+        body.append(_instructions(part.answer))
         if isinstance(part.answer, ChoiceAnswer):
-            body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in part.answer.options) + ")")
-        body.append(f"#instructions[{escape(sheet_instructions(part.answer))}]")
-        if not isinstance(part.answer, ChoiceAnswer):
+            body.append(_options(part.answer))
+        else:
             body.append(f"#answer-box({working_space(part.answer)}, {answer_space(part.answer)})")
-    body.append(f"#instructions[{escape(question.answer.instructions())}]")
     if question.student_note:
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
@@ -353,9 +369,9 @@ def _question(number: int, question: Question) -> str:
         return _question_in_parts(number, question)
     answer = question.answer
     body = [content(question.variant.prompt), *figures(question, "prompt")]
+    body.append(_instructions(answer))  # before the options: what to do, then what to choose from
     if isinstance(answer, ChoiceAnswer):
-        body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")")
-    body.append(f"#instructions[{escape(sheet_instructions(answer))}]")
+        body.append(_options(answer))
     if question.student_note:  # a worksheet is for students: never the instructors' note
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
     if isinstance(answer, ExplainAnswer):

@@ -51,3 +51,59 @@ def test_the_grid_keeps_each_heading_with_its_table() -> None:
     source = ts.key(plan, plan.sheets, style="grid")
     heading = next(line for line in source.splitlines() if line.startswith("#block(") and "marking grid" in line)
     assert "sticky: true" in heading
+
+
+def _formula_sheets(fmt: str) -> str:
+    from attnquiz.engine.export import html, markdown
+
+    from .samples import formula_plan, sample_plan
+
+    plans = [formula_plan(1), sample_plan(1)]
+    if fmt == "typ":
+        return "".join(ts.worksheets(p, p.sheets) for p in plans)
+    if fmt == "html":
+        return "".join(html.worksheets(p, p.sheets) for p in plans)
+    return "".join(markdown.worksheets(p, p.sheets) for p in plans)
+
+
+@pytest.mark.parametrize("fmt", ["typ", "html", "md"])
+def test_paper_says_what_to_write_not_how_to_type_it(fmt: str) -> None:
+    text = _formula_sheets(fmt)
+    for keyboard in ("d^2", "d**2", "3*d", "[[a, b]", "a b; c d", "e.g. [a, b]", "type", "Tick one box"):
+        assert keyboard not in text, keyboard
+    assert "Write a formula in" in text and "Fill in one circle" in text
+
+
+def test_a_part_prints_its_weight_and_the_carry_forward_note_comes_before_a() -> None:
+    from attnquiz.engine.answers import IntegerAnswer, Part, PartsAnswer
+
+    answer = PartsAnswer(
+        (
+            Part("a", "Count the heads.", IntegerAnswer(4), weight=1),
+            Part("b", "Double it.", IntegerAnswer(8), weight=2.5, uses=("a",), recompute=lambda a: 2 * a),
+        )
+    )
+    question = Question("paper", "chain", "made up", "topic", 1, variant_code(1), Variant("A stem.", answer, ()))
+    plan = ClassPlan("paper", "Paper", 2026, ("chain",), (Sheet(1, 1, variant_code(1), (question,)),))
+    from attnquiz.engine.export import html, markdown
+
+    sheets = (ts.worksheets(plan, plan.sheets), html.worksheets(plan, plan.sheets), markdown.worksheets(plan, plan.sheets))
+    for escaped in sheets:
+        text = escaped.replace("\\", "")  # Typst's and Markdown's escapes
+        note = text.index("error carried forward")
+        assert text.index("A stem") < note < text.index("Count the heads")
+        assert text.index("1 mark") < text.index("Count the heads") < text.index("2.5 marks") < text.index("Double it")
+
+
+def test_a_single_choice_has_round_bubbles_and_says_so_before_its_options() -> None:
+    from attnquiz.engine.export import html
+
+    typst_text = _formula_sheets("typ")
+    assert "#options(bubble, " in typst_text and "#options(tick, " in typst_text
+    assert "radius: 50%" in typst_text
+    assert typst_text.index("Fill in one circle") < typst_text.index("#options(bubble, ")
+    from .samples import sample_plan
+
+    plan = sample_plan(1)
+    page = html.worksheets(plan, plan.sheets)
+    assert page.index("Fill in one circle") < page.index('class="tick bubble"')
