@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pydantic
 
-from attnquiz.engine import markup
+from attnquiz.engine import formula_figures, markup
 from attnquiz.engine.answers import (
     DEFAULT_REAL_TOLERANCE,
     EXACT,
@@ -65,6 +65,9 @@ from attnquiz.engine.schema import FormulaMistake as MistakeSpec
 from attnquiz.engine.schema import FormulaPart as PartSpec
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
+
+if TYPE_CHECKING:
+    from attnquiz.engine.figures import Figure
 
 Loc = tuple[str | int, ...]
 AnswerKind = Literal["number", "integer", "vector", "matrix", "shape", "expression"]
@@ -417,6 +420,7 @@ class Formula:
     # Where a text is a literal block (``prompt: |``), the line before its first line: a Markdown
     # problem on one row of the text is then reported at that row's own line of the file.
     text_starts: Mapping[Loc, int] = field(default_factory=dict, repr=False, compare=False)
+    figures: tuple[formula_figures.Recipe, ...] = ()  # heatmaps and line plots drawn per variant
 
     @property
     def mistakes(self) -> tuple[FormulaMistake, ...]:
@@ -461,13 +465,14 @@ class Formula:
             _template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution or ())
         )
         hint = _template(item.hint, ("hint",), names, problems) if item.hint else None
+        figures = formula_figures.compile_figures(item.figures, names, problems, _template, _expr)
         original = _original(item.original, params, problems)
         if problems:
             raise FormulaCompileError(problems)
 
         locs: list[Loc] = [("where", i) for i in range(len(where))]
         locs += [p.loc for p in params]
-        locs += [("prompt",), ("hint",), ("original",)]
+        locs += [("prompt",), ("hint",), ("original",), *(figure.loc for figure in figures)]
         locs += [("solution", i) for i in range(len(solution))]
         for each in [asked] if asked is not None else [part.asked for part in parts]:
             locs.append((*each.loc, "answer", "value"))
@@ -491,6 +496,7 @@ class Formula:
             original=original,
             _where_free=tuple(_random_inputs(expression, params) for expression in where),
             text_starts=starts,
+            figures=figures,
         )
 
     def error(self, loc: Loc, message: str, values: Mapping[str, Value] | None = None) -> FormulaError:
@@ -526,6 +532,7 @@ class Formula:
                 mistakes=mistakes,
                 inputs=inputs,
                 hint=hint,
+                figures=self._figures(values),
             )
             return Instance(variant, values, tuple(coinciding))
         known = dict(values)  # the parameters, then each named part's value, for the parts after it
@@ -553,8 +560,12 @@ class Formula:
             solution=(),
             inputs=inputs,
             hint=hint,
+            figures=self._figures(values),
         )
         return Instance(variant, values, tuple(coinciding))
+
+    def _figures(self, values: Mapping[str, Value]) -> list[Figure]:
+        return [formula_figures.draw(recipe, values, self.error) for recipe in self.figures]
 
     def _answer_of(
         self, asked: Asked, values: Mapping[str, Value], coinciding: list[str]

@@ -545,7 +545,7 @@ def load_bank_text(
     )
 
 
-_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)\s*$", re.MULTILINE)
+_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)(?:\{width=[^{}\s]*\})?\s*$", re.MULTILINE)
 
 
 def _check_images(

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import escape
 
-from attnquiz.engine import formula_tex, images
+from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import Answer, ChoiceAnswer, ExplainAnswer, Mistake, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
@@ -202,7 +202,8 @@ def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
         return (
             f'<p class="md-image-missing">[image: {escape(block.alt or block.src)}] ({escape(str(exc))})</p>'
         )
-    return f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"></figure>'
+    sized = f' style="width: {block.width}"' if md.IMAGE_WIDTH.match(block.width) else ""
+    return f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"{sized}></figure>'
 
 
 def figures(question: Question, where: str) -> list[str]:
@@ -212,7 +213,19 @@ def figures(question: Question, where: str) -> list[str]:
         return []
     from attnquiz.engine.export.figure_svg import html_figure
 
-    return [html_figure(f) for f in drawn]
+    return [html_figure(f, inline_content(_figure_markdown(f.caption))) for f in drawn]
+
+
+def _figure_markdown(text: str) -> str:
+    """Figure text (plain text with ``$TeX$``) as Markdown: the plain runs escaped, the maths kept."""
+    from attnquiz.engine.figures import segments
+    from attnquiz.engine.markup import escape_markdown
+
+    return "".join(escape_markdown(s) if isinstance(s, str) else _dollars(s) for s in segments(text))
+
+
+def _dollars(formula: markup.Math) -> str:
+    return f"$${formula.source}$$" if formula.display else f"${formula.source}$"
 
 
 def _document(

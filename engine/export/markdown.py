@@ -108,7 +108,8 @@ def block_markdown(block: md.Table | md.CodeBlock | md.Image) -> str:
         images.check_src(block.src)
     except images.ImageError:
         return escape(f"[image: {block.alt or block.src}]")
-    return f"![{escape(block.alt)}]({block.src})"
+    width = f"{{width={block.width}}}" if md.IMAGE_WIDTH.match(block.width) else ""
+    return f"![{escape(block.alt)}]({block.src}){width}"
 
 
 def _one_line(text: str) -> str:

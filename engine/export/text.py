@@ -111,10 +111,14 @@ class CodeBlock:
 
 @dataclass(frozen=True, slots=True)
 class Image:
-    """An image file next to the bank, on a line of its own: alternative text and relative path."""
+    """An image file next to the bank, on a line of its own: alternative text, relative path and
+    the width it is shown at (``![alt](file.png){width=5cm}``; "" for the file's own size, within
+    the page). A width is `IMAGE_WIDTH`: centimetres, millimetres, inches or a percentage of the
+    text's width, which every renderer honours (the terminal shows no picture)."""
 
     alt: str
     src: str
+    width: str = ""
 
 
 Align = Literal["left", "center", "right", ""]
@@ -130,7 +134,9 @@ MAX_TABLE_ROWS = 400
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[ \t]*$")
 _FENCE_MARK = "\ue002"
 _FENCE_LINE = re.compile(f"^{_FENCE_MARK}(\\d+){_FENCE_MARK}$")
-_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)\s*$")
+_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)(?:\{width=([^{}\s]*)\})?\s*$")
+IMAGE_WIDTH = re.compile(r"^(?:(?:[1-9]\d?|100)%|(?:\d{1,2}(?:\.\d{1,2})?)(?:cm|mm|in))$")
+"""A width an image may ask for: 1% to 100% of the text's width, or a length under 100 cm, mm or in."""
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 # What Markdown would read as structure the renderers do not draw: refused, with a reason.
@@ -317,10 +323,19 @@ def _chunk(
         _refuse(lines)
     images = [_IMAGE_LINE.match(line) for line in lines]
     if all(images):
-        found: list[Block] = [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
+        found: list[Block] = [
+            Image(_unescape(m.group(1)), m.group(2), _width(m.group(3) or "")) for m in images if m
+        ]
         if strict:
             from attnquiz.engine import images as files
 
+            for line, match in zip(lines, images, strict=True):
+                if match and match.group(3) is not None and not IMAGE_WIDTH.match(match.group(3)):
+                    raise _AtRow(
+                        "an image's width is a length such as {width=6cm}, {width=40mm}, {width=2.5in} or "
+                        "{width=50%} (of the text's width)",
+                        line,
+                    )
             for line, image in zip(lines, found, strict=True):
                 try:
                     files.check_src(image.src if isinstance(image, Image) else "")
@@ -337,6 +352,14 @@ def _chunk(
             if strict:
                 raise
     return [_block(lines, formulas)]
+
+
+def _width(given: str) -> str:
+    """An image's width as written, or "" (its own size) where it is not one `IMAGE_WIDTH` allows
+    (refused by `check`; shown at its own size by a renderer given unchecked text)."""
+    if IMAGE_WIDTH.match(given):
+        return given
+    return ""
 
 
 def _without_code(line: str) -> str:

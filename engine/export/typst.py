@@ -195,8 +195,14 @@ def block_typst(block: md.Table | md.CodeBlock | md.Image) -> str:
     _IMAGE_BYTES.setdefault(image.name, image.data)
     return (
         f'#block(breakable: false, image("/{IMAGE_FOLDER}/{image.name}", alt: {_string(block.alt)}, '
-        'fit: "contain", width: auto, height: auto))'
+        f'fit: "contain", width: {_image_width(block.width)}, height: auto))'
     )
+
+
+def _image_width(width: str) -> str:
+    """An image's width in Typst (the Markdown's ``{width=5cm}`` and Typst share their units); the
+    file's own size, within the text's width, when none is given."""
+    return width if md.IMAGE_WIDTH.match(width) else "auto"
 
 
 def _code_text(text: str) -> str:
@@ -332,7 +338,15 @@ def figures(question: Question, where: str) -> list[str]:
         return []
     from attnquiz.engine.export.figure_typst import figure
 
-    return [figure(f) for f in drawn]
+    return [figure(f, figure_text) for f in drawn]
+
+
+def figure_text(text: str) -> str:
+    """A figure's title, label, legend or caption as Typst content: its maths typeset as a prompt's
+    is, the rest escaped."""
+    from attnquiz.engine.figures import segments
+
+    return _bracket("".join(escape(s) if isinstance(s, str) else math(s) for s in segments(text)))
 
 
 def _options(answer: ChoiceAnswer) -> str:
