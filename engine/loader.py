@@ -294,6 +294,10 @@ def _without_note_index(loc: Loc, data: Any) -> Loc:
     return loc
 
 
+_LITERAL_SYNONYMS = {"numeric": "number", "float": "number", "real": "number", "int": "integer", "count": "integer"}
+"""Names other tools give a kind (an answer's `numeric`, as in Moodle): the one quiz uses."""
+
+
 def _pydantic_issues(
     located: _Located,
     error: pydantic.ValidationError,
@@ -309,6 +313,7 @@ def _pydantic_issues(
         message = str(detail["msg"]).removeprefix("Value error, ")
         kind = detail["type"]
         value = detail.get("input")
+        suggestion = ""
         if kind == "item_kind":
             full = (*full, "kind")
             value = _item_kind(data, full[1])
@@ -325,6 +330,13 @@ def _pydantic_issues(
                 if allowed
                 else ""
             )
+        elif kind == "literal_error" and isinstance(value, str):
+            allowed = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
+            close = _LITERAL_SYNONYMS.get(value.lower()) or next(
+                iter(difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)), None
+            )
+            if close in allowed:
+                suggestion = close
         elif kind == "missing":
             message = "required field is missing"
         elif kind == "string_pattern_mismatch":
@@ -332,7 +344,8 @@ def _pydantic_issues(
         elif kind in {"model_type", "dict_type"} and len(full) == 2 and full[0] == "items":
             message = "an item must be a mapping with id, source, topic and generator"
         if kind not in {"missing", "extra_forbidden"} and not isinstance(value, dict | list):
-            message += f" (got {_describe(value)})"
+            hint = f": did you mean {suggestion!r}?" if suggestion else ""
+            message += f" (got {_describe(value)}{hint})"
         where = known_lines if known_lines is not None and full not in located.lines else full
         located.issues.append(Issue(located.file, located.line_of(where), format_loc(full), message))
 

@@ -17,7 +17,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from attnquiz.engine.export.text_document import TextDocument, utf8, write_together
@@ -293,6 +293,28 @@ def _mode_for(path: Path) -> int:
         return 0o644
 
 
+def _images_to_copy(plan: ClassPlan, output: Path) -> list[str]:
+    """What a Markdown export must say about its images: it names them by their paths relative to
+    the bank (``figures/map.png``), so their folders must travel with the Markdown files (HTML, PDF
+    and the LMS files embed them). Read from the first sheet: every sheet shows the same images."""
+    from attnquiz.engine.export.text import image_sources
+
+    shown: dict[str, str] = {}  # what a Markdown file names (a folder/, or a file) → where it is now
+    for question in plan.sheets[0].questions if plan.sheets else ():
+        for text in question.variant.texts():
+            if "![" in text:
+                for _, src in image_sources(text):
+                    parts = PurePosixPath(src).parts
+                    top = parts[0] + "/" if len(parts) > 1 else parts[0]
+                    shown.setdefault(top, str(Path(question.folder) / top) if question.folder else top)
+    if not shown:
+        return []
+    return [
+        f"the Markdown shows images by their paths next to the bank ({', '.join(shown)}): copy "
+        f"{', '.join(shown.values())} into {output} so that they travel with it"
+    ]
+
+
 def write(
     plan: ClassPlan,
     fmt: Format,
@@ -329,6 +351,8 @@ def write(
                 )
                 stage.commit()
             written.files.extend(output / name for name in names)
+            if fmt == "md":
+                written.warnings.extend(_images_to_copy(plan, output))
             return written
         from attnquiz.engine.export.pdf import write_documents
 
