@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from attnquiz.engine.markup import Math, MarkupError, to_unicode
+from attnquiz.engine.markup import MarkupError, Math, to_unicode
 from attnquiz.engine.markup import Text as MarkupText
 from attnquiz.engine.markup import parse as parse_markup
 

@@ -480,7 +480,9 @@ class Formula:
         for part in parts:
             locs += [(*part.asked.loc, "prompt"), *(step.loc for step in part.solution)]
         lines = {loc: (line_of(loc), _field(prefix, loc)) for loc in locs}
-        starts = {loc: start for loc in locs if text_start is not None and (start := text_start(loc)) is not None}
+        starts = {
+            loc: start for loc in locs if text_start is not None and (start := text_start(loc)) is not None
+        }
         return cls(
             item_id=item.id,
             file=file,
@@ -832,7 +834,9 @@ class Formula:
                 return error.issue(seed if error.values else "unknown")
         return None
 
-    def _markup_error(self, template: Template, exc: markup.MarkupError, values: Mapping[str, Value]) -> FormulaError:
+    def _markup_error(
+        self, template: Template, exc: markup.MarkupError, values: Mapping[str, Value]
+    ) -> FormulaError:
         """A text's markup problem at its own line: the row's, when the reader names one in a literal
         block; with the parameter values only when that row (or, else, the text) has a ``{{ }}``."""
         row = getattr(exc, "line", None)  # a Markdown problem found on one line of the text

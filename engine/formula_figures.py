@@ -174,4 +174,4 @@ def _line_plot(recipe: LinePlotRecipe, values: Mapping[str, Value]) -> LinePlot:
     return LinePlot(x=xs, series=series, where=recipe.where, **texts)
 
 
-__all__ = ["HeatmapRecipe", "LinePlotRecipe", "Recipe", "X_NAME", "compile_figures", "draw"]
+__all__ = ["X_NAME", "HeatmapRecipe", "LinePlotRecipe", "Recipe", "compile_figures", "draw"]

@@ -294,7 +294,13 @@ def _without_note_index(loc: Loc, data: Any) -> Loc:
     return loc
 
 
-_LITERAL_SYNONYMS = {"numeric": "number", "float": "number", "real": "number", "int": "integer", "count": "integer"}
+_LITERAL_SYNONYMS = {
+    "numeric": "number",
+    "float": "number",
+    "real": "number",
+    "int": "integer",
+    "count": "integer",
+}
 """Names other tools give a kind (an answer's `numeric`, as in Moodle): the one quiz uses."""
 
 

@@ -323,7 +323,7 @@ class FormulaHeatmap(StrictModel):
 
     kind: Literal["heatmap"] = Field(description="A matrix of values drawn as shaded cells.")
     values: ExpressionText = Field(
-        description='An expression giving a matrix (a list of rows; a list is one row), e.g. "S" or "softmax(s)".'
+        description='An expression giving a matrix (a list of rows; a list is one row), e.g. "S".'
     )
     rows: list[FigureText] | None = Field(
         default=None, max_length=16, description="A label per row (default 1, 2, 3, ...)."
@@ -337,7 +337,8 @@ class FormulaHeatmap(StrictModel):
     col_title: FigureText = Field(default="", description='What the columns are, e.g. "key".')
     decimals: int = Field(default=2, ge=0, le=4, description="Decimals printed in each cell.")
     where: Literal["prompt", "solution"] = Field(
-        default="solution", description="With the question (prompt) or with the worked solution (the default)."
+        default="solution",
+        description="With the question (prompt) or with the worked solution (the default).",
     )
 
 
@@ -346,7 +347,7 @@ class FormulaSeries(StrictModel):
 
     label: FigureText = Field(description="The curve's name in the legend.")
     y: ExpressionText = Field(
-        description='An expression giving one y value per x value; `x` is the list of x values, e.g. "sin(x/10)".'
+        description='An expression of a y value per x value; `x` is the list of x values, e.g. "sin(x/10)".'
     )
 
 
@@ -355,7 +356,7 @@ class FormulaLinePlot(StrictModel):
 
     kind: Literal["line"] = Field(description="Curves over shared x values.")
     x: ExpressionText = Field(
-        description='An expression giving the increasing x values (2 to 400), e.g. "[0, 1, 2, 3, 4, 5, 6, 7, 8]".'
+        description='An expression giving the increasing x values (2 to 400), e.g. "[0, 1, 2, 3, 4]".'
     )
     series: list[FormulaSeries] = Field(min_length=1, max_length=8, description="The curves, 1 to 8.")
     title: FigureText = Field(default="", description="The figure's title.")
@@ -363,7 +364,8 @@ class FormulaLinePlot(StrictModel):
     x_label: FigureText = Field(default="", description="The x axis's label.")
     y_label: FigureText = Field(default="", description="The y axis's label.")
     where: Literal["prompt", "solution"] = Field(
-        default="solution", description="With the question (prompt) or with the worked solution (the default)."
+        default="solution",
+        description="With the question (prompt) or with the worked solution (the default).",
     )
 
 

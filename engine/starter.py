@@ -108,7 +108,11 @@ def bank_title(name: str) -> str:
 def starter_bank(file_name: str) -> str:
     """The text of a starter bank for a file called ``file_name`` (its name comes from the file's)."""
     name = bank_name(PurePath(file_name).stem)
-    return _TEMPLATE.replace("__FILE__", file_name).replace("__NAME__", name).replace("__TITLE__", bank_title(name))
+    return (
+        _TEMPLATE.replace("__FILE__", file_name)
+        .replace("__NAME__", name)
+        .replace("__TITLE__", bank_title(name))
+    )
 
 
 __all__ = ["bank_name", "bank_title", "starter_bank"]

@@ -24,10 +24,12 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 def test_a_count_with_one_digit_and_zeros_is_not_called_too_coarse() -> None:
     """60 for 64: "your digits agree with the answer" would be false; 590,000 for 589,824 is a rounding."""
     grade = grade_answer(IntegerAnswer(64), "60", ())
-    assert grade.status == "wrong" and grade.mistake is None
+    assert grade.status == "wrong"
+    assert grade.mistake is None
     assert "digits agree" not in grade.feedback
     rounded = grade_answer(IntegerAnswer(589824), "590,000", ())
-    assert rounded.mistake is not None and rounded.mistake.tag == PRECISION
+    assert rounded.mistake is not None
+    assert rounded.mistake.tag == PRECISION
 
 
 @pytest.mark.parametrize(("given", "meant"), [("numeric", "number"), ("int", "integer"), ("vectr", "vector")])
@@ -47,7 +49,8 @@ items:
     with pytest.raises(BankError) as caught:
         load_bank_text(text, "kinds.yaml")
     (issue,) = caught.value.issues
-    assert issue.line == 9 and issue.field == "items[0].answer.kind"
+    assert issue.line == 9
+    assert issue.field == "items[0].answer.kind"
     assert issue.message.endswith(f"(got {given!r}: did you mean {meant!r}?)")
 
 
@@ -81,7 +84,9 @@ def test_a_markdown_export_says_its_image_folder_must_travel_with_it(tmp_path: P
     plan = plan_class(banks.load(str(bank_file)), students=2, master_seed=1)
     written = files.write(plan, "md", tmp_path / "out")
     (warning,) = written.warnings
-    assert "figures/" in warning and str(tmp_path / "figures") in warning and "travel with it" in warning
+    assert "figures/" in warning
+    assert str(tmp_path / "figures") in warning
+    assert "travel with it" in warning
     assert files.write(plan, "html", tmp_path / "html").warnings == []  # HTML embeds its images
 
 
@@ -94,4 +99,7 @@ def test_the_readme_says_how_long_the_default_sheet_is() -> None:
         plan = plan_class(bank, students=1, master_seed=2026, per_topic=1)
         pages = len(PdfReader(io.BytesIO(pdf.worksheets(plan, plan.sheets))).pages)
         week = name.removeprefix("week")
-        assert re.search(rf"{len(plan.items)} (questions )?for week {week} on {words[pages]}", said), (name, pages)
+        assert re.search(rf"{len(plan.items)} (questions )?for week {week} on {words[pages]}", said), (
+            name,
+            pages,
+        )

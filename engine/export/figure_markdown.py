@@ -20,7 +20,9 @@ def _escape(text: str) -> str:
     from attnquiz.engine.export.markdown import escape
 
     return "".join(
-        escape(s) if isinstance(s, str) else ("$$" if s.display else "$") + s.source + ("$$" if s.display else "$")
+        escape(s)
+        if isinstance(s, str)
+        else ("$$" if s.display else "$") + s.source + ("$$" if s.display else "$")
         for s in segments(text)
     )
 

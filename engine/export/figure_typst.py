@@ -137,9 +137,7 @@ def line_plot(figure: LinePlot, text: FigureText = unicode_text) -> str:
     below = top + _H + 16
     if figure.x_label:
         out.append(
-            place(
-                left, below, f"box(width: {_W}pt, align(center, text(size: 8pt, {text(figure.x_label)})))"
-            )
+            place(left, below, f"box(width: {_W}pt, align(center, text(size: 8pt, {text(figure.x_label)})))")
         )
         below += 12
     if figure.y_label:

@@ -23,9 +23,9 @@ from attnquiz.engine.export.worksheet import (
     Sheet,
     answer_space,
     key_points_heading,
-    ruled_lines,
     part_label,
     parts_instructions,
+    ruled_lines,
     sheet_instructions,
     working_space,
 )
@@ -203,7 +203,9 @@ def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
             f'<p class="md-image-missing">[image: {escape(block.alt or block.src)}] ({escape(str(exc))})</p>'
         )
     sized = f' style="width: {block.width}"' if md.IMAGE_WIDTH.match(block.width) else ""
-    return f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"{sized}></figure>'
+    return (
+        f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"{sized}></figure>'
+    )
 
 
 def figures(question: Question, where: str) -> list[str]:

@@ -23,9 +23,9 @@ from attnquiz.engine.export.worksheet import (
     KeyStyle,
     Sheet,
     key_points_heading,
-    ruled_lines,
     part_label,
     parts_instructions,
+    ruled_lines,
     sheet_instructions,
 )
 from attnquiz.engine.variant import Question
@@ -234,7 +234,8 @@ def _key_entry(number: int, question: Question) -> str:
     if isinstance(answer, ExplainAnswer):
         return _concept_entry(number, question, answer)
     lines = [
-        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{formula_tex.answer_markup(answer)}**"
+        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): "
+        f"**{formula_tex.answer_markup(answer)}**"
     ]
     lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
     for drawn in figures(question, "solution", "    "):

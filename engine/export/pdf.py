@@ -261,7 +261,10 @@ def write_documents(
     if jobs < 1:
         raise ExportError(f"jobs must be at least 1, not {jobs}")
     order, made_first = _numbered(
-        list(pieces(docs, len(chosen))), docs, lambda piece: make_piece(plan, docs[piece.document], chosen, piece), len(chosen)
+        list(pieces(docs, len(chosen))),
+        docs,
+        lambda piece: make_piece(plan, docs[piece.document], chosen, piece),
+        len(chosen),
     )
     total = len(order)
     workers = min(jobs, total // MIN_PIECES_PER_WORKER)
@@ -273,6 +276,7 @@ def write_documents(
             from attnquiz.engine.export import pdf_workers
 
             recipe = pdf_workers.recipe(plan, bank)
+
         def remake(piece: Piece) -> bytes:
             return make_piece(plan, docs[piece.document], chosen, piece)
 

@@ -421,7 +421,9 @@ def _table(lines: list[str], formulas: list[markup.Math]) -> Table:
     if len(header) > MAX_TABLE_COLUMNS:
         raise _AtRow(f"a table may have at most {MAX_TABLE_COLUMNS} columns, not {len(header)}", lines[0])
     if len(delimiters) != len(header):
-        raise _AtRow(f"the table's header has {len(header)} cells but its --- row has {len(delimiters)}", lines[1])
+        raise _AtRow(
+            f"the table's header has {len(header)} cells but its --- row has {len(delimiters)}", lines[1]
+        )
     align: list[Align] = []
     for cell in delimiters:
         left, right = cell.startswith(":"), cell.endswith(":")

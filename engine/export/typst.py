@@ -574,7 +574,8 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", *, first
         questions = f"questions {columns[0] + 1}–{columns[-1] + 1} of {len(plan.items)}"
         out.append(
             # sticky: the heading goes to the next page with its table, never alone at a page's foot
-            f'#block(breakable: true, sticky: true, above: 0pt, below: 5pt)[#text(size: 10pt, weight: "bold")[{title}'
+            "#block(breakable: true, sticky: true, above: 0pt, below: 5pt)"
+            f'[#text(size: 10pt, weight: "bold")[{title}'
             f" · {escape(questions)}]]\n"
             f"#table(columns: (auto, auto, {', '.join(['1fr'] * len(columns))}), inset: (x: 3pt, y: 2.5pt),\n"
             "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
@@ -614,7 +615,9 @@ def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
             )
     if out:
         out.insert(
-            0, '#block(above: 1em, sticky: true)[#text(size: 10pt, weight: "bold")[Concept questions: key points]]'
+            0,
+            "#block(above: 1em, sticky: true)"
+            '[#text(size: 10pt, weight: "bold")[Concept questions: key points]]',
         )
     return out
 

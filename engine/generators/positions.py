@@ -124,7 +124,8 @@ def pe_vector(
                 d,
                 range(min(d, 4)),
                 max(12, pos + 4),
-                title=rf"Sinusoidal encoding, $d_{{\text{{model}}}} = {d}$" + (", dimensions 0 to 3" if d > 4 else ""),
+                title=rf"Sinusoidal encoding, $d_{{\text{{model}}}} = {d}$"
+                + (", dimensions 0 to 3" if d > 4 else ""),
                 caption=f"Read each curve at position {pos}: those are the answer's values.",
             )
         ],

@@ -118,7 +118,7 @@ def formula_questions(seed: int = 7) -> tuple[Question, ...]:
 
     tokens = 1024 + seed
     alone = Variant(
-        prompt=rf"A cache holds keys and values for $T$ tokens, 24 layers and $d = {tokens}$. How many numbers?",
+        prompt=rf"A cache holds keys and values for $T$ tokens, 24 layers and $d = {tokens}$. How many?",
         answer=ExpressionAnswer(f"2*24*{tokens}*T", ("T",)),
         solution=[rf"Keys and values: $2 \cdot 24 \cdot {tokens} \cdot T$."],
         mistakes=[Mistake("keys-only", Formula.of(f"24*{tokens}*T", ("T",)), "That counts the keys only.")],

@@ -70,5 +70,6 @@ def test_a_width_that_is_not_a_length_is_a_located_error(tmp_path: Path, width: 
     with pytest.raises(BankError) as caught:
         load_bank_file(_bank(tmp_path, "{width=" + width + "}"))
     (issue,) = caught.value.issues
-    assert issue.line == 11 and issue.field == "items[0].prompt"
+    assert issue.line == 11
+    assert issue.field == "items[0].prompt"
     assert "width is a length such as {width=6cm}" in issue.message

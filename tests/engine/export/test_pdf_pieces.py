@@ -17,8 +17,7 @@ from attnquiz.engine.export import files, pdf, typst
 from attnquiz.engine.export.pdf import compile_typst
 from attnquiz.engine.export.pdfjoin import PdfJoin
 from attnquiz.engine.export.typst import GRID_COLUMNS
-from attnquiz.engine.export.worksheet import KeyStyle
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
 
 from .test_pdf_keys import _squeezed, typeset_text, visible_text
@@ -184,4 +183,6 @@ def test_a_piece_that_guessed_its_first_page_wrong_is_remade() -> None:
         pdf._join(wrong, (make(p) for p in wrong), outputs, None, make)
     numbers = _page_numbers(into.buffer.getvalue())
     assert numbers == list(range(1, len(numbers) + 1))
-    assert len(made) == 1 + 2 * len(wrong)  # the first to learn its pages; each wrong guess, then the right one
+    assert len(made) == 1 + 2 * len(
+        wrong
+    )  # the first to learn its pages; each wrong guess, then the right one

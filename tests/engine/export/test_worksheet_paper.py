@@ -8,9 +8,9 @@ import io
 import pytest
 from pypdf import PdfReader
 
+from attnquiz.engine import markup
 from attnquiz.engine.answers import ChoiceAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer
 from attnquiz.engine.export import html, markdown, pdf
-from attnquiz.engine import markup
 from attnquiz.engine.export.worksheet import sheet_instructions, working_space
 
 from .samples import sample_plan, sample_questions
@@ -56,4 +56,6 @@ def test_working_space_follows_the_kind_of_answer() -> None:
 def test_numbers_counts_and_shapes_keep_their_own_instructions() -> None:
     for question in sample_questions(1):
         if isinstance(question.answer, NumericAnswer | ShapeAnswer):
-            assert sheet_instructions(question.answer) == markup.escape_markdown(question.answer.instructions())
+            assert sheet_instructions(question.answer) == markup.escape_markdown(
+                question.answer.instructions()
+            )
