@@ -146,9 +146,12 @@ def _heatmap(recipe: HeatmapRecipe, values: Mapping[str, Value]) -> Heatmap:
         values=rows,
         rows=_labels(recipe.rows, len(rows), values),
         cols=_labels(recipe.cols, len(rows[0]) if rows and isinstance(rows[0], list) else 0, values),
+        title=texts["title"],
+        caption=texts["caption"],
+        row_title=texts["row_title"],
+        col_title=texts["col_title"],
         decimals=recipe.decimals,
         where=recipe.where,
-        **texts,
     )
 
 
@@ -171,7 +174,15 @@ def _line_plot(recipe: LinePlotRecipe, values: Mapping[str, Value]) -> LinePlot:
             ys = [ys] * len(xs)
         series.append(Series(label.render(values), ys))
     texts = {name: template.render(values) for name, template in recipe.texts.items()}
-    return LinePlot(x=xs, series=series, where=recipe.where, **texts)
+    return LinePlot(
+        x=xs,
+        series=series,
+        title=texts["title"],
+        caption=texts["caption"],
+        x_label=texts["x_label"],
+        y_label=texts["y_label"],
+        where=recipe.where,
+    )
 
 
 __all__ = ["X_NAME", "HeatmapRecipe", "LinePlotRecipe", "Recipe", "compile_figures", "draw"]

@@ -280,8 +280,14 @@ def _model_along(annotation: Any, path: Loc) -> type[pydantic.BaseModel] | None:
 def _without_kind_tag(loc: Loc) -> Loc:
     """pydantic names the member of the items' union (``items[0].formula.answer``): drop that part."""
     if len(loc) >= 3 and loc[0] == "items" and isinstance(loc[1], int) and loc[2] in ITEM_KINDS:
-        return (*loc[:2], *loc[3:])
+        loc = (*loc[:2], *loc[3:])
+    # A formula item's figure is a union too (``figures[0].line.where``).
+    if len(loc) >= 5 and loc[2] == "figures" and isinstance(loc[3], int) and loc[4] in _FIGURE_KINDS:
+        return (*loc[:4], *loc[5:])
     return loc
+
+
+_FIGURE_KINDS = ("heatmap", "line")
 
 
 def _without_note_index(loc: Loc, data: Any) -> Loc:
@@ -337,12 +343,12 @@ def _pydantic_issues(
                 else ""
             )
         elif kind == "literal_error" and isinstance(value, str):
-            allowed = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
-            close = _LITERAL_SYNONYMS.get(value.lower()) or next(
-                iter(difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)), None
+            expected: list[str] = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
+            meant = _LITERAL_SYNONYMS.get(value.lower()) or next(
+                iter(difflib.get_close_matches(value, expected, n=1, cutoff=0.6)), ""
             )
-            if close in allowed:
-                suggestion = close
+            if meant in expected:
+                suggestion = meant
         elif kind == "missing":
             message = "required field is missing"
         elif kind == "string_pattern_mismatch":

@@ -272,10 +272,10 @@ def _read(text: str, *, strict: bool) -> tuple[Block, ...]:
         try:
             out.extend(_chunk(lines, formulas, fences, strict=strict))
         except _AtRow as problem:
-            row = _unmasked(problem.row, formulas)
+            written = _unmasked(problem.row, formulas)
             quoted = _unmasked(problem.quoted, formulas)
             message = f"{problem.message}: {_quote(quoted)}" if quoted else problem.message
-            raise MarkdownError(message, _line_number(text, row)) from None
+            raise MarkdownError(message, _line_number(text, written)) from None
     return tuple(out)
 
 

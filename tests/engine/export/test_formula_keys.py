@@ -83,7 +83,7 @@ def test_every_kind_of_key_shows_formula_answers_typeset() -> None:
     check_golden("formulas-key-brief.typ", ts.key(plan, plan.sheets, style="brief"))
     check_golden("formulas-grid.typ", ts.key(plan, plan.sheets, style="grid"))
     for style in ("full", "brief", "grid"):
-        source = ts.key(plan, plan.sheets, style=style)  # type: ignore[arg-type]
+        source = ts.key(plan, plan.sheets, style=style)
         assert "2\\*24" not in source
         assert "49200 thin T" in source
         assert compile_typst(source).startswith(b"%PDF")

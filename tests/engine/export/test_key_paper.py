@@ -42,7 +42,7 @@ def _plan(*answers: NumericAnswer | VectorAnswer | MatrixAnswer) -> ClassPlan:
 def test_every_key_prints_negative_answers_with_minus_signs() -> None:
     plan = _plan(NumericAnswer(-0.5, Tolerance.decimals(2)), VectorAnswer((-1.0, 2.0), Tolerance.decimals(1)))
     for style in ("grid", "brief", "full"):
-        source = ts.key(plan, plan.sheets, style=style)  # type: ignore[arg-type]
+        source = ts.key(plan, plan.sheets, style=style)
         assert ts.escape("\u22120.50") in source, style
         assert ts.escape("[\u22121.0, 2.0]") in source, style
         assert ts.escape("-0.50") not in source
