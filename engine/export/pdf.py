@@ -135,11 +135,12 @@ class Document:
         table for the class), rather than from 1 on each student's sheet."""
         return self.kind == "key" and self.style in {"grid", "brief"}
 
-    def source(self, plan: ClassPlan, sheets: Sequence[Sheet], first_page: int = 1) -> str:
-        """The Typst source of this document's part for ``sheets``, its first page numbered ``first_page``."""
+    def source(self, plan: ClassPlan, sheets: Sequence[Sheet], first_page: int = 1, last: bool = True) -> str:
+        """The Typst source of this document's part for ``sheets``, its first page numbered
+        ``first_page``; ``last``: the part that ends the document."""
         if self.kind == "worksheets":
             return typst_source.worksheets(plan, sheets, self.paper)
-        return typst_source.key(plan, sheets, self.paper, self.style, first_page=first_page)
+        return typst_source.key(plan, sheets, self.paper, self.style, first_page=first_page, last=last)
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: P
     one job: the same function, so the same bytes. A document of one piece is written as Typst
     makes it, tagged; the pieces of a longer one are joined, and compiled untagged."""
     chosen = [sheets[position] for position in range(piece.start, piece.stop)]
-    source = doc.source(plan, chosen, piece.first_page)
+    source = doc.source(plan, chosen, piece.first_page, last=piece.stop == doc.positions(len(sheets)).stop)
     return compile_typst(source, tagged=doc.pieces(len(sheets)) == 1)
 
 

@@ -541,7 +541,14 @@ def _brief_cells(number: int, question: Question) -> str:
 GRID_COLUMNS = 8  # question columns per table of the marking grid: what fits across a landscape page
 
 
-def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", *, first_page: int = 1) -> str:
+def grid(
+    plan: ClassPlan,
+    sheets: Iterable[Sheet],
+    paper: Paper = "a4",
+    *,
+    first_page: int = 1,
+    key_points: bool = True,
+) -> str:
     """The Typst source of the marking grid: a student a row, a question a column, each expected answer.
 
     Landscape, small type; the questions run in tables of `GRID_COLUMNS` columns, one after the
@@ -581,11 +588,12 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", *, first
             "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
             f"  table.header({', '.join(head)}),\n" + "\n".join(rows) + "\n)\n#v(10pt)"
         )
-    out.extend(_grid_key_points(plan, chosen))
+    if key_points:  # once, at the end of the grid: a piece before the last leaves them out
+        out.extend(_grid_key_points(plan, chosen))
     return "\n".join(out) + "\n"
 
 
-GRID_BY_HAND = "by hand: key points below"
+GRID_BY_HAND = "by hand: key points at the end"
 
 
 def _grid_cell(question: Question) -> str:
@@ -634,12 +642,15 @@ def key(
     style: KeyStyle = "full",
     *,
     first_page: int = 1,
+    last: bool = True,
 ) -> str:
     """The Typst source of the answer key: per student and variant code, each answer (and solution);
     in the ``grid`` style, the marking grid (`grid`). ``first_page`` numbers the first page of a
-    grid or a brief key made in pieces (a full key numbers each student's pages from 1)."""
+    grid or a brief key made in pieces (a full key numbers each student's pages from 1); ``last``:
+    whether these are the key's last students (the grid lists the concept questions' key points,
+    the same for every student, once, after them)."""
     if style == "grid":
-        return grid(plan, sheets, paper, first_page=first_page)
+        return grid(plan, sheets, paper, first_page=first_page, key_points=last)
     out = [_preamble(f"{plan.title}: answer key", paper)]
     seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
     intro = escape(f"{plan.title} — answer key ({seed})")

@@ -186,3 +186,14 @@ def test_a_piece_that_guessed_its_first_page_wrong_is_remade() -> None:
     assert len(made) == 1 + 2 * len(
         wrong
     )  # the first to learn its pages; each wrong guess, then the right one
+
+
+def test_a_grid_in_pieces_lists_the_key_points_once_at_its_end() -> None:
+    """The concept questions' key points are the same for every student: after the last student,
+    not after every 20 (100 students once printed them five times, a page each)."""
+    plan = plan_class(banks.load("week1"), students=41, master_seed=2026, per_topic=1)
+    assert any(isinstance(q.answer, ExplainAnswer) for q in plan.sheets[0].questions)
+    document = pdf.key(plan, plan.sheets, style="grid", jobs=1)
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(document)).pages]
+    listed = [n for n, text in enumerate(pages) if "Concept questions: key points" in text]
+    assert listed == [len(pages) - 1]
