@@ -65,11 +65,10 @@ def _rebuilt(value: formula_tex.Sum) -> parse.Tree:
     ],
 )
 def test_the_simplified_formula_equals_the_written_one(written: str) -> None:
-    """A key never shows another value than the one graded: equal at the checker's random points."""
+    """A key never shows another value than the one graded: the checker finds them equal."""
     tree = parse.formula(written, ("T", "d", "h", "d_k"))
     assert not isinstance(tree, parse.Invalid)
     again = _rebuilt(formula_tex.simplify(tree))
-    assert symbolic.agrees(tree, again)
     assert symbolic.equivalent(tree, again)
 
 
