@@ -19,12 +19,13 @@ def _escape(text: str) -> str:
     typesets it as it does the prompt's)."""
     from attnquiz.engine.export.markdown import escape
 
-    return "".join(
-        escape(s)
-        if isinstance(s, str)
-        else ("$$" if s.display else "$") + s.source + ("$$" if s.display else "$")
-        for s in segments(text)
-    )
+    return "".join(escape(s) if isinstance(s, str) else _formula(s.source, s.display) for s in segments(text))
+
+
+def _formula(source: str, display: bool) -> str:
+    # A bar in the maths would end a table's cell (GFM splits a row at every |): write it \mid.
+    mark = "$$" if display else "$"
+    return mark + source.replace("|", r"\mid ") + mark
 
 
 def _row(cells: list[str]) -> str:

@@ -226,15 +226,17 @@ def _line_number(text: str, row: str) -> int:
     return 1 + text.count("\n", 0, at) if at >= 0 else 1
 
 
-_TEX_ROW_LINES = 400
-"""The longest text in which a TeX problem's line is looked for (one reading per line)."""
+_TEX_ROW_LINES = 80
+_TEX_ROW_CHARACTERS = 8000
+"""The longest text in which a TeX problem's line is looked for (one reading per line: bounded
+work, whatever the text); in a longer one the problem is reported at the text's first line."""
 
 
 def _tex_row(text: str, message: str) -> int | None:
     """The first line at which the text read so far fails with ``message`` (the line of a TeX
     problem; None where no prefix fails the same way, e.g. an unmatched ``$``)."""
     lines = text.split("\n")
-    if len(lines) > _TEX_ROW_LINES:
+    if len(lines) > _TEX_ROW_LINES or len(text) > _TEX_ROW_CHARACTERS:
         return None
     for end in range(1, len(lines) + 1):
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from attnquiz.engine.export import figure_markdown, figure_svg, figure_text, figure_typst
@@ -145,3 +147,10 @@ def test_figure_text_outside_the_maths_subset_is_refused() -> None:
         LinePlot(x=[0, 1], series=[Series("a", [0, 1])], title=r"$\frack{1}{2}$")
     with pytest.raises(FigureError, match="unmatched"):
         LinePlot(x=[0, 1], series=[Series("a", [0, 1])], x_label="costs $5")
+
+
+def test_a_bar_inside_a_labels_maths_never_splits_a_markdown_cell() -> None:
+    bars = Heatmap(values=[[1.0, 0.5]], rows=["$a|b$"], cols=["$P(x|y)$", "$|k|$"])
+    lines = figure_markdown.figure(bars).splitlines()
+    assert all(len(re.split(r"(?<!\\)\|", line)) == 5 for line in lines if line.startswith("|"))
+    assert r"$P(x\mid y)$" in lines[0]
