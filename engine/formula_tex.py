@@ -48,7 +48,7 @@ def simplify(tree: Tree) -> Sum:
         assert isinstance(children, tuple)
         return _add([term for child in children for term in simplify(child)])
     if tag == "neg":
-        return tuple((-coef, factors) for coef, factors in simplify(tree[1]))  # type: ignore[arg-type]
+        return tuple((-coef, factors) for coef, factors in simplify(_child(tree, 1)))
     if tag == "mul":
         children = tree[1]
         assert isinstance(children, tuple)
@@ -57,22 +57,28 @@ def simplify(tree: Tree) -> Sum:
             product = _multiply(product, simplify(child))
         return product
     if tag == "div":
-        return _multiply(simplify(tree[1]), _power(simplify(tree[2]), -1))  # type: ignore[arg-type]
+        return _multiply(simplify(_child(tree, 1)), _power(simplify(_child(tree, 2)), -1))
     exponent = tree[2]
     assert isinstance(exponent, int)
-    return _power(simplify(tree[1]), exponent)  # type: ignore[arg-type]
+    return _power(simplify(_child(tree, 1)), exponent)
+
+
+def _child(tree: Tree, index: int) -> Tree:
+    """A node's operand (the reader's nodes hold their operands as trees)."""
+    child = tree[index]
+    assert isinstance(child, tuple)
+    return child
 
 
 def _add(terms: list[Term]) -> Sum:
     """Like terms added, in the order each first appears; zero terms dropped."""
-    totals: dict[frozenset[tuple[Base, int]], list[object]] = {}
+    totals: dict[frozenset[tuple[Base, int]], Fraction] = {}
+    first: dict[frozenset[tuple[Base, int]], Factors] = {}  # the factors as the first such term writes them
     for coef, factors in terms:
         key = frozenset(factors)
-        if key in totals:
-            totals[key][0] = totals[key][0] + coef  # type: ignore[operator]
-        else:
-            totals[key] = [coef, factors]
-    return tuple((coef, factors) for coef, factors in totals.values() if coef)  # type: ignore[misc]
+        totals[key] = totals.get(key, Fraction(0)) + coef
+        first.setdefault(key, factors)
+    return tuple((coef, first[key]) for key, coef in totals.items() if coef)
 
 
 def _single(value: Sum) -> Term:
