@@ -832,23 +832,37 @@ def rounded(answer: SingleAnswer, value: object) -> object:
 
 
 def quiz_text(answer: SingleAnswer, value: object) -> str:
-    """The same value as a student types it into quiz."""
+    """The same value as a student types it into quiz (numbers at the precision asked, with their
+    trailing zeros: 2.00, not 2.0, which quiz would call coarser than asked)."""
+    tolerance = answer.tolerance
     if isinstance(answer, IntegerAnswer):
         assert isinstance(value, int | float)
         return str(int(value))
     if isinstance(answer, NumericAnswer):
-        return repr(value)
-    if isinstance(answer, VectorAnswer | ShapeAnswer):
+        assert isinstance(value, int | float)
+        return _number_typed(tolerance, float(value))
+    if isinstance(answer, VectorAnswer):
+        assert isinstance(value, tuple)
+        return "[" + ", ".join(_number_typed(tolerance, float(v)) for v in value) + "]"
+    if isinstance(answer, ShapeAnswer):
         assert isinstance(value, tuple)
         return "[" + ", ".join(str(v) for v in value) + "]"
     if isinstance(answer, MatrixAnswer):
         assert isinstance(value, tuple)
-        return "[" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in value) + "]"
+        rows = ("[" + ", ".join(_number_typed(tolerance, float(v)) for v in row) + "]" for row in value)
+        return "[" + ", ".join(rows) + "]"
     if isinstance(answer, ExpressionAnswer):
         assert isinstance(value, Formula)
         return value.text
     assert isinstance(value, frozenset)
     return ", ".join(sorted(value))
+
+
+def _number_typed(tolerance: Tolerance, value: float) -> str:
+    """A number as typed: at the precision asked where it is written so (keeping its trailing
+    zeros), else with every digit."""
+    shown = tolerance.format(value)
+    return shown if float(shown) == value else repr(value)
 
 
 def formula_forms(answer: ExpressionAnswer) -> list[tuple[str, Formula]]:
@@ -1071,8 +1085,13 @@ def _unit_html(unit: Unit, with_feedback: bool) -> str:
     return html
 
 
+_SCORED = ""
+"""The note "item" that says a scored question was written (`SYNTAX` is then said once)."""
+
+
 def stack_question(question: Question, notes: lms.Notes) -> StackQuestion:
     """The STACK question of one scored variant."""
+    notes.append(("", _SCORED))
     all_units = units(question)
     answer = question.answer
     carried_score = answer.carried_score if isinstance(answer, PartsAnswer) else 1.0
@@ -1095,7 +1114,6 @@ def stack_question(question: Question, notes: lms.Notes) -> StackQuestion:
     else:
         text = castext(lms.question_html(question, "")).replace("<p><em></em></p>", "")
         text += _unit_html(all_units[0], True)
-    notes.append((SYNTAX, question.item_id))
     if any(isinstance(u.answer, NumericAnswer | IntegerAnswer) for u in all_units):
         notes.append((NUMBER_SLIPS, question.item_id))
     return StackQuestion(
@@ -1259,6 +1277,7 @@ def stack_xml(question: Question, built: StackQuestion) -> list[str]:
         "    <questionsimplify>1</questionsimplify>",
         "    <assumepositive>0</assumepositive>",
         "    <assumereal>0</assumereal>",
+        "    <isbroken>0</isbroken>",
         *(f'    <{tag} format="html">{_text(message)}</{tag}>' for tag, message in _PRT_MESSAGES.items()),
         "    <decimals>.</decimals>",
         "    <scientificnotation>*10</scientificnotation>",
@@ -1370,14 +1389,22 @@ def write(plan: ClassPlan, out: BinaryIO, *, progress: Progress | None = None) -
             batch, size = [], 0
     if batch:
         out.write(("\n".join(batch) + "\n").encode("utf-8"))
-    return lms.gather(notes)
+    return _said(notes)
 
 
 def build(plan: ClassPlan, *, progress: Progress | None = None) -> tuple[str, list[str]]:
     """The whole file in memory, and its notes (an export streams it with `write` instead)."""
     notes: lms.Notes = []
     text = "\n".join(lines(plan, notes, progress=progress)) + "\n"
-    return text, lms.gather(notes)
+    return text, _said(notes)
+
+
+def _said(notes: lms.Notes) -> list[str]:
+    """The export's notes, one line each: how STACK reads answers (whenever some question is
+    scored), then the notes gathered per item."""
+    scored = any(item == _SCORED for _, item in notes)
+    gathered = lms.gather([(m, i) for m, i in notes if i != _SCORED])
+    return ([SYNTAX] if scored else []) + gathered
 
 
 __all__ = [
