@@ -56,7 +56,7 @@ def _function(php: str, name: str) -> str:
 
 
 _GETPATH = re.compile(
-    r"getpath\(\$\w+,\s*\[\s*'#',\s*'(\w+)',\s*0,\s*'#'(?:,\s*'text',\s*0,\s*'#')?\s*,?\s*\],\s*([^,)\]]+)"
+    r"getpath\(\$(\w+),\s*\[\s*'#',\s*'(\w+)',\s*0,\s*'#'(?:,\s*'text',\s*0,\s*'#')?\s*,?\s*\],\s*([^,)\]]+)"
 )
 _TEXT = re.compile(r"import_xml_text\(\$xml,\s*'(\w+)'")
 
@@ -74,10 +74,16 @@ def contract() -> dict[str, dict[str, str]]:
         "node": _function(php, "import_xml_prt_node"),
         "qtest": _function(php, "import_xml_qtest"),
     }
+    # Within a function, $xml is the element itself; a question test reads its inputs and
+    # expectations from $inputxml and $expectedxml.
+    inner = {"inputxml": "testinput", "expectedxml": "expected"}
     found: dict[str, dict[str, str]] = {}
     for level, body in parts.items():
         reads: dict[str, str] = {}
-        for name, default in _GETPATH.findall(body):
+        for variable, name, default in _GETPATH.findall(body):
+            if variable != "xml":
+                found.setdefault(inner[variable], {})[name] = "text"
+                continue
             default = default.strip()
             numeric = re.fullmatch(r"-?\d+(\.\d+)?", default) is not None
             # trueanswernote's default is 1 in the code, but an answer note is text (the samples'
@@ -97,6 +103,7 @@ def test_the_contract_is_read_from_stacks_own_import_code() -> None:
     assert reads["input"]["boxsize"] == "number" and reads["input"]["tans"] == "text"
     assert reads["node"]["truescore"] == "number" and reads["node"]["truefeedback"] == "formatted"
     assert {"testcase", "description"} <= set(reads["qtest"])
+    assert set(reads["expected"]) == {"name", "expectedscore", "expectedpenalty", "expectedanswernote"}
 
 
 def _check_reads(element: ET.Element, reads: dict[str, str], where: str, variables: str = "") -> None:
@@ -149,6 +156,11 @@ def test_every_question_has_every_element_import_from_xml_reads_with_its_type() 
         assert tests, f"{where}: no question tests"
         for test in tests:
             _check_reads(test, reads["qtest"], where)
+            for level in ("testinput", "expected"):
+                for element in test.findall(level):
+                    _check_reads(element, reads[level], where)
+            for element in test.findall("expected"):
+                assert re.fullmatch(r"\d\.\d{7}", element.findtext("expectedscore", "")), where
             assert {t.findtext("name") for t in test.findall("testinput")} == {i.findtext("name") for i in inputs}
             assert {e.findtext("name") for e in test.findall("expected")} == {p.findtext("name") for p in prts}
 
