@@ -3,8 +3,8 @@
 The LMS writers are rebuilt on one model of a question (`attnquiz.engine.export.lms_model`); these
 digests, recorded before that change, prove it changed no byte. A deliberate change of what an
 export writes updates them (QUIZ_UPDATE_GOLDEN=1 rewrites the file) in a commit that says why.
-The warnings each export prints are hashed too. The QTI package is hashed member by member (name and uncompressed bytes), so the digest does not
-depend on the zlib that compressed it.
+The warnings each export prints are hashed too. The QTI package is hashed member by member (name
+and uncompressed bytes), so the digest does not depend on the zlib that compressed it.
 """
 
 from __future__ import annotations
