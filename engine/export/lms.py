@@ -257,6 +257,12 @@ def question_html(question: Question, asked: str | None = None) -> str:
     return html
 
 
+def part_intro(label: str, prompt: str, asked: str) -> str:
+    """A part's prompt after its label, then what to enter (for a whole answer, label "": what to enter)."""
+    html = tex_html(f"**({label})** {prompt}") if label else ""
+    return html + f"<p><em>{escape(asked, quote=False)}</em></p>"
+
+
 def question_name(question: Question) -> str:
     """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it."""
     if question.is_original:
@@ -549,6 +555,7 @@ __all__ = [
     "lists_products",
     "note_products",
     "number_text",
+    "part_intro",
     "question_html",
     "question_name",
     "solution_html",

@@ -1,6 +1,8 @@
 """Moodle XML: one question category per item holding its seeded variants, so a quiz can draw one at random.
 
-Per answer kind:
+A writer of the LMS model (`attnquiz.engine.export.lms_model`): what a question asks (its blanks,
+their accepted values and named mistakes, its weights, what Moodle cannot express) is the model's;
+this module only writes it as Moodle XML. Per form of question:
 
 - number and count: ``numerical``. Moodle's ``<tolerance>`` is absolute ("nominal"), so it is the
   item's tolerance as a half-width around the answer, `Tolerance.half_width`: ``decimals: n`` is
@@ -27,6 +29,10 @@ Per answer kind:
   options) the export stops with an error naming the item. Options are not shuffled, because
   the worked solution refers to them by letter.
 
+- question in parts, or a formula answer: one cloze question, the stem then each part's prompt and
+  its blanks, as above (a formula's blank a SHORTANSWER_C listing its spellings; a choice part a
+  MULTICHOICE or MULTIRESPONSE blank).
+
 Prompts are HTML with TeX between ``\\(...\\)`` for Moodle's MathJax filter; the worked
 solution is the general feedback; the variant code and the seed are in each question's name.
 """
@@ -35,28 +41,16 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import BinaryIO
 from xml.sax.saxutils import escape
 
 from attnquiz.engine import images, markup
-from attnquiz.engine.answers import (
-    Answer,
-    ChoiceAnswer,
-    ExplainAnswer,
-    ExpressionAnswer,
-    IntegerAnswer,
-    MatrixAnswer,
-    Mistake,
-    NumericAnswer,
-    PartsAnswer,
-    ShapeAnswer,
-    Tolerance,
-    VectorAnswer,
-)
-from attnquiz.engine.export import lms, lms_parts
+from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
+from attnquiz.engine.export import lms, lms_model
+from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
 
@@ -179,8 +173,8 @@ def choice_fractions(answer: ChoiceAnswer, where: str, score: ChoiceScore | None
     )
 
 
-def _mistake_fraction(mistake: Mistake, where: str) -> str:
-    return fraction_text(mistake.score, f"{where}: mistake {mistake.tag!r}")
+def _mistake_fraction(wrong: Wrong, where: str) -> str:
+    return fraction_text(wrong.credit, f"{where}: mistake {wrong.tag!r}")
 
 
 def _header(question: Question, qtype: str) -> list[str]:
@@ -201,24 +195,23 @@ def _tags(question: Question) -> list[str]:
     return [f"    <tags>{tags}</tags>", "  </question>"]
 
 
-def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, where: str) -> list[str]:
+def _numerical(model: LmsQuestion, where: str) -> list[str]:
+    question = model.question
+    (blank,) = model.blanks
     lines = _header(question, "numerical")
-    tolerance = answer.tolerance
-    value_text = _text(lms.number_text(answer.value), html=False)
+    value_text = _text(lms.number_text(float(blank.target)), html=False)
     lines.append(
         f'    <answer fraction="100" format="moodle_auto_format">{value_text}'
-        f"<tolerance>{lms.tolerance_text(tolerance.half_width(answer.value))}</tolerance>"
+        f"<tolerance>{lms.tolerance_text(blank.half_width())}</tolerance>"
         f'<feedback format="html"><text></text></feedback></answer>'
     )
-    for mistake in question.variant.mistakes:
-        if not isinstance(mistake.value, int | float):
-            continue
-        value = float(mistake.value)
-        feedback = lms.tex_html(mistake.feedback)
+    for wrong in blank.wrong:
+        value = float(wrong.value)
+        feedback = lms.tex_html(wrong.feedback)
         lines.append(
-            f'    <answer fraction="{_mistake_fraction(mistake, where)}" format="moodle_auto_format">'
+            f'    <answer fraction="{_mistake_fraction(wrong, where)}" format="moodle_auto_format">'
             f"{_text(lms.number_text(value), html=False)}"
-            f"<tolerance>{lms.tolerance_text(tolerance.half_width(value))}</tolerance>"
+            f"<tolerance>{lms.tolerance_text(blank.half_width(value))}</tolerance>"
             f'<feedback format="html">{_text(feedback)}</feedback></answer>'
         )
     lines += [
@@ -292,74 +285,51 @@ def _cloze_text(text: str) -> str:
     return text.translate(_CLOZE_SPECIAL).replace("*", "\\*")
 
 
-def _cloze_blank(
-    value: float | int | str,
-    tolerance: Tolerance,
-    wrong: Sequence[tuple[float | int | str, str, str]],
-    texts: Sequence[str] = (),
-) -> str:
-    """One embedded answer: the right value, then (value, fraction, feedback) alternatives.
+def _cloze_blank(blank: Blank, where: str) -> str:
+    """One embedded answer: the right value (or every text it accepts), then the named mistakes.
 
-    ``texts`` makes it a SHORTANSWER blank that accepts each of them (a shape's dimension: its
-    number and every spelling of the names that stand for it).
+    A blank matched as text (`Blank.as_text`: a formula, a symbolic dimension, or a number that
+    names and products stand for) is a SHORTANSWER_C blank; a number is NUMERICAL, with its
+    tolerance; a choice is MULTICHOICE, or MULTIRESPONSE for multiple select.
     """
-    if texts or isinstance(value, str):
-        alternatives = [f"={_cloze_text(text)}" for text in texts or [str(value)]]
-        alternatives += [
-            f"%{fraction}%{_cloze_text(str(v))}#{feedback}"
-            for v, fraction, feedback in wrong
-            if str(v) not in texts
-        ]
+    if blank.choice is not None:
+        answer = blank.choice
+        kind = "MULTIRESPONSE" if answer.multiple else "MULTICHOICE"
+        options = "~".join(
+            ("=" if o.correct else "") + _cloze_text(f"{letter}. {markup.to_terminal(o.text)}")
+            for letter, o in zip(answer.letters, answer.options, strict=True)
+        )
+        return "{1:" + kind + ":" + options + "}"
+    wrong = [(w, _mistake_fraction(w, where), _cloze_feedback(w.feedback)) for w in blank.wrong]
+    if blank.as_text:
+        alternatives = [f"={_cloze_text(text)}" for text in blank.texts or [str(blank.target)]]
+        alternatives += [f"%{fraction}%{_cloze_text(str(w.value))}#{fb}" for w, fraction, fb in wrong]
         return "{1:SHORTANSWER_C:" + "~".join(alternatives) + "}"
-    alternatives = [f"={_cloze_number(value, tolerance)}"]
-    alternatives += [
-        f"%{fraction}%{_cloze_number(v, tolerance)}#{feedback}"
-        for v, fraction, feedback in wrong
-        if not isinstance(v, str)
-    ]
+    alternatives = [f"={_cloze_number(blank, blank.target)}"]
+    alternatives += [f"%{fraction}%{_cloze_number(blank, w.value)}#{fb}" for w, fraction, fb in wrong]
     return "{1:NUMERICAL:" + "~".join(alternatives) + "}"
 
 
-def _cloze_number(value: float, tolerance: Tolerance) -> str:
+def _cloze_number(blank: Blank, value: lms_model.Target) -> str:
     """``value:tolerance``, the only form a cloze NUMERICAL alternative takes."""
-    return f"{lms.number_text(value)}:{lms.tolerance_text(tolerance.half_width(float(value)))}"
+    number = float(value)
+    return f"{lms.number_text(number)}:{lms.tolerance_text(blank.half_width(number))}"
 
 
-def _blank_texts(answer: VectorAnswer | MatrixAnswer | ShapeAnswer, target: float | int | str) -> list[str]:
-    """The texts a shape's blank accepts, when it is not a plain number (then a NUMERICAL blank
-    takes it, in any notation); nothing for a vector's or matrix's entries."""
-    if not isinstance(answer, ShapeAnswer):
-        return []
-    texts = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
-    return texts if isinstance(target, str) or len(texts) > 1 else []
-
-
-def _cloze_targets(answer: VectorAnswer | MatrixAnswer | ShapeAnswer) -> list[float | int | str]:
-    if isinstance(answer, VectorAnswer):
-        return list(answer.values)
-    if isinstance(answer, MatrixAnswer):
-        return list(lms.entries(answer))
-    return list(answer.dims)
-
-
-def _flatten(value: object) -> list[float | int | str] | None:
-    if not isinstance(value, tuple):
-        return None
-    out: list[float | int | str] = []
-    for v in value:
-        if isinstance(v, tuple):
-            out.extend(v)
-        elif isinstance(v, int | float | str):
-            out.append(v)
-        else:
-            return None
-    return out
-
-
-def _entry_equal(tolerance: Tolerance, target: float | int | str, value: float | int | str) -> bool:
-    if isinstance(target, str) or isinstance(value, str):
-        return target == value
-    return tolerance.accepts(float(target), float(value))
+def _group_html(group: Group, where: str) -> str:
+    """A group's blanks: a matrix's entries as a table, a vector's or shape's in brackets, one value alone."""
+    blanks = [_cloze_blank(b, where) for b in group.blanks]
+    if isinstance(group.answer, MatrixAnswer):
+        rows, cols = group.answer.shape
+        cells = "".join(
+            "<tr>" + "".join(f"<td>{blanks[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
+            for r in range(rows)
+        )
+        style = "border-left: 1px solid; border-right: 1px solid"
+        return f'<table class="quiz-matrix" style="{style}">{cells}</table>'
+    if not group.entries:
+        return "<p>" + blanks[0] + "</p>"
+    return "<p>[ " + " , ".join(blanks) + " ]</p>"
 
 
 BLANK_BY_BLANK = (
@@ -371,50 +341,34 @@ MARK_PER_BLANK = (
     "question of several blanks cannot weigh 1); a quiz that draws one random question per item's "
     "category marks each out of 1, as quiz does, or set these questions' marks to 1 in the quiz"
 )
+_MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK}
+"""Moodle's own words for some limits of the model (the others' are the model's, naming Moodle)."""
 
 
-def _cloze(
-    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, where: str, warnings: lms.Notes
-) -> list[str]:
-    targets = _cloze_targets(answer)
-    if len(targets) > 1:
-        warnings.append((BLANK_BY_BLANK, question.item_id))
-        warnings.append((MARK_PER_BLANK, question.item_id))
-    lms.note_products(answer, question.item_id, "Moodle", warnings)
-    tolerance = answer.tolerance
-    wrong: list[list[tuple[float | int | str, str, str]]] = [[] for _ in targets]
-    for mistake in question.variant.mistakes:
-        values = _flatten(mistake.value)
-        if values is None or len(values) != len(targets):
-            continue  # a wrong-length answer has no blank of its own to match
-        fraction = _mistake_fraction(mistake, where)
-        feedback = _cloze_feedback(mistake.feedback)
-        for j, (target, value) in enumerate(zip(targets, values, strict=True)):
-            # A symbolic blank takes any text; a numeric blank only numbers.
-            text_for_number = isinstance(value, str) and not isinstance(target, str)
-            if text_for_number or _entry_equal(tolerance, target, value):
-                continue
-            if any(_entry_equal(tolerance, earlier, value) for earlier, _, _ in wrong[j]):
-                continue  # the first mistake with this entry names it
-            wrong[j].append((value, fraction, feedback))
-    blanks = [
-        _cloze_blank(t, tolerance, w, _blank_texts(answer, t)) for t, w in zip(targets, wrong, strict=True)
-    ]
-    if isinstance(answer, MatrixAnswer):
-        rows, cols = answer.shape
-        cells = "".join(
-            "<tr>" + "".join(f"<td>{blanks[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
-            for r in range(rows)
-        )
-        style = "border-left: 1px solid; border-right: 1px solid"
-        blank_html = f'<table class="quiz-matrix" style="{style}">{cells}</table>'
+def _note_limits(model: LmsQuestion, warnings: lms.Notes) -> None:
+    for limit in model.limits:
+        warnings.append((_MESSAGES.get(limit.key) or limit.message("Moodle"), model.question.item_id))
+    if len(model.blanks) > 1:
+        warnings.append((MARK_PER_BLANK, model.question.item_id))
+
+
+def _cloze(model: LmsQuestion, where: str, warnings: lms.Notes) -> list[str]:
+    """A cloze question: the entries of one answer after the question text, or, in parts, the stem and
+    then each part's prompt and blanks."""
+    question = model.question
+    _note_limits(model, warnings)
+    if model.form == "entries":
+        html = lms.question_html(question) + _group_html(model.groups[0], where)
     else:
-        blank_html = "<p>[ " + " , ".join(blanks) + " ]</p>"
+        html = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt")
+        for group in model.groups:
+            html += lms.part_intro(group.label, group.prompt, lms_model.asked(group.answer))
+            html += _group_html(group, where)
+        if question.student_note:
+            html += f"<p><small>Note: {escape(question.student_note)}</small></p>"
     lines = _header(question, "cloze")
     # Cloze questions carry their answers inside the question text.
-    lines[2] = (
-        f'    <questiontext format="html">{_text(lms.question_html(question) + blank_html)}</questiontext>'
-    )
+    lines[2] = f'    <questiontext format="html">{_text(html)}</questiontext>'
     return lines + _tags(question)
 
 
@@ -506,17 +460,18 @@ def _with_files(question: Question, lines: list[str]) -> list[str]:
 def _question_xml(
     question: Question, score: ChoiceScore | None = None, warnings: lms.Notes | None = None
 ) -> list[str]:
-    answer: Answer = question.answer
+    model = lms_model.build(question)
     where = f"item {question.item_id!r} (variant {question.code})"
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        return _numerical(question, answer, where)
-    if isinstance(answer, ChoiceAnswer):
-        return _choice(question, answer, where, score)
-    if isinstance(answer, ExplainAnswer):
-        return _essay(question, answer, warnings if warnings is not None else [])
-    if isinstance(answer, PartsAnswer | ExpressionAnswer):
-        return lms_parts.moodle_question(question, where, warnings if warnings is not None else [])
-    return _cloze(question, answer, where, warnings if warnings is not None else [])
+    notes = warnings if warnings is not None else []
+    if model.form == "number":
+        return _numerical(model, where)
+    if model.form == "choice":
+        assert isinstance(question.answer, ChoiceAnswer)
+        return _choice(question, question.answer, where, score)
+    if model.form == "essay":
+        assert isinstance(question.answer, ExplainAnswer)
+        return _essay(question, question.answer, notes)
+    return _cloze(model, where, notes)
 
 
 def lines(

@@ -26,7 +26,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_parts, moodle, qti
+from attnquiz.engine.export import lms, moodle, qti
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
 from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.seeding import variant_code
@@ -67,10 +67,17 @@ def _canvas_number(text: str) -> float:
     return 0.0 if abs(value) < CANVAS_SMALLEST else value
 
 
+def _answers(question: Question) -> list[SingleAnswer]:
+    """The answers that get blanks: every part's, or the question's own."""
+    answer = question.answer
+    assert not isinstance(answer, ExplainAnswer)
+    return [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+
+
 def _entries(question: Question) -> list[tuple[SingleAnswer, float | int | str]]:
     """Each blank's answer and target, in order: every part's blanks for a question in parts."""
     out: list[tuple[SingleAnswer, float | int | str]] = []
-    for _, _, answer, _ in lms_parts.units(question):
+    for answer in _answers(question):
         if isinstance(answer, VectorAnswer):
             out += [(answer, v) for v in answer.values]
         elif isinstance(answer, MatrixAnswer):
@@ -342,7 +349,7 @@ def test_no_product_note_without_a_shape_stated_with_products() -> None:
 
 def _parts_plan() -> ClassPlan:
     """One question in parts whose (b) is the concatenated heads' shape, [T, d_model] with
-    d_model = h·d_k: the parts exports (`lms_parts`) build its blanks."""
+    d_model = h·d_k: the parts exports build its blanks."""
     shape = ShapeAnswer(
         ("T", "d_model"),
         symbols=(("T", None), ("d_model", None), ("h", None), ("d_k", None)),

@@ -23,7 +23,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_parts, moodle
+from attnquiz.engine.export import lms, moodle
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
 from attnquiz.engine.grading import choice_score, grade
 from attnquiz.engine.variant import Question
@@ -108,6 +108,13 @@ def _check_choice(element: ET.Element, question: Question) -> None:
             )
 
 
+def _answers(question: Question) -> list[SingleAnswer]:
+    """The answers that get blanks: every part's, or the question's own."""
+    answer = question.answer
+    assert not isinstance(answer, ExplainAnswer)
+    return [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+
+
 def _blanks_of(answer: SingleAnswer) -> int:
     """The cloze blanks one answer (or one part's) gets: one per entry or dimension, else one."""
     if isinstance(answer, MatrixAnswer):
@@ -160,7 +167,7 @@ def check_moodle(text: str, plan: ClassPlan) -> None:
                 if isinstance(answer, MatrixAnswer):
                     expected = answer.shape[0] * answer.shape[1]
                 elif isinstance(answer, PartsAnswer | ExpressionAnswer):
-                    expected = sum(_blanks_of(a) for _, _, a, _ in lms_parts.units(question))
+                    expected = sum(_blanks_of(a) for a in _answers(question))
                 else:
                     expected = len(answer.values if isinstance(answer, VectorAnswer) else answer.dims)
                 assert len(blanks) == expected
