@@ -194,7 +194,7 @@ def print_table(target: Console, table: RenderableType) -> None:
 
 def markdown_paragraphs(markdown: str) -> list[str]:
     """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
 
     rendered = to_terminal(markdown)
     return [p for p in rendered.split("\n\n") if p.strip()]
@@ -287,7 +287,7 @@ def print_question(
             it after the answer: notes can name the facts a question asks for.
     """
     from attnquiz.engine.answers import ChoiceAnswer
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
     from attnquiz.markdown_terminal import print_markdown
 
     put(target, question_header(question, seed=seed, variant=variant))
@@ -313,7 +313,7 @@ def print_question(
 def print_part(target: Console, part: Part) -> None:
     """One part of a question in parts: its label and prompt, its options, the precision it asks for."""
     from attnquiz.engine.answers import ChoiceAnswer
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
     from attnquiz.markdown_terminal import print_markdown
 
     label = f"({part.label}) "
@@ -380,7 +380,7 @@ def print_figures(target: Console, question: Question, where: str, *, indent: in
 
 def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 0) -> None:
     """A concept question's model answer, then its key points as a list, as one block."""
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
 
     margin = " " * indent
     target.print(Text(margin + "Model answer", style="bold green"))
@@ -395,7 +395,7 @@ def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
     """A question as `quiz show` prints it."""
     from attnquiz.engine.answers import ExplainAnswer
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
 
     print_question(console, question)
     if question.instructor_note:  # quiz show is an inspection tool: the instructors' note, labelled so

@@ -171,7 +171,7 @@ class SessionView:
 
     def hint(self, text: str) -> None:
         """The current question's hint."""
-        from attnquiz.engine.markup import to_terminal
+        from attnquiz.engine.export.plain import to_terminal
 
         if text:
             put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text)))

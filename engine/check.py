@@ -50,6 +50,8 @@ from attnquiz.engine.answers import (
 )
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import BankError, Issue, QuizError, excerpt
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 from attnquiz.engine.expressions import ExpressionError
 from attnquiz.engine.formula import MAX_COMBINATIONS, Combination, Formula, FormulaError
 from attnquiz.engine.seeding import ORIGINAL_CODE, question_rng, variant_code
@@ -383,7 +385,7 @@ def _check_explain(bank: Bank, entry: BankItem, report: ItemReport, failures: _F
                 )
         for text in question.variant.texts():
             try:
-                markup.check(text)
+                md.check(text)
             except markup.MarkupError as exc:
                 failures.add("markup", str(exc), question.seed)
     _check_renderers(bank, built, failures)
@@ -681,8 +683,8 @@ def _problems(formula: Formula, combination: Combination) -> list[tuple[str, str
 def _terminal(questions: Sequence[Question]) -> None:
     for question in questions:
         for text in question.variant.texts():
-            markup.check(text)
-            markup.to_terminal(text)
+            md.check(text)
+            plain.to_terminal(text)
         if question.variant.figures:
             from attnquiz.engine.export.figure_text import figure_lines
 

@@ -47,9 +47,9 @@ from functools import lru_cache
 from typing import BinaryIO
 from xml.sax.saxutils import escape
 
-from attnquiz.engine import images, markup
+from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
-from attnquiz.engine.export import lms, lms_model
+from attnquiz.engine.export import lms, lms_model, plain
 from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
@@ -276,8 +276,8 @@ _FEEDBACK_SPECIAL = str.maketrans({"}": "&#125;", "~": "&#126;", "\\": "&#92;", 
 def _cloze_feedback(text: str) -> str:
     """Feedback for a cloze alternative: plain Unicode text (cloze feedback cannot typeset TeX),
     HTML-escaped (bank text is never markup) and with nothing that ends the alternative."""
-    plain = markup.to_terminal(text).replace("\n", " ")
-    return escape(plain, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL)
+    shown = plain.to_terminal(text).replace("\n", " ")
+    return escape(shown, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL)
 
 
 def _cloze_text(text: str) -> str:
@@ -296,7 +296,7 @@ def _cloze_blank(blank: Blank, where: str) -> str:
         answer = blank.choice
         kind = "MULTIRESPONSE" if answer.multiple else "MULTICHOICE"
         options = "~".join(
-            ("=" if o.correct else "") + _cloze_text(f"{letter}. {markup.to_terminal(o.text)}")
+            ("=" if o.correct else "") + _cloze_text(f"{letter}. {plain.to_terminal(o.text)}")
             for letter, o in zip(answer.letters, answer.options, strict=True)
         )
         return "{1:" + kind + ":" + options + "}"
