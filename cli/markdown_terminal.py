@@ -1,6 +1,6 @@
 """Bank Markdown with tables, code blocks and images, drawn for the terminal with rich.
 
-Paragraphs and lists go through `display.put` as before (folded, maths in Unicode). A table is a
+Paragraphs and lists go through `folding.put` as before (folded, maths in Unicode). A table is a
 rich `Table` (box-drawn, or ASCII boxes where the output cannot encode Unicode), its columns aligned
 as the Markdown says; a code block keeps its lines exactly, with syntax colour (rich's `Syntax`,
 Pygments lexers) on a colour terminal and as plain indented lines under ``NO_COLOR`` or when output
@@ -19,8 +19,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from attnquiz.display import ascii_text, print_table, put
 from attnquiz.engine.export import plain
+from attnquiz.folding import ascii_text, print_table, put
 from attnquiz.terminal import can_encode, strip_control, to_ascii
 
 if TYPE_CHECKING:
