@@ -263,6 +263,15 @@ def part_intro(label: str, prompt: str, asked: str) -> str:
     return html + f"<p><em>{escape(asked, quote=False)}</em></p>"
 
 
+def matrix_table(cells: list[str], rows: int, cols: int, attributes: str = "") -> str:
+    """A matrix's blanks (or any cells, row by row) as an HTML table of ``rows`` by ``cols``."""
+    body = "".join(
+        "<tr>" + "".join(f"<td>{cells[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
+        for r in range(rows)
+    )
+    return f"<table{attributes}>{body}</table>"
+
+
 def question_name(question: Question) -> str:
     """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it."""
     if question.is_original:
@@ -553,6 +562,7 @@ __all__ = [
     "instructions",
     "key_points_html",
     "lists_products",
+    "matrix_table",
     "note_products",
     "number_text",
     "part_intro",

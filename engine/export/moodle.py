@@ -320,13 +320,8 @@ def _group_html(group: Group, where: str) -> str:
     """A group's blanks: a matrix's entries as a table, a vector's or shape's in brackets, one value alone."""
     blanks = [_cloze_blank(b, where) for b in group.blanks]
     if isinstance(group.answer, MatrixAnswer):
-        rows, cols = group.answer.shape
-        cells = "".join(
-            "<tr>" + "".join(f"<td>{blanks[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
-            for r in range(rows)
-        )
         style = "border-left: 1px solid; border-right: 1px solid"
-        return f'<table class="quiz-matrix" style="{style}">{cells}</table>'
+        return lms.matrix_table(blanks, *group.answer.shape, f' class="quiz-matrix" style="{style}"')
     if not group.entries:
         return "<p>" + blanks[0] + "</p>"
     return "<p>[ " + " , ".join(blanks) + " ]</p>"

@@ -304,12 +304,7 @@ def _group_html(model: LmsQuestion, group: Group, names: list[str]) -> str:
         intro = lms.part_intro(group.label, group.prompt, lms_model.asked(group.answer))
         return intro + "<p>" + " , ".join(f"[{n}]" for n in names) + "</p>"
     if isinstance(group.answer, MatrixAnswer):
-        rows, cols = group.answer.shape
-        cells = "".join(
-            "<tr>" + "".join(f"<td>[{names[r * cols + c]}]</td>" for c in range(cols)) + "</tr>"
-            for r in range(rows)
-        )
-        return f"<table>{cells}</table>"
+        return lms.matrix_table([f"[{n}]" for n in names], *group.answer.shape)
     return "<p>[ " + " , ".join(f"[{n}]" for n in names) + " ]</p>"
 
 
