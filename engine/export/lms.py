@@ -273,9 +273,12 @@ def matrix_table(cells: list[str], rows: int, cols: int, attributes: str = "") -
 
 
 def question_name(question: Question) -> str:
-    """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it."""
+    """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it (a
+    concept question, the same for every seed, is named by its item)."""
     if question.is_original:
         return f"{question.item_id} original"
+    if isinstance(question.answer, ExplainAnswer):  # one question, whatever the seed
+        return f"{question.item_id} (concept question)"
     return f"{question.item_id} {question.code} (seed {question.seed})"
 
 

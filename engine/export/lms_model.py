@@ -31,6 +31,8 @@ Types (frozen dataclasses; their fields are the API, and only grow):
 - `Wrong`: a named mistake as one blank sees it: its ``tag``, the ``value`` it gives in this
   blank, its ``credit`` (0 to 1) and its ``feedback`` (Markdown with TeX, for the writer to render).
 
+`variants_to_write` says which of an item's variants an LMS file holds (a concept question once).
+
 A blank's ``wrong`` holds, in the mistakes' order, each mistake's value in that blank when it is
 a value of the blank's kind, differs from the target (within tolerance) and from every earlier
 mistake's value there (the first misconception names a value), and is not a text the blank
@@ -344,6 +346,15 @@ def _group(answer: SingleAnswer, mistakes: Sequence[Mistake], part: Part | None 
     )
 
 
+def variants_to_write(questions: Sequence[Question]) -> Sequence[Question]:
+    """The variants of one item that an LMS gets: every one, but a concept question once (an explain
+    item has one instance, so its variants are one question, which the LMS would show again and
+    again and a teacher would mark in as many places)."""
+    if questions and isinstance(questions[0].answer, ExplainAnswer):
+        return questions[:1]
+    return questions
+
+
 def build(question: Question) -> LmsQuestion:
     """What ``question`` asks of an LMS: its form, its blanks by part, and what no blank platform
     expresses."""
@@ -394,4 +405,5 @@ __all__ = [
     "build",
     "formula_spellings",
     "targets",
+    "variants_to_write",
 ]

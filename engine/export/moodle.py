@@ -493,7 +493,7 @@ def lines(
         yield f"    <category>{_text(category, html=False)}</category>"
         yield f'    <info format="html">{_text(escape(source))}</info>'
         yield "  </question>"
-        for question in questions:
+        for question in lms_model.variants_to_write(questions):
             yield from question_xml(question, score, warnings)
         if progress is not None:
             progress(done, len(groups))

@@ -422,7 +422,7 @@ def assessment_lines(plan: ClassPlan, warnings: lms.Notes, progress: Progress | 
             "<selection_extension><points_per_item>1</points_per_item></selection_extension>"
             "</selection></selection_ordering>"
         )
-        for v, question in enumerate(questions, 1):
+        for v, question in enumerate(lms_model.variants_to_write(questions), 1):
             yield _item_xml(question, f"{aid}_g{g}_v{v}", warnings)
         yield "    </section>"
         if progress is not None:
