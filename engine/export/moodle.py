@@ -16,8 +16,9 @@ this module only writes it as Moodle XML. Per form of question:
   for a symbolic dimension, or a number a name or product stands for: its texts are
   `attnquiz.engine.export.lms.dimension_texts`, ``h*d_k`` among them where the item states
   d_model = h·d_k, and the export says once that quiz reads more products than a blank lists),
-  weight 1 each. A mistake adds, to each blank where its value differs, a wrong alternative with
-  its feedback (plain text: cloze feedback cannot hold TeX).
+  each blank weighted by its share of the question (`cloze_weights`: a part's weight shared among
+  its blanks, as quiz counts it). A mistake adds, to each blank where its value differs, a wrong
+  alternative with its feedback (plain text: cloze feedback cannot hold TeX).
 - concept question (explain): ``essay``, answered in the HTML editor in a box about as tall as the
   worksheet's ruled space; the model answer and key points are the grader information (what the
   teacher marks by) and the general feedback (what the student sees after the attempt, as in
@@ -40,9 +41,11 @@ solution is the general feedback; the variant code and the seed are in each ques
 from __future__ import annotations
 
 import base64
+import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import BinaryIO
 from xml.sax.saxutils import escape
@@ -285,8 +288,9 @@ def _cloze_text(text: str) -> str:
     return text.translate(_CLOZE_SPECIAL).replace("*", "\\*")
 
 
-def _cloze_blank(blank: Blank, where: str) -> str:
-    """One embedded answer: the right value (or every text it accepts), then the named mistakes.
+def _cloze_blank(blank: Blank, where: str, weight: int = 1) -> str:
+    """One embedded answer of ``weight``: the right value (or every text it accepts), then the named
+    mistakes.
 
     A blank matched as text (`Blank.as_text`: a formula, a symbolic dimension, or a number that
     names and products stand for) is a SHORTANSWER_C blank; a number is NUMERICAL, with its
@@ -299,15 +303,15 @@ def _cloze_blank(blank: Blank, where: str) -> str:
             ("=" if o.correct else "") + _cloze_text(f"{letter}. {plain.to_terminal(o.text)}")
             for letter, o in zip(answer.letters, answer.options, strict=True)
         )
-        return "{1:" + kind + ":" + options + "}"
+        return f"{{{weight}:{kind}:{options}}}"
     wrong = [(w, _mistake_fraction(w, where), _cloze_feedback(w.feedback)) for w in blank.wrong]
     if blank.as_text:
         alternatives = [f"={_cloze_text(text)}" for text in blank.texts or [str(blank.target)]]
         alternatives += [f"%{fraction}%{_cloze_text(str(w.value))}#{fb}" for w, fraction, fb in wrong]
-        return "{1:SHORTANSWER_C:" + "~".join(alternatives) + "}"
+        return f"{{{weight}:SHORTANSWER_C:" + "~".join(alternatives) + "}"
     alternatives = [f"={_cloze_number(blank, blank.target)}"]
     alternatives += [f"%{fraction}%{_cloze_number(blank, w.value)}#{fb}" for w, fraction, fb in wrong]
-    return "{1:NUMERICAL:" + "~".join(alternatives) + "}"
+    return f"{{{weight}:NUMERICAL:" + "~".join(alternatives) + "}"
 
 
 def _cloze_number(blank: Blank, value: lms_model.Target) -> str:
@@ -316,9 +320,10 @@ def _cloze_number(blank: Blank, value: lms_model.Target) -> str:
     return f"{lms.number_text(number)}:{lms.tolerance_text(blank.half_width(number))}"
 
 
-def _group_html(group: Group, where: str) -> str:
-    """A group's blanks: a matrix's entries as a table, a vector's or shape's in brackets, one value alone."""
-    blanks = [_cloze_blank(b, where) for b in group.blanks]
+def _group_html(group: Group, where: str, weights: list[int]) -> str:
+    """A group's blanks, each of its weight: a matrix's entries as a table, a vector's or shape's in
+    brackets, one value alone."""
+    blanks = [_cloze_blank(b, where, w) for b, w in zip(group.blanks, weights, strict=True)]
     if isinstance(group.answer, MatrixAnswer):
         style = "border-left: 1px solid; border-right: 1px solid"
         return lms.matrix_table(blanks, *group.answer.shape, f' class="quiz-matrix" style="{style}"')
@@ -327,38 +332,74 @@ def _group_html(group: Group, where: str) -> str:
     return "<p>[ " + " , ".join(blanks) + " ]</p>"
 
 
+MAX_CLOZE_WEIGHT = 100
+"""The largest whole-number weight a cloze blank is given (a ratio needing more is rounded, and said)."""
+
+
+def cloze_weights(blanks: Sequence[Blank]) -> tuple[list[int], bool]:
+    """The smallest whole-number weights in the ratio of the blanks' shares (Moodle's cloze weights
+    are integers), and whether the ratio is exact: (weights, exact). A part of weight 2 with one
+    blank beside a part of weight 1 with two gives 4, 1, 1; shares with no such ratio up to
+    `MAX_CLOZE_WEIGHT` are rounded (exact False)."""
+    if not blanks:
+        return [], True
+    shares = [Fraction(b.weight).limit_denominator(10_000) for b in blanks]
+    scale = math.lcm(*(s.denominator for s in shares))
+    whole = [int(s * scale) for s in shares]
+    common = math.gcd(*whole)
+    whole = [w // common for w in whole]
+    total = sum(b.weight for b in blanks)
+    exact = all(abs(w / sum(whole) - b.weight / total) <= 1e-9 for w, b in zip(whole, blanks, strict=True))
+    if max(whole) <= MAX_CLOZE_WEIGHT and exact:
+        return whole, True
+    smallest = min(b.weight for b in blanks)
+    return [max(1, min(MAX_CLOZE_WEIGHT, round(b.weight / smallest))) for b in blanks], False
+
+
 BLANK_BY_BLANK = (
     "Moodle cloze questions give credit blank by blank, while quiz marks a vector, matrix or shape right "
     "only when every entry is"
 )
 MARK_PER_BLANK = (
-    "Moodle weighs a cloze question by its blanks (one mark each: cloze weights are whole numbers, so a "
-    "question of several blanks cannot weigh 1); a quiz that draws one random question per item's "
-    "category marks each out of 1, as quiz does, or set these questions' marks to 1 in the quiz"
+    "Moodle marks a cloze question out of the sum of its blanks' weights (whole numbers, set so that each "
+    "part counts by its weight, shared among its blanks, as in quiz); a quiz that draws one random "
+    "question per item's category marks each out of 1, as quiz does, or set these questions' marks to 1 "
+    "in the quiz"
+)
+WEIGHTS_ROUNDED = (
+    f"Moodle cloze weights are whole numbers: these items' part weights, shared among their blanks, have "
+    f"no whole-number ratio up to {MAX_CLOZE_WEIGHT}, so their parts count nearly, not exactly, as in quiz"
 )
 _MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK}
 """Moodle's own words for some limits of the model (the others' are the model's, naming Moodle)."""
 
 
-def _note_limits(model: LmsQuestion, warnings: lms.Notes) -> None:
+def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, exact: bool) -> None:
     for limit in model.limits:
         warnings.append((_MESSAGES.get(limit.key) or limit.message("Moodle"), model.question.item_id))
     if len(model.blanks) > 1:
         warnings.append((MARK_PER_BLANK, model.question.item_id))
+    if not exact:
+        warnings.append((WEIGHTS_ROUNDED, model.question.item_id))
 
 
 def _cloze(model: LmsQuestion, where: str, warnings: lms.Notes) -> list[str]:
     """A cloze question: the entries of one answer after the question text, or, in parts, the stem and
     then each part's prompt and blanks."""
     question = model.question
-    _note_limits(model, warnings)
+    weights, exact = cloze_weights(model.blanks)
+    _note_limits(model, warnings, exact=exact)
+    by_group: list[list[int]] = []
+    for group in model.groups:
+        by_group.append(weights[: len(group.blanks)])
+        weights = weights[len(group.blanks) :]
     if model.form == "entries":
-        html = lms.question_html(question) + _group_html(model.groups[0], where)
+        html = lms.question_html(question) + _group_html(model.groups[0], where, by_group[0])
     else:
         html = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt")
-        for group in model.groups:
+        for group, group_weights in zip(model.groups, by_group, strict=True):
             html += lms.part_intro(group.label, group.prompt, lms_model.asked(group.answer))
-            html += _group_html(group, where)
+            html += _group_html(group, where, group_weights)
         if question.student_note:
             html += f"<p><small>Note: {escape(question.student_note)}</small></p>"
     lines = _header(question, "cloze")

@@ -24,7 +24,9 @@ it as QTI for Canvas. Per form of question:
   which the question then asks for), and a shape's blank every spelling of its names that the
   reader takes (`attnquiz.engine.export.lms.dimension_texts`: ``h*d_k``, ``d_k*h``, ... too where
   the item states d_model = h·d_k, with a note that quiz reads more products than a blank lists);
-  each blank is worth an equal share.
+  each blank is worth its share of the question (a part's weight shared among its blanks), which the
+  package's response processing says; Canvas itself divides such a question's points equally among
+  its blanks, and the export says so where the shares differ.
   A blank that would accept nothing stops the export with an error naming the item.
 - question in parts, or a formula answer: one fill-in-multiple-blanks question, the stem then each
   part's prompt and its blanks (a number's blank its spellings, a formula's its spellings, a
@@ -117,6 +119,11 @@ AS_TEXT = (
 )
 CREDIT_BY_BLANK = (
     "Canvas gives credit blank by blank, while quiz marks the answer right only when every entry is"
+)
+EQUAL_BLANKS = (
+    "Canvas divides a fill-in-multiple-blanks question's points equally among its blanks, while quiz counts "
+    "each part by its weight, shared among the part's blanks: the package gives each blank that share "
+    "(its SCORE), but Canvas scores these items as if every blank weighed the same"
 )
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -261,6 +268,9 @@ def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, scientific: bool) -
         warnings.append((SCIENTIFIC, item_id))
     if len(model.blanks) > 1:
         warnings.append((CREDIT_BY_BLANK, item_id))
+    weights = [b.weight for b in model.blanks]
+    if max(weights, default=0) - min(weights, default=0) > 1e-9:
+        warnings.append((EQUAL_BLANKS, item_id))
     if model.has(lms_model.PRODUCT_SPELLINGS):
         warnings.append((lms_model.PRODUCT_SPELLINGS.message("Canvas"), item_id))
 
@@ -271,7 +281,6 @@ def _blanks(model: LmsQuestion, ident: str, warnings: lms.Notes) -> tuple[ItemPa
     Returns the item and the HTML of its blanks, which follows the question text (for a question in
     parts, the HTML holds the stem and the parts' prompts too)."""
     question = model.question
-    share = f"{100 / len(model.blanks):.2f}"
     presentation: list[str] = []
     conditions: list[str] = []
     scientific = False
@@ -286,7 +295,7 @@ def _blanks(model: LmsQuestion, ident: str, warnings: lms.Notes) -> tuple[ItemPa
             accepted = _accepted(question, blank, name)
             if model.form == "entries" and group.numbers:
                 scientific = scientific or any("e" in text.lower() for text in accepted[:1])
-            response, tests = _blank_xml(ident, name, accepted, share)
+            response, tests = _blank_xml(ident, name, accepted, f"{100 * blank.weight:.2f}")
             presentation.append(response)
             conditions += tests
         html += _group_html(model, group, names)

@@ -33,7 +33,7 @@ from .golden import check_golden
 from .samples import sample_plan, sample_questions
 
 ALLOWED = {float(f) for f in moodle.MOODLE_FRACTIONS} | {-float(f) for f in moodle.MOODLE_FRACTIONS}
-_BLANK = re.compile(r"\{1:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
+_BLANK = re.compile(r"\{\d+:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
 
 
 def _fraction(element: ET.Element) -> float:
