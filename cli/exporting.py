@@ -329,7 +329,17 @@ def export_command(
                 f"quiz grade {shlex.quote(bank)} --template --seed {seed} --students {count_of}{selection}"
             )
             report(f"An answers file for these sheets: `{template} -o answers.csv`.")
-        report(f"Master seed {seed}{source}: grade with `{command}`.")
+        if fmt in {"moodle", "qti"}:
+            # The LMS gives each student one variant of each item at random and marks it: no row of
+            # an answers file belongs to a variant, so `quiz grade` has nothing to mark here.
+            lms_name = "Moodle" if fmt == "moodle" else "Canvas"
+            report(
+                f"Master seed {seed}{source}: {lms_name} gives each student one variant of each item at "
+                "random and marks it there. A question's name holds its variant code and seed; "
+                f"`quiz show {shlex.quote(bank)} ITEM --seed SEED --solution` rebuilds it with its answer."
+            )
+        else:
+            report(f"Master seed {seed}{source}: grade with `{command}`.")
 
 
 def _note(message: str) -> None:

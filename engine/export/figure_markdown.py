@@ -3,21 +3,17 @@
 A Markdown worksheet is one text file, so a figure becomes what a reader of that file can use: a
 heatmap its matrix of values (a masked cell shows its mask text), a line plot a table with one row
 per x value (at most `MAX_ROWS` rows, evenly spaced, first and last kept, and it says so). Every
-label is escaped (`attnquiz.engine.export.markdown.escape`), pipes included.
+label is escaped (`attnquiz.engine.markup.escape_markdown`, as in the rest of the Markdown export),
+pipes included.
 """
 
 from __future__ import annotations
 
 from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, format_value
+from attnquiz.engine.markup import escape_markdown as _escape
 
 MAX_ROWS = 12
 """A line plot's table has at most this many rows."""
-
-
-def _escape(text: str) -> str:
-    from attnquiz.engine.export.markdown import escape
-
-    return escape(text)
 
 
 def _row(cells: list[str]) -> str:

@@ -257,10 +257,28 @@ def question_html(question: Question, asked: str | None = None) -> str:
     return html
 
 
+def part_intro(label: str, prompt: str, asked: str) -> str:
+    """A part's prompt after its label, then what to enter (for a whole answer, label "": what to enter)."""
+    html = tex_html(f"**({label})** {prompt}") if label else ""
+    return html + f"<p><em>{escape(asked, quote=False)}</em></p>"
+
+
+def matrix_table(cells: list[str], rows: int, cols: int, attributes: str = "") -> str:
+    """A matrix's blanks (or any cells, row by row) as an HTML table of ``rows`` by ``cols``."""
+    body = "".join(
+        "<tr>" + "".join(f"<td>{cells[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
+        for r in range(rows)
+    )
+    return f"<table{attributes}>{body}</table>"
+
+
 def question_name(question: Question) -> str:
-    """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it."""
+    """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it (a
+    concept question, the same for every seed, is named by its item)."""
     if question.is_original:
         return f"{question.item_id} original"
+    if isinstance(question.answer, ExplainAnswer):  # one question, whatever the seed
+        return f"{question.item_id} (concept question)"
     return f"{question.item_id} {question.code} (seed {question.seed})"
 
 
@@ -547,8 +565,10 @@ __all__ = [
     "instructions",
     "key_points_html",
     "lists_products",
+    "matrix_table",
     "note_products",
     "number_text",
+    "part_intro",
     "question_html",
     "question_name",
     "solution_html",

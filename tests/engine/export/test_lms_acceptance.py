@@ -26,7 +26,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_parts, moodle, qti
+from attnquiz.engine.export import lms, moodle, qti
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
 from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.seeding import variant_code
@@ -59,7 +59,11 @@ def _canvas_items(package: qti.Package) -> list[ET.Element]:
 
 
 def _questions(plan: ClassPlan) -> list[Question]:
-    return [q for _, questions in plan.by_item() for q in questions]
+    """The questions the LMS files hold, in order: every variant, a concept question once per item."""
+    out: list[Question] = []
+    for _, questions in plan.by_item():
+        out += [questions[0]] if isinstance(questions[0].answer, ExplainAnswer) else list(questions)
+    return out
 
 
 def _canvas_number(text: str) -> float:
@@ -67,10 +71,17 @@ def _canvas_number(text: str) -> float:
     return 0.0 if abs(value) < CANVAS_SMALLEST else value
 
 
+def _answers(question: Question) -> list[SingleAnswer]:
+    """The answers that get blanks: every part's, or the question's own."""
+    answer = question.answer
+    assert not isinstance(answer, ExplainAnswer)
+    return [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+
+
 def _entries(question: Question) -> list[tuple[SingleAnswer, float | int | str]]:
     """Each blank's answer and target, in order: every part's blanks for a question in parts."""
     out: list[tuple[SingleAnswer, float | int | str]] = []
-    for _, _, answer, _ in lms_parts.units(question):
+    for answer in _answers(question):
         if isinstance(answer, VectorAnswer):
             out += [(answer, v) for v in answer.values]
         elif isinstance(answer, MatrixAnswer):
@@ -144,7 +155,7 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
     assert problems == []
 
 
-_BLANK = re.compile(r"\{1:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
+_BLANK = re.compile(r"\{\d+:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
 _ALTERNATIVES = re.compile(r"(?<!\\)~")
 
 
@@ -342,7 +353,7 @@ def test_no_product_note_without_a_shape_stated_with_products() -> None:
 
 def _parts_plan() -> ClassPlan:
     """One question in parts whose (b) is the concatenated heads' shape, [T, d_model] with
-    d_model = h·d_k: the parts exports (`lms_parts`) build its blanks."""
+    d_model = h·d_k: the parts exports build its blanks."""
     shape = ShapeAnswer(
         ("T", "d_model"),
         symbols=(("T", None), ("d_model", None), ("h", None), ("d_k", None)),

@@ -1,0 +1,161 @@
+"""How the Moodle and Canvas exports judge a student, read from the exported files: a concept question
+is written once per item, part weights set the cloze blanks' weights and the Canvas points, and no
+formula answer is ever a text blank that marks an equivalent formula wrong."""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from functools import cache
+
+import pytest
+
+from attnquiz.engine import banks
+from attnquiz.engine.answers import ExplainAnswer, PartsAnswer
+from attnquiz.engine.export import lms_model, moodle, qti
+from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+
+QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+
+
+@cache
+def _plan(bank: str, variants: int) -> ClassPlan:
+    return plan_class(banks.load(bank), students=variants, master_seed=2026)
+
+
+def _canvas_root(package: qti.Package) -> ET.Element:
+    with zipfile.ZipFile(io.BytesIO(package.data)) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".xml") and "/" in n and "meta" not in n)
+        return ET.fromstring(archive.read(name))
+
+
+@pytest.mark.parametrize("bank", ["week1", "week2"])
+def test_a_concept_question_is_exported_once_per_item_not_once_per_variant(bank: str) -> None:
+    plan = _plan(bank, 5)
+    concepts = [item for item, questions in plan.by_item() if isinstance(questions[0].answer, ExplainAnswer)]
+    assert concepts, f"{bank} has concept questions"
+    root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
+    essays = [q.findtext("name/text", "") for q in root if q.get("type") == "essay"]
+    assert sorted(essays) == sorted(f"{item} (concept question)" for item in concepts)
+    numbered = [q for q in root if q.get("type") == "numerical"]
+    assert numbered
+    assert len(numbered) % 5 == 0  # every other item keeps its five variants
+    canvas = _canvas_root(qti.package(plan))
+    groups = [s for s in canvas.iter(f"{QTI}section") if s.get("ident") != "root_section"]
+    assert len(groups) == len(plan.items)
+    for section in groups:
+        expected = 1 if section.get("title") in concepts else 5
+        assert len(section.findall(f"{QTI}item")) == expected, section.get("title")
+
+
+WEIGHTED = r"""
+bank: weighted
+title: "Part weights"
+items:
+  - id: score-then-weight
+    kind: formula
+    source: "Day 13 §3, two-token problem"
+    topic: scaled-dot-product
+    params:
+      s: {range: [2, 5]}
+      e2: {choice: [1, 1.5, 2]}
+    prompt: "A query and key 1 have $q \\cdot k_1 = {{s}}$ with $d_k = 4$; key 2's scaled score is ${{e2}}$."
+    parts:
+      - name: scaled
+        prompt: "Compute the scaled score of key 1."
+        answer: {value: "s / sqrt(4)"}
+        tolerance: {decimals: 2}
+        solution: ["${{s}} / 2 = {{scaled}}$."]
+        weight: WEIGHT_A
+      - prompt: "The softmax weight of key 1, using your (a)."
+        answer: {value: "exp(scaled) / (exp(scaled) + exp(e2))"}
+        tolerance: {decimals: 2}
+        weight: WEIGHT_B
+        solution: ["$\\exp({{scaled}}) / (\\exp({{scaled}}) + \\exp({{e2}}))$."]
+"""
+
+
+def _weighted_plan(weight_a: str, weight_b: str) -> ClassPlan:
+    from attnquiz.engine.loader import load_bank_text
+
+    text = WEIGHTED.replace("WEIGHT_A", weight_a).replace("WEIGHT_B", weight_b)
+    return plan_class(load_bank_text(text, "weighted.yaml"), students=2, master_seed=3)
+
+
+def _cloze_weights(plan: ClassPlan) -> list[list[int]]:
+    root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
+    texts = [q.findtext("questiontext/text", "") for q in root if q.get("type") == "cloze"]
+    return [[int(w) for w in re.findall(r"\{(\d+):NUMERICAL:", text)] for text in texts]
+
+
+def _canvas_shares(plan: ClassPlan) -> list[list[float]]:
+    """Per item, the share of the score each blank's accepted texts add (one per blank, in order)."""
+    out = []
+    for item in _canvas_root(qti.package(plan)).iter(f"{QTI}item"):
+        shares: dict[str, set[float]] = {}
+        for condition in item.iter(f"{QTI}respcondition"):
+            added = condition.find(f"{QTI}setvar[@action='Add']")
+            tested = condition.find(f".//{QTI}varequal")
+            if added is not None and tested is not None:
+                shares.setdefault(tested.get("respident", ""), set()).add(float(added.text or ""))
+        assert all(len(s) == 1 for s in shares.values())  # every spelling of a blank adds the same
+        out.append([next(iter(s)) for s in shares.values()])
+    return out
+
+
+@pytest.mark.parametrize(
+    ("weight_a", "weight_b", "cloze", "canvas"),
+    [
+        ("1", "1", [1, 1], [50.0, 50.0]),
+        ("1", "2", [1, 2], [33.33, 66.67]),
+        ("3", "1", [3, 1], [75.0, 25.0]),
+        ("0.5", "1.5", [1, 3], [25.0, 75.0]),
+    ],
+)
+def test_part_weights_set_the_cloze_blank_weights_and_the_canvas_shares(
+    weight_a: str, weight_b: str, cloze: list[int], canvas: list[float]
+) -> None:
+    plan = _weighted_plan(weight_a, weight_b)
+    assert _cloze_weights(plan) == [cloze, cloze]
+    assert _canvas_shares(plan) == [canvas, canvas]
+    moodle_notes = moodle.build(plan).warnings
+    canvas_notes = qti.package(plan).warnings
+    assert any(n.startswith(moodle.MARK_PER_BLANK) for n in moodle_notes)
+    unequal = any(n.startswith(qti.EQUAL_BLANKS) for n in canvas_notes)
+    assert unequal == (weight_a != weight_b)  # Canvas splits equally: said where that differs
+
+
+def test_a_weight_ratio_moodle_cannot_write_is_rounded_and_said() -> None:
+    plan = _weighted_plan("1", "99.99")
+    assert _cloze_weights(plan) == [[1, 100], [1, 100]]
+    assert any(n.startswith(moodle.WEIGHTS_ROUNDED) for n in moodle.build(plan).warnings)
+
+
+@pytest.mark.parametrize("bank", ["week1", "week2"])
+def test_a_part_counts_by_its_weight_not_by_its_blanks_in_the_bank_chains(bank: str) -> None:
+    """A chain whose last part is a vector (layernorm-chain: (a), (b), then a vector (c)) gives each
+    part the same share of the cloze question's marks, as quiz does, however many blanks it has."""
+    plan = _plan(bank, 1)
+    root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
+    questions = [q for _, qs in plan.by_item() for q in qs if not isinstance(q.answer, ExplainAnswer)]
+    elements = [q for q in root if q.get("type") not in {"category", "essay"}]
+    checked = 0
+    for question, element in zip(questions, elements, strict=True):
+        answer = question.answer
+        if not isinstance(answer, PartsAnswer):
+            continue
+        text = element.findtext("questiontext/text", "")
+        weights = [int(w) for w in re.findall(r"\{(\d+):[A-Z_]+:", text)]
+        sizes = [len(lms_model.targets(p.answer)) for p in answer.parts]
+        assert len(weights) == sum(sizes), question.item_id
+        per_part, start = [], 0
+        for size in sizes:
+            per_part.append(sum(weights[start : start + size]))
+            start += size
+        total = sum(per_part)
+        for part, got in zip(answer.parts, per_part, strict=True):
+            assert got / total == pytest.approx(part.weight / sum(p.weight for p in answer.parts))
+        checked += 1
+    assert checked
