@@ -98,7 +98,9 @@ def _text(element: ET.Element | None, path: str) -> str:
 
 def _branch(node: ET.Element, side: str) -> Branch:
     return Branch(
-        _text(node, f"{side}score"), _text(node, f"{side}answernote").strip(), int(_text(node, f"{side}nextnode"))
+        _text(node, f"{side}score"),
+        _text(node, f"{side}answernote").strip(),
+        int(_text(node, f"{side}nextnode")),
     )
 
 
@@ -113,7 +115,9 @@ def parse(xml_text: str) -> list[Question]:
             options = _text(item, "options")
             found = re.search(r"validator:(\w+)", options)
             name = _text(item, "name")
-            inputs[name] = InputSpec(name, _text(item, "type"), _text(item, "tans"), found.group(1) if found else None)
+            inputs[name] = InputSpec(
+                name, _text(item, "type"), _text(item, "tans"), found.group(1) if found else None
+            )
         prts = {}
         for prt in element.findall("prt"):
             nodes = {}
@@ -144,7 +148,9 @@ def parse(xml_text: str) -> list[Question]:
                 )
             )
         questions.append(
-            Question(_text(element, "name/text"), _text(element, "questionvariables/text"), inputs, prts, tests)
+            Question(
+                _text(element, "name/text"), _text(element, "questionvariables/text"), inputs, prts, tests
+            )
         )
     return questions
 
@@ -301,7 +307,8 @@ def script(cases: Sequence[Case]) -> str:
         n = numbers[id(q)]
         assigned = ", ".join(f"{name}: {value}" for name, value in case.inputs.items())
         names = _locals(_statements(q.variables))
-        out.append(f"({assigned}, qz_vars{n}(), qz_mark{n}({_string(case.key)}))$")
+        # The question variables first: a test input may name one of them.
+        out.append(f"(qz_vars{n}(), {assigned}, qz_mark{n}({_string(case.key)}))$")
         out.append(f"kill({', '.join([*case.inputs, *names])})$")
     out.append('print("QZDONE")$')
     return "\n".join(out) + "\n"

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.main import app
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     ExplainAnswer,
@@ -22,26 +21,33 @@ from attnquiz.engine.answers import (
     PartsAnswer,
     Tolerance,
 )
-from attnquiz.engine.export import moodle, stack
+from attnquiz.engine.export import lms_model, moodle, stack, stack_prt
 from attnquiz.engine.export.worksheet import ExportError, plan_class
 from attnquiz.engine.variant import Question, Variant
+from attnquiz.main import app
 
 from . import stack_harness as harness
 
 QUESTIONTYPE = harness.REFERENCE / "questiontype.php"
 SAMPLES = harness.REFERENCE / "samplequestions"
-needs_reference = pytest.mark.skipif(not QUESTIONTYPE.is_file(), reason=f"no STACK reference at {harness.REFERENCE}")
+needs_reference = pytest.mark.skipif(
+    not QUESTIONTYPE.is_file(), reason=f"no STACK reference at {harness.REFERENCE}"
+)
 
 
 @cache
 def exported(bank: str = "week1", variants: int = 2) -> ET.Element:
-    plan = plan_class(banks.load(bank), students=variants, master_seed=7, items=[i.id for i in banks.load(bank).items])
+    plan = plan_class(
+        banks.load(bank), students=variants, master_seed=7, items=[i.id for i in banks.load(bank).items]
+    )
     text, _ = stack.build(plan)
     return ET.fromstring(text)
 
 
 def stack_questions() -> list[ET.Element]:
-    return [q for b in ("week1", "week2") for q in exported(b).findall("question") if q.get("type") == "stack"]
+    return [
+        q for b in ("week1", "week2") for q in exported(b).findall("question") if q.get("type") == "stack"
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -97,11 +103,16 @@ def contract() -> dict[str, dict[str, str]]:
 
 @needs_reference
 def test_the_contract_is_read_from_stacks_own_import_code() -> None:
-    """The parse of import_from_xml finds what the code plainly reads (so the checks below check something)."""
+    """The parse of import_from_xml finds what the code plainly reads (so the checks below check
+    something)."""
     reads = contract()
-    assert {"questionvariables", "questionsimplify", "prtcorrect", "specificfeedback"} <= set(reads["question"])
-    assert reads["input"]["boxsize"] == "number" and reads["input"]["tans"] == "text"
-    assert reads["node"]["truescore"] == "number" and reads["node"]["truefeedback"] == "formatted"
+    assert {"questionvariables", "questionsimplify", "prtcorrect", "specificfeedback"} <= set(
+        reads["question"]
+    )
+    assert reads["input"]["boxsize"] == "number"
+    assert reads["input"]["tans"] == "text"
+    assert reads["node"]["truescore"] == "number"
+    assert reads["node"]["truefeedback"] == "formatted"
     assert {"testcase", "description"} <= set(reads["qtest"])
     assert set(reads["expected"]) == {"name", "expectedscore", "expectedpenalty", "expectedanswernote"}
 
@@ -115,7 +126,10 @@ def _check_reads(element: ET.Element, reads: dict[str, str], where: str, variabl
         assert len(children) == 1, f"{where}: <{name}> {len(children)} times"
         child = children[0]
         if kind == "formatted":
-            assert child.get("format") in {"html", "moodle_auto_format", "plain_text", "markdown"}, (where, name)
+            assert child.get("format") in {"html", "moodle_auto_format", "plain_text", "markdown"}, (
+                where,
+                name,
+            )
             assert child.find("text") is not None, (where, name)
             continue
         value = child.findtext("text") if child.find("text") is not None else child.text
@@ -133,10 +147,12 @@ def test_every_question_has_every_element_import_from_xml_reads_with_its_type() 
     for q in questions:
         where = q.findtext("name/text", "")
         _check_reads(q, reads["question"], where)
-        assert q.find("questiontext[@format='html']/text") is not None and q.find("generalfeedback/text") is not None
+        assert q.find("questiontext[@format='html']/text") is not None
+        assert q.find("generalfeedback/text") is not None
         inputs = q.findall("input")
         prts = q.findall("prt")
-        assert inputs and len(inputs) == len(prts), where
+        assert inputs, where
+        assert len(inputs) == len(prts), where
         for item in inputs:
             _check_reads(item, reads["input"], where)
             assert f"[[input:{item.findtext('name')}]]" in q.findtext("questiontext/text", "")
@@ -161,8 +177,89 @@ def test_every_question_has_every_element_import_from_xml_reads_with_its_type() 
                     _check_reads(element, reads[level], where)
             for element in test.findall("expected"):
                 assert re.fullmatch(r"\d\.\d{7}", element.findtext("expectedscore", "")), where
-            assert {t.findtext("name") for t in test.findall("testinput")} == {i.findtext("name") for i in inputs}
-            assert {e.findtext("name") for e in test.findall("expected")} == {p.findtext("name") for p in prts}
+            assert {t.findtext("name") for t in test.findall("testinput")} == {
+                i.findtext("name") for i in inputs
+            }
+            assert {e.findtext("name") for e in test.findall("expected")} == {
+                p.findtext("name") for p in prts
+            }
+
+
+def _reachable(nodes: dict[int, tuple[int, int]]) -> set[int]:
+    seen: set[int] = set()
+    pending = [0]
+    while pending:
+        n = pending.pop()
+        if n == -1 or n in seen:
+            continue
+        seen.add(n)
+        pending.extend(nodes[n])
+    return seen
+
+
+def _acyclic(nodes: dict[int, tuple[int, int]]) -> bool:
+    state: dict[int, int] = {}
+
+    def visit(n: int) -> bool:
+        if n == -1 or state.get(n) == 2:
+            return True
+        if state.get(n) == 1:
+            return False
+        state[n] = 1
+        ok = all(visit(m) for m in nodes[n])
+        state[n] = 2
+        return ok
+
+    return visit(0)
+
+
+def test_nothing_stacks_own_form_validation_refuses() -> None:
+    """What STACK's validate_fromform refuses when a teacher saves the question: CAS strings (SAns,
+    TAns, a teacher's answer, test inputs) over 255 characters or ending in ``;``, a description
+    over 255, an answer note empty, repeated in its tree or holding ``|``, ``;`` or ``:``, a
+    numeric score outside [0, 1], input and PRT names of the wrong form or over 18 characters,
+    an input or validation placeholder not exactly once, nodes not reached from the first one or
+    in a cycle."""
+    for q in stack_questions():
+        where = q.findtext("name/text", "")
+        text = q.findtext("questiontext/text", "")
+        for item in q.findall("input"):
+            name = item.findtext("name", "")
+            assert re.fullmatch(r"[a-zA-Z]+[0-9a-zA-Z_]*[0-9a-zA-Z]+", name), where
+            assert len(name) <= 18, where
+            assert text.count(f"[[input:{name}]]") == 1, where
+            assert text.count(f"[[validation:{name}]]") == 1, where
+            tans = item.findtext("tans", "")
+            assert 0 < len(tans) <= 255, (where, tans)
+        for prt in q.findall("prt"):
+            assert len(prt.findtext("name", "")) <= 18
+            notes: list[str] = []
+            graph: dict[int, tuple[int, int]] = {}
+            for node in prt.findall("node"):
+                for field in ("sans", "tans", "testoptions"):
+                    value = node.findtext(field, "")
+                    assert len(value) <= 255, (where, field, value)
+                    assert not value.strip().endswith(";"), (where, field)
+                assert node.findtext("sans") and node.findtext("tans"), where
+                assert len(node.findtext("description", "")) <= 255, where
+                for side in ("true", "false"):
+                    answer_note = node.findtext(f"{side}answernote", "")
+                    assert answer_note, where
+                    assert not set(answer_note) & set("|;:"), (where, answer_note)
+                    notes.append(answer_note)
+                    score = node.findtext(f"{side}score", "")
+                    if re.fullmatch(r"-?\d+(\.\d+)?", score):
+                        assert 0 <= float(score) <= 1, (where, score)
+                graph[int(node.findtext("name", ""))] = (
+                    int(node.findtext("truenextnode", "")),
+                    int(node.findtext("falsenextnode", "")),
+                )
+            assert len(notes) == len(set(notes)), (where, prt.findtext("name"), notes)
+            assert _reachable(graph) == set(graph), where
+            assert _acyclic(graph), where
+        for test in q.findall("qtest"):
+            for value in test.findall("testinput/value"):
+                assert 0 < len(value.text or "") <= 255, where
 
 
 def _tag_sequence(element: ET.Element) -> list[str]:
@@ -186,7 +283,8 @@ def test_the_structure_is_stacks_own_samples_structure() -> None:
     for level, path in levels.items():
         theirs = [e for q in sample_questions for e in ([q] if path == "." else q.findall(path))]
         mine = [e for q in ours for e in ([q] if path == "." else q.findall(path))]
-        assert theirs and mine, level
+        assert theirs, level
+        assert mine, level
         expected = [t for t in _tag_sequence(theirs[0]) if t not in {"deployedseed", "qtest"}]
         kinds: dict[str, set[str]] = {}
         for element in theirs:
@@ -237,35 +335,43 @@ def _question(prompt: str, answer: object, mistakes: tuple[Mistake, ...] = ()) -
 
 def test_bank_text_never_runs_as_cas_text() -> None:
     """``{@...@}``, ``{#...#}`` and ``[[...]]`` in a bank's prompt or feedback are shown, not run."""
-    evil = "Compute {@system(\"rm\")@} and {#x#} [[input:ans1]] [[feedback:prt1]] $x^{2}$."
+    evil = 'Compute {@system("rm")@} and {#x#} [[input:ans1]] [[feedback:prt1]] $x^{2}$.'
     mistake = Mistake("m", 3.0, "Not {@ans1@} [[validation:ans1]].")
     lines = stack.question_xml(_question(evil, NumericAnswer(2.0, Tolerance.decimals(1)), (mistake,)), [])
     xml = ET.fromstring("\n".join(lines))
     texts = [t.text or "" for t in xml.iter("text")]
     joined = "\n".join(texts)
-    assert "{@system" not in joined and "{#x#}" not in joined and "{@ans1@}" not in joined
-    assert joined.count("[[input:ans1]]") == 1 and joined.count("[[feedback:prt1]]") == 1  # ours only
-    assert "&#123;@system" in joined and "x^{2}" in joined  # shown as written; TeX braces kept
+    assert "{@system" not in joined
+    assert "{#x#}" not in joined
+    assert "{@ans1@}" not in joined
+    assert joined.count("[[input:ans1]]") == 1
+    assert joined.count("[[feedback:prt1]]") == 1
+    assert "&#123;@system" in joined
+    assert "x^{2}" in joined
 
 
 def test_formula_inputs_declare_their_symbols_and_nothing_else() -> None:
     answer = ExpressionAnswer("12*d_model^2 + 13*d_model", ("d_model",))
     xml = ET.fromstring("\n".join(stack.question_xml(_question("Count.", answer), [])))
     item = xml.find("input")
-    assert item is not None and item.findtext("type") == "algebraic"
+    assert item is not None
+    assert item.findtext("type") == "algebraic"
     assert item.findtext("options") == "validator:qz_valid1"
     variables = xml.findtext("questionvariables/text", "")
-    assert re.search(r"qz_valid1\(ex\):=if subsetp\(setify\(listofvars\(ex\)\), \{d_model,dmodel\}\)", variables)
+    assert re.search(
+        r"qz_valid1\(ex\):=if subsetp\(setify\(listofvars\(ex\)\), \{d_model,dmodel\}\)", variables
+    )
     assert item.findtext("allowwords") == "d_model,dmodel"
     node = xml.find("prt/node")
-    assert node is not None and node.findtext("answertest") == "AlgEquiv"
+    assert node is not None
+    assert node.findtext("answertest") == "AlgEquiv"
 
 
 def test_a_name_maxima_reads_otherwise_is_an_error_naming_the_item() -> None:
     answer = ExpressionAnswer("2*d + d*d", ("d",))
     question = _question("Count.", answer)
     stack.question_xml(question, [])
-    with pytest.raises(ExportError, match="item 'item'.*'pi'"):
+    with pytest.raises(ExportError, match=r"item 'item'.*'pi'"):
         stack.question_xml(_question("Count.", ExpressionAnswer("2*pi", ("pi",))), [])
 
 
@@ -275,7 +381,9 @@ def test_numbers_use_the_items_own_half_width() -> None:
         (Tolerance.sigfigs(3), "NumAbsolute", 0.051),
         (Tolerance.relative(1e-3), "NumRelative", 1e-3),
     ]:
-        xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", NumericAnswer(12.3456, tolerance)), [])))
+        xml = ET.fromstring(
+            "\n".join(stack.question_xml(_question("x?", NumericAnswer(12.3456, tolerance)), []))
+        )
         node = xml.find("prt/node")
         assert node is not None
         assert node.findtext("answertest") == test
@@ -291,7 +399,8 @@ def test_a_question_in_parts_has_an_input_and_a_weighted_prt_per_part() -> None:
     prts = xml.findall("prt")
     assert [float(p.findtext("value", "")) for p in prts] == [p.weight for p in question.answer.parts]
     later = prts[1].findtext("feedbackvariables/text", "")
-    assert "qz_t2:if qz_cf2 then" in later and "ans1" in later  # recomputed from the student's (a)
+    assert "qz_t2:if qz_cf2 then" in later
+    assert "ans1" in later
     descriptions = [n.findtext("description") for n in prts[1].findall("node")]
     assert descriptions[:2] == ["an earlier error carried forward", "right given the earlier answers"]
 
@@ -305,7 +414,9 @@ runner = CliRunner()
 
 def test_quiz_export_format_stack(tmp_path: Path) -> None:
     out = tmp_path / "w2.xml"
-    result = runner.invoke(app, ["export", "week2", "-f", "stack", "--variants", "2", "--seed", "3", "-o", str(out)])
+    result = runner.invoke(
+        app, ["export", "week2", "-f", "stack", "--variants", "2", "--seed", "3", "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     root = ET.parse(out).getroot()
     assert len(root.findall("question[@type='stack']")) > 50
@@ -313,8 +424,11 @@ def test_quiz_export_format_stack(tmp_path: Path) -> None:
     assert any("STACK reads answers in its own syntax" in w for w in warnings)
     assert any("essay" in w for w in warnings)
     assert len(warnings) == len(set(warnings))  # one line per kind of note
-    piped = runner.invoke(app, ["export", "week2", "-f", "stack", "--items", "pe-vector", "--seed", "3", "-o", "-"])
-    assert piped.exit_code == 0 and piped.stdout.startswith("<?xml")
+    piped = runner.invoke(
+        app, ["export", "week2", "-f", "stack", "--items", "pe-vector", "--seed", "3", "-o", "-"]
+    )
+    assert piped.exit_code == 0
+    assert piped.stdout.startswith("<?xml")
 
 
 def test_the_same_seed_gives_the_same_bytes() -> None:
@@ -327,11 +441,12 @@ def test_the_same_seed_gives_the_same_bytes() -> None:
 def test_concept_only_export_says_nothing_about_syntax() -> None:
     plan = plan_class(banks.load("week1"), students=1, master_seed=1, items=["why-scale-scores"])
     _, notes = stack.build(plan)
-    assert len(notes) == 1 and "essay" in notes[0]
+    assert len(notes) == 1
+    assert "essay" in notes[0]
 
 
 def test_explain_answers_are_not_units() -> None:
     answer = ExplainAnswer("Because the scores grow.", ("one", "two"))
     with pytest.raises(TypeError):
-        stack.units(_question("Why?", answer))
+        stack_prt.units(lms_model.build(_question("Why?", answer)))
     replace(answer)  # frozen dataclass stays usable

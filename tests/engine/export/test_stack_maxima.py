@@ -29,7 +29,9 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import stack
+from attnquiz.engine.export import lms_model, stack, stack_prt
+from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, note, right_value, typed
+from attnquiz.engine.export.stack_tests import quiz_text, rounded
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.engine.grading import grade_answer, grade_parts
 from attnquiz.engine.variant import Question
@@ -57,7 +59,7 @@ class Built:
 
     question: Question
     parsed: harness.Question
-    units: list[stack.Unit]
+    units: list[Unit]
 
 
 def _questions() -> list[Question]:
@@ -82,11 +84,11 @@ def _half_carried(question: Question) -> Question | None:
 def _build(question: Question) -> Built:
     lines = stack.question_xml(question, [])
     (parsed,) = harness.parse("<quiz>\n" + "\n".join(lines) + "\n</quiz>")
-    return Built(question, parsed, stack.units(question))
+    return Built(question, parsed, stack_prt.units(lms_model.build(question)))
 
 
-def _texts(units: list[stack.Unit], values: list[object]) -> list[str]:
-    return [stack.quiz_text(u.answer, v) for u, v in zip(units, values, strict=True)]
+def _texts(units: list[Unit], values: list[object]) -> list[str]:
+    return [quiz_text(u.answer, v) for u, v in zip(units, values, strict=True)]
 
 
 def _quiz_scores(built: Built, values: list[object]) -> dict[str, float] | None:
@@ -104,11 +106,11 @@ def _quiz_scores(built: Built, values: list[object]) -> dict[str, float] | None:
 
 
 def _inputs(built: Built, values: list[object]) -> dict[str, str]:
-    return {u.input: stack.typed(u.answer, v) for u, v in zip(built.units, values, strict=True)}
+    return {u.input: typed(u.answer, v) for u, v in zip(built.units, values, strict=True)}
 
 
-def _right(units: list[stack.Unit]) -> list[object]:
-    return [stack.rounded(u.answer, stack.right_value(u.answer)) for u in units]
+def _right(units: list[Unit]) -> list[object]:
+    return [rounded(u.answer, right_value(u.answer)) for u in units]
 
 
 def _nudged(answer: SingleAnswer) -> object | None:
@@ -130,25 +132,27 @@ def _nudged(answer: SingleAnswer) -> object | None:
 def _changed(answer: ExpressionAnswer) -> list[Formula]:
     """The answer with one more of its first symbol, and doubled: formulas that must not score."""
     symbol = answer.symbols[0]
-    return [Formula.of(f"({answer.value}) + {symbol}", answer.symbols), Formula.of(f"2*({answer.value})", answer.symbols)]
+    return [
+        Formula.of(f"({answer.value}) + {symbol}", answer.symbols),
+        Formula.of(f"2*({answer.value})", answer.symbols),
+    ]
 
 
-def _consistent(units: list[stack.Unit], wrong_at: int, wrong: object) -> list[object] | None:
+def _consistent(units: list[Unit], wrong_at: int, wrong: object) -> list[object] | None:
     """Responses with a wrong value at unit ``wrong_at`` and later parts computed from the student's own."""
     values: list[object] = []
     given: dict[str, object] = {}
     for unit in units:
-        part = unit.part
         if unit.index == wrong_at:
             value = wrong
-        elif unit.index > wrong_at and part is not None and part.uses and part.recompute is not None:
+        elif unit.index > wrong_at and unit.uses:
             try:
-                recomputed = part.answer_for(part.recompute(*(given[label] for label in part.uses)))
+                recomputed = unit.group.target_for([given[label] for label in unit.uses])
             except (ArithmeticError, ValueError, TypeError):
                 return None
-            value = stack.rounded(unit.answer, stack.right_value(recomputed))
+            value = rounded(unit.answer, right_value(recomputed))
         else:
-            value = stack.rounded(unit.answer, stack.right_value(unit.answer))
+            value = rounded(unit.answer, right_value(unit.answer))
         values.append(value)
         given[unit.label] = value
     return values
@@ -158,11 +162,11 @@ def _off(answer: SingleAnswer, factor: float) -> object | None:
     if isinstance(answer, IntegerAnswer):
         return answer.value + max(1, round(abs(answer.value) * (factor - 1)))
     if isinstance(answer, NumericAnswer):
-        return stack.rounded(answer, answer.value * factor + answer.tolerance.half_width(answer.value) * 30)
+        return rounded(answer, answer.value * factor + answer.tolerance.half_width(answer.value) * 30)
     if isinstance(answer, VectorAnswer):
-        return stack.rounded(answer, tuple(v * factor + 0.1 for v in answer.values))
+        return rounded(answer, tuple(v * factor + 0.1 for v in answer.values))
     if isinstance(answer, MatrixAnswer):
-        return stack.rounded(answer, tuple(tuple(v * factor + 0.1 for v in row) for row in answer.rows))
+        return rounded(answer, tuple(tuple(v * factor + 0.1 for v in row) for row in answer.rows))
     return None
 
 
@@ -209,24 +213,24 @@ def suite() -> Suite:
             pos = unit.index - 1
             answer = unit.answer
 
-            def at(value: object, pos: int = pos) -> list[object]:
+            def at(value: object, pos: int = pos, right: list[object] = right) -> list[object]:
                 return [*right[:pos], value, *right[pos + 1 :]]
 
-            exact = stack.right_value(answer)
+            exact = right_value(answer)
             _add(collected, f"{key}u{unit.index}exact", built, at(exact), "exact")
             nudged = _nudged(answer)
             if nudged is not None:
                 _add(collected, f"{key}u{unit.index}nudged", built, at(nudged), "nudged")
-            for m, mistake in enumerate(stack.listed_mistakes(unit)):
+            for m, mistake in enumerate(listed_mistakes(unit)):
                 texts = _texts(units, at(mistake.value))
                 named = grade_answer(answer, texts[pos], unit.mistakes).mistake
                 if named is not None and named.tag == mistake.tag:
                     _add(collected, f"{key}u{unit.index}m{m}", built, at(mistake.value), "mistake",
-                         {unit.prt: stack.note(unit, mistake.tag)})  # fmt: skip
+                         {unit.prt: note(unit, mistake.tag)})  # fmt: skip
             if isinstance(answer, ExpressionAnswer):
                 for c, changed in enumerate(_changed(answer)):
                     _add(collected, f"{key}u{unit.index}changed{c}", built, at(changed), "changed")
-                stranger = stack.typed(answer, answer.formula).replace("(", "(zz*", 1) if "(" in stack.typed(
+                stranger = typed(answer, answer.formula).replace("(", "(zz*", 1) if "(" in typed(
                     answer, answer.formula) else "zz"  # fmt: skip
                 inputs = _inputs(built, right)
                 inputs[unit.input] = stranger
@@ -241,7 +245,7 @@ def suite() -> Suite:
                     picks.append(frozenset(letters))
                 for s, pick in enumerate(dict.fromkeys(picks)):
                     _add(collected, f"{key}u{unit.index}pick{s}", built, at(pick), "choice")
-        used = {label for u in units if u.part is not None for label in u.part.uses}
+        used = {label for u in units for label in u.uses}
         for unit in units:
             if unit.label not in used:
                 continue
@@ -331,18 +335,20 @@ def test_every_mistake_and_every_carried_part_has_its_question_test() -> None:
     reached: set[tuple[str, str]] = set()
     for case in s.cases:
         if s.kinds[case.key] == "qtest":
-            for prt, (_, note) in s.outcomes[case.key].prts.items():
+            for _prt, (_, note) in s.outcomes[case.key].prts.items():
                 reached.add((case.question.name, note))
     for key, built in s.built.items():
         if s.kinds[key] != "mistake":
             continue
-        for prt, note in s.expect[key].notes.items():
-            assert (built.parsed.name, note) in reached, f"{built.parsed.name}: no question test ends at {note}"
+        for _prt, note in s.expect[key].notes.items():
+            assert (built.parsed.name, note) in reached, (
+                f"{built.parsed.name}: no question test ends at {note}"
+            )
     carried = [
         (built.parsed.name, f"{u.prt}-carried-right")
         for built in s.built.values()
         for u in built.units
-        if u.part is not None and u.part.uses
+        if u.uses
     ]
     assert carried
     for name, note in carried:
