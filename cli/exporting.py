@@ -266,7 +266,10 @@ def export_command(
         )
     to_stdout = output is not None and str(output) == "-"
     if to_stdout and fmt not in {"moodle", "stack", "json"}:
-        fail(f"-o - (standard output) is for moodle, stack and json; a {fmt} export needs a file or folder", 2)
+        fail(
+            f"-o - (standard output) is for moodle, stack and json; a {fmt} export needs a file or a folder",
+            2,
+        )
     target = output if output is not None else default_output(fmt, loaded.name)
     from attnquiz.engine.export.pdf import Terminated
 

@@ -112,7 +112,7 @@ def tree(node: tuple[object, ...]) -> str:
         children = node[1]
         assert isinstance(children, tuple)
         joiner = "+" if tag == "add" else "*"
-        return "(" + joiner.join(tree(child) for child in children) + ")"  # type: ignore[arg-type]
+        return "(" + joiner.join(tree(child) for child in children) + ")"
     if tag == "neg":
         return f"(-{tree(node[1])})"  # type: ignore[arg-type]
     if tag == "div":

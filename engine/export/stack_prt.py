@@ -158,7 +158,9 @@ def check(answer: SingleAnswer, sans: str, target: str, target_value: object = N
     kind compares: a number, a flat list of entries (vectors, matrices, shapes), a formula, a set
     of letters. ``target_value`` is the Python value where it is known (the half-width of a
     relative or significant-figure tolerance depends on it)."""
-    if isinstance(answer, IntegerAnswer):
+    if isinstance(answer, IntegerAnswer) or (
+        answer.tolerance.mode == "exact" and isinstance(answer, NumericAnswer)
+    ):
         return Check("AlgEquiv", sans, target, "", f"is(equal({sans}, {target}))")
     if isinstance(answer, NumericAnswer):
         if isinstance(target_value, int | float):
@@ -353,9 +355,8 @@ def typed(answer: SingleAnswer, value: object) -> str:
         assert isinstance(value, Formula)
         return mx.formula(value)
     assert isinstance(value, frozenset)
-    if not answer.multiple:
-        return next(iter(value))
-    return "[" + ",".join(sorted(value)) + "]"
+    letters = sorted(str(letter) for letter in value)
+    return letters[0] if not answer.multiple else "[" + ",".join(letters) + "]"
 
 
 def _flat_value(answer: SingleAnswer, value: object, names: Names | None) -> str:

@@ -175,7 +175,9 @@ class Outcome:
 
 def _statements(text: str) -> list[str]:
     """CAS statements separated by ``;`` at the top level (not inside strings or brackets)."""
-    out, depth, current, quoted = [], 0, [], False
+    out: list[str] = []
+    current: list[str] = []
+    depth, quoted = 0, False
     for ch in text:
         if ch == '"' and (not current or current[-1] != "\\"):
             quoted = not quoted

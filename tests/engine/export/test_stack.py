@@ -240,7 +240,8 @@ def test_nothing_stacks_own_form_validation_refuses() -> None:
                     value = node.findtext(field, "")
                     assert len(value) <= 255, (where, field, value)
                     assert not value.strip().endswith(";"), (where, field)
-                assert node.findtext("sans") and node.findtext("tans"), where
+                assert node.findtext("sans"), where
+                assert node.findtext("tans"), where
                 assert len(node.findtext("description", "")) <= 255, where
                 for side in ("true", "false"):
                     answer_note = node.findtext(f"{side}answernote", "")
@@ -258,8 +259,8 @@ def test_nothing_stacks_own_form_validation_refuses() -> None:
             assert _reachable(graph) == set(graph), where
             assert _acyclic(graph), where
         for test in q.findall("qtest"):
-            for value in test.findall("testinput/value"):
-                assert 0 < len(value.text or "") <= 255, where
+            for typed_in in test.findall("testinput/value"):
+                assert 0 < len(typed_in.text or "") <= 255, where
 
 
 def _tag_sequence(element: ET.Element) -> list[str]:
@@ -308,7 +309,10 @@ def test_concept_questions_are_moodle_essays_as_the_moodle_export_writes_them() 
     assert len(ours) == len(theirs) == 1
     assert _tag_sequence(ours[0]) == _tag_sequence(theirs[0])
     for tag in ("graderinfo", "responsefieldlines", "generalfeedback"):
-        assert ET.tostring(ours[0].find(tag)) == ET.tostring(theirs[0].find(tag)), tag
+        mine, moodles = ours[0].find(tag), theirs[0].find(tag)
+        assert mine is not None, tag
+        assert moodles is not None, tag
+        assert ET.tostring(mine) == ET.tostring(moodles), tag
 
 
 def test_one_category_per_item_holding_its_variants() -> None:

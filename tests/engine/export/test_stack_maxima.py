@@ -11,10 +11,12 @@ own branch. Skipped cleanly without maxima or without the reference copy of STAC
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from functools import cache
 
 import pytest
+from typer.testing import CliRunner
 
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
@@ -30,11 +32,12 @@ from attnquiz.engine.answers import (
     VectorAnswer,
 )
 from attnquiz.engine.export import lms_model, stack, stack_prt
-from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, note, right_value, typed
+from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, right_value, typed
 from attnquiz.engine.export.stack_tests import quiz_text, rounded
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.engine.grading import grade_answer, grade_parts
 from attnquiz.engine.variant import Question
+from attnquiz.main import app
 
 from . import stack_harness as harness
 
@@ -158,6 +161,17 @@ def _consistent(units: list[Unit], wrong_at: int, wrong: object) -> list[object]
     return values
 
 
+def _cli_scores(built: Built, values: list[object]) -> dict[str, float]:
+    """Each part's score as ``quiz answer BANK ITEM --seed N --json R1 R2 ...`` gives it."""
+    question = built.question
+    texts = _texts(built.units, values)
+    args = ["answer", question.bank, question.item_id, "--seed", str(question.seed), "--json", "--", *texts]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    parts = json.loads(result.stdout)["parts"]
+    return {u.prt: float(p["score"]) for u, p in zip(built.units, parts, strict=True)}
+
+
 def _off(answer: SingleAnswer, factor: float) -> object | None:
     if isinstance(answer, IntegerAnswer):
         return answer.value + max(1, round(abs(answer.value) * (factor - 1)))
@@ -221,12 +235,12 @@ def suite() -> Suite:
             nudged = _nudged(answer)
             if nudged is not None:
                 _add(collected, f"{key}u{unit.index}nudged", built, at(nudged), "nudged")
-            for m, mistake in enumerate(listed_mistakes(unit)):
+            mistakes = zip(listed_mistakes(unit), stack_prt.mistake_notes(unit), strict=True)
+            for m, (mistake, mistake_note) in enumerate(mistakes):
                 texts = _texts(units, at(mistake.value))
-                named = grade_answer(answer, texts[pos], unit.mistakes).mistake
-                if named is not None and named.tag == mistake.tag:
-                    _add(collected, f"{key}u{unit.index}m{m}", built, at(mistake.value), "mistake",
-                         {unit.prt: note(unit, mistake.tag)})  # fmt: skip
+                if grade_answer(answer, texts[pos], unit.mistakes).mistake == mistake:  # quiz names it
+                    expect = {unit.prt: mistake_note}
+                    _add(collected, f"{key}u{unit.index}m{m}", built, at(mistake.value), "mistake", expect)
             if isinstance(answer, ExpressionAnswer):
                 for c, changed in enumerate(_changed(answer)):
                     _add(collected, f"{key}u{unit.index}changed{c}", built, at(changed), "changed")
@@ -257,6 +271,11 @@ def suite() -> Suite:
                 if values is None:
                     continue
                 _add(collected, f"{key}u{unit.index}carry{f}", built, values, "carried")
+                if first and not question.code.endswith("-half"):  # and as `quiz answer` grades it
+                    cli = _cli_scores(built, values)
+                    collected.append(
+                        (f"{key}u{unit.index}cli{f}", built, _inputs(built, values), Expect(cli, {}), "cli")
+                    )
                 # The later parts' own right answers with the wrong earlier one: quiz gives them 1
                 # where the carried target is still within tolerance, else 0; STACK must agree.
                 own = [*values[: unit.index], *right[unit.index :]]
@@ -308,7 +327,18 @@ def _count(kind: str) -> int:
 
 @pytest.mark.parametrize(
     "kind",
-    ["qtest", "exact", "nudged", "mistake", "changed", "undeclared", "choice", "carried", "carried-own"],
+    [
+        "qtest",
+        "exact",
+        "nudged",
+        "mistake",
+        "changed",
+        "undeclared",
+        "choice",
+        "carried",
+        "carried-own",
+        "cli",
+    ],
 )
 def test_stack_marks_as_quiz_does(kind: str) -> None:
     """Each kind of case: STACK's Maxima gives quiz's score (and the named branch) on every one."""
