@@ -13,11 +13,20 @@ marks a student's response exactly as quiz does.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from html import escape
 
 from attnquiz.engine.answers import ExpressionAnswer, NumericAnswer, PartsAnswer, ShapeAnswer, VectorAnswer
 from attnquiz.engine.export import lms
-from attnquiz.engine.export.lms_model import FORMULA_BY_HAND, PRODUCT_BY_HAND, Group, LmsQuestion, asked
+from attnquiz.engine.export.lms_model import (
+    CHOICE_AMONG_BLANKS,
+    FORMULA_BY_HAND,
+    PRODUCT_BY_HAND,
+    Group,
+    Limit,
+    LmsQuestion,
+    asked,
+)
 
 LINES_PER_PART = 3
 """Lines of the response box per part (a formula or a shape is one line; room to correct it)."""
@@ -31,6 +40,9 @@ _REASONS = {
     ),
 }
 """Why a question is marked by hand, as the grader's information says it."""
+_REASONS[CHOICE_AMONG_BLANKS.key] = (
+    "a choice part is right with its letters in any order and spelling, which no text blank can list"
+)
 
 
 def question_html(model: LmsQuestion) -> str:
@@ -61,14 +73,14 @@ def response_lines(model: LmsQuestion) -> int:
     return LINES_PER_PART * max(1, len(model.groups))
 
 
-def grader_html(model: LmsQuestion) -> str:
+def grader_html(model: LmsQuestion, reasons: Sequence[Limit] = ()) -> str:
     """What a teacher marks by: per part its answer and weight, the forms that are right, the named
     mistakes and their feedback; then how error carries forward and the command that marks a
-    response as quiz does."""
+    response as quiz does. ``reasons``: the platform's own limits beside `LmsQuestion.by_hand`."""
     question = model.question
     total = sum(g.weight for g in model.groups)
-    reasons = "; ".join(_REASONS.get(limit.key, limit.key) for limit in model.by_hand)
-    html = f"<p><strong>Marked by hand:</strong> {escape(reasons, quote=False)}.</p>"
+    why = "; ".join(_REASONS[limit.key] for limit in (*model.by_hand, *reasons))
+    html = f"<p><strong>Marked by hand:</strong> {escape(why, quote=False)}.</p>"
     for group in model.groups:
         heading = f"({group.label}) " if group.label else ""
         if len(model.groups) > 1:

@@ -121,6 +121,13 @@ PRODUCT_BY_HAND = Limit(
     "any blank lists: those questions are marked by hand, with the answer and its accepted forms in the "
     "grader's information",
 )
+CHOICE_AMONG_BLANKS = Limit(
+    "choice-among-blanks",
+    "{lms} has no choice among the blanks of a question: a choice part would be a text blank, while quiz "
+    "reads the letters in any order and spelling (C, A; ca; (A), (C)): questions in parts with a choice "
+    "part are marked by hand, with every part's answer in the grader's information",
+)
+"""A limit of a platform whose blanks are all text (Canvas), not of a cloze (Moodle's MULTICHOICE)."""
 BY_HAND = (FORMULA_BY_HAND, PRODUCT_BY_HAND)
 """The limits that make a platform which matches blanks as text leave a question to a teacher."""
 MARKED_BY_HAND = Limit(
@@ -413,12 +420,15 @@ def build(question: Question) -> LmsQuestion:
         limits.append(PRODUCT_BY_HAND)
     if any(g.entries and len(g.blanks) > 1 for g in groups):
         limits.append(BLANK_BY_BLANK)
+    if form == "parts" and any(g.blanks and g.blanks[0].choice is not None for g in groups):
+        limits.append(CHOICE_AMONG_BLANKS)
     return LmsQuestion(question, form, _weighted(groups), tuple(limits), carried)
 
 
 __all__ = [
     "BLANK_BY_BLANK",
     "BY_HAND",
+    "CHOICE_AMONG_BLANKS",
     "FORMULA_AS_TEXT",
     "FORMULA_BY_HAND",
     "MARKED_BY_HAND",

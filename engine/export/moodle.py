@@ -380,6 +380,8 @@ _MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK}
 
 def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, exact: bool) -> None:
     for limit in model.limits:
+        if limit is lms_model.CHOICE_AMONG_BLANKS:
+            continue  # a cloze has choices among its blanks (MULTICHOICE, MULTIRESPONSE)
         warnings.append((_MESSAGES.get(limit.key) or limit.message("Moodle"), model.question.item_id))
     if len(model.blanks) > 1:
         warnings.append((MARK_PER_BLANK, model.question.item_id))

@@ -258,13 +258,11 @@ def _blank_xml(ident: str, name: str, accepted: list[str], share: str) -> tuple[
 
 
 def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, scientific: bool) -> None:
+    """What Canvas scores differently for a question of blanks (one marked by hand says its own)."""
     item_id = model.question.item_id
     for limit in model.limits:
-        if limit is lms_model.BLANK_BY_BLANK:
-            continue  # said below, as for any question of several blanks
-        if limit is lms_model.PRODUCT_SPELLINGS:
-            continue  # said last
-        warnings.append((limit.message("Canvas"), item_id))
+        if limit is not lms_model.BLANK_BY_BLANK:  # that one in Canvas's words, below
+            warnings.append((limit.message("Canvas"), item_id))
     if any(g.numbers for g in model.groups):
         warnings.append((AS_TEXT, item_id))
     if scientific:
@@ -274,8 +272,6 @@ def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, scientific: bool) -
     weights = [b.weight for b in model.blanks]
     if max(weights, default=0) - min(weights, default=0) > 1e-9:
         warnings.append((EQUAL_BLANKS, item_id))
-    if model.has(lms_model.PRODUCT_SPELLINGS):
-        warnings.append((lms_model.PRODUCT_SPELLINGS.message("Canvas"), item_id))
 
 
 def _blanks(model: LmsQuestion, ident: str, warnings: lms.Notes) -> tuple[ItemParts, str]:
@@ -344,7 +340,8 @@ def _by_hand(model: LmsQuestion, ident: str, warnings: lms.Notes) -> str:
     named mistakes in the general answer comments (Canvas has no grader-only text; students see
     them after submitting, as practice shows a solution)."""
     question = model.question
-    for limit in model.by_hand:
+    own = (lms_model.CHOICE_AMONG_BLANKS,) if model.has(lms_model.CHOICE_AMONG_BLANKS) else ()
+    for limit in (*model.by_hand, *own):
         warnings.append((limit.message("Canvas"), question.item_id))
     warnings.append((COMMENTS_SEEN, question.item_id))
     presentation = [
@@ -353,7 +350,7 @@ def _by_hand(model: LmsQuestion, ident: str, warnings: lms.Notes) -> str:
     ]
     condition = '<respcondition continue="No"><conditionvar><other/></conditionvar></respcondition>'
     item = ItemParts("essay_question", presentation, [condition])
-    item.feedback = {"general_fb": lms_hand.grader_html(model) + lms.solution_html(question)}
+    item.feedback = {"general_fb": lms_hand.grader_html(model, own) + lms.solution_html(question)}
     return item_element(question, ident, item, lms_hand.question_html(model))
 
 
@@ -383,7 +380,7 @@ def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
         item = _numerical(model, warnings)
     elif model.form == "essay":
         item = _essay(question, warnings)
-    elif model.by_hand:
+    elif model.by_hand or model.has(lms_model.CHOICE_AMONG_BLANKS):
         return _by_hand(model, ident, warnings)
     elif model.form == "choice" and isinstance(answer, ChoiceAnswer):
         item = _choice(question, answer, ident, warnings)

@@ -17,11 +17,20 @@ import sympy
 from typer.testing import CliRunner
 
 from attnquiz.engine import banks, symbolic
-from attnquiz.engine.answers import ExplainAnswer, ExpressionAnswer, PartsAnswer
+from attnquiz.engine.answers import (
+    ChoiceAnswer,
+    ExplainAnswer,
+    ExpressionAnswer,
+    IntegerAnswer,
+    Option,
+    Part,
+    PartsAnswer,
+)
 from attnquiz.engine.export import lms, lms_model, moodle, qti
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
-from attnquiz.engine.grading import grade_answer
-from attnquiz.engine.variant import Question
+from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
+from attnquiz.engine.grading import grade_answer, grade_parts
+from attnquiz.engine.seeding import variant_code
+from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
 
 QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
@@ -253,3 +262,47 @@ def test_the_command_in_the_grader_information_marks_a_factored_formula_right() 
     result = CliRunner().invoke(app, [*words[1:-1], factored])  # the placeholder replaced
     assert result.exit_code == 0, result.output
     assert "correct" in result.output.lower()
+
+
+def _choice_parts_plan() -> ClassPlan:
+    """A question in parts whose (b) is a multiple-select choice (quiz reads "C, A", "ca", "(A), (C)")."""
+    choice = ChoiceAnswer(
+        (Option("Heads are concatenated", True), Option("Heads add", False), Option("W_O mixes them", True)),
+        multiple=True,
+    )
+    parts = (
+        Part("a", "How many heads when $d_k = 64$ and $d = 512$?", IntegerAnswer(8)),
+        Part("b", "Which hold?", choice),
+    )
+    variant = Variant(prompt="Multi-head attention.", answer=PartsAnswer(parts), solution=())
+    question = Question("samples", "heads-choice", "hand-built", "attention", 1, variant_code(1), variant)
+    return ClassPlan(
+        "samples", "Parts", 2026, ("heads-choice",), (Sheet(1, 1, variant_code(1), (question,)),)
+    )
+
+
+def test_a_choice_part_is_a_selection_in_moodle_and_marked_by_hand_in_canvas() -> None:
+    plan = _choice_parts_plan()
+    (question,) = plan.sheets[0].questions
+    for typed in ("A, C", "C, A", "ca", "(A), (C)"):  # all right in quiz: no text blank lists them all
+        assert grade_parts_text(question, "8", typed) == "correct", typed
+    built = moodle.build(plan)
+    (cloze,) = ET.fromstring(built.text.encode("utf-8")).findall("question[@type='cloze']")
+    text = cloze.findtext("questiontext/text", "")
+    assert re.search(r"\{\d+:MULTIRESPONSE:=A\. ", text)  # a selection: Moodle reads no text
+    assert not any(w.startswith(lms_model.CHOICE_AMONG_BLANKS.message("Moodle")) for w in built.warnings)
+    package = qti.package(plan)
+    (item,) = _canvas_root(package).iter(f"{QTI}item")
+    kinds = [f.findtext(f"{QTI}fieldentry") for f in item.iter(f"{QTI}qtimetadatafield")]
+    assert kinds[0] == "essay_question"
+    assert item.find(f".//{QTI}response_lid") is None
+    comments = "".join(m.text or "" for m in item.iter(f"{QTI}mattext"))
+    assert "a choice part is right with its letters in any order" in comments
+    notes = [w for w in package.warnings if w.startswith(lms_model.CHOICE_AMONG_BLANKS.message("Canvas"))]
+    assert notes == [f"{lms_model.CHOICE_AMONG_BLANKS.message('Canvas')} (1 item: heads-choice)"]
+
+
+def grade_parts_text(question: Question, *responses: str) -> str:
+    answer = question.answer
+    assert isinstance(answer, PartsAnswer)
+    return grade_parts(answer, list(responses)).status
