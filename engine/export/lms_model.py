@@ -12,7 +12,9 @@ Types (frozen dataclasses; their fields are the API, and only grow):
   matrix or shape, or ``parts``, the stem then each part's blanks); ``groups`` are its blanks
   grouped by part (one group, label "", for a question not in parts; none for an essay);
   ``limits`` are what no cloze or blank platform expresses here (`Limit`: each with the
-  warning that says so, in the words of `message`).
+  warning that says so, in the words of `message`); `LmsQuestion.by_hand` names those that make
+  a platform matching blanks as text leave the whole question to a teacher (a formula answer; a
+  shape dimension stated as a product), which `attnquiz.engine.export.lms_hand` writes up.
 - `Group`: one part (or the whole answer): ``label`` and ``prompt`` of the part ("" for a whole
   answer), its ``answer`` (`SingleAnswer`), the ``mistakes`` it lists as whole values, its
   ``blanks``, its ``weight`` (the part's weight; 1 for a whole answer) and its carry-forward:
@@ -92,6 +94,8 @@ NO_CARRY_FORWARD = Limit(
     "{lms} cannot carry an error forward: each part of a question in parts is marked on its own answer, "
     "so a student who slips in (a) loses the later parts that quiz would mark right given their (a)",
 )
+# FORMULA_AS_TEXT and PRODUCT_SPELLINGS are what a text blank would do; `build` no longer gives them
+# (a formula or a product is marked by hand on such platforms: FORMULA_BY_HAND, PRODUCT_BY_HAND).
 FORMULA_AS_TEXT = Limit(
     "formula-as-text",
     "{lms} compares a formula answer as text, not algebraically: the blank accepts the formula as quiz "
@@ -103,6 +107,29 @@ BLANK_BY_BLANK = Limit(
     "{lms} gives credit blank by blank, while quiz marks a vector, matrix or shape right only when every "
     "entry is",
 )
+FORMULA_BY_HAND = Limit(
+    "formula-by-hand",
+    "{lms} cannot tell an equivalent formula from a wrong one, and a text blank would mark most right "
+    "formulas wrong (d(12d+13) for 12d^2 + 13d): questions with a formula answer are marked by hand, the "
+    "answer, the forms quiz accepts and the named mistakes in the grader's information; Moodle's STACK "
+    "question type marks them itself (quiz export --format stack)",
+)
+PRODUCT_BY_HAND = Limit(
+    "product-by-hand",
+    "{lms} matches a shape's blanks as text, while quiz reads a dimension the question states as a "
+    "product (d_model = h·d_k) in endless right spellings (h*d_k, d_k*h, 1*h*d_k, h*dₖ, ...), more than "
+    "any blank lists: those questions are marked by hand, with the answer and its accepted forms in the "
+    "grader's information",
+)
+CHOICE_AMONG_BLANKS = Limit(
+    "choice-among-blanks",
+    "{lms} has no choice among the blanks of a question: a choice part would be a text blank, while quiz "
+    "reads the letters in any order and spelling (C, A; ca; (A), (C)): questions in parts with a choice "
+    "part are marked by hand, with every part's answer in the grader's information",
+)
+"""A limit of a platform whose blanks are all text (Canvas), not of a cloze (Moodle's MULTICHOICE)."""
+BY_HAND = (FORMULA_BY_HAND, PRODUCT_BY_HAND)
+"""The limits that make a platform which matches blanks as text leave a question to a teacher."""
 MARKED_BY_HAND = Limit(
     "essay", "{lms} does not mark essay questions: a teacher marks each concept answer by hand"
 )
@@ -211,6 +238,14 @@ class LmsQuestion:
     def has(self, limit: Limit) -> bool:
         """Whether the question has this limit."""
         return limit in self.limits
+
+    @property
+    def by_hand(self) -> tuple[Limit, ...]:
+        """Why a platform that matches blanks as text (a Moodle cloze, Canvas) must leave this question
+        to a teacher (`BY_HAND`: a formula, equal by algebra in endless forms, or a shape dimension
+        stated as a product, in endless spellings); empty when its blanks list every right answer.
+        A platform that decides equivalence itself (STACK) need not."""
+        return tuple(limit for limit in self.limits if limit in BY_HAND)
 
 
 def formula_spellings(formula: Formula | str, symbols: Sequence[str] = ()) -> list[str]:
@@ -380,19 +415,25 @@ def build(question: Question) -> LmsQuestion:
         else:
             form = "entries"
     if any(g.formula for g in groups):
-        limits.append(FORMULA_AS_TEXT)
+        limits.append(FORMULA_BY_HAND)
+    if any(g.lists_products for g in groups):
+        limits.append(PRODUCT_BY_HAND)
     if any(g.entries and len(g.blanks) > 1 for g in groups):
         limits.append(BLANK_BY_BLANK)
-    if any(g.lists_products for g in groups):
-        limits.append(PRODUCT_SPELLINGS)
+    if form == "parts" and any(g.blanks and g.blanks[0].choice is not None for g in groups):
+        limits.append(CHOICE_AMONG_BLANKS)
     return LmsQuestion(question, form, _weighted(groups), tuple(limits), carried)
 
 
 __all__ = [
     "BLANK_BY_BLANK",
+    "BY_HAND",
+    "CHOICE_AMONG_BLANKS",
     "FORMULA_AS_TEXT",
+    "FORMULA_BY_HAND",
     "MARKED_BY_HAND",
     "NO_CARRY_FORWARD",
+    "PRODUCT_BY_HAND",
     "PRODUCT_SPELLINGS",
     "Blank",
     "Form",

@@ -30,9 +30,13 @@ this module only writes it as Moodle XML. Per form of question:
   options) the export stops with an error naming the item. Options are not shuffled, because
   the worked solution refers to them by letter.
 
-- question in parts, or a formula answer: one cloze question, the stem then each part's prompt and
-  its blanks, as above (a formula's blank a SHORTANSWER_C listing its spellings; a choice part a
-  MULTICHOICE or MULTIRESPONSE blank).
+- question in parts: one cloze question, the stem then each part's prompt and its blanks, as above
+  (a choice part a MULTICHOICE or MULTIRESPONSE blank).
+- a formula answer (alone or as a part), or a shape stated with a product: no text blank can list
+  every right answer (Moodle cannot decide that two formulas are equal), so the question is an
+  ``essay`` marked by hand, with each part's answer, the forms that are right, the named mistakes
+  and the `quiz answer` command that marks a response as the grader information
+  (`attnquiz.engine.export.lms_hand`); the export says so once, and points to STACK.
 
 Prompts are HTML with TeX between ``\\(...\\)`` for Moodle's MathJax filter; the worked
 solution is the general feedback; the variant code and the seed are in each question's name.
@@ -52,7 +56,7 @@ from xml.sax.saxutils import escape
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
-from attnquiz.engine.export import lms, lms_model, plain
+from attnquiz.engine.export import lms, lms_hand, lms_model, plain
 from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
@@ -376,6 +380,8 @@ _MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK}
 
 def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, exact: bool) -> None:
     for limit in model.limits:
+        if limit is lms_model.CHOICE_AMONG_BLANKS:
+            continue  # a cloze has choices among its blanks (MULTICHOICE, MULTIRESPONSE)
         warnings.append((_MESSAGES.get(limit.key) or limit.message("Moodle"), model.question.item_id))
     if len(model.blanks) > 1:
         warnings.append((MARK_PER_BLANK, model.question.item_id))
@@ -420,11 +426,28 @@ def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> li
     """A concept question as an ``essay``: typed in the editor, marked by hand with the key points."""
     warnings.append((MARKED_BY_HAND, question.item_id))
     wanted = ruled_lines(answer) + 2  # a typed line holds more than a handwritten one; the editor is roomier
-    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
     grader = lms.key_points_html(answer)
     if question.instructor_note:
         grader += f"<p><small>Note for instructors: {escape(question.instructor_note)}</small></p>"
+    return _essay_lines(question, _header(question, "essay"), wanted, grader)
+
+
+def _by_hand(model: LmsQuestion, warnings: lms.Notes) -> list[str]:
+    """A question no cloze blank marks rightly (a formula; a shape stated with a product) as an
+    ``essay``, marked by hand: the answers, the forms that are right and the named mistakes are the
+    grader information (`attnquiz.engine.export.lms_hand`)."""
+    question = model.question
+    for limit in model.by_hand:
+        warnings.append((limit.message("Moodle"), question.item_id))
     lines = _header(question, "essay")
+    lines[2] = f'    <questiontext format="html">{_text(lms_hand.question_html(model))}</questiontext>'
+    return _essay_lines(question, lines, lms_hand.response_lines(model), lms_hand.grader_html(model))
+
+
+def _essay_lines(question: Question, lines: list[str], wanted: int, grader: str) -> list[str]:
+    """An essay's lines after its header: the editor about ``wanted`` lines tall, ``grader`` as the
+    grader information."""
+    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
     lines += [
         "    <responseformat>editor</responseformat>",
         "    <responserequired>1</responserequired>",
@@ -507,6 +530,8 @@ def _question_xml(
     if model.form == "essay":
         assert isinstance(question.answer, ExplainAnswer)
         return _essay(question, question.answer, notes)
+    if model.by_hand:
+        return _by_hand(model, notes)
     return _cloze(model, where, notes)
 
 

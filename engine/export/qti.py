@@ -28,9 +28,12 @@ it as QTI for Canvas. Per form of question:
   package's response processing says; Canvas itself divides such a question's points equally among
   its blanks, and the export says so where the shares differ.
   A blank that would accept nothing stops the export with an error naming the item.
-- question in parts, or a formula answer: one fill-in-multiple-blanks question, the stem then each
-  part's prompt and its blanks (a number's blank its spellings, a formula's its spellings, a
-  choice's the right letters).
+- question in parts: one fill-in-multiple-blanks question, the stem then each part's prompt and its
+  blanks (a number's blank its spellings, a choice's the right letters).
+- a formula answer (alone or as a part), or a shape stated with a product: no text blank lists
+  every right answer, so the question is an ``essay_question`` marked by hand, the answers, the
+  forms that are right and the named mistakes in the general answer comments
+  (`attnquiz.engine.export.lms_hand`); the export says so once.
 
 Notes on what Canvas scores differently are gathered into one warning line per kind
 (`attnquiz.engine.export.lms.gather`).
@@ -55,7 +58,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, MatrixAnswer
-from attnquiz.engine.export import lms, lms_model
+from attnquiz.engine.export import lms, lms_hand, lms_model
 from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
@@ -255,13 +258,11 @@ def _blank_xml(ident: str, name: str, accepted: list[str], share: str) -> tuple[
 
 
 def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, scientific: bool) -> None:
+    """What Canvas scores differently for a question of blanks (one marked by hand says its own)."""
     item_id = model.question.item_id
     for limit in model.limits:
-        if limit is lms_model.BLANK_BY_BLANK:
-            continue  # said below, as for any question of several blanks
-        if limit is lms_model.PRODUCT_SPELLINGS:
-            continue  # said last
-        warnings.append((limit.message("Canvas"), item_id))
+        if limit is not lms_model.BLANK_BY_BLANK:  # that one in Canvas's words, below
+            warnings.append((limit.message("Canvas"), item_id))
     if any(g.numbers for g in model.groups):
         warnings.append((AS_TEXT, item_id))
     if scientific:
@@ -271,8 +272,6 @@ def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, scientific: bool) -
     weights = [b.weight for b in model.blanks]
     if max(weights, default=0) - min(weights, default=0) > 1e-9:
         warnings.append((EQUAL_BLANKS, item_id))
-    if model.has(lms_model.PRODUCT_SPELLINGS):
-        warnings.append((lms_model.PRODUCT_SPELLINGS.message("Canvas"), item_id))
 
 
 def _blanks(model: LmsQuestion, ident: str, warnings: lms.Notes) -> tuple[ItemParts, str]:
@@ -335,6 +334,32 @@ def _essay(question: Question, warnings: lms.Notes) -> ItemParts:
     return ItemParts("essay_question", presentation, [condition])
 
 
+def _by_hand(model: LmsQuestion, ident: str, warnings: lms.Notes) -> str:
+    """A question no text blank marks rightly (a formula; a shape stated with a product) as an
+    ``essay_question`` for the teacher, with each part's answer, the forms that are right and the
+    named mistakes in the general answer comments (Canvas has no grader-only text; students see
+    them after submitting, as practice shows a solution)."""
+    question = model.question
+    own = (lms_model.CHOICE_AMONG_BLANKS,) if model.has(lms_model.CHOICE_AMONG_BLANKS) else ()
+    for limit in (*model.by_hand, *own):
+        warnings.append((limit.message("Canvas"), question.item_id))
+    warnings.append((COMMENTS_SEEN, question.item_id))
+    presentation = [
+        '<response_str ident="response1" rcardinality="Single"><render_fib>'
+        '<response_label ident="answer1" rshuffle="No"/></render_fib></response_str>'
+    ]
+    condition = '<respcondition continue="No"><conditionvar><other/></conditionvar></respcondition>'
+    item = ItemParts("essay_question", presentation, [condition])
+    item.feedback = {"general_fb": lms_hand.grader_html(model, own) + lms.solution_html(question)}
+    return item_element(question, ident, item, lms_hand.question_html(model))
+
+
+COMMENTS_SEEN = (
+    "Canvas has no grader-only text: the answers and accepted forms of the questions marked by hand are "
+    "the general answer comments, which students see after submitting"
+)
+
+
 def _asked(question: Question, item: ItemParts) -> str | None:
     """What to enter, where Canvas needs it said beyond `lms.instructions` (None: nothing more)."""
     asked = lms.instructions(question.answer)
@@ -355,6 +380,8 @@ def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
         item = _numerical(model, warnings)
     elif model.form == "essay":
         item = _essay(question, warnings)
+    elif model.by_hand or model.has(lms_model.CHOICE_AMONG_BLANKS):
+        return _by_hand(model, ident, warnings)
     elif model.form == "choice" and isinstance(answer, ChoiceAnswer):
         item = _choice(question, answer, ident, warnings)
     else:

@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 import zipfile
 from functools import cache
+from html import escape
 
 import pytest
 
@@ -26,7 +27,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, moodle, qti
+from attnquiz.engine.export import lms, lms_model, moodle, qti
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
 from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.seeding import variant_code
@@ -95,6 +96,24 @@ def _entries(question: Question) -> list[tuple[SingleAnswer, float | int | str]]
     return out
 
 
+def _by_hand(question: Question) -> bool:
+    """Whether no text blank can list every right answer: a formula answer, or a shape stated with a
+    product (quiz reads both in endless forms), alone or as a part. The LMS then leaves it to a teacher."""
+    answer = question.answer
+    answers = [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+    return any(
+        isinstance(a, ExpressionAnswer) or (isinstance(a, ShapeAnswer) and lms.lists_products(a))
+        for a in answers
+    )
+
+
+def _answers_in(html: str, question: Question) -> list[str]:
+    """The answers (every part's) that the grader's information of a by-hand question lacks."""
+    answer = question.answer
+    answers = [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+    return [a.format() for a in answers if f"<code>{escape(a.format(), quote=False)}</code>" not in html]
+
+
 def _single_number(question: Question) -> bool:
     return isinstance(question.answer, NumericAnswer | IntegerAnswer)
 
@@ -116,6 +135,15 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
                 problems.append(f"{where}: a concept question is not an unscored essay question")
             if not all(f"<li>{lms.tex_html_inline(point)}</li>" in text for point in answer.points):
                 problems.append(f"{where}: the essay's comments lack a key point")
+            continue
+        if _by_hand(question):
+            # No text blank lists every right formula or product: an essay the teacher marks, with
+            # every part's answer in the comments.
+            kind = next(f.findtext(f"{QTI}fieldentry") for f in item.iter(f"{QTI}qtimetadatafield"))
+            if kind != "essay_question" or item.find(f".//{QTI}setvar") is not None:
+                problems.append(f"{where}: a question marked by hand is not an unscored essay question")
+            if _answers_in(text, question):
+                problems.append(f"{where}: the comments lack {_answers_in(text, question)}")
             continue
         if _single_number(question):
             assert isinstance(answer, NumericAnswer | IntegerAnswer)
@@ -189,6 +217,13 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
             if not all(f"<li>{lms.tex_html_inline(point)}</li>" in grader for point in answer.points):
                 problems.append(f"{where}: the grader information lacks key points")
             continue
+        if _by_hand(question):
+            grader = element.findtext("graderinfo/text") or ""
+            if element.get("type") != "essay" or element.findall("answer"):
+                problems.append(f"{where}: a question marked by hand is not an essay question")
+            if _answers_in(grader, question):
+                problems.append(f"{where}: the grader information lacks {_answers_in(grader, question)}")
+            continue
         if _single_number(question):
             assert isinstance(answer, NumericAnswer | IntegerAnswer)
             right = next(a for a in element.findall("answer") if a.get("fraction") == "100")
@@ -261,12 +296,15 @@ def _with_products(plan: ClassPlan) -> list[Question]:
     return [q for q in _questions(plan) if isinstance(q.answer, ShapeAnswer) and q.answer.products]
 
 
-def test_a_bank_shape_stated_with_a_product_lists_its_spellings_in_moodle_and_canvas() -> None:
-    """concat-shape-symbols ([B, T, d_model], d_model = h·d_k): the d_model blank of both exports
-    lists h*d_k and its usual spellings, at most MAX_SPELLINGS texts, each graded right by quiz."""
+def test_a_bank_shape_stated_with_a_product_is_marked_by_hand_in_moodle_and_canvas() -> None:
+    """concat-shape-symbols ([B, T, d_model], d_model = h·d_k): quiz reads the product in endless right
+    spellings (h*d_k, d_k*h, 1*h*d_k, h*dₖ, ...), more than a blank lists, so both exports leave it to
+    a teacher, with the answer and the product in the grader's information."""
     plan = _plan("week1")
     questions = _questions(plan)
     assert _with_products(plan)
+    for spelling in ("h*d_k", "d_k*h", "1*h*d_k", "h*dₖ", "h*d_k*1"):  # all right, some no blank listed
+        assert _graded_in_place(_with_products(plan)[0], 2, spelling) == "correct", spelling
     root = ET.fromstring(_moodle("week1").text)
     elements = [q for q in root.findall("question") if q.get("type") != "category"]
     items = _canvas_items(_canvas("week1"))
@@ -275,26 +313,15 @@ def test_a_bank_shape_stated_with_a_product_lists_its_spellings_in_moodle_and_ca
         answer = question.answer
         if not (isinstance(answer, ShapeAnswer) and answer.products):
             continue
-        # Moodle reads a bare * as a wildcard: the blank must hold it escaped.
-        assert "=h\\*d_k~" in (element.findtext("questiontext/text") or "")
-        moodle_blanks = [
-            [a.replace("\\}", "}").replace("\\*", "*") for f, a in _moodle_alternatives(body) if f == "100"]
-            for _, body in _BLANK.findall(element.findtext("questiontext/text") or "")
-        ]
-        canvas_blanks = [
-            [m.text or "" for m in b.iter(f"{QTI}mattext")][1:] for b in item.iter(f"{QTI}response_lid")
-        ]
-        for listed in (moodle_blanks, canvas_blanks):
-            assert len(listed) == len(answer.dims)
-            for position, (dim, texts) in enumerate(zip(answer.dims, listed, strict=True)):
-                assert len(texts) <= lms.MAX_SPELLINGS
-                if dim == "d_model":
-                    assert set(texts) >= PRODUCT_FORMS, texts
-                else:
-                    assert not any("*" in t or "·" in t for t in texts), texts
-                for text in texts:
-                    assert _graded_in_place(question, position, text) == "correct", text
-                checked += 1
+        assert element.get("type") == "essay"
+        assert "{1:" not in (element.findtext("questiontext/text") or "")  # no blank
+        grader = element.findtext("graderinfo/text") or ""
+        assert "d_model = h*d_k" in grader
+        assert f"<code>{escape(answer.format(), quote=False)}</code>" in grader
+        kind = next(f.findtext(f"{QTI}fieldentry") for f in item.iter(f"{QTI}qtimetadatafield"))
+        assert kind == "essay_question"
+        assert item.find(f".//{QTI}response_lid") is None
+        checked += 1
     assert checked
 
 
@@ -330,7 +357,7 @@ def test_a_number_a_product_stands_for_lists_the_product_and_only_what_quiz_read
 
 
 def _note_lines(warnings: list[str], lms_name: str) -> list[str]:
-    return [w for w in warnings if w.startswith(lms.PRODUCT_SPELLINGS.format(lms=lms_name))]
+    return [w for w in warnings if w.startswith(lms_model.PRODUCT_BY_HAND.message(lms_name))]
 
 
 def test_the_product_note_is_one_line_per_export_naming_the_items() -> None:
@@ -376,25 +403,19 @@ def _parts_plan() -> ClassPlan:
     )
 
 
-def test_the_parts_exports_list_a_products_spellings_and_note_it() -> None:
+def test_a_question_in_parts_with_a_product_shape_is_marked_by_hand_and_noted() -> None:
     plan = _parts_plan()
-    wanted = set(lms.dimension_texts(_shape_part(plan), "d_model"))
-    assert wanted >= PRODUCT_FORMS
+    assert lms.lists_products(_shape_part(plan))
     built = moodle.build(plan)
-    blanks = _BLANK.findall(
-        ET.fromstring(built.text).findtext("question[@type='cloze']/questiontext/text") or ""
-    )
-    texts = [
-        a.replace("\\}", "}").replace("\\*", "*")
-        for f, a in _moodle_alternatives(blanks[-1][1])
-        if f == "100"
-    ]
-    assert set(texts) == wanted
+    (essay,) = ET.fromstring(built.text).findall("question[@type='essay']")
+    grader = essay.findtext("graderinfo/text") or ""
+    assert "(a) 1 of 2 marks. Answer:" in grader
+    assert "(b) 1 of 2 marks. Answer:" in grader
+    assert "quiz answer samples heads-in-parts --seed 1" in grader
     assert len(_note_lines(built.warnings, "Moodle")) == 1
     package = qti.package(plan)
     (item,) = _canvas_items(package)
-    lids = item.findall(f".//{QTI}response_lid")
-    assert {m.text for m in lids[-1].iter(f"{QTI}mattext")} - {"e3"} == wanted
+    assert item.find(f".//{QTI}response_lid") is None
     assert len(_note_lines(package.warnings, "Canvas")) == 1
 
 

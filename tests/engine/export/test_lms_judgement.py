@@ -4,18 +4,34 @@ formula answer is ever a text blank that marks an equivalent formula wrong."""
 
 from __future__ import annotations
 
+import html
 import io
 import re
+import shlex
 import xml.etree.ElementTree as ET
 import zipfile
 from functools import cache
 
 import pytest
+import sympy
+from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ExplainAnswer, PartsAnswer
-from attnquiz.engine.export import lms_model, moodle, qti
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+from attnquiz.engine import banks, symbolic
+from attnquiz.engine.answers import (
+    ChoiceAnswer,
+    ExplainAnswer,
+    ExpressionAnswer,
+    IntegerAnswer,
+    Option,
+    Part,
+    PartsAnswer,
+)
+from attnquiz.engine.export import lms, lms_model, moodle, qti
+from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
+from attnquiz.engine.grading import grade_answer, grade_parts
+from attnquiz.engine.seeding import variant_code
+from attnquiz.engine.variant import Question, Variant
+from attnquiz.main import app
 
 QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
 
@@ -38,7 +54,8 @@ def test_a_concept_question_is_exported_once_per_item_not_once_per_variant(bank:
     assert concepts, f"{bank} has concept questions"
     root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
     essays = [q.findtext("name/text", "") for q in root if q.get("type") == "essay"]
-    assert sorted(essays) == sorted(f"{item} (concept question)" for item in concepts)
+    named = [name for name in essays if name.endswith("(concept question)")]
+    assert sorted(named) == sorted(f"{item} (concept question)" for item in concepts)
     numbered = [q for q in root if q.get("type") == "numerical"]
     assert numbered
     assert len(numbered) % 5 == 0  # every other item keeps its five variants
@@ -139,13 +156,13 @@ def test_a_part_counts_by_its_weight_not_by_its_blanks_in_the_bank_chains(bank: 
     part the same share of the cloze question's marks, as quiz does, however many blanks it has."""
     plan = _plan(bank, 1)
     root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
-    questions = [q for _, qs in plan.by_item() for q in qs if not isinstance(q.answer, ExplainAnswer)]
-    elements = [q for q in root if q.get("type") not in {"category", "essay"}]
+    questions = [q for _, qs in plan.by_item() for q in lms_model.variants_to_write(qs)]
+    elements = [q for q in root if q.get("type") != "category"]
     checked = 0
     for question, element in zip(questions, elements, strict=True):
         answer = question.answer
-        if not isinstance(answer, PartsAnswer):
-            continue
+        if not isinstance(answer, PartsAnswer) or element.get("type") == "essay":
+            continue  # an essay (a part no blank marks rightly) has no blanks to weigh
         text = element.findtext("questiontext/text", "")
         weights = [int(w) for w in re.findall(r"\{(\d+):[A-Z_]+:", text)]
         sizes = [len(lms_model.targets(p.answer)) for p in answer.parts]
@@ -159,3 +176,133 @@ def test_a_part_counts_by_its_weight_not_by_its_blanks_in_the_bank_chains(bank: 
             assert got / total == pytest.approx(part.weight / sum(p.weight for p in answer.parts))
         checked += 1
     assert checked
+
+
+def _formula_questions(bank: str) -> list[tuple[Question, list[ExpressionAnswer]]]:
+    plan = _plan(bank, 3)
+    out = []
+    for _, questions in plan.by_item():
+        for question in lms_model.variants_to_write(questions):
+            answer = question.answer
+            answers = [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+            formulas = [a for a in answers if isinstance(a, ExpressionAnswer)]
+            if formulas:
+                out.append((question, formulas))
+    return out
+
+
+def _right_forms(answer: ExpressionAnswer) -> list[str]:
+    """The canonical form, a factored form and a reordered form of the answer (sympy, from the
+    reader's own tree), each as a student types it."""
+    expr = symbolic.to_sympy(answer.formula.tree)
+    factored = sympy.factor(expr)
+    terms = expr.as_ordered_terms()
+    reordered = sympy.Add(*terms[::-1], evaluate=False) if len(terms) > 1 else expr
+    if len(terms) == 1:
+        reordered = sympy.Mul(*sympy.Mul.make_args(expr)[::-1], evaluate=False)
+    forms = [answer.value, str(factored), str(reordered)]
+    return [f.replace("**", "^") for f in forms]
+
+
+@pytest.mark.parametrize("bank", ["week1", "week2"])
+def test_no_lms_marks_an_equivalent_formula_wrong(bank: str) -> None:
+    """For every formula answer of both banks, the forms quiz grades right (canonical, factored,
+    reordered) meet no text match in either export: the question is an essay the teacher marks, with
+    the answer, the rule "any algebraically equal formula" and the quiz command in the grader's
+    information. (A text blank listed 1-16 spellings and scored d(12d+13) as 0.)"""
+    found = _formula_questions(bank)
+    assert found
+    plan = _plan(bank, 3)
+    root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
+    by_name = {q.findtext("name/text", ""): q for q in root if q.get("type") != "category"}
+    canvas = {i.get("title"): i for i in _canvas_root(qti.package(plan)).iter(f"{QTI}item")}
+    for question, formulas in found:
+        for answer in formulas:
+            for form in _right_forms(answer):
+                assert grade_answer(answer, form).status == "correct", (question.item_id, form)
+        element = by_name[lms.question_name(question)]
+        assert element.get("type") == "essay", question.item_id
+        assert element.findall("answer") == []
+        assert not re.search(r"\{\d+:", element.findtext("questiontext/text", ""))  # no cloze blank
+        grader = element.findtext("graderinfo/text", "")
+        assert "any formula algebraically equal to it" in grader
+        for answer in formulas:
+            assert f"<code>{html.escape(answer.value, quote=False)}</code>" in grader
+        assert f"quiz answer {question.bank} {question.item_id} --seed {question.seed}" in grader
+        item = canvas[lms.question_name(question)]
+        fields = {
+            f.findtext(f"{QTI}fieldlabel"): f.findtext(f"{QTI}fieldentry")
+            for f in item.iter(f"{QTI}qtimetadatafield")
+        }
+        assert fields["question_type"] == "essay_question"
+        assert item.find(f".//{QTI}response_lid") is None
+        assert item.find(f".//{QTI}setvar") is None  # nothing scores it: the teacher does
+
+
+@pytest.mark.parametrize("bank", ["week1", "week2"])
+def test_the_export_says_once_which_formula_items_are_marked_by_hand_and_points_to_stack(bank: str) -> None:
+    plan = _plan(bank, 3)
+    items = list(dict.fromkeys(q.item_id for q, _ in _formula_questions(bank)))
+    for warnings, name in ((moodle.build(plan).warnings, "Moodle"), (qti.package(plan).warnings, "Canvas")):
+        lines = [w for w in warnings if w.startswith(lms_model.FORMULA_BY_HAND.message(name))]
+        assert len(lines) == 1, warnings
+        assert "--format stack" in lines[0]
+        assert f"({len(items)} item{'s' if len(items) != 1 else ''}: {', '.join(items)})" in lines[0]
+        assert not any("compares a formula answer as text" in w for w in warnings)
+
+
+def test_the_command_in_the_grader_information_marks_a_factored_formula_right() -> None:
+    question, (answer,) = _formula_questions("week1")[0]
+    root = ET.fromstring(moodle.build(_plan("week1", 3)).text.encode("utf-8"))
+    element = next(q for q in root if q.findtext("name/text") == lms.question_name(question))
+    command = re.search(r"<code>(quiz answer [^<]*)</code>", element.findtext("graderinfo/text", ""))
+    assert command is not None
+    words = shlex.split(html.unescape(command.group(1)))
+    factored = _right_forms(answer)[1]
+    result = CliRunner().invoke(app, [*words[1:-1], factored])  # the placeholder replaced
+    assert result.exit_code == 0, result.output
+    assert "correct" in result.output.lower()
+
+
+def _choice_parts_plan() -> ClassPlan:
+    """A question in parts whose (b) is a multiple-select choice (quiz reads "C, A", "ca", "(A), (C)")."""
+    choice = ChoiceAnswer(
+        (Option("Heads are concatenated", True), Option("Heads add", False), Option("W_O mixes them", True)),
+        multiple=True,
+    )
+    parts = (
+        Part("a", "How many heads when $d_k = 64$ and $d = 512$?", IntegerAnswer(8)),
+        Part("b", "Which hold?", choice),
+    )
+    variant = Variant(prompt="Multi-head attention.", answer=PartsAnswer(parts), solution=())
+    question = Question("samples", "heads-choice", "hand-built", "attention", 1, variant_code(1), variant)
+    return ClassPlan(
+        "samples", "Parts", 2026, ("heads-choice",), (Sheet(1, 1, variant_code(1), (question,)),)
+    )
+
+
+def test_a_choice_part_is_a_selection_in_moodle_and_marked_by_hand_in_canvas() -> None:
+    plan = _choice_parts_plan()
+    (question,) = plan.sheets[0].questions
+    for typed in ("A, C", "C, A", "ca", "(A), (C)"):  # all right in quiz: no text blank lists them all
+        assert grade_parts_text(question, "8", typed) == "correct", typed
+    built = moodle.build(plan)
+    (cloze,) = ET.fromstring(built.text.encode("utf-8")).findall("question[@type='cloze']")
+    text = cloze.findtext("questiontext/text", "")
+    assert re.search(r"\{\d+:MULTIRESPONSE:=A\. ", text)  # a selection: Moodle reads no text
+    assert not any(w.startswith(lms_model.CHOICE_AMONG_BLANKS.message("Moodle")) for w in built.warnings)
+    package = qti.package(plan)
+    (item,) = _canvas_root(package).iter(f"{QTI}item")
+    kinds = [f.findtext(f"{QTI}fieldentry") for f in item.iter(f"{QTI}qtimetadatafield")]
+    assert kinds[0] == "essay_question"
+    assert item.find(f".//{QTI}response_lid") is None
+    comments = "".join(m.text or "" for m in item.iter(f"{QTI}mattext"))
+    assert "a choice part is right with its letters in any order" in comments
+    notes = [w for w in package.warnings if w.startswith(lms_model.CHOICE_AMONG_BLANKS.message("Canvas"))]
+    assert notes == [f"{lms_model.CHOICE_AMONG_BLANKS.message('Canvas')} (1 item: heads-choice)"]
+
+
+def grade_parts_text(question: Question, *responses: str) -> str:
+    answer = question.answer
+    assert isinstance(answer, PartsAnswer)
+    return grade_parts(answer, list(responses)).status

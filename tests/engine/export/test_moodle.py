@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -24,7 +24,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, moodle
+from attnquiz.engine.export import lms, lms_model, moodle
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
 from attnquiz.engine.grading import choice_score, grade
 from attnquiz.engine.variant import Question
@@ -166,6 +166,10 @@ def check_moodle(text: str, plan: ClassPlan) -> None:
                 assert (element.findtext("graderinfo/text") or "").startswith(lms.key_points_html(answer))
                 continue
             assert feedback.startswith("<p><strong>Answer:</strong>")
+            if lms_model.build(question).by_hand:  # a formula or a product shape: marked by hand
+                assert kind == "essay"
+                assert "Marked by hand" in (element.findtext("graderinfo/text") or "")
+                continue
             if isinstance(answer, NumericAnswer | IntegerAnswer):
                 assert kind == "numerical"
                 _check_numerical(element, question)
