@@ -1,6 +1,10 @@
 """STACK questions in Moodle XML: quiz's marking (tolerances, formulas by equivalence, named mistakes,
 error carried forward) decided by STACK's own Maxima answer tests inside Moodle.
 
+This module is the writer: it turns what the LMS model (`attnquiz.engine.export.lms_model`) says a
+question asks into STACK's XML; the inputs and trees are `attnquiz.engine.export.stack_prt`'s, the
+question tests `attnquiz.engine.export.stack_tests`'s.
+
 Each variant is one fixed STACK question (no random variables: the numbers are quiz's, from the
 reference numerics), in a category per item as the Moodle export makes. A question has one input
 per answer (one per part of a question in parts) and one potential response tree (PRT) per input,
@@ -25,7 +29,9 @@ Every question carries STACK question tests (Moodle runs them): the right answer
 formula, a factored and a reordered form) scores 1, each mistake reaches its own branch, and for a
 question in parts a wrong (a) with the consistent (b) earns (b)'s carried score.
 
-Concept questions are essays, as in the Moodle export.
+Concept questions are essays, as in the Moodle export (once per item). The XML follows STACK's own
+exports element for element (the tests compare it with STACK's samples and with what its
+``import_from_xml`` reads).
 """
 
 from __future__ import annotations
