@@ -454,3 +454,56 @@ def test_explain_answers_are_not_units() -> None:
     with pytest.raises(TypeError):
         stack_prt.units(lms_model.build(_question("Why?", answer)))
     replace(answer)  # frozen dataclass stays usable
+
+
+def test_every_chain_step_of_both_banks_has_its_maxima_form() -> None:
+    """A part that uses earlier parts is carried forward in STACK too: a new chain whose step has no
+    Maxima form fails here instead of quietly marking its later parts against their own answers."""
+    from attnquiz.engine.export.stack_carry import carry
+
+    steps = 0
+    for name in ("week1", "week2"):
+        bank = banks.load(name)
+        plan = plan_class(bank, students=2, master_seed=3, items=[i.id for i in bank.items])
+        for _, questions in plan.by_item():
+            for question in questions:
+                if isinstance(question.answer, PartsAnswer):
+                    for part in question.answer.parts:
+                        if part.uses:
+                            steps += 1
+                            assert carry(part, ["x"] * len(part.uses)) is not None, (
+                                question.item_id,
+                                part.label,
+                            )
+    assert steps >= 20
+
+
+def test_a_step_without_a_maxima_form_is_marked_on_its_own_and_said() -> None:
+    from attnquiz.engine.answers import IntegerAnswer, Part
+
+    first = Part("a", "How many?", IntegerAnswer(12))
+    second = Part("b", "Twice that?", IntegerAnswer(24), uses=("a",), recompute=lambda a: 2 * int(a))
+    question = _question("A chain.", PartsAnswer((first, second)))
+    notes: list[tuple[str, str]] = []
+    xml = ET.fromstring("\n".join(stack.question_xml(question, notes)))
+    assert any("no Maxima form of this chain's carry-forward step" in message for message, _ in notes)
+    later = xml.findall("prt")[1]
+    assert "qz_t2" not in later.findtext("feedbackvariables/text", "")
+    assert [n.findtext("description") for n in later.findall("node")] == ["the right answer"]
+    for test in xml.findall("qtest"):  # the tests expect what this tree does: (b) on its own answer
+        expected = {e.findtext("name"): e.findtext("expectedanswernote") for e in test.findall("expected")}
+        assert expected["prt2"] in {"prt2-correct", "prt2-wrong"}
+
+
+def test_answer_notes_keep_only_what_stack_allows() -> None:
+    tricky = Mistake("a|b;c:d  e", 3.0, "No.")
+    twice = Mistake("a|b;c:d  e", 5.0, "No again.")
+    xml = ET.fromstring(
+        "\n".join(
+            stack.question_xml(
+                _question("x?", NumericAnswer(2.0, Tolerance.decimals(1)), (tricky, twice)), []
+            )
+        )
+    )
+    notes = [n.findtext("trueanswernote") for n in xml.findall("prt/node")]
+    assert notes == ["prt1-correct", "prt1-a-b-c-d-e", "prt1-a-b-c-d-e-2"]
