@@ -407,7 +407,15 @@ def unit_names(answer: SingleAnswer) -> Names | None:
     return None
 
 
+STARS = 6
+"""STACK's "insert stars for implied multiplication, spaces, and no user-functions": a formula is
+read as quiz reads it, 12d^2 + 13d as 12*d^2+13*d, 3 d as 3*d, and d(12d+13) as d*(12*d+13),
+never as a function d (which would mark that right answer wrong)."""
+
+
 def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
+    """The STACK input of a unit: numerical for a number or count, a grid of boxes (matrix) for a
+    vector, matrix or shape, algebraic for a formula, checkbox or radio for a choice."""
     answer = unit.answer
     tans = typed(answer, right_value(answer))
     options = f"validator:{validator}" if names is not None else ""
@@ -419,11 +427,15 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
             for letter, o in zip(answer.letters, answer.options, strict=True)
         )
         return Input(unit.input, kind, f"[{listed}]")
-    if isinstance(answer, VectorAnswer | MatrixAnswer | ShapeAnswer):
-        return Input(unit.input, "matrix", tans, boxsize=8, allowwords=allow, options=options)
+    if isinstance(answer, ShapeAnswer):  # a box may hold a product: h*d_k, h d_k or 8d_k
+        return Input(
+            unit.input, "matrix", tans, boxsize=8, insertstars=STARS, allowwords=allow, options=options
+        )
+    if isinstance(answer, VectorAnswer | MatrixAnswer):
+        return Input(unit.input, "matrix", tans, boxsize=8)
     if isinstance(answer, ExpressionAnswer):
         return Input(
-            unit.input, "algebraic", tans, boxsize=30, insertstars=4, allowwords=allow, options=options
+            unit.input, "algebraic", tans, boxsize=30, insertstars=STARS, allowwords=allow, options=options
         )
     return Input(unit.input, "numerical", tans, boxsize=20)
 
