@@ -129,7 +129,7 @@ def formula_forms(answer: ExpressionAnswer) -> list[tuple[str, Formula]]:
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
-    """One response per unit (None: left as right), and what quiz's grader gives each unit."""
+    """One response per unit, and what it is meant to show."""
 
     description: str
     values: tuple[object, ...]
