@@ -426,7 +426,7 @@ class ExpressionAnswer:
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
     use (each in any spelling `attnquiz.engine.parse.canonical_symbol` folds). A response is graded
-    by `attnquiz.engine.symbolic.equivalent` (the random-point guard, then sympy); a listed mistake is
+    by `attnquiz.engine.symbolic.equivalent` (exact values at random points, no sympy); a listed mistake is
     a `Formula` too.
     """
 
@@ -446,8 +446,8 @@ class ExpressionAnswer:
         object.__setattr__(self, "value", formula.text)
 
     def matches(self, value: MistakeValue) -> bool:
-        """Whether ``value`` (a `Formula`) would be graded as this answer (checked exactly at random
-        points, which needs no sympy: this runs whenever a variant is built)."""
+        """Whether ``value`` (a `Formula`) would be graded as this answer (the grader's own decision:
+        exact values at random points; this runs whenever a variant is built)."""
         from attnquiz.engine import symbolic
 
         return isinstance(value, Formula) and symbolic.agrees(self.formula.tree, value.tree)

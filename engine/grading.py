@@ -419,7 +419,8 @@ def _grade_expression(answer: ExpressionAnswer, response: str, mistakes: Sequenc
         return _invalid(answer, tree.reason, tree.read_as)
     read = parse.formula_text(tree)
     if symbolic.equivalent(tree, answer.formula.tree):
-        return _correct(read, "Correct." if read == answer.value else f"Correct: that is {answer.value}.")
+        # A code span: the formula's * would otherwise be read as emphasis ("N(12d^2 + 13*d)").
+        return _correct(read, "Correct." if read == answer.value else f"Correct: that is `{answer.value}`.")
     for mistake in mistakes:
         if isinstance(mistake.value, Formula) and symbolic.equivalent(tree, mistake.value.tree):
             return _named(mistake, read)
