@@ -240,11 +240,19 @@ def instructions(answer: Answer) -> str:
         from attnquiz.engine.export.worksheet import concept_instructions
 
         return concept_instructions(answer)
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        return answer.instructions()
+    if isinstance(answer, IntegerAnswer):
+        return f"{answer.instructions()} Write it in digits, not as a calculation."
+    if isinstance(answer, NumericAnswer):
+        return f"{answer.instructions()} {IN_DIGITS}"
     if isinstance(answer, ShapeAnswer):
-        return "Give each dimension" + (" (a number or a symbol such as T)." if answer.symbolic else ".")
-    return f"Give each entry {answer.tolerance.describe()}."
+        names = " or a name such as T" if answer.symbolic else ""
+        return f"Give each dimension as a whole number in digits{names}, not as a calculation."
+    return f"Give each entry {answer.tolerance.describe()}. {IN_DIGITS}"
+
+
+IN_DIGITS = "Write numbers as decimals in digits, not as a fraction or a calculation."
+"""What an LMS form reads as a number: its digits (quiz reads a calculation too; an LMS does not). No
+example number: one could be the answer, or the calculation that gives it."""
 
 
 def question_html(question: Question, asked: str | None = None) -> str:
@@ -553,6 +561,7 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 
 
 __all__ = [
+    "IN_DIGITS",
     "MAX_SPELLINGS",
     "PRODUCT_SPELLINGS",
     "Notes",

@@ -147,6 +147,7 @@ def _numerical(model: LmsQuestion, warnings: lms.Notes) -> ItemParts:
     value = float(blank.target)
     half = blank.half_width()
     power = canvas_scale(value, half)
+    warnings.append((lms_model.NUMBERS_IN_DIGITS.message("Canvas"), model.question.item_id))
     if power:
         warnings.append((SCALED, model.question.item_id))
         value, half = value / 10.0**power, half / 10.0**power
