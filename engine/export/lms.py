@@ -468,12 +468,6 @@ PRODUCT_SPELLINGS = (
 """The note of an export whose shape blanks list products, with the LMS's name for ``{lms}``."""
 
 
-def note_products(answer: Answer, item_id: str, lms_name: str, notes: Notes) -> None:
-    """Note (`PRODUCT_SPELLINGS`) that an answer's blanks list only some of the products quiz accepts."""
-    if isinstance(answer, ShapeAnswer) and lists_products(answer):
-        notes.append((PRODUCT_SPELLINGS.format(lms=lms_name), item_id))
-
-
 # Ways of writing a product that students type and the reader takes for one: the reader's `*`,
 # with spaces, and the prompt's `·` (a bare space separates two dimensions of a shape).
 _PRODUCT_JOINERS = ("*", "·", " * ")
@@ -575,7 +569,6 @@ __all__ = [
     "key_points_html",
     "lists_products",
     "matrix_table",
-    "note_products",
     "number_text",
     "part_intro",
     "question_html",
