@@ -807,7 +807,9 @@ class Formula:
         elif isinstance(variant.answer, PartsAnswer):
             for spec, part in zip(self.parts, variant.answer.parts, strict=True):
                 texts.append((spec.prompt, part.prompt))
-                texts += list(zip(spec.solution, part.solution, strict=True))
+                # The variant may add a step after the part's own (from the rounded earlier
+                # parts, `attnquiz.engine.carry`): only the templates' steps are checked here.
+                texts += list(zip(spec.solution, part.solution[: len(spec.solution)], strict=True))
                 asked.append((spec.asked, part.mistakes))
         for each, mistakes in asked:
             feedback = {m.tag: m.feedback for m in mistakes}

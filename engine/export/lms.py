@@ -240,11 +240,19 @@ def instructions(answer: Answer) -> str:
         from attnquiz.engine.export.worksheet import concept_instructions
 
         return concept_instructions(answer)
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        return answer.instructions()
+    if isinstance(answer, IntegerAnswer):
+        return f"{answer.instructions()} Write it in digits, not as a calculation."
+    if isinstance(answer, NumericAnswer):
+        return f"{answer.instructions()} {IN_DIGITS}"
     if isinstance(answer, ShapeAnswer):
-        return "Give each dimension" + (" (a number or a symbol such as T)." if answer.symbolic else ".")
-    return f"Give each entry {answer.tolerance.describe()}."
+        names = " or a name such as T" if answer.symbolic else ""
+        return f"Give each dimension as a whole number in digits{names}, not as a calculation."
+    return f"Give each entry {answer.tolerance.describe()}. {IN_DIGITS}"
+
+
+IN_DIGITS = "Write numbers as decimals in digits, not as a fraction or a calculation."
+"""What an LMS form reads as a number: its digits (quiz reads a calculation too; an LMS does not). No
+example number: one could be the answer, or the calculation that gives it."""
 
 
 def question_html(question: Question, asked: str | None = None) -> str:
@@ -460,12 +468,6 @@ PRODUCT_SPELLINGS = (
 """The note of an export whose shape blanks list products, with the LMS's name for ``{lms}``."""
 
 
-def note_products(answer: Answer, item_id: str, lms_name: str, notes: Notes) -> None:
-    """Note (`PRODUCT_SPELLINGS`) that an answer's blanks list only some of the products quiz accepts."""
-    if isinstance(answer, ShapeAnswer) and lists_products(answer):
-        notes.append((PRODUCT_SPELLINGS.format(lms=lms_name), item_id))
-
-
 # Ways of writing a product that students type and the reader takes for one: the reader's `*`,
 # with spaces, and the prompt's `·` (a bare space separates two dimensions of a shape).
 _PRODUCT_JOINERS = ("*", "·", " * ")
@@ -553,6 +555,7 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 
 
 __all__ = [
+    "IN_DIGITS",
     "MAX_SPELLINGS",
     "PRODUCT_SPELLINGS",
     "Notes",
@@ -566,7 +569,6 @@ __all__ = [
     "key_points_html",
     "lists_products",
     "matrix_table",
-    "note_products",
     "number_text",
     "part_intro",
     "question_html",

@@ -121,6 +121,12 @@ PRODUCT_BY_HAND = Limit(
     "any blank lists: those questions are marked by hand, with the answer and its accepted forms in the "
     "grader's information",
 )
+NUMBERS_IN_DIGITS = Limit(
+    "numbers-in-digits",
+    "{lms} reads a number only as digits (0.75, .75, 7.5e-1; a dimension as a whole number or a name), "
+    "not as a calculation: its questions ask for digits, and one who writes 3/4, sqrt(2), 768^2 or 8*64 "
+    "anyway, which quiz reads, is marked wrong",
+)
 CHOICE_AMONG_BLANKS = Limit(
     "choice-among-blanks",
     "{lms} has no choice among the blanks of a question: a choice part would be a text blank, while quiz "
@@ -414,6 +420,8 @@ def build(question: Question) -> LmsQuestion:
             form = "choice"
         else:
             form = "entries"
+    if any(g.numbers or isinstance(g.answer, ShapeAnswer) for g in groups):
+        limits.append(NUMBERS_IN_DIGITS)
     if any(g.formula for g in groups):
         limits.append(FORMULA_BY_HAND)
     if any(g.lists_products for g in groups):
@@ -433,6 +441,7 @@ __all__ = [
     "FORMULA_BY_HAND",
     "MARKED_BY_HAND",
     "NO_CARRY_FORWARD",
+    "NUMBERS_IN_DIGITS",
     "PRODUCT_BY_HAND",
     "PRODUCT_SPELLINGS",
     "Blank",

@@ -437,7 +437,7 @@ def _by_hand(model: LmsQuestion, warnings: lms.Notes) -> list[str]:
     ``essay``, marked by hand: the answers, the forms that are right and the named mistakes are the
     grader information (`attnquiz.engine.export.lms_hand`)."""
     question = model.question
-    for limit in model.by_hand:
+    for limit in model.by_hand:  # marked by hand: nothing is read as a number
         warnings.append((limit.message("Moodle"), question.item_id))
     lines = _header(question, "essay")
     lines[2] = f'    <questiontext format="html">{_text(lms_hand.question_html(model))}</questiontext>'
@@ -523,6 +523,7 @@ def _question_xml(
     where = f"item {question.item_id!r} (variant {question.code})"
     notes = warnings if warnings is not None else []
     if model.form == "number":
+        notes.append((lms_model.NUMBERS_IN_DIGITS.message("Moodle"), question.item_id))
         return _numerical(model, where)
     if model.form == "choice":
         assert isinstance(question.answer, ChoiceAnswer)

@@ -147,6 +147,7 @@ def _numerical(model: LmsQuestion, warnings: lms.Notes) -> ItemParts:
     value = float(blank.target)
     half = blank.half_width()
     power = canvas_scale(value, half)
+    warnings.append((lms_model.NUMBERS_IN_DIGITS.message("Canvas"), model.question.item_id))
     if power:
         warnings.append((SCALED, model.question.item_id))
         value, half = value / 10.0**power, half / 10.0**power
@@ -326,6 +327,11 @@ MARKED_BY_HAND = (
 def _essay(question: Question, warnings: lms.Notes) -> ItemParts:
     """A concept question: one text box, no automatic score (the teacher grades it in SpeedGrader)."""
     warnings.append((MARKED_BY_HAND, question.item_id))
+    return _essay_item()
+
+
+def _essay_item() -> ItemParts:
+    """An ``essay_question``: one text box that nothing scores."""
     presentation = [
         '<response_str ident="response1" rcardinality="Single"><render_fib>'
         '<response_label ident="answer1" rshuffle="No"/></render_fib></response_str>'
@@ -344,12 +350,7 @@ def _by_hand(model: LmsQuestion, ident: str, warnings: lms.Notes) -> str:
     for limit in (*model.by_hand, *own):
         warnings.append((limit.message("Canvas"), question.item_id))
     warnings.append((COMMENTS_SEEN, question.item_id))
-    presentation = [
-        '<response_str ident="response1" rcardinality="Single"><render_fib>'
-        '<response_label ident="answer1" rshuffle="No"/></render_fib></response_str>'
-    ]
-    condition = '<respcondition continue="No"><conditionvar><other/></conditionvar></respcondition>'
-    item = ItemParts("essay_question", presentation, [condition])
+    item = _essay_item()
     item.feedback = {"general_fb": lms_hand.grader_html(model, own) + lms.solution_html(question)}
     return item_element(question, ident, item, lms_hand.question_html(model))
 

@@ -306,3 +306,17 @@ def grade_parts_text(question: Question, *responses: str) -> str:
     answer = question.answer
     assert isinstance(answer, PartsAnswer)
     return grade_parts(answer, list(responses)).status
+
+
+def test_an_lms_question_asks_for_numbers_in_digits_and_the_export_says_why_once() -> None:
+    """Moodle and Canvas read a number only as digits; quiz reads 3/4 or 768^2 too. So the question
+    says what the LMS reads, and the export says once what a calculation would earn there."""
+    plan = _plan("week2", 1)
+    root = ET.fromstring(moodle.build(plan).text.encode("utf-8"))
+    numerical = [q for q in root if q.get("type") == "numerical"]
+    assert numerical
+    for element in numerical:
+        assert "in digits, not as a" in element.findtext("questiontext/text", "")
+    for warnings, name in ((moodle.build(plan).warnings, "Moodle"), (qti.package(plan).warnings, "Canvas")):
+        notes = [w for w in warnings if w.startswith(lms_model.NUMBERS_IN_DIGITS.message(name))]
+        assert len(notes) == 1
