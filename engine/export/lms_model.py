@@ -27,7 +27,10 @@ Types (frozen dataclasses; their fields are the API, and only grow):
   products, a formula's spellings; empty for a number, matched by value), ``wrong`` (the named
   mistakes this blank can tell apart, `Wrong`), ``weight`` (its share of the question's marks:
   the part's weight split equally over the part's blanks, normalised so that the blanks of a
-  question sum to 1) and, for a choice, ``choice`` (the `ChoiceAnswer` whose options it shows).
+  question sum to 1), for a choice, ``choice`` (the `ChoiceAnswer` whose options it shows), and
+  ``also``: other values it accepts as right, the entry of a later part as a student computes it
+  from the earlier parts rounded as asked (`attnquiz.engine.carry.rounded_chain`), where it is
+  written otherwise than the exact one.
   `Blank.accepted` lists what a platform that matches every blank as text accepts (``texts``, or
   the spellings of a number that its tolerance accepts: `attnquiz.engine.export.lms.spellings`).
 - `Wrong`: a named mistake as one blank sees it: its ``tag``, the ``value`` it gives in this
@@ -64,6 +67,7 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.export import lms
 from attnquiz.engine.variant import Question
 
@@ -161,6 +165,7 @@ class Blank:
     wrong: tuple[Wrong, ...] = ()
     weight: float = 1.0
     choice: ChoiceAnswer | None = None
+    also: tuple[Target, ...] = ()
 
     @property
     def numeric(self) -> bool:
@@ -179,10 +184,14 @@ class Blank:
         return self.tolerance.half_width(float(around))
 
     def accepted(self) -> list[str]:
-        """Every text a platform that matches the blank as text accepts (the canonical one first)."""
+        """Every text a platform that matches the blank as text accepts (the canonical one first, then
+        the spellings of the values in ``also``)."""
         if self.texts:
             return list(self.texts)
-        return lms.spellings(self.target, self.tolerance)
+        found = lms.spellings(self.target, self.tolerance)
+        for value in self.also:
+            found += [t for t in lms.spellings(value, self.tolerance) if t not in found]
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,10 +348,24 @@ def _texts(answer: SingleAnswer, target: Target) -> tuple[str, ...]:
     return ()
 
 
-def _blanks(answer: SingleAnswer, mistakes: Sequence[Mistake]) -> list[Blank]:
-    """The blanks of one answer, each with the mistakes it can tell apart (weights set by `build`)."""
+def _blanks(
+    answer: SingleAnswer, mistakes: Sequence[Mistake], rounded: SingleAnswer | None = None
+) -> list[Blank]:
+    """The blanks of one answer, each with the mistakes it can tell apart (weights set by `build`);
+    ``rounded``: the part's answer as a student computes it from the rounded earlier parts, whose
+    entries each blank accepts too where they differ."""
     tolerance = answer.tolerance
     goals = targets(answer)
+    also: list[tuple[Target, ...]] = [() for _ in goals]
+    if rounded is not None and not isinstance(answer, ChoiceAnswer | ExpressionAnswer):
+        for j, (goal, other) in enumerate(zip(goals, targets(rounded), strict=True)):
+            # The student types `other` as the key writes it: where that is not how the exact
+            # target is written, the blank takes it too (a text blank would list no such spelling).
+            if isinstance(goal, str) or isinstance(other, str):
+                if goal != other:
+                    also[j] = (other,)
+            elif tolerance.format(float(other)) != tolerance.format(float(goal)):
+                also[j] = (other,)
     wrong: list[list[Wrong]] = [[] for _ in goals]
     texts = [_texts(answer, goal) for goal in goals]
     if not isinstance(answer, ChoiceAnswer):
@@ -353,11 +376,16 @@ def _blanks(answer: SingleAnswer, mistakes: Sequence[Mistake]) -> list[Blank]:
                     continue  # a symbolic blank takes any text; a numeric blank only numbers
                 if _same(tolerance, goal, value) or str(value) in texts[j]:
                     continue
+                if any(_same(tolerance, right, value) for right in also[j]):
+                    continue  # right from the rounded earlier parts
                 if any(_same(tolerance, earlier.value, value) for earlier in wrong[j]):
                     continue  # the first mistake with this value names it
                 wrong[j].append(Wrong(mistake.tag, value, mistake.score, mistake.feedback))
     choice = answer if isinstance(answer, ChoiceAnswer) else None
-    return [Blank(goal, tolerance, texts[j], tuple(wrong[j]), choice=choice) for j, goal in enumerate(goals)]
+    return [
+        Blank(goal, tolerance, texts[j], tuple(wrong[j]), choice=choice, also=also[j])
+        for j, goal in enumerate(goals)
+    ]
 
 
 def _weighted(groups: list[Group]) -> tuple[Group, ...]:
@@ -372,7 +400,12 @@ def _weighted(groups: list[Group]) -> tuple[Group, ...]:
     )
 
 
-def _group(answer: SingleAnswer, mistakes: Sequence[Mistake], part: Part | None = None) -> Group:
+def _group(
+    answer: SingleAnswer,
+    mistakes: Sequence[Mistake],
+    part: Part | None = None,
+    rounded: SingleAnswer | None = None,
+) -> Group:
     if part is None:
         return Group("", "", answer, tuple(mistakes), tuple(_blanks(answer, mistakes)))
     return Group(
@@ -380,7 +413,7 @@ def _group(answer: SingleAnswer, mistakes: Sequence[Mistake], part: Part | None 
         part.prompt,
         answer,
         tuple(mistakes),
-        tuple(_blanks(answer, mistakes)),
+        tuple(_blanks(answer, mistakes, rounded)),
         part.weight,
         part.uses,
         part,
@@ -404,7 +437,11 @@ def build(question: Question) -> LmsQuestion:
         return LmsQuestion(question, "essay", (), (MARKED_BY_HAND,))
     limits: list[Limit] = []
     if isinstance(answer, PartsAnswer):
-        groups = [_group(p.answer, p.mistakes, p) for p in answer.parts]
+        chain = rounded_chain(answer)  # what a student who rounds each part as asked computes
+        groups = [
+            _group(p.answer, p.mistakes, p, link.target if link.differs else None)
+            for p, link in zip(answer.parts, chain, strict=True)
+        ]
         form: Form = "parts"
         if len(answer.parts) > 1:
             limits.append(NO_CARRY_FORWARD)

@@ -310,10 +310,13 @@ def _cloze_blank(blank: Blank, where: str, weight: int = 1) -> str:
         return f"{{{weight}:{kind}:{options}}}"
     wrong = [(w, _mistake_fraction(w, where), _cloze_feedback(w.feedback)) for w in blank.wrong]
     if blank.as_text:
-        alternatives = [f"={_cloze_text(text)}" for text in blank.texts or [str(blank.target)]]
+        right = list(blank.texts or [str(blank.target)])
+        right += [str(v) for v in blank.also if str(v) not in right]
+        alternatives = [f"={_cloze_text(text)}" for text in right]
         alternatives += [f"%{fraction}%{_cloze_text(str(w.value))}#{fb}" for w, fraction, fb in wrong]
         return f"{{{weight}:SHORTANSWER_C:" + "~".join(alternatives) + "}"
-    alternatives = [f"={_cloze_number(blank, blank.target)}"]
+    # Several right values: the exact one, and one from the rounded earlier parts (`Blank.also`).
+    alternatives = [f"={_cloze_number(blank, value)}" for value in (blank.target, *blank.also)]
     alternatives += [f"%{fraction}%{_cloze_number(blank, w.value)}#{fb}" for w, fraction, fb in wrong]
     return f"{{{weight}:NUMERICAL:" + "~".join(alternatives) + "}"
 
