@@ -490,12 +490,14 @@ def var(name: str, index: int) -> str:
 
 
 class Chain:
-    """The feedback-variable lines that carry errors forward through a question's parts.
+    """The feedback-variable lines that carry the student's own values through a question's parts,
+    as `attnquiz.engine.grading.grade_parts` does.
 
-    For each part k: ``qz_r<k>`` the value read, ``qz_ok<k>`` right against its own answer,
-    ``qz_cf<k>`` carried (a used value is the student's own, and the target moved), ``qz_t<k>`` the
-    recomputed target, ``qz_ck<k>`` right against it, ``qz_pv<k>`` the value passed on (quiz's
-    ``passed``) and ``qz_sh<k>`` whether it is the student's own (quiz's ``shown``).
+    For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer; for a
+    part that uses others, ``qz_t<k>`` its target recomputed from the values the student typed for
+    them (right or wrong), ``qz_mv<k>`` whether that moved the target, ``qz_ck<k>`` right against
+    it, ``qz_fe<k>`` whether a used value carries an error; and ``qz_sl<k>`` whether part k itself
+    carries one on (wrong, or right only given an earlier error: quiz's ``slipped``).
     """
 
     def __init__(self, all_units: list[Unit], carried_score: float) -> None:
@@ -526,7 +528,7 @@ class Chain:
         k = unit.index
         answer = unit.answer
         exact = _exact(unit)
-        r, ok, cf, t, ck, pv, sh = (var(n, k) for n in ("r", "ok", "cf", "t", "ck", "pv", "sh"))
+        r, ok, fe, t, mv, ck, cw, sl = (var(n, k) for n in ("r", "ok", "fe", "t", "mv", "ck", "cw", "sl"))
         own = check(answer, _comparable(unit, r), _comparable(unit, exact), right_value(answer))
         lines = [f"{r}:{_read(unit)}", f"{ok}:{own.boolean}"]
         step = None
@@ -534,20 +536,19 @@ class Chain:
         part = unit.group.part
         if part is not None and unit.uses:
             used = [self.by_label(label) for label in unit.uses]
-            step = carry(part, [var("pv", u.index) for u in used])
+            step = carry(part, [var("r", u.index) for u in used])
         if step is not None:
-            shown = " or ".join(var("sh", u.index) for u in used)
             against = check(answer, _comparable(unit, r), _comparable(unit, t))
             lines += [
-                f"{cf}:is(({shown}) and {step.guard})",
-                f"{t}:if {cf} then {step.expression} else {exact}",
-                f"{cf}:is({cf} and not(is({t} = {exact})))",
-                f"{ck}:is({cf} and {against.boolean})",
-                f"{pv}:if {ck} then {t if self.carried_score >= 1 else r} else if {ok} then {exact} else {r}",
-                f"{sh}:is({ck} or not({ok}))",
+                f"{fe}:is({' or '.join(var('sl', u.index) for u in used)})",
+                f"{t}:if {step.guard} then {step.expression} else {exact}",
+                f"{mv}:is({step.guard} and not(is({t} = {exact})))",
+                f"{ck}:is({mv} and {against.boolean})",
+                f"{cw}:is({mv} and {fe})",
+                f"{sl}:if not({mv}) then not({ok}) else if {ok} then false else if {ck} then {fe} else true",
             ]
         else:
-            lines += [f"{pv}:if {ok} then {exact} else {r}", f"{sh}:not({ok})"]
+            lines += [f"{sl}:not({ok})"]
         self.carried[k] = step is not None
         self._lines[k] = lines
         return lines
@@ -578,7 +579,7 @@ def score_text(value: float) -> str:
 
 
 _NOTE_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-_OWN_NOTES = frozenset({"correct", "wrong", "carried", "own", "carried-right", "carried-wrong", "ticks"})
+_OWN_NOTES = frozenset({"correct", "wrong", "carried-right", "rounded-right", "carried-wrong", "ticks"})
 
 
 def note(unit: Unit, what: str) -> str:
@@ -779,49 +780,54 @@ def _ticks_steps(unit: Unit, own: Check, variables: list[str]) -> list[Step]:
 
 
 def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names | None) -> list[Step]:
-    """A part graded with error carried forward, step for step as `attnquiz.engine.grading` does:
-    when an earlier value was the student's own (and moved the target), right against the
-    recomputed target earns ``carried_score``, else right against its own answer 1, else 0 (its
-    mistakes describe slips from the right earlier values, so they are not compared); otherwise
-    its own answer, then its mistakes."""
+    """A part that uses earlier ones, step for step as `attnquiz.engine.grading` grades it: right
+    against its own answer scores 1; else, where the student's earlier values moved the target,
+    right against the recomputed target scores 1 if those values were right (rounded as asked:
+    "Correct, from your (b) = ...") and ``carried_score`` if one carried an error ("Correct, given
+    your (a) = ..."), and wrong against it scores 0 after an error (its mistakes describe slips
+    from the right earlier values); otherwise its own mistakes decide."""
     k = unit.index
-    cf = var("cf", k)
     against = check(unit.answer, sans, _comparable(unit, var("t", k)))
     uses = ", ".join(f"({label}) = {{@{var('r', chain.by_label(label).index)}@}}" for label in unit.uses)
     score = chain.carried_score
     earns = "" if score >= 1 else f" A part right only with an earlier error carried forward earns {score:g}."
-    right_given = f"<p>Correct, given your {uses}.{earns}</p>"
+    given = f"<p>Correct, given your {uses}.{earns}</p>"
+    rounded = f"<p>Correct, from your {uses}.</p>"
     wrong_given = (
         f"<p>Not correct, even with your {uses} carried forward: that gives {{@{var('t', k)}@}}.</p>"
     )
-    carried = Check("AlgEquiv", cf, "true", "", cf)
-    zero = score_text(0)
+    zero, one = score_text(0), score_text(1)
+
+    def flag(name: str) -> Check:
+        return Check("AlgEquiv", var(name, k), "true", "", var(name, k))
+
     return [
+        Step("own", own, "its own answer", Outcome(one, note(unit, "correct")), Outcome(zero, goto="moved")),
         Step(
-            "carried",
-            carried,
-            "an earlier error carried forward",
-            Outcome(zero, note(unit, "carried"), goto="given"),
-            Outcome(zero, note(unit, "own"), goto="own"),
+            "moved",
+            flag("mv"),
+            "the earlier answers move its target",
+            Outcome(zero, goto="given"),
+            Outcome(zero, goto="slipped"),
         ),
         Step(
             "given",
             against,
             "right given the earlier answers",
-            Outcome(score_text(score), note(unit, "carried-right"), right_given),
-            Outcome(zero, goto="own"),
+            Outcome(zero, goto="error"),
+            Outcome(zero, goto="slipped"),
         ),
         Step(
-            "own",
-            own,
-            "its own answer",
-            Outcome(score_text(1), note(unit, "correct")),
-            Outcome(zero, goto=NEXT),
+            "error",
+            flag("fe"),
+            "an earlier answer carries an error",
+            Outcome(score_text(score), note(unit, "carried-right"), given),
+            Outcome(one, note(unit, "rounded-right"), rounded),
         ),
         Step(
-            "carried-again",
-            carried,
-            "an earlier error carried forward, and not right given it",
+            "slipped",
+            flag("cw"),
+            "wrong even given an earlier error",
             Outcome(zero, note(unit, "carried-wrong"), wrong_given),
             Outcome(zero, goto=NEXT),
         ),

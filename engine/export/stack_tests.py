@@ -26,6 +26,7 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.export.stack_prt import (
     Chain,
     Unit,
@@ -137,8 +138,9 @@ class Attempt:
 
 def _expected_note(unit: Unit, grade: Grade, carried: str, value: object) -> str | None:
     """The answer note the unit's PRT ends at for quiz's grade (None: quiz finds the response
-    invalid). ``carried`` is "right" or "wrong" where quiz carried an earlier error into this part
-    and the response was right or wrong given it, "" where it did not."""
+    invalid). ``carried`` says how quiz marked it from the student's earlier values: "right" (given
+    an error), "rounded" (right from right earlier values, rounded as asked), "wrong" (wrong even
+    given an error), or "" (against its own answer)."""
     if grade.status == "invalid":
         return None
     answer = unit.answer
@@ -153,7 +155,9 @@ def _expected_note(unit: Unit, grade: Grade, carried: str, value: object) -> str
         if chosen in letters:
             return note(unit, f"chose-{chosen}")
     if carried:
-        return note(unit, f"carried-{carried}")
+        return note(
+            unit, {"right": "carried-right", "rounded": "rounded-right", "wrong": "carried-wrong"}[carried]
+        )
     if grade.status == "correct":
         return note(unit, "correct")
     for mistake, mistake_note in zip(listed_mistakes(unit), mistake_notes(unit), strict=True):
@@ -165,7 +169,10 @@ def _expected_note(unit: Unit, grade: Grade, carried: str, value: object) -> str
 def graded(
     question: Question, all_units: list[Unit], chain: Chain, values: Sequence[object]
 ) -> list[tuple[float, str | None]]:
-    """(score, final answer note) of each unit's PRT, as quiz's grader decides for ``values``."""
+    """(score, final answer note) of each unit's PRT, as quiz's grader decides for ``values``.
+
+    Which branch a later part ends in follows quiz's rule: a part carries an error on ("slipped")
+    when it is wrong, or right only given an earlier error."""
     texts = [quiz_text(u.answer, v) for u, v in zip(all_units, values, strict=True)]
     answer = question.answer
     if not isinstance(answer, PartsAnswer):
@@ -173,15 +180,17 @@ def graded(
         grade = grade_answer(unit.answer, texts[0], unit.mistakes)
         return [(grade.score, _expected_note(unit, grade, "", values[0]))]
     out = []
-    for unit, part_grade, value, text in zip(
-        all_units, grade_parts(answer, texts).parts, values, texts, strict=True
-    ):
+    slipped: dict[str, bool] = {}
+    parts = grade_parts(answer, texts).parts
+    for unit, part_grade, value, text in zip(all_units, parts, values, texts, strict=True):
         grade, carried = part_grade.grade, ""
+        from_error = any(slipped.get(label, False) for label in unit.uses)
         if unit.uses and not chain.carried.get(unit.index, False):
             grade = grade_answer(unit.answer, text, unit.mistakes)  # STACK: against its own answer
         elif part_grade.carried_forward:
             right = grade_answer(part_grade.expected, text).status == "correct"
-            carried = "right" if right else "wrong"
+            carried = ("right" if from_error else "rounded") if right else "wrong"
+        slipped[unit.label] = grade.status != "correct" or carried == "right"
         out.append((grade.score, _expected_note(unit, grade, carried, value)))
     return out
 
@@ -231,6 +240,13 @@ def attempts(question: Question, all_units: list[Unit]) -> list[Attempt]:
     wrong value there with the later parts consistent with it."""
     right = [rounded(u.answer, right_value(u.answer)) for u in all_units]
     found = [Attempt("the right answer", tuple(right))]
+    if isinstance(question.answer, PartsAnswer):  # each part from the earlier ones as rounded: right too
+        links = rounded_chain(question.answer)
+        if any(link.differs for link in links):
+            chained = [
+                rounded(u.answer, right_value(link.target)) for u, link in zip(all_units, links, strict=True)
+            ]
+            found.append(Attempt("each part from the earlier ones, rounded as asked", tuple(chained)))
     for unit in all_units:
         pos = unit.index - 1
         if isinstance(unit.answer, ExpressionAnswer):

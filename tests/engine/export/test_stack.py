@@ -403,10 +403,14 @@ def test_a_question_in_parts_has_an_input_and_a_weighted_prt_per_part() -> None:
     prts = xml.findall("prt")
     assert [float(p.findtext("value", "")) for p in prts] == [p.weight for p in question.answer.parts]
     later = prts[1].findtext("feedbackvariables/text", "")
-    assert "qz_t2:if qz_cf2 then" in later
-    assert "ans1" in later
+    assert "qz_t2:if integerp(qz_r1) then" in later  # recomputed from the count typed in (a)
+    assert "qz_r1:ans1" in later
     descriptions = [n.findtext("description") for n in prts[1].findall("node")]
-    assert descriptions[:2] == ["an earlier error carried forward", "right given the earlier answers"]
+    assert descriptions[:3] == [
+        "its own answer",
+        "the earlier answers move its target",
+        "right given the earlier answers",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
+from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.export import lms_model, stack, stack_prt
 from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, right_value, typed
 from attnquiz.engine.export.stack_tests import quiz_text, rounded
@@ -259,6 +260,12 @@ def suite() -> Suite:
                     picks.append(frozenset(letters))
                 for s, pick in enumerate(dict.fromkeys(picks)):
                     _add(collected, f"{key}u{unit.index}pick{s}", built, at(pick), "choice")
+        if first and isinstance(question.answer, PartsAnswer):  # later parts from the rounded earlier ones
+            links = rounded_chain(question.answer)
+            chained = [
+                rounded(u.answer, right_value(link.target)) for u, link in zip(units, links, strict=True)
+            ]
+            _add(collected, f"{key}rounded", built, chained, "rounded")
         used = {label for u in units for label in u.uses}
         for unit in units:
             if unit.label not in used:
@@ -337,6 +344,7 @@ def _count(kind: str) -> int:
         "choice",
         "carried",
         "carried-own",
+        "rounded",
         "cli",
     ],
 )
