@@ -20,9 +20,10 @@ weighted as the part is, whose nodes are:
 - each named mistake, in the grader's order, at the same tolerance: its score, quiz's feedback,
   and an answer note naming the mistake (``prt2-no-scaling``), so Moodle's response analysis
   counts each misconception across the class;
-- for a part that uses earlier parts, error carried forward as `attnquiz.engine.grading` does it:
-  the feedback variables recompute the part's target from the student's own earlier inputs
-  (`attnquiz.engine.export.stack_carry`), and a consistent answer earns the item's
+- for a part that uses earlier parts, the student's own values carried forward as
+  `attnquiz.engine.grading` does it: the feedback variables recompute the part's target from the
+  earlier inputs as typed (`attnquiz.engine.export.stack_carry`); an answer consistent with right
+  earlier values (rounded as asked) scores 1, one consistent with an earlier slip the item's
   ``carried_score``.
 
 Every question carries STACK question tests (Moodle runs them): the right answer (and, for a
