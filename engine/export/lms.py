@@ -361,6 +361,13 @@ def spellings(value: float | int | str, tolerance: Tolerance) -> list[str]:
     found: list[str] = [tolerance.format(float(value))]
     magnitude = 0 if value == 0 else math.floor(math.log10(abs(value)))
     candidates: list[str] = []
+    if tolerance.mode == "decimals":
+        # At the precision asked, the neighbours the tolerance also takes: 1.09 for 1.08495 to 2 places
+        # (|1.09 - 1.08495| <= 0.0051), which a student who rounded an intermediate result writes.
+        step = 10.0**-tolerance.places
+        for near in (math.floor(value / step) * step, math.ceil(value / step) * step):
+            text = f"{near:.{tolerance.places}f}"
+            candidates += [text, text.replace("0.", ".", 1)] if text.startswith(("0.", "-0.")) else [text]
     for places in range(10):
         text = f"{value:.{places}f}"
         if float(text) == 0:
