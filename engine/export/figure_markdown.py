@@ -4,16 +4,30 @@ A Markdown worksheet is one text file, so a figure becomes what a reader of that
 heatmap its matrix of values (a masked cell shows its mask text), a line plot a table with one row
 per x value (at most `MAX_ROWS` rows, evenly spaced, first and last kept, and it says so). Every
 label is escaped (`attnquiz.engine.markup.escape_markdown`, as in the rest of the Markdown export),
-pipes included.
+pipes included; its maths is kept as TeX.
 """
 
 from __future__ import annotations
 
-from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, format_value
-from attnquiz.engine.markup import escape_markdown as _escape
+from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, format_value, segments
+from attnquiz.engine.markup import escape_markdown
 
 MAX_ROWS = 12
 """A line plot's table has at most this many rows."""
+
+
+def _escape(text: str) -> str:
+    """Figure text as Markdown: plain runs escaped, maths kept as ``$TeX$`` (a Markdown reader
+    typesets it as it does the prompt's)."""
+    return "".join(
+        escape_markdown(s) if isinstance(s, str) else _formula(s.source, s.display) for s in segments(text)
+    )
+
+
+def _formula(source: str, display: bool) -> str:
+    # A bar in the maths would end a table's cell (GFM splits a row at every |): write it \mid.
+    mark = "$$" if display else "$"
+    return mark + source.replace("|", r"\mid ") + mark
 
 
 def _row(cells: list[str]) -> str:

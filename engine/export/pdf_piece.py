@@ -15,7 +15,7 @@ from typing import Any, Literal
 from attnquiz.engine.export import typst as typst_source
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Sheet
 
-DocumentKind = Literal["worksheets", "key"]
+DocumentKind = Literal["worksheets", "key", "answer-sheets"]
 
 
 def compile_typst(source: str, *, tagged: bool = True) -> bytes:
@@ -80,20 +80,33 @@ class Document:
     def pieces(self, class_size: int) -> int:
         return -(-len(self.positions(class_size)) // self.per_piece)
 
-    def source(self, plan: ClassPlan, sheets: Sequence[Sheet]) -> str:
-        """The Typst source of this document's part for ``sheets``."""
+    @property
+    def continuous(self) -> bool:
+        """Whether the pages are numbered through the whole file (the grid and the brief key: one
+        table for the class), rather than from 1 on each student's sheet."""
+        return self.kind == "key" and self.style in {"grid", "brief"}
+
+    def source(self, plan: ClassPlan, sheets: Sequence[Sheet], first_page: int = 1, last: bool = True) -> str:
+        """The Typst source of this document's part for ``sheets``, its first page numbered
+        ``first_page``; ``last``: the part that ends the document."""
         if self.kind == "worksheets":
             return typst_source.worksheets(plan, sheets, self.paper)
-        return typst_source.key(plan, sheets, self.paper, self.style)
+        if self.kind == "answer-sheets":
+            from attnquiz.engine.export import answer_sheet
+
+            return answer_sheet.typst(plan, sheets, self.paper)
+        return typst_source.key(plan, sheets, self.paper, self.style, first_page=first_page, last=last)
 
 
 @dataclass(frozen=True)
 class Piece:
-    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``."""
+    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``;
+    in a `Document.continuous` document, its first page is numbered ``first_page``."""
 
     document: int
     start: int
     stop: int
+    first_page: int = 1
 
 
 def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: Piece) -> bytes:
@@ -102,7 +115,8 @@ def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: P
     one job: the same function, so the same bytes. A document of one piece is written as Typst
     makes it, tagged; the pieces of a longer one are joined, and compiled untagged."""
     chosen = [sheets[position] for position in range(piece.start, piece.stop)]
-    return compile_typst(doc.source(plan, chosen), tagged=doc.pieces(len(sheets)) == 1)
+    source = doc.source(plan, chosen, piece.first_page, last=piece.stop == doc.positions(len(sheets)).stop)
+    return compile_typst(source, tagged=doc.pieces(len(sheets)) == 1)
 
 
 __all__ = ["Document", "DocumentKind", "Piece", "compile_typst", "make_piece"]

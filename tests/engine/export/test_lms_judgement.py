@@ -27,6 +27,7 @@ from attnquiz.engine.answers import (
     Option,
     Part,
     PartsAnswer,
+    Tolerance,
     VectorAnswer,
 )
 from attnquiz.engine.export import lms, lms_model, moodle, qti
@@ -376,3 +377,22 @@ def test_a_student_who_rounds_each_part_and_reuses_it_is_marked_right_by_moodle_
             checked += 1
     assert checked
     assert differing  # some chains do round differently: the test reaches the case that matters
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "listed", "refused"),
+    [
+        (1.0849538, 2, ["1.08", "1.09"], ["1.07", "1.10"]),  # both neighbours within 0.51 of a unit
+        (0.8808, 2, ["0.88", ".88"], ["0.89", "0.87"]),  # 0.89 is 0.0092 away: beyond the tolerance
+        (2.5, 0, ["2", "3"], ["1", "4"]),
+    ],
+)
+def test_a_canvas_number_blank_lists_the_neighbours_its_tolerance_accepts(
+    value: float, places: int, listed: list[str], refused: list[str]
+) -> None:
+    """Canvas matches text: a number within tolerance that is not a rounding of the exact value (1.09
+    for 1.08495 to 2 places, as a student who rounded an intermediate result writes) is listed too."""
+    texts = lms.spellings(value, Tolerance.decimals(places))
+    assert set(listed) <= set(texts)
+    assert not set(refused) & set(texts)
+    assert all(Tolerance.decimals(places).accepts(value, float(t)) for t in texts)
