@@ -1,6 +1,6 @@
 """Bank Markdown with tables, code blocks and images, drawn for the terminal with rich.
 
-Paragraphs and lists go through `display.put` as before (folded, maths in Unicode). A table is a
+Paragraphs and lists go through `folding.put` as before (folded, maths in Unicode). A table is a
 rich `Table` (box-drawn, or ASCII boxes where the output cannot encode Unicode), its columns aligned
 as the Markdown says; a code block keeps its lines exactly, with syntax colour (rich's `Syntax`,
 Pygments lexers) on a colour terminal and as plain indented lines under ``NO_COLOR`` or when output
@@ -19,7 +19,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from attnquiz.display import ascii_text, print_table, put
+from attnquiz.engine.export import plain
+from attnquiz.folding import ascii_text, print_table, put
 from attnquiz.terminal import can_encode, strip_control, to_ascii
 
 if TYPE_CHECKING:
@@ -50,11 +51,10 @@ def print_markdown(
 ) -> None:
     """Print ``markdown``: ``first`` (a label such as ``1. ``) before its first block, later blocks
     indented by ``indent`` + ``hang``; ``folder``: the bank's folder, where images are."""
-    from attnquiz.engine import markup
     from attnquiz.engine.export import text as md
 
     if not has_blocks(markdown):
-        put(target, (first or Text()) + Text(markup.to_terminal(markdown)), hang=hang)
+        put(target, (first or Text()) + Text(plain.to_terminal(markdown)), hang=hang)
         return
     margin = " " * (indent + hang)
     spaced = first is None  # a prompt: blocks apart, as its paragraphs; a labelled step stays compact
@@ -73,7 +73,7 @@ def print_markdown(
         if not flow:
             return
         gap()
-        text = markup.to_terminal_blocks(flow)
+        text = plain.to_terminal_blocks(flow)
         if lead is not None:
             put(target, lead + Text(text), hang=hang)
             lead = None
@@ -107,7 +107,6 @@ def print_markdown(
 
 
 def _table(target: Console, block: md.Table) -> Table:
-    from attnquiz.engine import markup
 
     unicode = can_encode(target.file, "┌─┬┐│├┼┤└┴┘━")
     table = Table(
@@ -120,7 +119,7 @@ def _table(target: Console, block: md.Table) -> Table:
     )
 
     def cell(nodes: tuple[md.Inline, ...]) -> Text:
-        text = Text(" ".join(markup.terminal_inlines(nodes).split()))
+        text = Text(" ".join(plain.terminal_inlines(nodes).split()))
         return text if unicode or can_encode(target.file, text.plain) else ascii_text(text)
 
     for header, how in zip(block.header, block.align, strict=True):

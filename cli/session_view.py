@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.display import NBSP, SEP, STYLES, put
+from attnquiz.display import SEP, STYLES
+from attnquiz.folding import NBSP, print_table, put
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ class SessionView:
 
     def hint(self, text: str) -> None:
         """The current question's hint."""
-        from attnquiz.engine.markup import to_terminal
+        from attnquiz.engine.export.plain import to_terminal
 
         if text:
             put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text)))
@@ -376,7 +377,7 @@ class SessionView:
                 outcome.append(f"{SEP}{_duration(row.seconds)}", style="dim")
                 put(c, outcome, hang=3)
         else:
-            display.print_table(c, self._rows_table(summary))
+            print_table(c, self._rows_table(summary))
         c.print()
 
     def _command(self, label: str, command: str) -> None:
@@ -476,7 +477,7 @@ class SessionView:
                     cells.append(f"{100 * recall[key]:.0f} %" if key in recall else "")
                 cells.append(str(due.get(key, 0)))
                 table.add_row(*cells)
-            display.print_table(c, table)
+            print_table(c, table)
         c.print()
         legend = "accuracy: your mean score over every answer so far."
         if any(b.unscored for b in banks):
@@ -507,7 +508,7 @@ class SessionView:
                 for m in mistakes:
                     last = m.last.astimezone().strftime("%d %b") if m.last is not None else ""
                     table.add_row(m.tag, str(m.count), ", ".join(m.topics), last)
-                display.print_table(c, table)
+                print_table(c, table)
         if days:
             c.print()
             c.print(Text("Last days", style="bold"))
@@ -520,7 +521,7 @@ class SessionView:
                 width = max(1, round(12 * d.attempts / most))
                 shown = f"{100 * d.accuracy:.0f} %" if d.attempts > d.unscored else "self-rated"
                 table.add_row(d.day, f"{'█' * width} {d.attempts}", shown)
-            display.print_table(c, table)
+            print_table(c, table)
         c.print()
         if total_due:
             c.print(
