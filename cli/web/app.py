@@ -400,8 +400,6 @@ class QuizApp:
             return _see(f"/s/{web.id}")
         web.session.skip()
         web.warnings.extend(web.session.take_warnings())
-        if web.session.exam:
-            return _see(f"/s/{web.id}")
         return _see(f"/s/{web.id}/feedback/{slot.position}")
 
     async def hint(self, request: Request) -> Response:

@@ -153,7 +153,7 @@ def test_no_two_maths_names_run_together_in_any_bank_text() -> None:
                 continue
             shown = markup.to_unicode(segment.tree, display=segment.display)
             for spelled in (shown, to_ascii(shown)):
-                assert not RUN_TOGETHER.search(spelled), (segment.text, spelled)
+                assert not RUN_TOGETHER.search(spelled), (segment.source, spelled)
                 assert not re.search(r"sqrt\([^()]*\.\)", spelled), spelled
 
 

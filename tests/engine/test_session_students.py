@@ -96,7 +96,7 @@ def test_only_a_scheduled_scored_practice_answer_can_be_rated(
         skipped.rerate(1, "again")
     skipped.show()
     skipped.answer(right(skipped))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a self-rating is one of"):
         skipped.rerate(2, "lucky")
     with pytest.raises(ValueError, match="no question 9"):
         skipped.rerate(9, "again")
