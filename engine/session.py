@@ -921,12 +921,14 @@ class Session:
     def can_rerate(self, slot: Slot) -> bool:
         """Whether the student may rate a scored answer themselves (`rerate`): a practice or review
         answer whose card has been scheduled, in a session with history."""
-        return (
-            not self.exam
-            and self.store is not None
-            and slot.reviewed
-            and slot.grade is not None
-            and slot.grade.status != "unscored"
+        if self.exam or self.store is None or not slot.reviewed or slot.grade is None:
+            return False
+        # Not once the same item has been reviewed again later in the session (a count beyond the
+        # bank's items): rating from the card before would undo that later review.
+        item = slot.planned.entry.id
+        later = self.slots[slot.position :]
+        return slot.grade.status != "unscored" and not any(
+            s.reviewed and s.planned.entry.id == item for s in later
         )
 
     def rerate(self, position: int, rating: str) -> Grade:

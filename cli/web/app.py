@@ -330,6 +330,12 @@ class QuizApp:
         result = session.answer(response)
         web.warnings.extend(session.take_warnings())
         if not result.counts:
+            if session.time_up:  # no page comes back to say why: the summary says it was not saved
+                reason = result.feedback.strip().splitlines()[0] if result.feedback.strip() else ""
+                web.warnings.append(
+                    f"Your answer to question {slot.position} could not be read when the time ran out, "
+                    f"so it was not saved. {reason}".strip()
+                )
             web.invalid = (slot.position, response[:MAX_RESPONSE], result)
             return False
         web.invalid = None

@@ -102,6 +102,18 @@ def test_only_a_scheduled_scored_practice_answer_can_be_rated(
         skipped.rerate(9, "again")
 
 
+def test_an_item_reviewed_again_later_cannot_be_rated_from_its_first_answer(
+    demo: Bank, store: Store, clock: FakeClock
+) -> None:
+    session = session_of(plan_practice(demo, seed=1, items=["score-a"], count=2), store, clock)
+    for _ in range(2):
+        session.show()
+        session.answer(right(session))
+    first, second = session.slots
+    assert not session.can_rerate(first)  # it would undo the second answer's review
+    assert session.can_rerate(second)
+
+
 # -- an exam's revised part ----------------------------------------------------------------------------
 
 
