@@ -169,3 +169,65 @@ def test_names_apart_and_roots_closed_on_screen(tmp_path: Path, columns: int, ex
         assert why.isascii()
     else:
         assert "√dₖ" in why
+
+
+def test_an_exam_says_a_revised_part_is_graded_with_the_later_parts_kept(tmp_path: Path) -> None:
+    from attnquiz.engine.session import plan_practice
+
+    plan = plan_practice(banks.load("week1"), seed=7, items=["additive-chain"], count=1, exam=True)
+    rights = [p.answer.format() for p in plan.questions[0].build().variant.parts]
+    stdin = "\n".join([*rights, "g 1", "0.5", "submit"]) + "\n"
+    out = run(
+        tmp_path,
+        80,
+        {"NO_COLOR": "1"},
+        "run",
+        "week1",
+        "--item",
+        "additive-chain",
+        "--seed",
+        "7",
+        "--exam",
+        stdin=stdin,
+    )
+    said = words(out)
+    assert (
+        f"Saved, and graded with your earlier answers to the later parts: (b) {rights[1]}; (c) {rights[2]}."
+        in said
+    )
+    assert f"Your answer: 0.5 | {rights[1]} | {rights[2]}" in said  # the revision is what was graded
+
+
+@pytest.mark.parametrize(("columns", "extra"), SCREENS)
+def test_an_exam_with_nothing_answered_advises_nothing(
+    tmp_path: Path, columns: int, extra: dict[str, str]
+) -> None:
+    out = run(
+        tmp_path,
+        columns,
+        extra,
+        "run",
+        "week1",
+        "--topic",
+        "complexity",
+        "--count",
+        "3",
+        "--exam",
+        "--seed",
+        "1",
+        stdin="submit\n",
+    )
+    assert "Summary" in out
+    assert "Topics to revisit" not in out
+    assert "Practise what you missed" not in out
+
+
+def test_a_review_that_leaves_nothing_due_says_so_instead_of_offering_one(tmp_path: Path) -> None:
+    env = {"NO_COLOR": "1"}
+    first = run(tmp_path, 80, env, "review", "--limit", "1", "--new", "1", stdin="s\n")
+    assert "Summary" in first
+    # The skipped item is due now: the next review goes on. Then nothing new is left for today.
+    again = run(tmp_path, 80, env, "review", "--limit", "1", "--new", "0", stdin="12345\n")
+    assert "Go on reviewing" not in again
+    assert "Practise what you missed: quiz review" not in words(again)
+    assert "Nothing else is due for review now; the next review is" in words(again)
