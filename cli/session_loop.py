@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
+from attnquiz.display import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.wording import clock
 
@@ -221,6 +222,15 @@ class SessionLoop:
             self.view.echo(line)
         return line
 
+    def _fitted(self, prompt: str) -> str:
+        """``prompt``, or on a screen too narrow for it on one line, its choices as a folded note
+        (each key beside its word) and a bare ``›``: the terminal would cut a prompt mid-word."""
+        if not self.visible or len(prompt) < self.view.console.width:
+            return prompt
+        choices = prompt.removesuffix(" › ").split(" · ")
+        self.view.note(" · ".join(choice.replace(" ", NBSP, 1) for choice in choices))
+        return "› "
+
     # -- running --------------------------------------------------------------------------------
 
     def run(self) -> Summary:
@@ -362,7 +372,7 @@ class SessionLoop:
         it is one of the four. The typed answer is already stored; quitting here keeps it unrated."""
         session = self.session
         while True:
-            line = self._read(RATING_PROMPT)
+            line = self._read(self._fitted(RATING_PROMPT))
             if line is None:
                 return "end-of-input"
             text = line.strip().lower()
@@ -443,7 +453,7 @@ class SessionLoop:
             if slot is not None and session.can_rerate(slot) and slot.rating not in (None, "again"):
                 offers.append("g guessed")
             offers.append("q quit")
-            line = self.reader.read(" · ".join(offers) + " › ")
+            line = self.reader.read(self._fitted(" · ".join(offers) + " › "))
             if line is None:
                 return "end-of-input"
             command = parse_command(line)

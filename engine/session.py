@@ -971,6 +971,8 @@ class Session:
         except StoreError as exc:
             self._warnings.append(f"{exc}; the session goes on without saving history")
             self.store = None
+        if self._due_at_end is not None:  # rated after the last answer ended the session
+            self._due_at_end = self._due()
         return slot.grade
 
     @staticmethod

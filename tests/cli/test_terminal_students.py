@@ -231,3 +231,24 @@ def test_a_review_that_leaves_nothing_due_says_so_instead_of_offering_one(tmp_pa
     assert "Go on reviewing" not in again
     assert "Practise what you missed: quiz review" not in words(again)
     assert "Nothing else is due for review now; the next review is" in words(again)
+
+
+def test_at_40_columns_the_choices_after_an_answer_are_folded_whole(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    from tests.cli.test_run_pty import finish, spawn
+
+    child = spawn(tmp_path, "run", "demo", "--original", columns=40)
+    child.expect(r"\[1/3\] › ")
+    child.sendline("2")  # wrong: the solution is shown, then the choices
+    child.expect("Enter next · q quit › ")  # short enough for one line
+    child.sendline("")
+    child.expect(r"\[2/3\] › ")
+    child.sendline("0")  # right
+    child.expect(r"Enter next · w solution · g guessed ·(\x1b\[[0-9;]*m|\s)+q quit")  # folded between choices
+    child.expect("› ")
+    child.sendline("g")
+    child.expect("A guess: rated again")
+    child.sendline("q")
+    text = finish(child)
+    assert "Summary" in text
+    assert pexpect is not None

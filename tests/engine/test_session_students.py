@@ -68,6 +68,9 @@ def test_a_lucky_guess_rated_again_is_not_scheduled_as_easy(
     (attempt,) = store.attempts()
     assert (attempt.status, attempt.score, attempt.rating) == ("correct", 1.0, "again")
 
+    assert session.finished  # the last answer ended the session: its summary says what is due now
+    assert session.summary().next_due == card.due
+
     session.rerate(1, "good")  # changed again: still from the card before the answer
     card = store.card("demo", "score-a")
     assert card is not None
