@@ -411,7 +411,7 @@ def grade_command(
         print_json(marks.to_json())
     else:
         _show_marks(marks, wrote=output)
-    if marks.problems:
+    if marks.problems or marks.summary().bad_cells:
         raise typer.Exit(1)
 
 
@@ -449,6 +449,7 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     from rich.text import Text
 
     from attnquiz.display import console
+    from attnquiz.engine.classgrade import plain_number
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).
@@ -461,13 +462,16 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
             who = (Text(str(row.line)), Text(row.student), Text(row.name), Text(row.code))
             if row.graded:
                 mistakes = ", ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
-                table.add_row(*who, f"{row.total:.2f} / {len(marks.items)}", Text(mistakes))
+                table.add_row(*who, f"{row.total:.2f} / {plain_number(summary.out_of)}", Text(mistakes))
             else:
                 table.add_row(*who, "—", "not graded")
         console.print(table)
-    items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / {summary.out_of}",
-                  title_justify="left")  # fmt: skip
+    items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / "
+                  f"{plain_number(summary.out_of)}", title_justify="left")  # fmt: skip
     items.add_column("question")
+    weighted = any(entry.worth != 1 for entry in summary.items)
+    if weighted:
+        items.add_column("worth", justify="right")  # a part counts its weight
     items.add_column("mean", justify="right")
     shown = ["correct", "partial", "wrong", "invalid", "blank"]
     if any(entry.counts.get("unmarked") for entry in summary.items):
@@ -475,8 +479,12 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     for status in shown:
         items.add_column(status, justify="right")
     for entry in summary.items:
-        items.add_row(Text(entry.item), f"{entry.mean:.2f}", *(str(entry.counts.get(s, 0)) for s in shown))
+        worth = [f"{plain_number(entry.worth)}"] if weighted else []
+        counts = (str(entry.counts.get(s, 0)) for s in shown)
+        items.add_row(Text(entry.item), *worth, f"{entry.mean:.2f}", *counts)
     console.print(items)
+    if marks.counting():
+        console.print(Text(marks.counting()))
     if summary.unmarked:
         marking = [entry.item for entry in summary.items if entry.counts.get("unmarked")]
         waiting = (
@@ -504,5 +512,14 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
         typer.echo(
             f"quiz: {count} row{'s' if count != 1 else ''} could not be graded (listed above, kept in the "
             "marks with the reason)",
+            err=True,
+        )
+    for line, problem in summary.bad_cells:
+        typer.echo(f"{marks.file}:{line}: {problem}", err=True)
+    if summary.bad_cells:
+        count = len(summary.bad_cells)
+        typer.echo(
+            f"quiz: {count} cell{'s' if count != 1 else ''} could not be graded (listed above; each earns "
+            "nothing until it is fixed, and the rest of its row is graded)",
             err=True,
         )

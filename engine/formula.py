@@ -51,6 +51,7 @@ from attnquiz.engine.expressions import (
     compile_expression,
     equal,
     format_value,
+    formula_literal,
     from_python,
     is_number,
     is_whole,
@@ -141,10 +142,15 @@ class Placeholder:
 
 @dataclass(frozen=True, slots=True)
 class Template:
-    """Markdown text with placeholders, compiled; ``loc`` is where it is written in the item."""
+    """Markdown text with placeholders, compiled; ``loc`` is where it is written in the item.
+
+    A ``formula`` template (an expression answer or mistake) writes its values as a formula reads
+    them: plain, exact digits (``24576``, not the prose ``24,576``; ``(1/3)``, not ``0.333333``).
+    """
 
     loc: Loc
     parts: tuple[str | Placeholder, ...]
+    formula: bool = False
 
     def render(self, values: Mapping[str, Value]) -> str:
         """The text with each placeholder replaced by its value (ExpressionError if one fails)."""
@@ -152,8 +158,11 @@ class Template:
         for part in self.parts:
             if isinstance(part, str):
                 out.append(part)
+                continue
+            value = part.expression.evaluate(values)
+            if self.formula:
+                out.append(formula_literal(value, part.places))
             else:
-                value = part.expression.evaluate(values)
                 out.append(format_value(value, math_mode=part.math_mode, places=part.places))
         return "".join(out)
 
@@ -191,8 +200,11 @@ def _math_spans(text: str, holes: Sequence[tuple[int, int]]) -> list[bool]:
     return inside
 
 
-def compile_template(text: str, loc: Loc, names: Sequence[str]) -> Template:
-    """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong."""
+def compile_template(text: str, loc: Loc, names: Sequence[str], *, formula: bool = False) -> Template:
+    """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong.
+
+    ``formula``: the template is a formula in symbols, whose values are written as a formula reads
+    them (see `Template`)."""
     matches = list(_PLACEHOLDER.finditer(text))
     rest = _PLACEHOLDER.sub("", text)
     if "{{" in rest:
@@ -218,7 +230,7 @@ def compile_template(text: str, loc: Loc, names: Sequence[str]) -> Template:
         parts.append(Placeholder(expression, math_mode, places))
         end = match.end()
     parts.append(text[end:])
-    return Template(loc, tuple(p for p in parts if p != ""))
+    return Template(loc, tuple(p for p in parts if p != ""), formula)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -794,7 +806,9 @@ class Formula:
         elif isinstance(variant.answer, PartsAnswer):
             for spec, part in zip(self.parts, variant.answer.parts, strict=True):
                 texts.append((spec.prompt, part.prompt))
-                texts += list(zip(spec.solution, part.solution, strict=True))
+                # The variant may add a step after the part's own (from the rounded earlier
+                # parts, `attnquiz.engine.carry`): only the templates' steps are checked here.
+                texts += list(zip(spec.solution, part.solution[: len(spec.solution)], strict=True))
                 asked.append((spec.asked, part.mistakes))
         for each, mistakes in asked:
             feedback = {m.tag: m.feedback for m in mistakes}
@@ -827,12 +841,14 @@ def _expr(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, s
         return _PLACEHOLDER_EXPRESSION
 
 
-def _template(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]]) -> Template:
+def _template(
+    text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]], *, formula: bool = False
+) -> Template:
     try:
-        return compile_template(text, loc, names)
+        return compile_template(text, loc, names, formula=formula)
     except ExpressionError as exc:
         problems.append((loc, str(exc)))
-        return Template(loc, ())
+        return Template(loc, (), formula)
 
 
 # What a broken expression compiles to while the other problems of the item are collected.
@@ -942,7 +958,7 @@ def _asked(
     # A formula is written in the answer's symbols, with {{ }} for parameters' values; it is read
     # (and refused with the reason) when a variant is built, and checked now where it has no {{ }}.
     value = (
-        _template(answer.value, value_loc, names, problems)
+        _template(answer.value, value_loc, names, problems, formula=True)
         if formula
         else _expr(answer.value, value_loc, names, problems)
     )
@@ -952,7 +968,7 @@ def _asked(
     for i, mistake in enumerate(mistakes):
         loc: Loc = (*prefix, "mistakes", i)
         wrong = (
-            _template(mistake.value, (*loc, "value"), names, problems)
+            _template(mistake.value, (*loc, "value"), names, problems, formula=True)
             if formula
             else _expr(mistake.value, (*loc, "value"), names, problems)
         )

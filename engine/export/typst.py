@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from attnquiz.engine import images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
+from attnquiz.engine.carry import key_text
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
@@ -475,7 +476,7 @@ def _brief_cells(number: int, question: Question) -> str:
         item = f"[{escape(question.item_id)} #emph[(by hand)]]"
         points_cell = f"table.cell(colspan: 2, text(size: 0.9em)[{points}])"
         return f"[{number}.], table.cell(colspan: 2, {item}), [], {points_cell},"
-    shown = question.answer.format()
+    shown = key_text(question.answer)  # with a later part from the rounded earlier ones, where it differs
     answer = f'text(weight: "bold")[{escape(shown)}]'
     item = f"[{escape(question.item_id)}]"
     if len(shown) <= _BRIEF_INLINE:
@@ -537,7 +538,7 @@ def _grid_cell(question: Question) -> str:
     points are (they are the same for every student, so they are listed once after the tables)."""
     if isinstance(question.answer, ExplainAnswer):
         return f"[#emph[{escape(GRID_BY_HAND)}]]"
-    return f"[{escape(question.answer.format())}]"
+    return f"[{escape(key_text(question.answer))}]"
 
 
 def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
