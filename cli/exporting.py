@@ -214,6 +214,14 @@ def export_command(
             help="PDF pieces made at once, each by a worker process (default: every CPU; 1: no workers).",
         ),
     ] = None,
+    answer_sheet: Annotated[
+        bool,
+        typer.Option(
+            "--answer-sheet",
+            help="Also answer-sheets.pdf, bubble sheets that `quiz scan` reads, and their layout "
+            "answer-sheets.json (pdf only).",
+        ),
+    ] = False,
 ) -> None:
     """Export worksheets with an answer key, or a Moodle, Canvas (QTI 1.2) or JSON question bank.
 
@@ -238,6 +246,8 @@ def export_command(
         key = "full"  # the grid is a PDF page layout; HTML and Markdown keep the full key by default
     if every and (items or topic or count is not None):
         fail("--all takes every item: give it without --items, --topic or --count", 2)
+    if answer_sheet and fmt != "pdf":
+        fail(f"--answer-sheet is for pdf exports (the sheets are printed and scanned), not {fmt}", 2)
     count_of = students or variants or 1
     if original and fmt in LMS_FORMATS and count_of > 1:
         _warn("the original questions have one version each: exporting 1 variant per item")
@@ -283,6 +293,7 @@ def export_command(
                     progress=bar,
                     jobs=jobs,
                     bank=bank,  # worker processes load the bank as this command did
+                    answer_sheet=answer_sheet,
                 )
     except Terminated:
         _note("quiz: stopped by SIGTERM before the export was complete: no file was written")
@@ -327,6 +338,9 @@ def export_command(
             )
             report(f"An answers file for these sheets: `{template} -o answers.csv`.")
         report(f"Master seed {seed}{source}: grade with `{command}`.")
+    if answer_sheet:
+        layout = shlex.quote(str(target / "answer-sheets.json"))
+        report(f"Read the filled answer sheets with `quiz scan SCANS… --sheets {layout} -o answers.csv`.")
 
 
 def _note(message: str) -> None:
@@ -365,6 +379,14 @@ def grade_command(
     count: CountOpt = None,
     every: AllOpt = False,
     as_json: JsonOpt = False,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Also write the class report here: index.html (charts, item analysis, named mistakes), "
+            "a result page per student, and CSV tables.",
+        ),
+    ] = None,
 ) -> None:
     """Grade a class: rebuild each student's variants and mark every answer with the shared grader.
 
@@ -407,6 +429,11 @@ def grade_command(
     marks = grade_file(loaded, answers, master_seed=seed, students=students)
     if output is not None:
         _save_csv(output, marks_file(marks))
+    if report_dir is not None:
+        from attnquiz.engine.report import write_report
+
+        written = write_report(loaded, marks, report_dir)
+        typer.echo(f"Class report: {written[0]} ({len(written)} files).", err=as_json)
     if as_json:
         print_json(marks.to_json())
     else:

@@ -697,7 +697,7 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
     # A count's trailing zeros may be real digits (589,820), so there a listed mistake comes first.
     if listed is not None and (tolerance.mode == "exact" or _exactly(listed, tolerance, [value])):
         return _named(listed, read)
-    if _too_coarse(tolerance, target, value):
+    if _too_coarse(tolerance, target, value) and _rounded_count(tolerance, value):
         feedback = (
             f"Your digits agree with the answer, but the precision is too low: give the answer "
             f"{_precision_words(tolerance)}."
@@ -713,6 +713,15 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
         # misconception or a recognised slip that gives exactly this number was named above).
         return _invalid(answer, f"This answer is a count, so it is a whole number; {read} is not.", read)
     return _wrong(PLAIN_WRONG, read)
+
+
+def _rounded_count(tolerance: Tolerance, value: parse.Number) -> bool:
+    """Whether a number can be the answer rounded, as far as an exact count goes: it keeps at least
+    two significant digits (590,000 for 589,824). A count of one digit and zeros (60 for 64) is
+    not a rounding: its one digit hardly agrees with anything, and the slip is elsewhere."""
+    if tolerance.mode != "exact" or not float(value.value).is_integer():
+        return True
+    return len(str(abs(int(value.value))).rstrip("0")) >= 2
 
 
 def _precision_words(tolerance: Tolerance) -> str:
