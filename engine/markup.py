@@ -428,6 +428,10 @@ _SUBSCRIPT = dict(
 _SPACED_OPS = {"=", "≈", "≤", "≥", "≠", "→", "∈", "⇒", "⇔", "↦", "+", "×", "−", "-", "<", ">", "±", "∝", "≡"}
 
 
+_ASCII_SUBSCRIPT_END = re.compile(r"(?:_\w+|\^\([^()]*\))$")
+"""A formula so far that ends in a script spelled in ASCII (``d_model``, ``W_Q``, ``Σ^(dₖ)``)."""
+
+
 def _script(text: str, table: dict[str, str], marker: str) -> str:
     if text and all(ch in table for ch in text):
         return "".join(table[ch] for ch in text)
@@ -485,6 +489,10 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
             )
             if after_function or before_function:
                 out += " "  # "v tanh(x)", "tanh x": a function name stands apart from its neighbours
+            elif isinstance(prev, Scripts) and _ASCII_SUBSCRIPT_END.search(out) and piece[:1].isalnum():
+                # A subscript spelled with "_" (no Unicode form) would run into the next name:
+                # d_model d_ff, never "d_modeld_ff" (one name to a reader).
+                out += " "
             out += piece
         return re.sub(r"  +", " ", out) if "  " in out and not display else out
     if isinstance(node, Scripts):
