@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from attnquiz.display import NBSP
+from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.wording import clock
 

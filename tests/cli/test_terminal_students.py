@@ -12,6 +12,7 @@ import pytest
 
 from attnquiz.engine import banks, markup
 from attnquiz.engine.answers import ExplainAnswer
+from attnquiz.engine.export import plain
 from attnquiz.engine.export import text as md
 from attnquiz.markdown_terminal import CONTINUATION_INDENT, CONTINUED
 from attnquiz.terminal import to_ascii
@@ -69,7 +70,7 @@ def test_a_skipped_concept_question_shows_its_model_answer_rendered(
     assert "O(T)" in shown
     assert all(len(line) <= columns for line in out.splitlines()), out
     # The paragraphs are folded to the screen, not broken where the YAML broke them.
-    rendered = markup.to_terminal(answer.value)
+    rendered = plain.to_terminal(answer.value)
     expected = to_ascii(rendered) if "PYTHONIOENCODING" in extra else rendered
     first = words(expected.split("\n\n")[0])
     assert first in words(shown)
