@@ -597,3 +597,27 @@ __all__ = [
     "tex_html_inline",
     "tolerance_text",
 ]
+
+
+# Moodle's essay editor offers these heights (lines); an essay asks for the first that holds the answer.
+RESPONSE_LINES = (5, 10, 15, 20, 25, 30, 35, 40)
+
+
+def essay_settings(wanted_lines: int, graderinfo: str) -> list[str]:
+    """The settings of a Moodle ``essay`` question after its text and grade, as lines: an editor about
+    ``wanted_lines`` tall, no attachments, and ``graderinfo`` (the element, written by the caller's
+    format) for the marker. One list for every writer of an essay (Moodle's and STACK's files)."""
+    height = next((n for n in RESPONSE_LINES if n >= wanted_lines), RESPONSE_LINES[-1])
+    return [
+        "    <responseformat>editor</responseformat>",
+        "    <responserequired>1</responserequired>",
+        f"    <responsefieldlines>{height}</responsefieldlines>",
+        "    <minwordlimit></minwordlimit>",
+        "    <maxwordlimit></maxwordlimit>",
+        "    <attachments>0</attachments>",
+        "    <attachmentsrequired>0</attachmentsrequired>",
+        "    <maxbytes>0</maxbytes>",
+        "    <filetypeslist></filetypeslist>",
+        f"    {graderinfo}",
+        '    <responsetemplate format="html"><text></text></responsetemplate>',
+    ]

@@ -421,8 +421,6 @@ MARKED_BY_HAND = (
     "Moodle does not mark essay questions: a teacher marks each concept answer by hand (the model answer "
     "and key points are the grader information), and an attempt's grade stays incomplete until then"
 )
-RESPONSE_LINES = (5, 10, 15, 20, 25, 30, 35, 40)
-"""The heights Moodle's essay form offers for the response box, in lines."""
 
 
 def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> list[str]:
@@ -450,20 +448,7 @@ def _by_hand(model: LmsQuestion, warnings: lms.Notes) -> list[str]:
 def _essay_lines(question: Question, lines: list[str], wanted: int, grader: str) -> list[str]:
     """An essay's lines after its header: the editor about ``wanted`` lines tall, ``grader`` as the
     grader information."""
-    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
-    lines += [
-        "    <responseformat>editor</responseformat>",
-        "    <responserequired>1</responserequired>",
-        f"    <responsefieldlines>{height}</responsefieldlines>",
-        "    <minwordlimit></minwordlimit>",
-        "    <maxwordlimit></maxwordlimit>",
-        "    <attachments>0</attachments>",
-        "    <attachmentsrequired>0</attachmentsrequired>",
-        "    <maxbytes>0</maxbytes>",
-        "    <filetypeslist></filetypeslist>",
-        f'    <graderinfo format="html">{_text(grader)}</graderinfo>',
-        '    <responsetemplate format="html"><text></text></responsetemplate>',
-    ]
+    lines += lms.essay_settings(wanted, f'<graderinfo format="html">{_text(grader)}</graderinfo>')
     return lines + _tags(question)
 
 

@@ -367,15 +367,10 @@ def _tags(question: Question) -> list[str]:
     return [f"    <tags>{tags}</tags>", "  </question>"]
 
 
-RESPONSE_LINES = (5, 10, 15, 20, 25, 30, 35, 40)
-"""The heights Moodle's essay form offers for the response box, in lines."""
-
-
 def essay_xml(question: Question, answer: ExplainAnswer, notes: lms.Notes) -> list[str]:
     """A concept question as a Moodle ``essay`` (marked by hand with the model answer and key points)."""
     notes.append((MARKED_BY_HAND, question.item_id))
     wanted = ruled_lines(answer) + 2
-    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
     grader = lms.key_points_html(answer)
     if question.instructor_note:
         grader += f"<p><small>Note for instructors: {escape(question.instructor_note)}</small></p>"
@@ -389,17 +384,7 @@ def essay_xml(question: Question, answer: ExplainAnswer, notes: lms.Notes) -> li
         "    <defaultgrade>1</defaultgrade>",
         "    <penalty>0</penalty>",
         "    <hidden>0</hidden>",
-        "    <responseformat>editor</responseformat>",
-        "    <responserequired>1</responserequired>",
-        f"    <responsefieldlines>{height}</responsefieldlines>",
-        "    <minwordlimit></minwordlimit>",
-        "    <maxwordlimit></maxwordlimit>",
-        "    <attachments>0</attachments>",
-        "    <attachmentsrequired>0</attachmentsrequired>",
-        "    <maxbytes>0</maxbytes>",
-        "    <filetypeslist></filetypeslist>",
-        "    " + _with_files("graderinfo", grader, []),
-        '    <responsetemplate format="html"><text></text></responsetemplate>',
+        *lms.essay_settings(wanted, _with_files("graderinfo", grader, [])),
         *_tags(question),
     ]
 

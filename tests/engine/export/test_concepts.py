@@ -72,7 +72,7 @@ def test_moodle_writes_an_essay_with_the_key_points_as_grader_information() -> N
         assert element.findtext("responseformat") == "editor"
         assert element.findtext("responserequired") == "1"
         lines = int(element.findtext("responsefieldlines") or "0")
-        assert lines in moodle.RESPONSE_LINES
+        assert lines in lms.RESPONSE_LINES
         assert lines >= ruled_lines(answer)
         assert element.findtext("attachments") == "0"
         assert element.find("graderinfo[@format='html']") is not None
