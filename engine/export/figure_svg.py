@@ -201,6 +201,9 @@ def figure_name(figure: Figure, number: int) -> str:
 
 
 def html_figure(figure: Figure) -> str:
-    """The figure as an HTML ``<figure>``: the inline SVG, and its caption under it."""
-    caption = f"<figcaption>{escape(figure.caption)}</figcaption>" if figure.caption else ""
-    return f'<figure class="quiz-figure">\n{svg(figure)}\n{caption}</figure>'
+    """The figure as an HTML ``<figure>``: the inline SVG, and its caption under it with the
+    figure's description and its values as a table on request (`figure_table.details_html`)."""
+    from attnquiz.engine.export.figure_table import details_html
+
+    caption = f"{escape(figure.caption)} " if figure.caption else ""
+    return f'<figure class="quiz-figure">\n{svg(figure)}\n<figcaption>{caption}{details_html(figure)}</figcaption></figure>'

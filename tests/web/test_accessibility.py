@@ -1,0 +1,252 @@
+"""WCAG 2.1 A and AA over every page of `quiz serve` and the HTML worksheets and keys, under axe-core.
+
+The engine is axe-core as the PyPI package ``axe-playwright-python`` ships it (``axe.min.js``,
+axe-core `AXE_VERSION`), injected by Playwright into Debian's headless Chromium (Playwright's own
+browser download is never used). Only the rules tagged `WCAG_TAGS` run, and every page must have 0
+violations in each `LOOK`: a desktop window, a 320 px wide phone, 200 % zoom, and forced colours
+(Windows high contrast). A second set of tests drives the pages with the keyboard alone.
+
+Skipped cleanly where Playwright, the axe package or a Chromium cannot be found.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import CHROMIUM_ARGS, Server, chromium_path, csrf_of, start_server
+from tests.web.test_serve_http import PRACTICE_TOPIC, SEED, answer, post, start
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+CHROMIUM = chromium_path()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install chromium)")
+
+AXE_VERSION = "4.12.1"
+"""The axe-core that ``axe-playwright-python==0.1.8`` ships (pinned in the test extras)."""
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+"""WCAG 2.0 and 2.1, levels A and AA: the rules axe runs (and no best-practice or AAA rule)."""
+CONCEPTS = Path(__file__).resolve().parents[1] / "data" / "concept" / "concepts.yaml"
+
+
+@dataclass(frozen=True)
+class Look:
+    """How the page is shown: window size, zoom (device scale factor stands in for browser zoom)."""
+
+    name: str
+    width: int
+    height: int
+    zoom: float = 1.0
+    forced_colors: bool = False
+
+
+LOOKS = [
+    Look("desktop", 1280, 900),
+    Look("320px", 320, 640),
+    # 200 % zoom of a 1280 px window lays the page out in 640 CSS pixels at twice the size.
+    Look("zoom-200", 640, 450, zoom=2.0),
+    Look("forced-colours", 1280, 900, forced_colors=True),
+]
+
+
+def _axe_source() -> str:
+    return resources.files("axe_playwright_python").joinpath("axe.min.js").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        except sync_api.Error as exc:
+            pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
+        yield launched
+        launched.close()
+
+
+def violations(page: Any) -> list[str]:
+    """axe-core over the page as it is now: one line per violation (rule, impact, where, why)."""
+    page.evaluate(_axe_source())  # evaluated by the DevTools protocol: the page's CSP does not apply
+    version = page.evaluate("axe.version")
+    assert version == AXE_VERSION, f"axe-core {version}, expected {AXE_VERSION}"
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+        WCAG_TAGS,
+    )
+    found = []
+    for rule in result["violations"]:
+        for node in rule["nodes"]:
+            found.append(
+                f"{rule['id']} ({rule['impact']}): {' '.join(node['target'])}: {node['failureSummary']}"
+                f" -- {node['html'][:200]}"
+            )
+    return found
+
+
+# -- the pages ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, str]]]:
+    """One server with week1, the concept bank and a broken bank; every page of it, by name."""
+    folder = tmp_path_factory.mktemp("a11y")
+    broken = folder / "broken.yaml"
+    text = (Path(__file__).resolve().parents[2] / "questions" / "week1.yaml").read_text(encoding="utf-8")
+    broken.write_text(text.replace("params: {dim: 2}", "params: {dim: many}", 1), encoding="utf-8")
+    server = start_server("week1", str(CONCEPTS), str(broken), db=folder / "history.sqlite3")
+    try:
+        pages = {"home": "/", "preview": "/preview", "preview-week1": "/preview/week1"}
+        pages["preview-errors"] = "/preview/broken"
+        pages["preview-figures"] = f"/preview/week1/it-referent-weight?seed={SEED}"
+        pages["preview-plot"] = f"/preview/week1/unscaled-saturation?seed={SEED}"
+        pages["not-found"] = "/no-such-page"
+
+        practice = start(server, topic=PRACTICE_TOPIC, count="2", seed=str(SEED))
+        pages["practice-question"] = practice
+        where, _ = answer(server, practice, "1/0 + (")  # unreadable: the question again, with why
+        pages["practice-invalid"] = where
+        where, _ = answer(server, practice, "0")
+        pages["practice-feedback"] = where
+        post(server, practice, "hint")
+        pages["practice-hint"] = practice
+        post(server, practice, "skip")
+        pages["practice-summary"] = f"{practice}/summary"
+
+        figure = start(server, items="it-referent-weight", count="1", seed=str(SEED))
+        pages["figure-question"] = figure
+        where, _ = answer(server, figure, "0.5")
+        pages["figure-feedback"] = where
+
+        parts = start(server, items="additive-chain", count="1", seed=str(SEED))
+        answer(server, parts, "1")
+        pages["parts-question"] = parts
+
+        home = server.request("GET", "/")
+        form = {"csrf": csrf_of(home.body), "bank": "concepts", "mode": "practice"}
+        form |= {"topic": "scaled-attention", "count": "1", "seed": str(SEED)}
+        concept = server.request("POST", "/start", form=form).headers["location"]
+        pages["concept-question"] = concept
+        where, _ = answer(server, concept, "Large scores saturate the softmax.")
+        pages["concept-rating"] = where
+
+        exam = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam", time="20m")
+        answer(server, exam, "12")
+        pages["exam-timer"] = exam
+        post(server, exam, "finish")
+        pages["exam-summary"] = f"{exam}/summary"
+
+        pages["review"] = "/review"
+        pages["stats"] = "/stats"
+        yield server, pages
+    finally:
+        server.stop()
+
+
+PAGES = [
+    "home",
+    "practice-question",
+    "practice-invalid",
+    "practice-hint",
+    "practice-feedback",
+    "practice-summary",
+    "figure-question",
+    "figure-feedback",
+    "parts-question",
+    "concept-question",
+    "concept-rating",
+    "exam-timer",
+    "exam-summary",
+    "review",
+    "stats",
+    "preview",
+    "preview-week1",
+    "preview-figures",
+    "preview-plot",
+    "preview-errors",
+    "not-found",
+]
+
+
+def _open(browser: Any, look: Look) -> tuple[Any, Any]:
+    context = browser.new_context(
+        viewport={"width": look.width, "height": look.height}, device_scale_factor=look.zoom
+    )
+    page = context.new_page()
+    if look.forced_colors:
+        page.emulate_media(forced_colors="active")
+    return context, page
+
+
+@pytest.mark.parametrize("look", LOOKS, ids=lambda look: look.name)
+def test_every_page_of_quiz_serve_has_no_wcag_violation(
+    browser: Any, site: tuple[Server, dict[str, str]], look: Look
+) -> None:
+    server, pages = site
+    context, page = _open(browser, look)
+    found: dict[str, list[str]] = {}
+    try:
+        page.goto(server.url)
+        for name in PAGES:
+            page.goto(server.base + pages[name])
+            found[name] = violations(page)
+            if name == "figure-feedback" and page.locator("details.figure-data").count():
+                # The solution's figure table, opened as a user opens it, is checked too.
+                page.locator("details.figure-data summary").first.click()
+                found[name + " (table shown)"] = violations(page)
+    finally:
+        context.close()
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+@pytest.fixture(scope="module")
+def sheets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The HTML worksheets and keys (grid and full) of one student, every item of week1."""
+    out = tmp_path_factory.mktemp("sheets")
+    made: dict[str, Path] = {}
+    for key in ("grid", "full"):
+        folder = out / key
+        command = [sys.executable, "-m", "attnquiz", "export", "week1", "--students", "1", "--seed", "2026"]
+        command += ["--all", "--format", "html", "--key", key, "-o", str(folder)]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+        for path in sorted(folder.glob("*.html")):
+            made[f"{key}/{path.name}"] = path
+    assert made, "the export wrote no HTML"
+    return made
+
+
+@pytest.mark.parametrize("look", LOOKS, ids=lambda look: look.name)
+def test_the_html_worksheets_and_keys_have_no_wcag_violation(
+    browser: Any, sheets: dict[str, Path], look: Look
+) -> None:
+    context, page = _open(browser, look)
+    found: dict[str, list[str]] = {}
+    try:
+        for name, path in sheets.items():
+            page.goto(path.as_uri())
+            found[name] = violations(page)
+    finally:
+        context.close()
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_axe_finds_what_it_is_asked_to_find(browser: Any) -> None:
+    """The harness can fail: a page with an unlabelled field and faint text has violations."""
+    context, page = _open(browser, LOOKS[0])
+    try:
+        page.set_content(
+            '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+            '<input type="text"><p style="color:#ccc;background:#fff">faint</p></main></body></html>'
+        )
+        rules = {re.sub(r" .*", "", line) for line in violations(page)}
+    finally:
+        context.close()
+    assert {"label", "color-contrast"} <= rules
