@@ -206,4 +206,5 @@ def html_figure(figure: Figure) -> str:
     from attnquiz.engine.export.figure_table import details_html
 
     caption = f"{escape(figure.caption)} " if figure.caption else ""
-    return f'<figure class="quiz-figure">\n{svg(figure)}\n<figcaption>{caption}{details_html(figure)}</figcaption></figure>'
+    described = f"<figcaption>{caption}{details_html(figure)}</figcaption>"
+    return f'<figure class="quiz-figure">\n{svg(figure)}\n{described}</figure>'

@@ -22,6 +22,7 @@ from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, form
 def plain(text: str) -> str:
     return text
 
+
 MAX_ROWS = 25
 """A line plot's table has at most this many rows (its whole x values when there are few enough,
 else evenly spaced points with the first and last): a table a listener can still go through."""
@@ -80,7 +81,11 @@ def description(figure: Figure) -> str:
         f"from {x_text(figure.x[0])} to {x_text(figure.x[-1])}"
     )
     y_label = plain(figure.y_label)
-    text += f"; {y_label} from {y_text(low)} to {y_text(high)}" if y_label else f"; from {y_text(low)} to {y_text(high)}"
+    text += (
+        f"; {y_label} from {y_text(low)} to {y_text(high)}"
+        if y_label
+        else f"; from {y_text(low)} to {y_text(high)}"
+    )
     return text + "."
 
 
@@ -112,9 +117,13 @@ def table_html(figure: Figure) -> str:
             for n in shown
         )
         note = (
-            f"<p>{len(shown)} of the {len(figure.x)} points are listed.</p>" if len(shown) < len(figure.x) else ""
+            f"<p>{len(shown)} of the {len(figure.x)} points are listed.</p>"
+            if len(shown) < len(figure.x)
+            else ""
         )
-    table = f'<table class="figure-table">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = (
+        f'<table class="figure-table">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    )
     return table + note
 
 

@@ -199,7 +199,9 @@ def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
     if isinstance(block, md.CodeBlock):
         language = re.sub(r"[^A-Za-z0-9_+-]", "", block.language)
         attribute = f' class="language-{language}"' if language else ""
-        return f'<pre class="md-code"><code{attribute}>{escape(block.text, quote=False)}</code></pre>'
+        # Focusable: a reader with no mouse can scroll a code block wider than the page (WCAG 2.1.1).
+        code = escape(block.text, quote=False)
+        return f'<pre class="md-code" tabindex="0"><code{attribute}>{code}</code></pre>'
     try:
         image = images.resolve(block.src)
     except images.ImageError as exc:

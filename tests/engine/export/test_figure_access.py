@@ -108,7 +108,8 @@ def check_table(table: Table, figure: Figure) -> None:
         return
     assert [text for _, text in head[1:]] == [s.label for s in figure.series]
     xs = [number(row[0][1]) for row in body]
-    assert xs[0] == figure.x[0] and xs[-1] == pytest.approx(figure.x[-1])
+    assert xs[0] == figure.x[0]
+    assert xs[-1] == pytest.approx(figure.x[-1])
     assert len(body) == len(figure.x) or 2 <= len(body) <= 25
     for row, x in zip(body, xs, strict=True):
         (n,) = [k for k, v in enumerate(figure.x) if abs(v - x) < 5e-4]
