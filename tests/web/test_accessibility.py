@@ -136,9 +136,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dic
         where, _ = answer(server, concept, "Large scores saturate the softmax.")
         pages["concept-rating"] = where
 
+        # Two hours: the clock runs while the tests do, and must not run out under them.
+        timed = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam", time="120m")
+        answer(server, timed, "12")
+        pages["exam-timer"] = timed
         exam = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam", time="20m")
         answer(server, exam, "12")
-        pages["exam-timer"] = exam
         post(server, exam, "finish")
         pages["exam-summary"] = f"{exam}/summary"
 
@@ -251,3 +254,115 @@ def test_axe_finds_what_it_is_asked_to_find(browser: Any) -> None:
     finally:
         context.close()
     assert {"label", "color-contrast"} <= rules
+
+
+# -- the keyboard ------------------------------------------------------------------------------------
+
+CONTROLS = (
+    "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea, summary,"
+    " [tabindex]:not([tabindex='-1'])"
+)
+"""What a keyboard user must be able to reach: every link, button, field, disclosure and scroll box."""
+
+KEYBOARD_PAGES = [
+    "home",
+    "practice-question",
+    "practice-feedback",
+    "figure-feedback",
+    "parts-question",
+    "concept-question",
+    "concept-rating",
+    "exam-timer",
+    "exam-summary",
+    "review",
+    "stats",
+    "preview-figures",
+    "preview-errors",
+    "not-found",
+]
+
+_FOCUS_STATE = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const style = getComputedStyle(e);
+  const ring = (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2)
+    || (style.boxShadow && style.boxShadow !== "none");
+  return {key: e.dataset.a11yKey || "", ring: ring};
+}"""
+
+
+@pytest.mark.parametrize("name", KEYBOARD_PAGES)
+def test_the_keyboard_reaches_every_control_with_a_visible_focus(
+    browser: Any, site: tuple[Server, dict[str, str]], name: str
+) -> None:
+    server, pages = site
+    context, page = _open(browser, LOOKS[0])
+    try:
+        page.goto(server.url)
+        page.goto(server.base + pages[name])
+        # Number every visible control; then Tab through the page from its top and see each one.
+        count = page.evaluate(
+            """selector => {
+              const found = [...document.querySelectorAll(selector)].filter(
+                e => e.checkVisibility({visibilityProperty: true}));
+              // Tab stops once in a group of radio buttons (the arrows move within it).
+              const groups = new Map();
+              let n = 0;
+              for (const e of found) {
+                const form = [...document.forms].indexOf(e.form);
+                const group = e.type === "radio" ? form + "/" + e.name : null;
+                if (group !== null && groups.has(group)) { e.dataset.a11yKey = groups.get(group); continue; }
+                e.dataset.a11yKey = String(n);
+                if (group !== null) groups.set(group, String(n));
+                n += 1;
+              }
+              return n;
+            }""",
+            CONTROLS,
+        )
+        assert count > 0
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        reached: dict[str, bool] = {}
+        for _ in range(2 * count + 5):
+            page.keyboard.press("Tab")
+            state = page.evaluate(_FOCUS_STATE)
+            if state is None:
+                continue
+            if state["key"] in reached:
+                break
+            reached[state["key"]] = state["ring"]
+        missing = [
+            page.evaluate(f"document.querySelector('[data-a11y-key=\"{key}\"]').outerHTML.slice(0, 200)")
+            for key in sorted(set(map(str, range(count))) - set(reached), key=int)
+        ]
+    finally:
+        context.close()
+    assert not missing, f"{name}: {len(missing)} of {count} controls never reached by Tab: {missing}"
+    assert all(reached.values()), f"{name}: controls focused with no visible ring: {reached}"
+
+
+def test_the_exam_timer_is_announced_politely_and_never_moves_the_focus(
+    browser: Any, site: tuple[Server, dict[str, str]]
+) -> None:
+    server, pages = site
+    context, page = _open(browser, LOOKS[0])
+    try:
+        page.clock.install()
+        page.goto(server.url)
+        page.goto(server.base + pages["exam-timer"])
+        region = page.locator("#timer-announce")
+        assert region.get_attribute("aria-live") == "polite"
+        assert page.locator("#timer").get_attribute("aria-live") == "off"  # the ticking clock is silent
+        assert region.inner_text() == ""  # nothing said on arrival
+        field = page.locator("#response")
+        field.focus()
+        page.keyboard.type("12")
+        remaining = float(page.locator("#timer").get_attribute("data-remaining") or "0")
+        # Run the page's clock to just past the next five-minute mark below the time left.
+        mark = int((remaining - 1) // 300) * 300
+        page.clock.run_for(int((remaining - mark + 1) * 1000))
+        assert region.inner_text() == f"{mark // 60} minutes left."
+        assert page.evaluate("document.activeElement.id") == "response"
+        assert field.input_value() == "12"  # typing was never interrupted
+    finally:
+        context.close()
