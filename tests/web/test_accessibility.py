@@ -11,6 +11,7 @@ Skipped cleanly where Playwright, the axe package or a Chromium cannot be found.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -366,3 +367,17 @@ def test_the_exam_timer_is_announced_politely_and_never_moves_the_focus(
         assert field.input_value() == "12"  # typing was never interrupted
     finally:
         context.close()
+
+
+def test_the_stats_charts_have_their_numbers_as_tables(site: tuple[Server, dict[str, str]]) -> None:
+    """The day chart's numbers in a table: one row per day shown, the answers adding up to the banks'."""
+    server, _ = site
+    page = server.request("GET", "/stats?days=5").body
+    day_table = page[
+        page.index('<table class="day-table">') : page.index("</table>", page.index("day-table"))
+    ]
+    rows = re.findall(r'<tr><th scope="row">(\d{4}-\d\d-\d\d)</th><td class="num">(\d+)</td>', day_table)
+    assert len(rows) == 5
+    banks_table = page[page.index("<h2>Banks</h2>") : page.index("<h2>Per topic</h2>")]
+    answers = [int(n) for n in re.findall(r'<tr><td>[^<]+</td><td class="num">(\d+)</td>', banks_table)]
+    assert sum(int(n) for _, n in rows) == sum(answers) > 0
