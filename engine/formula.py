@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pydantic
 
-from attnquiz.engine import markup
+from attnquiz.engine import formula_figures, markup
 from attnquiz.engine.answers import (
     DEFAULT_REAL_TOLERANCE,
     EXACT,
@@ -66,6 +66,9 @@ from attnquiz.engine.schema import FormulaMistake as MistakeSpec
 from attnquiz.engine.schema import FormulaPart as PartSpec
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
+
+if TYPE_CHECKING:
+    from attnquiz.engine.figures import Figure
 
 Loc = tuple[str | int, ...]
 AnswerKind = Literal["number", "integer", "vector", "matrix", "shape", "expression"]
@@ -426,6 +429,10 @@ class Formula:
     hint: Template | None
     original: Mapping[str, Value] | None
     _where_free: tuple[frozenset[str], ...] = field(repr=False, compare=False)
+    # Where a text is a literal block (``prompt: |``), the line before its first line: a Markdown
+    # problem on one row of the text is then reported at that row's own line of the file.
+    text_starts: Mapping[Loc, int] = field(default_factory=dict, repr=False, compare=False)
+    figures: tuple[formula_figures.Recipe, ...] = ()  # heatmaps and line plots drawn per variant
 
     @property
     def mistakes(self) -> tuple[FormulaMistake, ...]:
@@ -437,11 +444,20 @@ class Formula:
     # -- compiling --------------------------------------------------------------------------
 
     @classmethod
-    def compile(cls, item: FormulaItem, *, file: str, prefix: Loc, line_of: Callable[[Loc], int]) -> Formula:
+    def compile(
+        cls,
+        item: FormulaItem,
+        *,
+        file: str,
+        prefix: Loc,
+        line_of: Callable[[Loc], int],
+        text_start: Callable[[Loc], int | None] | None = None,
+    ) -> Formula:
         """Compile every expression and template of ``item``; all problems are raised at once.
 
         ``prefix`` is the item's location in the bank (``("items", 3)``) and ``line_of`` gives the
-        line of a location in the bank file, for the messages of errors found later, per variant.
+        line of a location in the bank file, for the messages of errors found later, per variant;
+        ``text_start`` the line before a literal block's first line (None for another scalar).
 
         Raises:
             FormulaCompileError: the problems found, each with its location in the item.
@@ -461,13 +477,14 @@ class Formula:
             _template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution or ())
         )
         hint = _template(item.hint, ("hint",), names, problems) if item.hint else None
+        figures = formula_figures.compile_figures(item.figures, names, problems, _template, _expr)
         original = _original(item.original, params, problems)
         if problems:
             raise FormulaCompileError(problems)
 
         locs: list[Loc] = [("where", i) for i in range(len(where))]
         locs += [p.loc for p in params]
-        locs += [("prompt",), ("hint",), ("original",)]
+        locs += [("prompt",), ("hint",), ("original",), *(figure.loc for figure in figures)]
         locs += [("solution", i) for i in range(len(solution))]
         for each in [asked] if asked is not None else [part.asked for part in parts]:
             locs.append((*each.loc, "answer", "value"))
@@ -475,6 +492,9 @@ class Formula:
         for part in parts:
             locs += [(*part.asked.loc, "prompt"), *(step.loc for step in part.solution)]
         lines = {loc: (line_of(loc), _field(prefix, loc)) for loc in locs}
+        starts = {
+            loc: start for loc in locs if text_start is not None and (start := text_start(loc)) is not None
+        }
         return cls(
             item_id=item.id,
             file=file,
@@ -489,6 +509,8 @@ class Formula:
             hint=hint,
             original=original,
             _where_free=tuple(_random_inputs(expression, params) for expression in where),
+            text_starts=starts,
+            figures=figures,
         )
 
     def error(self, loc: Loc, message: str, values: Mapping[str, Value] | None = None) -> FormulaError:
@@ -524,6 +546,7 @@ class Formula:
                 mistakes=mistakes,
                 inputs=inputs,
                 hint=hint,
+                figures=self._figures(values),
             )
             return Instance(variant, values, tuple(coinciding))
         known = dict(values)  # the parameters, then each named part's value, for the parts after it
@@ -551,8 +574,12 @@ class Formula:
             solution=(),
             inputs=inputs,
             hint=hint,
+            figures=self._figures(values),
         )
         return Instance(variant, values, tuple(coinciding))
+
+    def _figures(self, values: Mapping[str, Value]) -> list[Figure]:
+        return [formula_figures.draw(recipe, values, self.error) for recipe in self.figures]
 
     def _answer_of(
         self, asked: Asked, values: Mapping[str, Value], coinciding: list[str]
@@ -796,7 +823,7 @@ class Formula:
     def markup_issue(self, instance: Instance, seed: int | Literal["unknown"] | None) -> Issue | None:
         """The first text of the variant outside the supported TeX, as a problem at its template."""
         variant = instance.variant
-        texts: list[tuple[Template, str]] = [(self.prompt, variant.prompt)]
+        texts: list[tuple[Template, str]] = [(self.prompt, variant.stem)]  # each part's prompt below
         if self.hint is not None:
             texts.append((self.hint, variant.hint))
         asked: list[tuple[Asked, Sequence[Mistake]]] = []
@@ -806,7 +833,9 @@ class Formula:
         elif isinstance(variant.answer, PartsAnswer):
             for spec, part in zip(self.parts, variant.answer.parts, strict=True):
                 texts.append((spec.prompt, part.prompt))
-                texts += list(zip(spec.solution, part.solution, strict=True))
+                # The variant may add a step after the part's own (from the rounded earlier
+                # parts, `attnquiz.engine.carry`): only the templates' steps are checked here.
+                texts += list(zip(spec.solution, part.solution[: len(spec.solution)], strict=True))
                 asked.append((spec.asked, part.mistakes))
         for each, mistakes in asked:
             feedback = {m.tag: m.feedback for m in mistakes}
@@ -815,8 +844,27 @@ class Formula:
             try:
                 markup.check(text)
             except markup.MarkupError as exc:
-                return self.error(template.loc, str(exc), instance.values).issue(seed)
+                error = self._markup_error(template, exc, instance.values)
+                return error.issue(seed if error.values else "unknown")
         return None
+
+    def _markup_error(
+        self, template: Template, exc: markup.MarkupError, values: Mapping[str, Value]
+    ) -> FormulaError:
+        """A text's markup problem at its own line: the row's, when the reader names one in a literal
+        block; with the parameter values only when that row (or, else, the text) has a ``{{ }}``."""
+        row = getattr(exc, "line", None)  # a Markdown problem found on one line of the text
+        line, where = self.lines[template.loc]
+        written = "".join(p if isinstance(p, str) else "{{}}" for p in template.parts)
+        if isinstance(row, int):
+            start = self.text_starts.get(template.loc)
+            if start is not None:
+                line = start + row
+            rows = written.split("\n")
+            written = rows[row - 1] if 0 < row <= len(rows) else written
+        if "{{}}" not in written:
+            return FormulaError(self.file, line, where, str(exc))
+        return FormulaError(self.file, line, where, str(exc), values)
 
 
 # ---------------------------------------------------------------------------------------------

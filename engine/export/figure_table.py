@@ -16,12 +16,7 @@ from __future__ import annotations
 
 from html import escape
 
-from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, format_value
-
-
-def plain(text: str) -> str:
-    return text
-
+from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, format_value, plain
 
 MAX_ROWS = 25
 """A line plot's table has at most this many rows (its whole x values when there are few enough,

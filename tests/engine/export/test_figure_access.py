@@ -9,6 +9,7 @@ import io
 import xml.etree.ElementTree as ET
 import zipfile
 from dataclasses import dataclass, field
+from html import escape
 from html.parser import HTMLParser
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.export import figure_svg, html, moodle, qti
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet
-from attnquiz.engine.figures import Figure, Heatmap, LinePlot, Series
+from attnquiz.engine.figures import Figure, Heatmap, LinePlot, Series, plain
 from attnquiz.engine.session import plan_practice
 from attnquiz.engine.variant import Question
 
@@ -91,13 +92,13 @@ def number(text: str) -> float:
 
 def check_table(table: Table, figure: Figure) -> None:
     """The table holds the figure's data: every cell of a heatmap as printed, or a line plot's points."""
-    assert table.caption == f"Values of {figure.title}"
+    assert table.caption == f"Values of {plain(figure.title)}"
     head, *body = table.rows
     assert all(tag == "th" for tag, _ in head)
     assert all(row[0][0] == "th" and all(tag == "td" for tag, _ in row[1:]) for row in body)
     if isinstance(figure, Heatmap):
-        assert [text for _, text in head[1:]] == list(figure.cols)
-        assert [row[0][1] for row in body] == list(figure.rows)
+        assert [text for _, text in head[1:]] == [plain(c) for c in figure.cols]
+        assert [row[0][1] for row in body] == [plain(r) for r in figure.rows]
         for i, row in enumerate(body):
             for j, (_, text) in enumerate(row[1:]):
                 value = figure.values[i][j]
@@ -106,7 +107,7 @@ def check_table(table: Table, figure: Figure) -> None:
                 else:
                     assert text == f"{value:.{figure.decimals}f}".replace("-", "−").replace("−0.00", "0.00")
         return
-    assert [text for _, text in head[1:]] == [s.label for s in figure.series]
+    assert [text for _, text in head[1:]] == [plain(s.label) for s in figure.series]
     xs = [number(row[0][1]) for row in body]
     assert xs[0] == figure.x[0]
     assert xs[-1] == pytest.approx(figure.x[-1])
@@ -137,7 +138,7 @@ def test_every_figure_kind_is_covered() -> None:
 def test_html_figures_carry_a_description_and_their_values_as_a_table() -> None:
     for question, figure in questions():
         drawn = html.figures(question, figure.where)
-        (fragment,) = [d for d in drawn if f"Values of {figure.title}<" in d]
+        (fragment,) = [d for d in drawn if f"Values of {escape(plain(figure.title), quote=False)}<" in d]
         reader = read(fragment)
         (table,) = reader.tables
         check_table(table, figure)
@@ -192,9 +193,9 @@ def _check_lms_text(texts: list[str], key: str) -> None:
     figures = [f for q, f in questions() if q.item_id in ITEMS[key]]
     assert figures
     for figure in figures:
-        (table,) = [t for t in reader.tables if t.caption == f"Values of {figure.title}"]
+        (table,) = [t for t in reader.tables if t.caption == f"Values of {plain(figure.title)}"]
         check_table(table, figure)
-        (alt,) = [a for a in reader.alts if a.startswith(f"{figure.title}. ")]
+        (alt,) = [a for a in reader.alts if a.startswith(f"{plain(figure.title)}. ")]
         assert ("Heatmap of " if isinstance(figure, Heatmap) else "Line plot of ") in alt
     for text in texts:
         if "<img" in text:
