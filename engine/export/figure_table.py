@@ -69,18 +69,14 @@ def description(figure: Figure) -> str:
     curves = ", ".join(plain(s.label) for s in figure.series)
     x_label = plain(figure.x_label) or "x"
     ys = [v for s in figure.series for v in s.values]
-    low, high = min(ys), max(ys)
+    y_low, y_high = y_text(min(ys)), y_text(max(ys))
     noun = "curve" if len(figure.series) == 1 else "curves"
     text = (
         f"Line plot of {len(figure.series)} {noun} ({curves}) against {x_label} "
         f"from {x_text(figure.x[0])} to {x_text(figure.x[-1])}"
     )
     y_label = plain(figure.y_label)
-    text += (
-        f"; {y_label} from {y_text(low)} to {y_text(high)}"
-        if y_label
-        else f"; from {y_text(low)} to {y_text(high)}"
-    )
+    text += f"; {y_label} from {y_low} to {y_high}" if y_label else f"; from {y_low} to {y_high}"
     return text + "."
 
 
