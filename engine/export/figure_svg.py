@@ -207,8 +207,12 @@ def figure_name(figure: Figure, number: int) -> str:
 
 def html_figure(figure: Figure, caption_html: str | None = None) -> str:
     """The figure as an HTML ``<figure>``: the inline SVG, and its caption under it (``caption_html``:
-    the caption already rendered, its maths as MathML; by default in Unicode)."""
+    the caption already rendered, its maths as MathML; by default in Unicode) with the figure's
+    description and its values as a table on request (`figure_table.details_html`)."""
+    from attnquiz.engine.export.figure_table import details_html
+
     if caption_html is None:
         caption_html = escape(plain(figure.caption))
-    caption = f"<figcaption>{caption_html}</figcaption>" if figure.caption else ""
-    return f'<figure class="quiz-figure">\n{svg(figure)}\n{caption}</figure>'
+    caption = f"{caption_html} " if figure.caption else ""
+    described = f"<figcaption>{caption}{details_html(figure)}</figcaption>"
+    return f'<figure class="quiz-figure">\n{svg(figure)}\n{described}</figure>'

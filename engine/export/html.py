@@ -67,9 +67,9 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .instructions { font-style: italic; font-size: 9.5pt; color: #555; }
 .note { font-size: 9pt; color: #666; }
 .answer-box { border: 0.6px solid #999; border-radius: 2px; margin-top: 0.5em; padding: 3px 5px;
-  font-size: 8pt; color: #888; break-inside: avoid; page-break-inside: avoid; }
+  font-size: 8pt; color: #595959; break-inside: avoid; page-break-inside: avoid; }
 .answer-box .working { border-bottom: 0.5px dashed #aaa; margin-bottom: 3px; }
-.ruled { margin-top: 0.5em; font-size: 8pt; color: #888; break-inside: avoid; page-break-inside: avoid; }
+.ruled { margin-top: 0.5em; font-size: 8pt; color: #595959; break-inside: avoid; page-break-inside: avoid; }
 .ruled .rule { height: 0.78cm; border-bottom: 0.6px solid #999; }
 .by-hand { font-style: italic; }
 .entry { break-inside: avoid; page-break-inside: avoid; margin-top: 1em; }
@@ -83,6 +83,13 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .quiz-figure { margin: 0.6em 0; break-inside: avoid; page-break-inside: avoid; }
 .quiz-figure svg { max-width: 100%; height: auto; }
 .quiz-figure figcaption { font-size: 9pt; color: #555; }
+.figure-description { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; }
+.figure-data { margin-top: 0.3em; }
+.figure-table { border-collapse: collapse; margin: 0.4em 0; font-size: 9.5pt; color: #111; }
+.figure-table caption { text-align: left; font-weight: bold; }
+.figure-table th, .figure-table td { border: 0.6px solid #999; padding: 1px 6px; text-align: right; }
+@media print { .figure-data:not([open]) { display: none; } }
 .md-table { border-collapse: collapse; margin: 0.5em 0; font-size: 10pt; }
 .md-table th, .md-table td { border: 0.6px solid #999; padding: 2px 8px; }
 .md-table thead th { border-bottom: 1.2px solid #111; background: #f3f3f3; }
@@ -195,7 +202,9 @@ def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
     if isinstance(block, md.CodeBlock):
         language = re.sub(r"[^A-Za-z0-9_+-]", "", block.language)
         attribute = f' class="language-{language}"' if language else ""
-        return f'<pre class="md-code"><code{attribute}>{escape(block.text, quote=False)}</code></pre>'
+        # Focusable: a reader with no mouse can scroll a code block wider than the page (WCAG 2.1.1).
+        code = escape(block.text, quote=False)
+        return f'<pre class="md-code" tabindex="0"><code{attribute}>{code}</code></pre>'
     try:
         image = images.resolve(block.src)
     except images.ImageError as exc:

@@ -29,6 +29,7 @@ from attnquiz.engine.answers import (
     ShapeAnswer,
     Tolerance,
 )
+from attnquiz.engine.export import figure_table
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.html import table_html
 from attnquiz.engine.figures import plain
@@ -218,12 +219,13 @@ def figures_html(question: Question, where: str) -> str:
     for figure, (name, data) in zip(drawn, figure_files(question, where), strict=True):
         if packed is not None:
             packed[name] = data
-        alt = plain(figure.title) or ("heatmap" if figure.kind == "heatmap" else "line plot")
+        alt = figure_table.alt_text(figure)
         html += (
             f'<p><img src="{escape(FILE_BASE.get() + name)}" alt="{escape(alt)}" style="max-width: 100%"></p>'
         )
         if figure.caption:
             html += f"<p><small>{escape(plain(figure.caption), quote=False)}</small></p>"
+        html += figure_table.lms_html(figure)
     return html
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from attnquiz.engine import markup
+from attnquiz.engine.export import math_speech
 from attnquiz.engine.markup import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
 
 _SPACES = {" ": "0.1667em", "  ": "1em", "    ": "2em"}
@@ -24,7 +25,9 @@ def formula(math: markup.Math) -> str:
     """One formula as a ``<math>`` element (``display="block"`` for ``$$...$$``)."""
     body = _node(math.tree, math.display)
     display = ' display="block"' if math.display else ""
-    return f"<math{display}>{body}</math>"
+    # alttext: the spoken form, for a screen reader that does not read MathML (issue 31).
+    spoken = escape(math_speech.speech(math))
+    return f'<math{display} alttext="{spoken}">{body}</math>'
 
 
 def _node(node: Node, display: bool, script: bool = False) -> str:

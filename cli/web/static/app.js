@@ -2,8 +2,25 @@
 // exam when it is up) and reloads the preview when the bank's file changes.
 "use strict";
 
+// The moments a screen reader is told the time left (in seconds): each five minutes, then 1 minute
+// and 10 seconds. Said in words in a polite live region; the focus never moves.
+function announcement(left, last) {
+  if (left <= 0 || left >= last) return null;
+  for (const mark of [60, 10]) {
+    if (left <= mark && last > mark) return mark === 60 ? "1 minute left." : "10 seconds left.";
+  }
+  const mark = Math.floor((last - 1) / 300) * 300;
+  if (mark >= 300 && left <= mark) {
+    const minutes = mark / 60;
+    return minutes + " minutes left.";
+  }
+  return null;
+}
+
 function startTimer(timer) {
   const text = document.getElementById("timer-text");
+  const announce = document.getElementById("timer-announce");
+  let last = Math.ceil(parseFloat(timer.dataset.remaining));
   const form = document.getElementById("time-up-form");
   const end = Date.now() + parseFloat(timer.dataset.remaining) * 1000;
   function pad(n) { return String(n).padStart(2, "0"); }
@@ -12,6 +29,9 @@ function startTimer(timer) {
     const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
     text.textContent = h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
     timer.classList.toggle("low", left <= 60);
+    const said = announce ? announcement(left, last) : null;
+    if (said) announce.textContent = said;
+    last = Math.min(last, left);
     if (left <= 0) {
       // The question's own form is sent as the exam's submission, so that what is in its box (typed
       // but not saved yet) is saved and graded; the page without one sends the bare time-up form.

@@ -80,7 +80,7 @@ def test_keys_full_and_brief() -> None:
 
 
 def test_punctuation_after_a_formula_stays_with_it() -> None:
-    assert '<span class="nobr"><math><mi>x</mi></math>.</span>' in html.content("Take $x$.")
+    assert '<span class="nobr"><math alttext="x"><mi>x</mi></math>.</span>' in html.content("Take $x$.")
 
 
 def _browser() -> str | None:

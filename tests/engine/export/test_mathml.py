@@ -50,8 +50,8 @@ def test_sum_is_the_large_operator_with_limits_in_display() -> None:
 
 
 def test_display_formulas_are_blocks() -> None:
-    assert _mathml("x", display=True).startswith('<math display="block">')
-    assert _mathml("x").startswith("<math>")
+    assert _mathml("x", display=True).startswith('<math display="block" alttext="x">')
+    assert _mathml("x").startswith('<math alttext="x">')
 
 
 def test_every_sample_formula_is_well_formed_xml_with_one_root() -> None:
