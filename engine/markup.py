@@ -144,9 +144,15 @@ Segment = Text | Math
 _TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\d+(?:\.\d+)?)|([A-Za-z])|(\s+)|(.)", re.DOTALL)
 
 
+MAX_DEPTH = 32
+"""How deep groups, fractions, roots and scripts may nest in one formula: every renderer walks the
+tree recursively (and Typst lays it out recursively), so a deeper formula is refused when read."""
+
+
 class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
+        self.depth = 0
         self.tokens: list[tuple[str, str]] = []
         for m in _TOKEN.finditer(source):
             command, number, letter, space, other = m.groups()
@@ -257,6 +263,20 @@ class _Parser:
         return _rejoin_text(out)
 
     def atom(self) -> Node:
+        # Every nested construct (a group, a fraction's or root's argument, a script, a matrix
+        # cell) is read through here, so counting here bounds the depth of the whole tree.
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise MarkupError(
+                    f"the formula nests more than {MAX_DEPTH} deep (groups, fractions, roots,"
+                    f" scripts, matrices) in ${_clip(self.source)}$"
+                )
+            return self._atom()
+        finally:
+            self.depth -= 1
+
+    def _atom(self) -> Node:
         kind, value = self.take()
         if kind == "num":
             return Sym(value, "number")
@@ -345,6 +365,11 @@ class _Parser:
             raise self.fail("matrix rows of different lengths")
         left, right = MATRIX_ENVIRONMENTS[env]
         return Matrix(tuple(rows), left, right)
+
+
+def _clip(source: str, limit: int = 60) -> str:
+    """The start of a long formula, for a message that stays one readable line."""
+    return source if len(source) <= limit else source[:limit] + "…"
 
 
 def _rejoin_text(tokens: list[tuple[str, str]]) -> str:
