@@ -115,10 +115,11 @@ def _png_data_size(width: int, height: int, depth: int, channels: int, interlace
 
     if interlace == 0:
         return lines(width, height)
-    return sum(
-        lines((width - x0 + dx - 1) // dx if width > x0 else 0, (height - y0 + dy - 1) // dy if height > y0 else 0)
-        for x0, y0, dx, dy in _ADAM7
-    )
+
+    def span(size: int, start: int, step: int) -> int:
+        return (size - start + step - 1) // step if size > start else 0
+
+    return sum(lines(span(width, x0, dx), span(height, y0, dy)) for x0, y0, dx, dy in _ADAM7)
 
 
 def _inflate_exactly(pieces: list[bytes], expected: int) -> None:
@@ -185,7 +186,9 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
             if size is not None or len(body) < 6:
                 raise RasterError("the JPEG file has a bad frame header")
             precision, height, width, components = struct.unpack(">BHHB", body[:6])
-            if precision not in (8, 12, 16) or components not in (1, 2, 3, 4) or len(body) != 6 + 3 * components:
+            if precision not in (8, 12, 16) or components not in (1, 2, 3, 4):
+                raise RasterError("the JPEG file has a bad frame header")
+            if len(body) != 6 + 3 * components:
                 raise RasterError("the JPEG file has a bad frame header")
             check_size(width, height)
             size = (width, height)

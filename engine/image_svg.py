@@ -70,14 +70,8 @@ ATTRIBUTES = frozenset(
 )  # fmt: skip
 """Geometry, presentation and accessibility: attributes that draw, never ones that run or load."""
 
-_CSS_PROPERTIES = frozenset(a for a in ATTRIBUTES if "-" in a or a in {"fill", "stroke", "opacity", "color"}) | {
-    "font",
-    "display",
-    "visibility",
-    "overflow",
-    "mix-blend-mode",
-    "isolation",
-}
+_CSS_PROPERTIES = frozenset(a for a in ATTRIBUTES if "-" in a or a in {"fill", "stroke", "opacity", "color"})
+_CSS_PROPERTIES |= {"font", "display", "visibility", "overflow", "mix-blend-mode", "isolation"}
 _FUNCTIONS = frozenset(
     {"rgb", "rgba", "hsl", "hsla", "url", "translate", "rotate", "scale", "matrix", "skewx", "skewy"}
 )
@@ -127,7 +121,7 @@ def _split(name: str) -> tuple[str, str]:
 def _write(element: ET.Element, out: list[str], depth: int, *, top: bool = False) -> None:
     if depth > MAX_DEPTH:
         raise SvgError(f"the SVG nests elements more than {MAX_DEPTH} deep")
-    namespace, tag = _split(element.tag)
+    _, tag = _split(element.tag)
     attributes = _attributes(element, tag)
     if top:
         attributes = [("xmlns", SVG_NS), ("xmlns:xlink", XLINK_NS), *attributes]
@@ -146,9 +140,9 @@ def _write(element: ET.Element, out: list[str], depth: int, *, top: bool = False
             ):
                 pass  # an editor's bookkeeping draws nothing: left out (the text after it is kept)
             elif child_namespace not in ("", SVG_NS):
-                raise SvgError(f"an SVG with an element of another namespace ({child_namespace}) is not allowed")
+                raise SvgError(f"an SVG with an element of the namespace {child_namespace} is not allowed")
             elif child_tag not in ELEMENTS:
-                raise SvgError(f"an SVG with <{child_tag}> is not allowed (it can run, load or show other content)")
+                raise SvgError(f"an SVG with <{child_tag}> is not allowed (it is not plain drawing)")
             else:
                 _write(child, out, depth + 1)
             out.append(escape(child.tail or ""))
@@ -169,7 +163,7 @@ def _attributes(element: ET.Element, tag: str) -> list[tuple[str, str]]:
             local, namespace = "href", ""
         if namespace or local not in ATTRIBUTES:
             what = f"{{{namespace}}}{local}" if namespace else local
-            reason = "event attributes run code" if local.lower().startswith("on") else "it is not a drawing attribute"
+            reason = "event attributes run code" if local.lower().startswith("on") else "it does not draw"
             raise SvgError(f"an SVG with the attribute {what}= is not allowed ({reason})")
         if local == "href":
             if not _FRAGMENT.fullmatch(value):
@@ -198,7 +192,10 @@ def _plain(name: str, value: str) -> str:
     for match in _FUNCTION.finditer(value):
         function = match.group(1).lower()
         if function not in _FUNCTIONS:
-            raise SvgError(f"an SVG value {name}={value[:40]!r} is not allowed ({match.group(1)}() is not a colour or transform)")
+            raise SvgError(
+                f"an SVG value {name}={value[:40]!r} is not allowed ({match.group(1)}() is not a colour "
+                "or a transform)"
+            )
         if function == "url" and not _URL.match(value, match.start()):
             raise SvgError(
                 f"an SVG value that loads anything ({name}={value[:40]!r}) is not allowed: url() "
@@ -239,7 +236,7 @@ def _stylesheet(text: str) -> str:
             raise SvgError("an SVG <style> must be plain CSS rules (selector { property: value; })")
         selector = " ".join(selector.split())
         if not _SELECTOR.fullmatch(selector):
-            raise SvgError(f"an SVG style selector {selector[:40]!r} is not allowed (no at-rules, escapes or comments)")
+            raise SvgError(f"an SVG style selector {selector[:40]!r} is not allowed (no at-rule or escape)")
         rules.append(f"{selector} {{ {_declarations(body)} }}")
         rest = rest.strip()
     return "\n".join(rules)

@@ -6,7 +6,10 @@ through `Store.record`). Pages are plain HTML forms with POST-redirect-GET, so r
 work without JavaScript; the script only counts an exam's time down and reloads the preview.
 
 Every handler runs on the server's one event-loop thread (none is a threadpool function): a
-session and its SQLite connection are only ever used from the thread that opened them.
+session and its SQLite connection are only ever used from the thread that opened them. What may
+take long (grading a typed response, importing a bank's plugins, the preview's variants, pages
+that load banks) is done or tried first in a forked child with a CPU-time limit
+(`attnquiz.web.isolation`), so one request never stalls the others.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from attnquiz.engine import banks as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
-from attnquiz.web import render
+from attnquiz.web import isolation, render
 from attnquiz.web.security import Guard, GuardMiddleware
 from attnquiz.wording import when
 
@@ -93,6 +96,8 @@ class ServeSettings:
 
     banks: tuple[str, ...] = ()
     db: Path | None = None
+    time_limit: int = isolation.PAGE_SECONDS
+    """CPU seconds a page that loads banks or builds variants, or a plugin's import, may take."""
 
 
 class QuizApp:
@@ -181,7 +186,7 @@ class QuizApp:
         cards: list[dict[str, Any]] = []
         for ref in self.refs:
             try:
-                bank = bank_files.load(ref.ref, plugins=True)
+                bank = bank_files.load(ref.ref)  # a listing: no plugin is imported for it
             except QuizError as exc:
                 cards.append({"key": ref.key, "ref": ref.ref, "error": str(exc).splitlines()[-1]})
                 continue
@@ -214,7 +219,7 @@ class QuizApp:
             items = [i.strip() for i in _text(form, "items").split(",") if i.strip()][:100]
             if original and seed is not None:
                 raise QuizError("the past papers' own questions have no seed: leave the seed empty")
-            bank = bank_files.load(ref.ref, plugins=True)
+            bank = await _with_plugins(ref, self.settings.time_limit)
             plan = plan_practice(
                 bank,
                 seed=seed if seed is not None else _new_seed(),
@@ -309,7 +314,7 @@ class QuizApp:
         chosen = [str(v) for v in form.getlist("choice")]
         # A text area sends its line breaks as CR LF (the HTML form rule): kept as the terminal keeps them.
         response = ", ".join(chosen) if chosen else _text(form, "response").replace("\r\n", "\n")
-        result = session.answer(response)  # the grader bounds what it reads, and says how long it was
+        result = await _graded(session, response)
         web.warnings.extend(session.take_warnings())
         if not result.counts:
             # Kept to refill the field (a huge paste is cut: the page need not carry it back).
@@ -496,8 +501,15 @@ class QuizApp:
         from attnquiz.engine.store import StoreError, open_store, utc_now
 
         form = await self.form(request, _START)
-        limit = _int(form, "limit", 1, 500) or 20
-        new = _int(form, "new", 0, 500)
+        try:
+            limit = _int(form, "limit", 1, 500) or 20
+            new = _int(form, "new", 0, 500)
+        except QuizError as exc:
+            raise HTTPException(400, f"{exc}.") from None
+        seconds = self.settings.time_limit
+        vetted = await isolation.in_child(lambda: _done(self._loaded_banks()), cpu_seconds=seconds)
+        if vetted.kind == "stopped":
+            raise HTTPException(503, f"Loading the banks was stopped: {vetted.error} (a plugin that loops?).")
         loaded, _ = self._loaded_banks()
         if not loaded:
             raise HTTPException(400, "No bank could be loaded.")
@@ -638,6 +650,61 @@ def _preview_card(entry: Any, seed: int) -> dict[str, Any]:
     return card
 
 
+async def _with_plugins(ref: BankRef, seconds: int) -> Bank:
+    """The bank with its plugins imported, once a child has shown that importing them ends in time
+    (a plugin that loops at import would stop the whole server)."""
+    listed = bank_files.load(ref.ref)
+    if listed.plugins:
+        vetted = await isolation.in_child(
+            lambda: _done(bank_files.load(ref.ref, plugins=True)), cpu_seconds=seconds
+        )
+        if vetted.kind == "stopped":
+            raise QuizError(f"bank {ref.key}: importing its plugins was stopped: {vetted.error}")
+    return bank_files.load(ref.ref, plugins=True)
+
+
+def _done(_: object) -> None:
+    """Nothing to send back from a child whose work was only to show that it ends."""
+
+
+def _dry_answer(session: Session, response: str) -> None:
+    """Grade ``response`` on a child's copy of the session, recording nothing (the copy's history is
+    the server's SQLite connection, which a child must not touch)."""
+    session.store = None
+    session.answer(response)
+
+
+async def _graded(session: Session, response: str) -> Grade:
+    """The grade of ``response``, after a child has graded a copy in at most `ANSWER_SECONDS` of
+    computing; when it could not, the response is unreadable (it costs nothing) and says why."""
+    from attnquiz.engine.grading import Grade
+
+    seconds = isolation.ANSWER_SECONDS
+    tried = await isolation.in_child(lambda: _dry_answer(session, response), cpu_seconds=seconds)
+    if tried.kind == "done":
+        return session.answer(response)  # the grader bounds what it reads, and says how long it was
+    reason = (
+        f"This answer was not graded: reading it {tried.error.removeprefix('it ')}."
+        if tried.kind == "stopped"
+        else f"This answer could not be graded ({tried.error})."
+    )
+    advice = "It costs nothing; write it more simply (a number, or a short formula)."
+    return Grade("invalid", 0.0, f"{reason} {advice}", None, "")
+
+
+def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, ...]] | None:
+    """What a preview page depends on, to remember one that was stopped: the page asked for, the
+    bank's file and its plugins' files as they are now (editing any of them tries again)."""
+    ref = request.path_params.get("bank", "")
+    try:
+        found = bank_files.find(quiz.bank_ref(ref).ref)
+        plugins = bank_files.load(str(found.path)).plugins
+        stamps = tuple(f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}" for p in (found.path, *plugins))
+    except (OSError, QuizError, HTTPException):
+        return None
+    return (request.url.path + "?" + request.url.query, ref, stamps)
+
+
 def _rating_due(session: Session) -> bool:
     """Whether practice waits for the student's rating of a concept answer (an exam rates none: its
     concept answers are rated in `quiz review`)."""
@@ -687,14 +754,15 @@ def _int(form: FormData, name: str, low: int, high: int) -> int | None:
     text = _text(form, name).strip()
     if not text:
         return None
-    if not text.isdigit() or len(text) > 12 or not low <= int(text) <= high:
+    # ASCII digits only: "²" and "١" are digits to str.isdigit, and int() refuses the first.
+    if not (text.isascii() and text.isdigit()) or len(text) > 12 or not low <= int(text) <= high:
         raise QuizError(f"{name} must be a whole number from {low} to {high}, not {text[:20]!r}")
     return int(text)
 
 
 def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
     text = request.query_params.get(name, "").strip()
-    if text.isdigit() and len(text) <= 12 and low <= int(text) <= high:
+    if text.isascii() and text.isdigit() and len(text) <= 12 and low <= int(text) <= high:
         return int(text)
     return None
 
@@ -725,8 +793,15 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
     """The app behind its guard (outermost, so even an error page is guarded and carries the headers),
     and the state it serves (closed by the caller at the end)."""
     quiz = QuizApp(settings, guard)
+
+    def isolated(handler: Any, remember: Any = None) -> Any:
+        return isolation.page_in_child(handler, cpu_seconds=settings.time_limit, remember=remember)
+
+    def preview_key(request: Request) -> Any:
+        return _preview_key(quiz, request)
+
     routes = [
-        Route("/", quiz.home),
+        Route("/", isolated(quiz.home)),
         Route("/start", quiz.start, methods=["POST"]),
         Route("/s/{sid}", quiz.question),
         Route("/s/{sid}/answer", quiz.answer, methods=["POST"]),
@@ -737,13 +812,13 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),
         Route("/s/{sid}/summary", quiz.summary),
-        Route("/review", quiz.review_page),
+        Route("/review", isolated(quiz.review_page)),
         Route("/review/start", quiz.review_start, methods=["POST"]),
-        Route("/stats", quiz.stats),
+        Route("/stats", isolated(quiz.stats)),
         Route("/preview", quiz.preview_index),
-        Route("/preview/{bank}", quiz.preview_bank),
+        Route("/preview/{bank}", isolated(quiz.preview_bank, preview_key)),
         Route("/preview/{bank}/stamp", quiz.preview_stamp),
-        Route("/preview/{bank}/{item}", quiz.preview_item),
+        Route("/preview/{bank}/{item}", isolated(quiz.preview_item, preview_key)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(
