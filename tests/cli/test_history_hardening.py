@@ -236,7 +236,7 @@ def test_a_history_file_or_folder_of_another_user_is_refused(tmp_path: Path) -> 
     other = tmp_path / "theirs"
     other.mkdir()
     os.chown(other, 65534, 65534)
-    with pytest.raises(StoreError, match="the folder .* belongs to another user"):
+    with pytest.raises(StoreError, match=r"the folder .* belongs to another user"):
         Store.open(other / "history.sqlite3", explicit=False)
     link = tmp_path / "linked"
     link.mkdir()
