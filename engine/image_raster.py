@@ -179,8 +179,10 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
         if pos + 4 > len(data):
             raise RasterError("the JPEG file is cut short (in a marker segment)")
         (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
-        if length < 2 or pos + 2 + length > len(data):
+        if length < 2:
             raise RasterError(f"the JPEG file is damaged (segment {marker:02X} has a bad length)")
+        if pos + 2 + length > len(data):
+            raise RasterError(f"the JPEG file is cut short (its segment {marker:02X} runs past the end)")
         body = data[pos + 4 : pos + 2 + length]
         if marker in _SOF:
             if size is not None or len(body) < 6:

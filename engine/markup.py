@@ -224,7 +224,24 @@ class _Parser:
             return self.scripts(Scripts(base, sub, sup), token[1])
         return Scripts(base, sub, sup)
 
+    def deeper(self) -> None:
+        """One level further in (a group or argument, a root's index, a matrix): refused past
+        `MAX_DEPTH`, so that no renderer's recursion over the tree can run out of stack."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise MarkupError(
+                f"the formula nests more than {MAX_DEPTH} deep (groups, fractions, roots, scripts,"
+                f" matrices) in ${_clip(self.source)}$"
+            )
+
     def argument(self) -> Node:
+        self.deeper()
+        try:
+            return self._argument()
+        finally:
+            self.depth -= 1
+
+    def _argument(self) -> Node:
         token = self.peek()
         if token is None:
             raise self.fail("missing argument")
@@ -263,18 +280,7 @@ class _Parser:
         return _rejoin_text(out)
 
     def atom(self) -> Node:
-        # Every nested construct (a group, a fraction's or root's argument, a script, a matrix
-        # cell) is read through here, so counting here bounds the depth of the whole tree.
-        self.depth += 1
-        try:
-            if self.depth > MAX_DEPTH:
-                raise MarkupError(
-                    f"the formula nests more than {MAX_DEPTH} deep (groups, fractions, roots,"
-                    f" scripts, matrices) in ${_clip(self.source)}$"
-                )
-            return self._atom()
-        finally:
-            self.depth -= 1
+        return self._atom()
 
     def _atom(self) -> Node:
         kind, value = self.take()
@@ -302,7 +308,9 @@ class _Parser:
             index: Node | None = None
             if self.peek() == ("char", "["):
                 self.take()
+                self.deeper()
                 index = self.sequence(stop={"]"})
+                self.depth -= 1
                 if self.peek() != ("char", "]"):
                     raise self.fail("missing ]")
                 self.take()
@@ -330,7 +338,10 @@ class _Parser:
                 )
             return Sym("" if token[1] == "." else token[1], "op")
         if name == "begin":
-            return self.environment()
+            self.deeper()
+            matrix = self.environment()
+            self.depth -= 1
+            return matrix
         if name == "\\":
             raise self.fail("\\\\ outside a matrix")
         return self._unknown(name)
