@@ -115,7 +115,11 @@ BAD_FILES = [
         b'<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><div/></foreignObject></svg>',
         "foreignObject",
     ),
-    ("bad.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(x.css)</style></svg>', "selector"),
+    (
+        "bad.svg",
+        b'<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(x.css)</style></svg>',
+        "selector",
+    ),
     ("bad.svg", b'<svg xmlns="http://www.w3.org/2000/svg" style="fill: url(http://x/y)"/>', "loads"),
 ]
 
