@@ -19,6 +19,7 @@ import zipfile
 import zlib
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -623,15 +624,17 @@ def test_the_moodle_question_text_runs_nothing_in_chromium(hostile_bank: Path, t
             pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
         try:
             page = browser.new_page()
-            page.on("dialog", lambda dialog: (events.append(f"dialog {dialog.message}"), dialog.dismiss()))
-            page.on(
-                "request",
-                lambda request: (
+
+            def on_dialog(dialog: Any) -> None:
+                events.append(f"dialog {dialog.message}")
+                dialog.dismiss()
+
+            def on_request(request: Any) -> None:
+                if not request.url.startswith(("data:", "about:")):
                     events.append(f"request {request.url[:80]}")
-                    if not request.url.startswith(("data:", "about:"))
-                    else None
-                ),
-            )
+
+            page.on("dialog", on_dialog)
+            page.on("request", on_request)
             page.on("pageerror", lambda error: events.append(f"error {error}"))
             page.set_content(page_html, wait_until="load")
             page.wait_for_timeout(500)

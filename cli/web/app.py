@@ -688,7 +688,7 @@ async def _graded(session: Session, response: str) -> Grade:
         if tried.kind == "stopped"
         else f"This answer could not be graded ({tried.error})."
     )
-    advice = "It costs nothing; write it more simply (a number, or a short formula)."
+    advice = "Write it more simply (a number, or a short formula)."
     return Grade("invalid", 0.0, f"{reason} {advice}", None, "")
 
 

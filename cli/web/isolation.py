@@ -30,7 +30,7 @@ import resource
 import signal
 import sys
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -130,7 +130,7 @@ async def _fork(work: Callable[[], T], cpu_seconds: int) -> Outcome[T]:
     return Outcome("raised", error=str(payload))
 
 
-Handler = Callable[[Any], Awaitable[Any]]
+Handler = Callable[[Any], Coroutine[Any, Any, Any]]
 """A Starlette endpoint: a request in, a response out."""
 MAX_REMEMBERED = 64
 

@@ -45,7 +45,7 @@ def start_item(server: Server, item: str) -> str:
     return reply.headers["location"]
 
 
-def post_answer(server: Server, session: str, response: str, into: list[object]) -> None:
+def post_answer(server: Server, session: str, response: str, into: list[tuple[int, float]]) -> None:
     page = server.request("GET", session)
     position = re.search(r'name="position" value="(\d+)"', page.body)
     assert position, page.body[:400]
@@ -69,7 +69,7 @@ def test_a_second_client_is_answered_while_another_posts_the_worst_answer(tmp_pa
     server = start_server("week1", db=tmp_path / "history.sqlite3")
     try:
         session = start_item(server, "block-params-formula")
-        first: list[object] = []
+        first: list[tuple[int, float]] = []
         poster = threading.Thread(target=post_answer, args=(server, session, WORST_ANSWER, first))
         poster.start()
         time.sleep(0.5)  # the answer is being graded now (if it is still going)
@@ -87,11 +87,9 @@ def test_a_second_client_is_answered_while_another_posts_the_worst_answer(tmp_pa
             f"first still grading while they were answered: {still_grading}"
         )
         assert max(waits) < PROMPT
-        ((status, _),) = first  # type: ignore[misc]
-        assert status == 303
+        assert [status for status, _ in first] == [303]
         page = unescape(server.request("GET", session).body)
-        assert "not graded" in page or "Cannot read" in page, page[:2000]
-        assert "costs nothing" in page
+        assert "cost nothing" in page, page[:2000]  # unreadable: it is not counted
     finally:
         server.stop()
     assert "Traceback" not in server.stderr

@@ -68,7 +68,7 @@ def test_a_signal_during_the_renames_lands_after_all_of_them(tmp_path: Path) -> 
                     os.kill(os.getpid(), signal.SIGINT)  # between the two renames
                 return done
 
-            Path.replace = replace_then_interrupt  # type: ignore[method-assign]
+            Path.replace = replace_then_interrupt  # type: ignore[method-assign,assignment]
             try:
                 stage.commit()
             finally:
