@@ -166,7 +166,7 @@ def page_in_child(
         if outcome.kind == "stopped":
             message = (
                 f"This page was stopped: {outcome.error}. A bank's plugin or generator may loop; "
-                "`quiz check` on the bank says where. The server goes on serving everything else."
+                "quiz check on the bank says where. The server goes on serving everything else."
             )
             if key is not None:
                 stopped[key] = message

@@ -112,7 +112,11 @@ def test_a_plugin_that_loops_at_import_stops_the_preview_once(tmp_path: Path) ->
         first = server.request("GET", "/preview/mine")
         took = time.monotonic() - began
         assert first.status == 503, first.body[:500]
-        assert "more than 1 s of computing" in unescape(first.body)
+        # Stopped by its CPU seconds, or on a machine too loaded to give it those, by the wall clock.
+        assert re.search(
+            r"This page was stopped: it took (more than 1 s of computing|longer than 16 s)",
+            unescape(first.body),
+        )
         assert (folder / "imports").read_text() == "x"
         again = server.request("GET", "/preview/mine")  # remembered: the plugin is not run again
         assert again.status == 503
