@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
@@ -219,17 +220,23 @@ class QuizApp:
             items = [i.strip() for i in _text(form, "items").split(",") if i.strip()][:100]
             if original and seed is not None:
                 raise QuizError("the past papers' own questions have no seed: leave the seed empty")
-            bank = await _with_plugins(ref, self.settings.time_limit)
-            plan = plan_practice(
-                bank,
-                seed=seed if seed is not None else _new_seed(),
-                bank_ref=ref.ref,
-                topic=topic,
-                items=items,
-                count=count,
-                original=original,
-                exam=exam,
-                time_limit=limit,
+            chosen = seed if seed is not None else _new_seed()
+
+            def planned() -> Plan:
+                return plan_practice(
+                    bank_files.load(ref.ref, plugins=True),
+                    seed=chosen,
+                    bank_ref=ref.ref,
+                    topic=topic,
+                    items=items,
+                    count=count,
+                    original=original,
+                    exam=exam,
+                    time_limit=limit,
+                )
+
+            plan = await _vetted(
+                planned, self.settings.time_limit, f"bank {ref.key}: preparing its questions"
             )
         except QuizError as exc:
             return await self.home(request, error=str(exc).splitlines()[-1], status=400)
@@ -243,6 +250,8 @@ class QuizApp:
         session = web.session
         if session.exam and session.time_up and not session.finished:
             self.finish_session(web, "time-up")
+        if not session.finished:
+            await _buildable(web, self.settings.time_limit)
         current = session.show() if not session.finished else None
         web.warnings.extend(session.take_warnings())
         if current is None or session.current is None:
@@ -506,29 +515,32 @@ class QuizApp:
             new = _int(form, "new", 0, 500)
         except QuizError as exc:
             raise HTTPException(400, f"{exc}.") from None
-        seconds = self.settings.time_limit
-        vetted = await isolation.in_child(lambda: _done(self._loaded_banks()), cpu_seconds=seconds)
-        if vetted.kind == "stopped":
-            raise HTTPException(503, f"Loading the banks was stopped: {vetted.error} (a plugin that loops?).")
-        loaded, _ = self._loaded_banks()
-        if not loaded:
-            raise HTTPException(400, "No bank could be loaded.")
+        seed, now = _new_seed(), utc_now()
+
+        def planned() -> Plan | None:
+            loaded, _ = self._loaded_banks()
+            if not loaded:
+                return None
+            try:
+                store: Store | None = open_store(self.settings.db)
+            except StoreError:
+                store = None
+            try:
+                return plan_review(
+                    loaded, store, seed=seed, now=now, limit=limit, new_per_day=new if new is not None else 10
+                )
+            finally:
+                if store is not None:
+                    store.close()
+
         try:
-            store: Store | None = open_store(self.settings.db)
-        except StoreError:
-            store = None
-        try:
-            plan = plan_review(
-                loaded,
-                store,
-                seed=_new_seed(),
-                now=utc_now(),
-                limit=limit,
-                new_per_day=new if new is not None else 10,
+            plan = await _vetted(
+                planned, self.settings.time_limit, "loading the banks and choosing the reviews"
             )
-        finally:
-            if store is not None:
-                store.close()
+        except QuizError as exc:
+            raise HTTPException(503, f"{exc} (a plugin that loops?).") from None
+        if plan is None:
+            raise HTTPException(400, "No bank could be loaded.")
         if not plan.questions:
             return _see("/review?nothing=1")
         web = self.add_session(plan, None)
@@ -650,17 +662,30 @@ def _preview_card(entry: Any, seed: int) -> dict[str, Any]:
     return card
 
 
-async def _with_plugins(ref: BankRef, seconds: int) -> Bank:
-    """The bank with its plugins imported, once a child has shown that importing them ends in time
-    (a plugin that loops at import would stop the whole server)."""
-    listed = bank_files.load(ref.ref)
-    if listed.plugins:
-        vetted = await isolation.in_child(
-            lambda: _done(bank_files.load(ref.ref, plugins=True)), cpu_seconds=seconds
-        )
-        if vetted.kind == "stopped":
-            raise QuizError(f"bank {ref.key}: importing its plugins was stopped: {vetted.error}")
-    return bank_files.load(ref.ref, plugins=True)
+T = TypeVar("T")
+
+
+async def _vetted(work: Callable[[], T], seconds: int, what: str) -> T:
+    """``work()`` (loading banks with their plugins, planning a session: their code may loop), once a
+    child has shown that it ends within ``seconds`` of computing; else QuizError saying ``what`` was
+    stopped. An error the child met is met again here, and raised as it is."""
+    tried = await isolation.in_child(lambda: _done(work()), cpu_seconds=seconds)
+    if tried.kind == "stopped":
+        raise QuizError(f"{what} was stopped: {tried.error}")
+    return work()
+
+
+async def _buildable(web: WebSession, seconds: int) -> None:
+    """Build the question to show in a child first, the first time it is shown: a generator of the
+    bank's plugins that loops would stop the whole server. A question whose building was stopped is
+    left out of the session, as one whose variant fails to build is (`Session.show`), and said."""
+    session = web.session
+    while (slot := session.current) is not None and slot.question is None and slot.broken is None:
+        tried = await isolation.in_child(lambda: _done(session.show()), cpu_seconds=seconds)
+        if tried.kind != "stopped":
+            return
+        slot.broken = f"building its variant was stopped: {tried.error}"
+        web.warnings.append(f"question {slot.position} is left out: {slot.broken}")
 
 
 def _done(_: object) -> None:

@@ -125,11 +125,31 @@ def test_a_plugin_that_loops_at_import_stops_the_preview_once(tmp_path: Path) ->
         form = {"csrf": csrf_of(home.body), "bank": "mine", "mode": "practice", "count": "1"}
         started = server.request("POST", "/start", form=form)
         assert started.status == 400
-        assert "importing its plugins was stopped" in unescape(started.body)
+        assert "bank mine: preparing its questions was stopped" in unescape(started.body)
         bank.write_text(bank.read_text() + "\n", encoding="utf-8")  # an edit: the preview tries again
         assert server.request("GET", "/preview/mine").status == 503
         assert (folder / "imports").read_text() == "xxx"
         print(f"the stopped preview answered in {took:.1f} s")
+    finally:
+        server.stop()
+    assert "Traceback" not in server.stderr
+
+
+def test_a_plugin_generator_that_loops_leaves_its_question_out(tmp_path: Path) -> None:
+    bank = plugin_bank(tmp_path / "bank", in_generation="while t > 0: pass")
+    server = start_server(str(bank), "--time-limit", "1", db=tmp_path / "history.sqlite3")
+    try:
+        home = server.request("GET", "/")
+        form = {"csrf": csrf_of(home.body), "bank": "mine", "mode": "practice", "count": "1", "seed": "3"}
+        started = server.request("POST", "/start", form=form)
+        assert started.status == 303, started.body[:500]
+        page = server.request("GET", started.headers["location"])
+        assert page.status in {200, 303}
+        if page.status == 303:
+            page = server.request("GET", page.headers["location"])
+        shown = unescape(page.body)
+        assert "question 1 is left out: building its variant was stopped" in shown, shown[:3000]
+        assert server.request("GET", "/static/app.css").status == 200
     finally:
         server.stop()
     assert "Traceback" not in server.stderr
