@@ -135,12 +135,6 @@ def serve(
     url = f"http://{shown}:{port}/?token={guard.token}"
     say("quiz serve: open this link in a browser (Ctrl-C stops the server):")
     say(f"    {url}")
-    opener = None
-    if open_browser:
-        try:
-            opener = _open_in_browser(url)
-        except OSError as exc:
-            say(f"quiz serve: cannot open a browser ({exc.strerror or exc}): open the link", err=True)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -154,7 +148,16 @@ def serve(
         timeout_keep_alive=int(IDLE_SECONDS),
     )
     server = uvicorn.Server(config)
+    # The redirect file's folder exists from here on, and is removed however the server stops (Ctrl-C
+    # may come while the browser is still being started).
+    opener: Path | None = None
     try:
+        if open_browser:
+            try:
+                opener = _private_folder()
+                _open_in_browser(url, opener)
+            except OSError as exc:
+                say(f"quiz serve: cannot open a browser ({exc.strerror or exc}): open the link", err=True)
         server.run(sockets=[listener])
     finally:
         state.close()
@@ -164,17 +167,22 @@ def serve(
         say("quiz serve: stopped (every answer given is in the history)")
 
 
-def _open_in_browser(url: str) -> Path:
+def _private_folder() -> Path:
+    """A new folder only this user can enter (mode 0700)."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="quiz-serve-"))
+
+
+def _open_in_browser(url: str, folder: Path) -> None:
     """Open ``url`` in the default browser through a private redirect file, as Jupyter does: the
     browser's command line, which every local user can read in the process list for as long as
     the browser runs, names the file, never the token. The file is readable by this user only, in
     a folder of its own (removed when the server stops), and it holds the link."""
     import html
     import os
-    import tempfile
     import webbrowser
 
-    folder = Path(tempfile.mkdtemp(prefix="quiz-serve-"))  # mode 0700
     page = folder / "open.html"
     link = html.escape(url, quote=True)
     descriptor = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -185,7 +193,6 @@ def _open_in_browser(url: str) -> Path:
             f'<body><p><a href="{link}">Open quiz</a></p></body></html>\n'
         )
     webbrowser.open(page.as_uri())
-    return folder
 
 
 __all__ = ["serve_command"]

@@ -255,7 +255,7 @@ def test_open_never_puts_the_token_on_a_command_line(tmp_path: Path) -> None:
                 link, token = found.group(0), found.group(1)
                 break
         assert link
-        for _ in range(600):
+        for _ in range(2400):
             if record.exists() and record.read_text():
                 break
             time.sleep(0.05)
