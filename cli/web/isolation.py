@@ -114,20 +114,30 @@ async def _fork(work: Callable[[], T], cpu_seconds: int) -> Outcome[T]:
         if timed_out or not finished.done():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-    status = await _reap(pid)
     if timed_out:
+        await _reap(pid)
         return Outcome("stopped", error=f"it took longer than {cpu_seconds * WALL_FACTOR + WALL_MARGIN:g} s")
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
-        return Outcome("stopped", error=f"it took more than {cpu_seconds} s of computing")
     try:
         kind, payload = pickle.loads(bytes(received))
-    except Exception:  # a child killed part-way (out of memory, a signal): nothing whole came back
+    except Exception:  # killed part-way (its CPU seconds, memory, a signal): nothing whole came back
+        status = await _reap(pid)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
+            return Outcome("stopped", error=f"it took more than {cpu_seconds} s of computing")
         return Outcome("stopped", error=f"the process doing it died ({_how(status)})")
+    # The whole result is here: the answer need not wait for the child's exit (tearing down a copy
+    # of the server takes a while on a busy machine); it is reaped meanwhile.
+    reaping = asyncio.get_running_loop().create_task(_reap(pid))
+    _REAPING.add(reaping)
+    reaping.add_done_callback(_REAPING.discard)
     if kind == "done":
         return Outcome("done", value=payload)
     if isinstance(payload, BaseException):
         return Outcome("raised", error=str(payload), exception=payload)
     return Outcome("raised", error=str(payload))
+
+
+_REAPING: set[asyncio.Task[int]] = set()
+"""Children being reaped after their result came (a task must be referenced until it is done)."""
 
 
 Handler = Callable[[Any], Coroutine[Any, Any, Any]]
@@ -212,6 +222,7 @@ def _child(work: Callable[[], Any], write_end: int, cpu_seconds: int) -> None:
         view = memoryview(payload)
         while view:
             view = view[os.write(write_end, view) :]
+        os.close(write_end)  # the parent's end of file: it starts waiting for the exit now
     except BaseException:
         status = 1
     finally:
@@ -223,7 +234,7 @@ def _child(work: Callable[[], Any], write_end: int, cpu_seconds: int) -> None:
 
 async def _reap(pid: int) -> int:
     """The child's exit status, waited for without blocking the loop for long."""
-    delay = 0.001
+    delay = 0.0005
     while True:
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -232,7 +243,7 @@ async def _reap(pid: int) -> int:
         if done:
             return status
         await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
+        delay = min(delay * 1.5, 0.01)  # a child that has sent its result exits within moments
 
 
 def _how(status: int) -> str:
