@@ -214,6 +214,14 @@ def export_command(
             help="PDF pieces made at once, each by a worker process (default: every CPU; 1: no workers).",
         ),
     ] = None,
+    answer_sheet: Annotated[
+        bool,
+        typer.Option(
+            "--answer-sheet",
+            help="Also answer-sheets.pdf, bubble sheets that `quiz scan` reads, and their layout "
+            "answer-sheets.json (pdf only).",
+        ),
+    ] = False,
 ) -> None:
     """Export worksheets with an answer key, or a Moodle, Canvas (QTI 1.2) or JSON question bank.
 
@@ -238,6 +246,8 @@ def export_command(
         key = "full"  # the grid is a PDF page layout; HTML and Markdown keep the full key by default
     if every and (items or topic or count is not None):
         fail("--all takes every item: give it without --items, --topic or --count", 2)
+    if answer_sheet and fmt != "pdf":
+        fail(f"--answer-sheet is for pdf exports (the sheets are printed and scanned), not {fmt}", 2)
     count_of = students or variants or 1
     if original and fmt in LMS_FORMATS and count_of > 1:
         _warn("the original questions have one version each: exporting 1 variant per item")
@@ -283,6 +293,7 @@ def export_command(
                     progress=bar,
                     jobs=jobs,
                     bank=bank,  # worker processes load the bank as this command did
+                    answer_sheet=answer_sheet,
                 )
     except Terminated:
         _note("quiz: stopped by SIGTERM before the export was complete: no file was written")
@@ -327,6 +338,9 @@ def export_command(
             )
             report(f"An answers file for these sheets: `{template} -o answers.csv`.")
         report(f"Master seed {seed}{source}: grade with `{command}`.")
+    if answer_sheet:
+        layout = shlex.quote(str(target / "answer-sheets.json"))
+        report(f"Read the filled answer sheets with `quiz scan SCANS… --sheets {layout} -o answers.csv`.")
 
 
 def _note(message: str) -> None:
@@ -365,6 +379,14 @@ def grade_command(
     count: CountOpt = None,
     every: AllOpt = False,
     as_json: JsonOpt = False,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Also write the class report here: index.html (charts, item analysis, named mistakes), "
+            "a result page per student, and CSV tables.",
+        ),
+    ] = None,
 ) -> None:
     """Grade a class: rebuild each student's variants and mark every answer with the shared grader.
 
@@ -407,11 +429,16 @@ def grade_command(
     marks = grade_file(loaded, answers, master_seed=seed, students=students)
     if output is not None:
         _save_csv(output, marks_file(marks))
+    if report_dir is not None:
+        from attnquiz.engine.report import write_report
+
+        written = write_report(loaded, marks, report_dir)
+        typer.echo(f"Class report: {written[0]} ({len(written)} files).", err=as_json)
     if as_json:
         print_json(marks.to_json())
     else:
         _show_marks(marks, wrote=output)
-    if marks.problems:
+    if marks.problems or marks.summary().bad_cells:
         raise typer.Exit(1)
 
 
@@ -449,6 +476,7 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     from rich.text import Text
 
     from attnquiz.display import console
+    from attnquiz.engine.classgrade import plain_number
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).
@@ -461,13 +489,16 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
             who = (Text(str(row.line)), Text(row.student), Text(row.name), Text(row.code))
             if row.graded:
                 mistakes = ", ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
-                table.add_row(*who, f"{row.total:.2f} / {len(marks.items)}", Text(mistakes))
+                table.add_row(*who, f"{row.total:.2f} / {plain_number(summary.out_of)}", Text(mistakes))
             else:
                 table.add_row(*who, "—", "not graded")
         console.print(table)
-    items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / {summary.out_of}",
-                  title_justify="left")  # fmt: skip
+    items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / "
+                  f"{plain_number(summary.out_of)}", title_justify="left")  # fmt: skip
     items.add_column("question")
+    weighted = any(entry.worth != 1 for entry in summary.items)
+    if weighted:
+        items.add_column("worth", justify="right")  # a part counts its weight
     items.add_column("mean", justify="right")
     shown = ["correct", "partial", "wrong", "invalid", "blank"]
     if any(entry.counts.get("unmarked") for entry in summary.items):
@@ -475,8 +506,12 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     for status in shown:
         items.add_column(status, justify="right")
     for entry in summary.items:
-        items.add_row(Text(entry.item), f"{entry.mean:.2f}", *(str(entry.counts.get(s, 0)) for s in shown))
+        worth = [f"{plain_number(entry.worth)}"] if weighted else []
+        counts = (str(entry.counts.get(s, 0)) for s in shown)
+        items.add_row(Text(entry.item), *worth, f"{entry.mean:.2f}", *counts)
     console.print(items)
+    if marks.counting():
+        console.print(Text(marks.counting()))
     if summary.unmarked:
         marking = [entry.item for entry in summary.items if entry.counts.get("unmarked")]
         waiting = (
@@ -504,5 +539,14 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
         typer.echo(
             f"quiz: {count} row{'s' if count != 1 else ''} could not be graded (listed above, kept in the "
             "marks with the reason)",
+            err=True,
+        )
+    for line, problem in summary.bad_cells:
+        typer.echo(f"{marks.file}:{line}: {problem}", err=True)
+    if summary.bad_cells:
+        count = len(summary.bad_cells)
+        typer.echo(
+            f"quiz: {count} cell{'s' if count != 1 else ''} could not be graded (listed above; each earns "
+            "nothing until it is fixed, and the rest of its row is graded)",
             err=True,
         )

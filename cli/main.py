@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from attnquiz import answer, authoring, exporting, generators, lookup, practice, serve
+from attnquiz import answer, authoring, exporting, generators, lookup, practice, scanning, serve
 from attnquiz.coercion import PlainValuesCommand, PlainValuesGroup
 
 app = typer.Typer(
@@ -59,6 +59,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("answer", answer.answer_command),
     ("export", exporting.export_command),
     ("grade", exporting.grade_command),
+    ("scan", scanning.scan_command),
     ("check", authoring.check_command),
     ("new", authoring.new_command),
     ("schema", lookup.schema_command),

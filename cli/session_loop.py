@@ -333,8 +333,13 @@ class SessionLoop:
             elif command.name == "quit":
                 return "quit"
             elif command.name == "skip":
+                part_way = session.part_in_progress(slot)
                 with held_signals():
                     session.skip()
+                if part_way and slot.grade is not None:
+                    # Left part-way, a question in parts is graded with the rest blank (as everywhere).
+                    self._report(slot, question, slot.grade, slot.response)
+                    return self._after_answer(slot.grade, question)
                 due = slot.next_due.isoformat() if slot.next_due is not None else None
                 self._emit(
                     {"type": "skip", "position": slot.position, "item": question.item_id, "next_due": due}

@@ -326,8 +326,8 @@ class SessionView:
         if not summary.rows:
             self.note("No questions were answered.")
         elif not summary.out_of:
-            # Only concept questions: there is no score to give, only what was rated.
-            n = summary.unscored
+            # Only concept questions (answered, or skipped): no score to give, only what was rated.
+            n = len(summary.rows)
             took = _duration(summary.seconds).replace(" ", NBSP)
             line = Text(f"{n} concept question{'s' if n != 1 else ''}", style="bold")
             line.append(f"{SEP}self-rated, never scored{SEP}{took}")
@@ -339,7 +339,7 @@ class SessionView:
             line.append(f"Score {_score(summary.score)} / {summary.out_of}", style="bold")
             took = _duration(summary.seconds).replace(" ", NBSP)
             line.append(f"  ({percent:.0f}{NBSP}%){SEP}{summary.correct} correct{SEP}{took}")
-            asked = summary.out_of + summary.unscored
+            asked = len(summary.rows)
             if summary.planned > asked:
                 line.append(f"{SEP}{asked} of {summary.planned} asked", style="dim")
             put(c, line)

@@ -148,6 +148,10 @@ def _format_exact(value: float) -> str:
     return repr(float(value))
 
 
+_SCIENTIFIC = 1e15
+"""From this size on, `_fixed` writes a number in scientific notation (as sigfigs does)."""
+
+
 def _fixed(value: float, places: int) -> str:
     """``value`` rounded half up to ``places`` decimals (negative: to tens, hundreds, ...).
 
@@ -156,6 +160,10 @@ def _fixed(value: float, places: int) -> str:
     """
     if not math.isfinite(value):
         return str(value)
+    if abs(value) >= _SCIENTIFIC:
+        # Beyond a float's 16 digits the places asked for mean nothing (and quantizing them can
+        # overflow the decimal context): the number as it is held, in scientific notation.
+        return f"{Decimal(repr(float(value))).normalize():e}".replace("e+", "e")
     quantum = Decimal(1).scaleb(-places)
     rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
     text = f"{rounded:f}" if places > 0 else str(int(rounded))
@@ -426,7 +434,7 @@ class ExpressionAnswer:
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
     use (each in any spelling `attnquiz.engine.parse.canonical_symbol` folds). A response is graded
-    by `attnquiz.engine.symbolic.equivalent` (the random-point guard, then sympy); a listed mistake is
+    by `attnquiz.engine.symbolic.equivalent` (exact values at random points, no sympy); a listed mistake is
     a `Formula` too.
     """
 
@@ -446,8 +454,8 @@ class ExpressionAnswer:
         object.__setattr__(self, "value", formula.text)
 
     def matches(self, value: MistakeValue) -> bool:
-        """Whether ``value`` (a `Formula`) would be graded as this answer (checked exactly at random
-        points, which needs no sympy: this runs whenever a variant is built)."""
+        """Whether ``value`` (a `Formula`) would be graded as this answer (the grader's own decision:
+        exact values at random points; this runs whenever a variant is built)."""
         from attnquiz.engine import symbolic
 
         return isinstance(value, Formula) and symbolic.agrees(self.formula.tree, value.tree)
@@ -730,7 +738,8 @@ class PartsAnswer:
         earns = "full marks" if self.carried_score == 1 else f"{self.carried_score:g} of its marks"
         return (
             f"Marks carry forward: {'; '.join(uses)}. A later part that follows correctly from the student's "
-            f"own wrong earlier answer earns {earns} (quiz grade applies this)."
+            f"own earlier answer as written earns full marks when that answer was right (rounded as asked), "
+            f"{earns} when it was wrong (quiz grade applies this)."
         )
 
     def json_value(self) -> Any:

@@ -532,15 +532,14 @@ def _cacheable(bank: Bank) -> bool:
 
 
 def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
-    """Store ``bank`` for the next process; a failure costs only the speed-up, so it is not reported."""
+    """Store ``bank`` for the next process; a failure to write costs only the speed-up, so it is not
+    reported. Everything a cacheable bank holds pickles (formula items hold nodes, not closures): a
+    failure to pickle is a bug, and raises."""
     import pickle
 
-    try:
-        data = pickle.dumps(stamp, protocol=pickle.HIGHEST_PROTOCOL) + pickle.dumps(
-            bank, protocol=pickle.HIGHEST_PROTOCOL
-        )
-    except Exception:
-        return  # something in the bank does not pickle: it is simply read from its YAML each time
+    data = pickle.dumps(stamp, protocol=pickle.HIGHEST_PROTOCOL) + pickle.dumps(
+        bank, protocol=pickle.HIGHEST_PROTOCOL
+    )
     _write_entry(folder, entry_path(folder, stamp), data)
 
 

@@ -483,6 +483,11 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
         for tag in instance.coinciding:
             issue = entry.formula.coinciding_issue(tag, seed, instance)
             failures.add("mistake", str(issue), seed, tag)
+        for key, message in _duplicate_mistakes(question):
+            spec = next((m for m in entry.formula.mistakes if m.key == key), None)
+            if spec is not None:  # a mistake of the bank's own (not one a generator adds)
+                error = entry.formula.error((*spec.loc, "value"), message, instance.values)
+                failures.add("mistake", str(error.issue(seed)), seed, key)
     nudged = _nudged(answer)
     if nudged is not None:
         result = grade(question, nudged)
@@ -502,6 +507,30 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
 
         for check, message, key in part_problems(answer):
             failures.add(check, message, seed, key)
+
+
+def _duplicate_mistakes(question: Question) -> list[tuple[str, str]]:
+    """(key, message) of each mistake the variant dropped because an earlier one has its value: it
+    can never be named, so its author should merge the two or tell them apart."""
+    variant = question.variant
+    out: list[tuple[str, str]] = []
+    for label, tag, earlier in variant.duplicates:
+        answer: Answer = variant.answer
+        kept = variant.mistakes
+        if label:
+            part = next(p for p in variant.parts if p.label == label)
+            answer, kept = part.answer, part.mistakes
+        first = next(m for m in kept if m.tag == earlier)
+        key = tag if not label else f"({label}) {tag}"
+        out.append(
+            (
+                key,
+                f"mistake {tag!r} has the value of mistake {earlier!r} ({first.format(answer)}), so it is "
+                f"never named (a wrong answer is named by the first mistake that gives it); give it a "
+                "value of its own, or merge the two",
+            )
+        )
+    return out
 
 
 def _beyond(answer: NumericAnswer | VectorAnswer | MatrixAnswer, value: float) -> str:

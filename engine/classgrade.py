@@ -19,12 +19,13 @@ cell that a spreadsheet would run as a formula is neutralised as OWASP advises (
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import difflib
 import io
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -82,6 +83,17 @@ class Cell:
     # (its key points, a mark each); ``score`` is then mark / points, so the question weighs 1.
     mark: float | None = None
     points: int = 0
+    # The marks the column is worth: a part's weight (`attnquiz.engine.answers.Part.weight`), 1 for
+    # any other question. ``score`` is 0..1; the cell earns ``score * worth`` (`marks`).
+    worth: float = 1.0
+    # Why the cell could not be graded (a hand mark that is not a mark): it earns nothing until the
+    # sheet is fixed, the rest of its row is graded, and the marks and the summary say so.
+    problem: str = ""
+
+    @property
+    def marks(self) -> float:
+        """What the cell earns: its score times what it is worth."""
+        return self.score * self.worth
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +114,8 @@ class Row:
 
     @property
     def total(self) -> float:
-        """The sum of the row's scores."""
-        return sum(cell.score for cell in self.cells)
+        """The sum of the row's marks (each cell's score times what it is worth)."""
+        return sum(cell.marks for cell in self.cells)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +125,8 @@ class ItemSummary:
     item: str
     mean: float
     counts: dict[str, int]
+    worth: float = 1.0
+    """The marks the question (or part) is worth; ``mean`` is in marks, out of it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,22 +135,28 @@ class Summary:
 
     graded: int
     problems: int
-    out_of: int
+    out_of: float
     mean_total: float
     items: tuple[ItemSummary, ...]
     mistakes: tuple[tuple[str, str, int], ...]  # (item, tag, how many), most common first
     unmarked: int = 0
     """Answers to concept questions that await a mark by hand (they count 0 in the totals until then)."""
+    bad_cells: tuple[tuple[int, str], ...] = ()
+    """Cells that could not be graded, as (line, "column: why"), in file order (they count 0)."""
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON."""
         return {
             "graded": self.graded,
             "problems": self.problems,
-            "out_of": self.out_of,
+            "out_of": plain_number(self.out_of),
             "mean_total": self.mean_total,
             "unmarked": self.unmarked,
-            "items": [{"item": i.item, "mean": i.mean, "counts": i.counts} for i in self.items],
+            "bad_cells": [{"line": line, "problem": problem} for line, problem in self.bad_cells],
+            "items": [
+                {"item": i.item, "mean": i.mean, "worth": plain_number(i.worth), "counts": i.counts}
+                for i in self.items
+            ],
             "mistakes": [{"item": i, "tag": t, "count": n} for i, t, n in self.mistakes],
         }
 
@@ -163,28 +183,59 @@ class ClassMarks:
         """The rows that could not be graded."""
         return [row for row in self.rows if not row.graded]
 
+    @property
+    def worths(self) -> tuple[float, ...]:
+        """What each column is worth, in marks: a part's weight, 1 for any other question (the same
+        for every variant of an item; 1 for a column no row could grade)."""
+        for row in self.rows:
+            if row.graded and len(row.cells) == len(self.items):
+                return tuple(cell.worth for cell in row.cells)
+        return (1.0,) * len(self.items)
+
+    @property
+    def out_of(self) -> float:
+        """The marks a student can earn: the sum of what the columns are worth."""
+        return sum(self.worths)
+
+    def counting(self) -> str:
+        """How the parts count, as the summary says it ("" when no column is a part)."""
+        worths = zip(self.items, self.worths, strict=True)
+        parts = [(item, worth) for item, worth in worths if _part_heading(item) is not None]
+        if not parts:
+            return ""
+        weighted = [f"{item} counts {plain_number(worth)}" for item, worth in parts if worth != 1]
+        if not weighted:
+            return "Each part of a question in parts counts 1 mark, as a question does."
+        return (
+            "A question counts 1 mark and a part its weight: "
+            + "; ".join(weighted)
+            + (", the other parts 1 each." if len(weighted) < len(parts) else ".")
+        )
+
     def summary(self, top: int = 10) -> Summary:
         """Mean per question, the mean total and the ``top`` most common named mistakes."""
         graded = [row for row in self.rows if row.graded]
         items: list[ItemSummary] = []
         mistakes: Counter[tuple[str, str]] = Counter()
+        worths = self.worths
         for index, item in enumerate(self.items):
             cells = [row.cells[index] for row in graded]
             counts = Counter(cell.status for cell in cells)
-            cells = [cell for cell in cells if cell.status != "unmarked"]  # the mean of those marked
-            mean = sum(cell.score for cell in cells) / len(cells) if cells else 0.0
-            items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}))
+            cells = [cell for cell in cells if cell.status != "unmarked" and not cell.problem]  # those marked
+            mean = sum(cell.marks for cell in cells) / len(cells) if cells else 0.0
+            items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}, worths[index]))
             mistakes.update((item, cell.mistake) for cell in cells if cell.mistake)
         totals = [row.total for row in graded]
         common = sorted(mistakes.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
         return Summary(
             graded=len(graded),
             problems=len(self.rows) - len(graded),
-            out_of=len(self.items),
+            out_of=self.out_of,
             mean_total=sum(totals) / len(totals) if totals else 0.0,
             items=tuple(items),
             mistakes=tuple((item, tag, n) for (item, tag), n in common),
             unmarked=sum(cell.status == "unmarked" for row in graded for cell in row.cells),
+            bad_cells=tuple((row.line, cell.problem) for row in graded for cell in row.cells if cell.problem),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -207,6 +258,8 @@ class ClassMarks:
                             "response": c.response,
                             "status": c.status,
                             "score": c.score,
+                            # A part that weighs more than 1: what the cell earns, and out of what.
+                            **({"marks": c.marks, "worth": plain_number(c.worth)} if c.worth != 1 else {}),
                             "mistake": c.mistake,
                             **({"mark": c.mark, "points": c.points} if c.points else {}),
                         }
@@ -267,7 +320,7 @@ def _dialect(first_line: str) -> str:
     return ","
 
 
-def _rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+def _rows(text: str, delimiter: str) -> Generator[tuple[int, list[str]], None, None]:
     """CSV rows with the line each starts on (a quoted cell may span lines).
 
     The csv module refuses a cell over its field limit with an error that would end the whole
@@ -425,12 +478,14 @@ def _part_cells(
         if graded.label not in responses:
             continue
         column = headings[question.item_id, graded.label]
+        worth = graded.weight
         if not text:
-            cells.append(Cell(column, "", "blank", 0.0, None, "No answer."))
+            cells.append(Cell(column, "", "blank", 0.0, None, "No answer.", worth=worth))
             continue
         part = graded.grade
         mistake = part.mistake.tag if part.mistake is not None else None
-        cells.append(Cell(column, text, _cell_status(part.status), part.score, mistake, part.feedback))
+        status = _cell_status(part.status)
+        cells.append(Cell(column, text, status, part.score, mistake, part.feedback, worth=worth))
     return cells
 
 
@@ -520,10 +575,13 @@ def _concept_cell(
     number = _MARK.fullmatch(given)
     mark = float(number.group(1).replace(",", ".")) if number is not None else None
     if mark is None or mark > points:
-        raise _RowProblem(
+        # That one cell's problem: the row's other answers are graded, and this one earns nothing
+        # until the mark is fixed (said in the marks and the summary, never silently a 0).
+        problem = (
             f"column {heading!r}: the mark {given[:20]!r} is not a number from 0 to {points} (a mark for "
             f"each key point of {question.item_id})"
         )
+        return Cell(question.item_id, text, "invalid", 0.0, None, problem, None, points, problem=problem)
     status: CellStatus = "correct" if mark == points else "wrong" if mark == 0 else "partial"
     feedback = f"Marked by hand: {mark:g} of {points} key points."
     return Cell(question.item_id, text, status, mark / points, None, feedback, mark, points)
@@ -581,8 +639,21 @@ def grade_text(
     if text.startswith("\ufeff"):
         text, bom = text[1:], True
     delimiter = _dialect(text.lstrip("\r\n").split("\n", 1)[0])
+    # Closed however grading ends (a bad header raises): the reader's field limit is put back then.
+    with contextlib.closing(_rows(text, delimiter)) as rows:
+        return _graded(bank, rows, file, delimiter, master_seed, students, bom)
+
+
+def _graded(
+    bank: Bank,
+    rows: Iterator[tuple[int, list[str]]],
+    file: str,
+    delimiter: str,
+    master_seed: int | None,
+    students: int | None,
+    bom: bool,
+) -> ClassMarks:
     decimal_comma = delimiter == ";"
-    rows = _rows(text, delimiter)
     first = next(rows, None)
     while first is not None and not any(c.strip() for c in first[1]):
         first = next(rows, None)
@@ -702,7 +773,8 @@ def _text_cell(text: str) -> str:
 
 
 def marks_csv(marks: ClassMarks) -> str:
-    """The marks as CSV: who, one score per question, total, out of, the named mistakes, notes.
+    """The marks as CSV: who, the marks of each question (its score times what it is worth: a part
+    its weight), total, out of, the named mistakes, notes.
 
     Written in the answers file's own dialect: its delimiter, and a decimal comma in a ``;`` file.
     """
@@ -714,22 +786,31 @@ def marks_csv(marks: ClassMarks) -> str:
         return text.replace(".", ",") if marks.decimal_comma else text
 
     writer.writerow(["line", "student", "name", "code", *marks.items, "total", "out_of", "mistakes", "notes"])
+    out_of = number(marks.out_of)
     for row in marks.rows:
         who = [row.line, _text_cell(row.student), _text_cell(row.name), _text_cell(row.code)]
         if not row.graded:
             blanks = [""] * len(marks.items)
             note = _text_cell(f"not graded: {row.problem}")
-            writer.writerow([*who, *blanks, "", len(marks.items), "", note])
+            writer.writerow([*who, *blanks, "", out_of, "", note])
             continue
         mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
         said = {"blank": "no answer", "invalid": "could not be read", "unmarked": "awaits a mark by hand"}
-        notes = "; ".join(f"{c.item}: {said[c.status]}" for c in row.cells if c.status in said)
-        # An answer awaiting its mark has no score yet (an empty cell, not a 0 that looks like one).
-        scores = ["" if c.status == "unmarked" else number(c.score) for c in row.cells]
-        writer.writerow(
-            [*who, *scores, number(row.total), len(marks.items), _text_cell(mistakes), _text_cell(notes)]
+        notes = "; ".join(
+            f"{c.item}: not graded: {c.problem}" if c.problem else f"{c.item}: {said[c.status]}"
+            for c in row.cells
+            if c.problem or c.status in said
         )
+        # An answer awaiting its mark, or whose mark is not one, has no score yet (an empty cell,
+        # not a 0 that looks like one).
+        scores = ["" if c.status == "unmarked" or c.problem else number(c.marks) for c in row.cells]
+        writer.writerow([*who, *scores, number(row.total), out_of, _text_cell(mistakes), _text_cell(notes)])
     return buffer.getvalue()
+
+
+def plain_number(value: float) -> float | int:
+    """A number of marks as JSON writes it: 2 rather than 2.0 when it is whole."""
+    return int(value) if float(value).is_integer() else value
 
 
 def marks_file(marks: ClassMarks) -> bytes:
@@ -771,5 +852,6 @@ __all__ = [
     "marks_csv",
     "marks_file",
     "part_column",
+    "plain_number",
     "template_csv",
 ]

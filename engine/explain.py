@@ -81,14 +81,18 @@ class Explain:
         return found
 
 
-def check_explain(item: ExplainItem, file: str, issue: Callable[[Loc, str], None]) -> Explain | None:
-    """The compiled item, or None after reporting each text outside the supported Markdown and TeX."""
+def check_explain(
+    item: ExplainItem, file: str, issue: Callable[[Loc, str, int | None], None]
+) -> Explain | None:
+    """The compiled item, or None after reporting each text outside the supported Markdown and TeX
+    (with the line in the text, when the reader names the line a Markdown problem is on)."""
     explain = Explain.of(item, file)
     ok = True
     for loc, text in explain.texts():
         try:
             markup.check(text)
         except markup.MarkupError as exc:
-            issue(loc, str(exc))
+            row = getattr(exc, "line", None)
+            issue(loc, str(exc), row if isinstance(row, int) else None)
             ok = False
     return explain if ok else None

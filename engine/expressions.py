@@ -195,6 +195,30 @@ def format_value(value: Value, *, math_mode: bool = False, places: int | None = 
     return text
 
 
+def formula_literal(value: Value, places: int | None = None) -> str:
+    """A value written into a formula (the template of an expression answer or mistake): plain digits,
+    exact, bracketed where a sign or a fraction bar could bind to its neighbours.
+
+    ``24576``, never the prose ``24,576`` (which the formula reader cannot read); ``(1/3)``,
+    ``(-2)``; a decimal value as the decimal it is (``0.1``); ``places`` rounds as in prose.
+    """
+    if isinstance(value, bool | tuple):
+        raise ExpressionError(f"a formula takes numbers, not {kind_of(value)}")
+    if places is not None:
+        text = format_value(value, places=places)
+        return f"({text})" if text.startswith("-") else text
+    exact = _exact(value)
+    if exact.denominator == 1:
+        text = str(exact.numerator)
+    elif isinstance(value, float):
+        text = repr(value)
+    else:
+        text = f"{exact.numerator}/{exact.denominator}"
+    if "e" in text:  # a float in scientific notation, written as its exact fraction
+        text = f"{exact.numerator}/{exact.denominator}"
+    return f"({text})" if exact < 0 or "/" in text else text
+
+
 def _ungrouped(value: Value, *, math_mode: bool, places: int | None) -> str:
     # is_whole is False for true/false, which are ints to isinstance.
     whole = places is None and isinstance(value, int | Fraction | float) and is_whole(value)
@@ -471,8 +495,133 @@ class Expression:
         return self._run(variables)
 
 
+# The compiled form: a tree of small nodes, each called with the variables. Nodes rather than closures,
+# so that a compiled bank can be pickled into the bank cache (a closure cannot be); plain classes with
+# __slots__ rather than dataclasses, which would cost milliseconds of every start-up to build.
+
+
+class _Const:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+    def __call__(self, env: Env) -> Value:
+        return self.value
+
+
+class _Variable:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, env: Env) -> Value:
+        return env[self.name]
+
+
+class _Binary:
+    __slots__ = ("left", "op", "right")
+
+    def __init__(self, op: str, left: _Run, right: _Run) -> None:
+        self.op, self.left, self.right = op, left, right
+
+    def __call__(self, env: Env) -> Value:
+        return _binary(self.op, self.left(env), self.right(env))
+
+
+class _Negated:
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: _Run) -> None:
+        self.inner = inner
+
+    def __call__(self, env: Env) -> Value:
+        return _negate(self.inner(env))
+
+
+class _Plus:
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: _Run) -> None:
+        self.inner = inner
+
+    def __call__(self, env: Env) -> Value:
+        return _number_or_list(self.inner(env), "`+`")
+
+
+class _Not:
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: _Run) -> None:
+        self.inner = inner
+
+    def __call__(self, env: Env) -> Value:
+        return not _truth(self.inner(env), "not")
+
+
+class _Any:
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple[_Run, ...]) -> None:
+        self.parts = parts
+
+    def __call__(self, env: Env) -> Value:
+        return any(_truth(part(env), "or") for part in self.parts)
+
+
+class _All:
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple[_Run, ...]) -> None:
+        self.parts = parts
+
+    def __call__(self, env: Env) -> Value:
+        return all(_truth(part(env), "and") for part in self.parts)
+
+
+class _Chain:
+    """``a < b <= c``: every comparison holds, each side computed once."""
+
+    __slots__ = ("chain", "first")
+
+    def __init__(self, first: _Run, chain: tuple[tuple[str, _Run], ...]) -> None:
+        self.first, self.chain = first, chain
+
+    def __call__(self, env: Env) -> Value:
+        left = self.first(env)
+        for op, part in self.chain:
+            right = part(env)
+            if not _compare(op, left, right):
+                return False
+            left = right
+        return True
+
+
+class _Call:
+    """A call of one of `FUNCTIONS`, found by its name when called (so that the node pickles)."""
+
+    __slots__ = ("args", "name")
+
+    def __init__(self, name: str, args: tuple[_Run, ...]) -> None:
+        self.name, self.args = name, args
+
+    def __call__(self, env: Env) -> Value:
+        return FUNCTIONS[self.name].run([arg(env) for arg in self.args])
+
+
+class _ListOf:
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[_Run, ...]) -> None:
+        self.items = items
+
+    def __call__(self, env: Env) -> Value:
+        return tuple(item(env) for item in self.items)
+
+
 def _const(value: Value) -> _Run:
-    return lambda env: value
+    return _Const(value)
 
 
 def _describe(tok: Token) -> str:
@@ -604,11 +753,7 @@ class _Compiler:
             parts.append(self.conjunction())
         if len(parts) == 1:
             return parts[0]
-
-        def run(env: Env) -> Value:
-            return any(_truth(part(env), "or") for part in parts)
-
-        return run
+        return _Any(tuple(parts))
 
     def conjunction(self) -> _Run:
         parts = [self.negation()]
@@ -616,11 +761,7 @@ class _Compiler:
             parts.append(self.negation())
         if len(parts) == 1:
             return parts[0]
-
-        def run(env: Env) -> Value:
-            return all(_truth(part(env), "and") for part in parts)
-
-        return run
+        return _All(tuple(parts))
 
     def negation(self) -> _Run:
         if not self.keyword("not"):
@@ -628,7 +769,7 @@ class _Compiler:
         self.enter()
         inner = self.negation()
         self.leave()
-        return lambda env: not _truth(inner(env), "not")
+        return _Not(inner)
 
     def comparison(self) -> _Run:
         first = self.sum()
@@ -638,17 +779,7 @@ class _Compiler:
             chain.append((op, self.sum()))
         if not chain:
             return first
-
-        def run(env: Env) -> Value:
-            left = first(env)
-            for op, part in chain:
-                right = part(env)
-                if not _compare(op, left, right):
-                    return False
-                left = right
-            return True
-
-        return run
+        return _Chain(first, tuple(chain))
 
     def sum(self) -> _Run:
         left = self.product()
@@ -664,7 +795,7 @@ class _Compiler:
 
     @staticmethod
     def binary(op: str, left: _Run, right: _Run) -> _Run:
-        return lambda env: _binary(op, left(env), right(env))
+        return _Binary(op, left, right)
 
     def signed(self) -> _Run:
         if not self.at("op", "+", "-"):
@@ -674,8 +805,8 @@ class _Compiler:
         inner = self.signed()
         self.leave()
         if sign == "+":
-            return lambda env: _number_or_list(inner(env), "`+`")
-        return lambda env: _negate(inner(env))
+            return _Plus(inner)
+        return _Negated(inner)
 
     def power(self) -> _Run:
         base = self.postfix()
@@ -788,12 +919,11 @@ class _Compiler:
         if self.variables is not None and word not in self.variables:
             raise ExpressionError(_unknown_name(word, self.variables))
         self.names.add(word)
-        return lambda env: env[word]
+        return _Variable(word)
 
     @staticmethod
     def call(name: str, args: list[_Run]) -> _Run:
-        function = FUNCTIONS[name].run
-        return lambda env: function([arg(env) for arg in args])
+        return _Call(name, tuple(args))
 
 
 def _number_or_list(value: Value, where: str) -> Value:
@@ -805,7 +935,7 @@ def _number_or_list(value: Value, where: str) -> Value:
 def _list_of(items: Sequence[_Run]) -> _Run:
     if len(items) > MAX_LIST:
         raise ExpressionError(f"a list may hold at most {MAX_LIST} entries")
-    return lambda env: tuple(item(env) for item in items)
+    return _ListOf(tuple(items))
 
 
 def _unknown_hint(word: str, known: Collection[str]) -> str:
@@ -864,6 +994,7 @@ __all__ = [
     "equal",
     "evaluate",
     "format_value",
+    "formula_literal",
     "from_python",
     "is_number",
     "is_whole",

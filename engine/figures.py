@@ -7,8 +7,11 @@ HTML inline SVG, the PDF Typst boxes and paths, Moodle and QTI an embedded SVG f
 --json`` lists them as data (`figure_json`) so that a script can draw them too.
 
 This module is pure Python (no numpy): a figure holds plain floats, strings and booleans, and is
-checked when it is built. Its text (titles, labels, captions) is plain text, never markup: each
-renderer escapes it for its own format.
+checked when it is built. Its text (titles, axis labels, legends, row and column labels,
+captions) is plain text with TeX maths in ``$...$`` (the subset prompts use, `attnquiz.engine.markup`;
+``\\$`` is a dollar): each renderer typesets the maths and escapes the rest for its own format
+(Typst maths in the PDF, Unicode in SVG and the terminal, see `plain`), so a figure's ``$d_k$``
+reads as the prompt's.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from attnquiz.engine.markup import MarkupError, Math, to_unicode
+from attnquiz.engine.markup import Text as MarkupText
+from attnquiz.engine.markup import parse as parse_markup
 
 Where = Literal["prompt", "solution"]
 """Where a figure belongs: with the question (a figure question) or with the worked solution."""
@@ -30,8 +37,9 @@ MAX_SERIES = 8
 """A line plot has at most this many curves (more cannot be told apart)."""
 MAX_DECIMALS = 4
 """Heatmap values are printed with at most this many decimals (a cell must stay narrow)."""
-MAX_LABEL = 24
-"""Row, column and series labels are at most this many characters."""
+MAX_LABEL = 40
+"""Row, column and series labels are at most this many characters (of source: ``$1/\\sqrt{d_k}$``
+shows as 5)."""
 MAX_TEXT = 200
 """Titles, axis labels and captions are at most this many characters."""
 MAX_MAGNITUDE = 1e12
@@ -387,7 +395,30 @@ def _text(value: Any, name: str, what: str, limit: int) -> str:
         raise FigureError(f"{what}: {name} is {len(value)} characters long (at most {limit})")
     if any(not c.isprintable() for c in value):
         raise FigureError(f"{what}: {name} {value!r} holds a control character")
+    try:
+        segments(value)
+    except MarkupError as exc:
+        raise FigureError(f"{what}: {name} {value!r}: {exc}") from None
     return value
+
+
+def segments(text: str) -> tuple[str | Math, ...]:
+    """Figure text split into plain text (``\\$`` read as a dollar) and formulas, in order
+    (`attnquiz.engine.markup.MarkupError` for TeX outside the subset or an unmatched ``$``)."""
+    if "$" not in text:
+        return (text,) if text else ()
+    out: list[str | Math] = []
+    for segment in parse_markup(text):
+        out.append(segment.text.replace("\\$", "$") if isinstance(segment, MarkupText) else segment)
+    return tuple(out)
+
+
+def plain(text: str) -> str:
+    """Figure text as Unicode, its maths as the terminal writes it (``$d_k$`` is dₖ, ``$\\sqrt{d_k}$``
+    √dₖ): what SVG and the terminal draw, and what a figure's accessible name says."""
+    if "$" not in text:
+        return text
+    return "".join(s if isinstance(s, str) else to_unicode(s.tree).strip() for s in segments(text))
 
 
 def _where(value: Any, what: str) -> None:

@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pydantic
 
-from attnquiz.engine import markup
+from attnquiz.engine import formula_figures, markup
 from attnquiz.engine.answers import (
     DEFAULT_REAL_TOLERANCE,
     EXACT,
@@ -51,6 +51,7 @@ from attnquiz.engine.expressions import (
     compile_expression,
     equal,
     format_value,
+    formula_literal,
     from_python,
     is_number,
     is_whole,
@@ -65,6 +66,9 @@ from attnquiz.engine.schema import FormulaMistake as MistakeSpec
 from attnquiz.engine.schema import FormulaPart as PartSpec
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
+
+if TYPE_CHECKING:
+    from attnquiz.engine.figures import Figure
 
 Loc = tuple[str | int, ...]
 AnswerKind = Literal["number", "integer", "vector", "matrix", "shape", "expression"]
@@ -141,10 +145,15 @@ class Placeholder:
 
 @dataclass(frozen=True, slots=True)
 class Template:
-    """Markdown text with placeholders, compiled; ``loc`` is where it is written in the item."""
+    """Markdown text with placeholders, compiled; ``loc`` is where it is written in the item.
+
+    A ``formula`` template (an expression answer or mistake) writes its values as a formula reads
+    them: plain, exact digits (``24576``, not the prose ``24,576``; ``(1/3)``, not ``0.333333``).
+    """
 
     loc: Loc
     parts: tuple[str | Placeholder, ...]
+    formula: bool = False
 
     def render(self, values: Mapping[str, Value]) -> str:
         """The text with each placeholder replaced by its value (ExpressionError if one fails)."""
@@ -152,8 +161,11 @@ class Template:
         for part in self.parts:
             if isinstance(part, str):
                 out.append(part)
+                continue
+            value = part.expression.evaluate(values)
+            if self.formula:
+                out.append(formula_literal(value, part.places))
             else:
-                value = part.expression.evaluate(values)
                 out.append(format_value(value, math_mode=part.math_mode, places=part.places))
         return "".join(out)
 
@@ -191,8 +203,11 @@ def _math_spans(text: str, holes: Sequence[tuple[int, int]]) -> list[bool]:
     return inside
 
 
-def compile_template(text: str, loc: Loc, names: Sequence[str]) -> Template:
-    """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong."""
+def compile_template(text: str, loc: Loc, names: Sequence[str], *, formula: bool = False) -> Template:
+    """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong.
+
+    ``formula``: the template is a formula in symbols, whose values are written as a formula reads
+    them (see `Template`)."""
     matches = list(_PLACEHOLDER.finditer(text))
     rest = _PLACEHOLDER.sub("", text)
     if "{{" in rest:
@@ -218,7 +233,7 @@ def compile_template(text: str, loc: Loc, names: Sequence[str]) -> Template:
         parts.append(Placeholder(expression, math_mode, places))
         end = match.end()
     parts.append(text[end:])
-    return Template(loc, tuple(p for p in parts if p != ""))
+    return Template(loc, tuple(p for p in parts if p != ""), formula)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,6 +429,10 @@ class Formula:
     hint: Template | None
     original: Mapping[str, Value] | None
     _where_free: tuple[frozenset[str], ...] = field(repr=False, compare=False)
+    # Where a text is a literal block (``prompt: |``), the line before its first line: a Markdown
+    # problem on one row of the text is then reported at that row's own line of the file.
+    text_starts: Mapping[Loc, int] = field(default_factory=dict, repr=False, compare=False)
+    figures: tuple[formula_figures.Recipe, ...] = ()  # heatmaps and line plots drawn per variant
 
     @property
     def mistakes(self) -> tuple[FormulaMistake, ...]:
@@ -425,11 +444,20 @@ class Formula:
     # -- compiling --------------------------------------------------------------------------
 
     @classmethod
-    def compile(cls, item: FormulaItem, *, file: str, prefix: Loc, line_of: Callable[[Loc], int]) -> Formula:
+    def compile(
+        cls,
+        item: FormulaItem,
+        *,
+        file: str,
+        prefix: Loc,
+        line_of: Callable[[Loc], int],
+        text_start: Callable[[Loc], int | None] | None = None,
+    ) -> Formula:
         """Compile every expression and template of ``item``; all problems are raised at once.
 
         ``prefix`` is the item's location in the bank (``("items", 3)``) and ``line_of`` gives the
-        line of a location in the bank file, for the messages of errors found later, per variant.
+        line of a location in the bank file, for the messages of errors found later, per variant;
+        ``text_start`` the line before a literal block's first line (None for another scalar).
 
         Raises:
             FormulaCompileError: the problems found, each with its location in the item.
@@ -449,13 +477,14 @@ class Formula:
             _template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution or ())
         )
         hint = _template(item.hint, ("hint",), names, problems) if item.hint else None
+        figures = formula_figures.compile_figures(item.figures, names, problems, _template, _expr)
         original = _original(item.original, params, problems)
         if problems:
             raise FormulaCompileError(problems)
 
         locs: list[Loc] = [("where", i) for i in range(len(where))]
         locs += [p.loc for p in params]
-        locs += [("prompt",), ("hint",), ("original",)]
+        locs += [("prompt",), ("hint",), ("original",), *(figure.loc for figure in figures)]
         locs += [("solution", i) for i in range(len(solution))]
         for each in [asked] if asked is not None else [part.asked for part in parts]:
             locs.append((*each.loc, "answer", "value"))
@@ -463,6 +492,9 @@ class Formula:
         for part in parts:
             locs += [(*part.asked.loc, "prompt"), *(step.loc for step in part.solution)]
         lines = {loc: (line_of(loc), _field(prefix, loc)) for loc in locs}
+        starts = {
+            loc: start for loc in locs if text_start is not None and (start := text_start(loc)) is not None
+        }
         return cls(
             item_id=item.id,
             file=file,
@@ -477,6 +509,8 @@ class Formula:
             hint=hint,
             original=original,
             _where_free=tuple(_random_inputs(expression, params) for expression in where),
+            text_starts=starts,
+            figures=figures,
         )
 
     def error(self, loc: Loc, message: str, values: Mapping[str, Value] | None = None) -> FormulaError:
@@ -512,6 +546,7 @@ class Formula:
                 mistakes=mistakes,
                 inputs=inputs,
                 hint=hint,
+                figures=self._figures(values),
             )
             return Instance(variant, values, tuple(coinciding))
         known = dict(values)  # the parameters, then each named part's value, for the parts after it
@@ -539,8 +574,12 @@ class Formula:
             solution=(),
             inputs=inputs,
             hint=hint,
+            figures=self._figures(values),
         )
         return Instance(variant, values, tuple(coinciding))
+
+    def _figures(self, values: Mapping[str, Value]) -> list[Figure]:
+        return [formula_figures.draw(recipe, values, self.error) for recipe in self.figures]
 
     def _answer_of(
         self, asked: Asked, values: Mapping[str, Value], coinciding: list[str]
@@ -784,7 +823,7 @@ class Formula:
     def markup_issue(self, instance: Instance, seed: int | Literal["unknown"] | None) -> Issue | None:
         """The first text of the variant outside the supported TeX, as a problem at its template."""
         variant = instance.variant
-        texts: list[tuple[Template, str]] = [(self.prompt, variant.prompt)]
+        texts: list[tuple[Template, str]] = [(self.prompt, variant.stem)]  # each part's prompt below
         if self.hint is not None:
             texts.append((self.hint, variant.hint))
         asked: list[tuple[Asked, Sequence[Mistake]]] = []
@@ -794,7 +833,9 @@ class Formula:
         elif isinstance(variant.answer, PartsAnswer):
             for spec, part in zip(self.parts, variant.answer.parts, strict=True):
                 texts.append((spec.prompt, part.prompt))
-                texts += list(zip(spec.solution, part.solution, strict=True))
+                # The variant may add a step after the part's own (from the rounded earlier
+                # parts, `attnquiz.engine.carry`): only the templates' steps are checked here.
+                texts += list(zip(spec.solution, part.solution[: len(spec.solution)], strict=True))
                 asked.append((spec.asked, part.mistakes))
         for each, mistakes in asked:
             feedback = {m.tag: m.feedback for m in mistakes}
@@ -803,8 +844,27 @@ class Formula:
             try:
                 markup.check(text)
             except markup.MarkupError as exc:
-                return self.error(template.loc, str(exc), instance.values).issue(seed)
+                error = self._markup_error(template, exc, instance.values)
+                return error.issue(seed if error.values else "unknown")
         return None
+
+    def _markup_error(
+        self, template: Template, exc: markup.MarkupError, values: Mapping[str, Value]
+    ) -> FormulaError:
+        """A text's markup problem at its own line: the row's, when the reader names one in a literal
+        block; with the parameter values only when that row (or, else, the text) has a ``{{ }}``."""
+        row = getattr(exc, "line", None)  # a Markdown problem found on one line of the text
+        line, where = self.lines[template.loc]
+        written = "".join(p if isinstance(p, str) else "{{}}" for p in template.parts)
+        if isinstance(row, int):
+            start = self.text_starts.get(template.loc)
+            if start is not None:
+                line = start + row
+            rows = written.split("\n")
+            written = rows[row - 1] if 0 < row <= len(rows) else written
+        if "{{}}" not in written:
+            return FormulaError(self.file, line, where, str(exc))
+        return FormulaError(self.file, line, where, str(exc), values)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -827,12 +887,14 @@ def _expr(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, s
         return _PLACEHOLDER_EXPRESSION
 
 
-def _template(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]]) -> Template:
+def _template(
+    text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]], *, formula: bool = False
+) -> Template:
     try:
-        return compile_template(text, loc, names)
+        return compile_template(text, loc, names, formula=formula)
     except ExpressionError as exc:
         problems.append((loc, str(exc)))
-        return Template(loc, ())
+        return Template(loc, (), formula)
 
 
 # What a broken expression compiles to while the other problems of the item are collected.
@@ -942,7 +1004,7 @@ def _asked(
     # A formula is written in the answer's symbols, with {{ }} for parameters' values; it is read
     # (and refused with the reason) when a variant is built, and checked now where it has no {{ }}.
     value = (
-        _template(answer.value, value_loc, names, problems)
+        _template(answer.value, value_loc, names, problems, formula=True)
         if formula
         else _expr(answer.value, value_loc, names, problems)
     )
@@ -952,7 +1014,7 @@ def _asked(
     for i, mistake in enumerate(mistakes):
         loc: Loc = (*prefix, "mistakes", i)
         wrong = (
-            _template(mistake.value, (*loc, "value"), names, problems)
+            _template(mistake.value, (*loc, "value"), names, problems, formula=True)
             if formula
             else _expr(mistake.value, (*loc, "value"), names, problems)
         )

@@ -253,83 +253,109 @@ def _grade_joined(answer: PartsAnswer, response: str) -> Grade:
     return grade_parts(answer, pieces)
 
 
-def grade_parts(answer: PartsAnswer, responses: Sequence[str]) -> Grade:
-    """Grade one response per part, carrying errors forward.
+def grade_parts(answer: PartsAnswer, responses: Sequence[str], *, unanswered: str | None = None) -> Grade:
+    """Grade one response per part, carrying the student's own values forward.
 
-    A part that uses earlier parts is graded against its answer recomputed (by the part's own
-    reference-numerics function) from the values the student gave for them, when one of those was
-    readable but wrong: a consistent later part is then right ("Correct, given your (a) = 1.92") and
-    earns the item's ``carried_score``. A named mistake of an earlier part is named there only: the
-    later part's listed mistakes describe slips from the right earlier values, so they are not
-    compared when its target was recomputed. An unreadable (invalid) earlier response carries
-    nothing: the later part is graded against its own answer.
+    A part that uses earlier parts is right when it agrees with its own answer (the one computed
+    from the exact earlier answers: a student who kept every digit) or with its answer recomputed,
+    by the part's own reference-numerics function, from the values the student *typed* for the
+    earlier parts, right or wrong: a student who rounds (b) as asked and multiplies that by V is
+    right, "Correct, from your (b) = [[0.06, 0.94], [0.20, 0.80]]", with full marks. When one of
+    those earlier values was wrong (or itself right only given an earlier error), a consistent
+    later part is "Correct, given your (a) = 1.92" and earns the item's ``carried_score``.
+
+    A named mistake of an earlier part is named there only: the later part's listed mistakes
+    describe slips from the right earlier values, so they are not compared when its target was
+    recomputed from a wrong one. An unreadable (invalid) or empty earlier response carries
+    nothing: the parts that use it are graded with its exact value.
+
+    ``unanswered``: the feedback of a part left empty, where the question was left part-way (a
+    session's), instead of the usual "the response is empty"; such a part earns nothing.
     """
     if len(responses) != len(answer.parts):
         raise ValueError(
             f"{len(answer.parts)} parts need {len(answer.parts)} responses, not {len(responses)}"
         )
-    # The value each part passes on to the parts that use it: the student's own when it was
-    # readable and wrong; otherwise the exact value that was right.
-    passed: dict[str, Any] = {}
-    shown: dict[str, str] = {}
+    exact_values = {p.label: answer_value(p.answer) for p in answer.parts}
+    typed: dict[str, Any] = {}  # each readable earlier response's value, exactly as it was read
+    shown: dict[str, str] = {}  # ... and as the feedback writes it (the echo of what was read)
+    slipped: set[str] = set()  # parts whose value carries an error: wrong, or right only given one
     graded: list[PartGrade] = []
     for part, response in zip(answer.parts, responses, strict=True):
-        result = _grade_part(part, response, passed, shown, answer.carried_score)
+        if unanswered is not None and not response.strip():
+            left = Grade("wrong", 0.0, unanswered, None, "")  # not unreadable: not given, it earns nothing
+            graded.append(PartGrade(part.label, left, part.answer, {}, part.weight))
+            continue
+        result, from_error = _grade_part(
+            part, response, typed, shown, slipped, exact_values, answer.carried_score
+        )
         graded.append(result)
-        expected_value = answer_value(result.expected)
-        if result.grade.status == "invalid" or result.grade.status == "correct":
-            passed[part.label] = expected_value
-            if result.grade.status == "correct" and result.carried_forward:
-                # Right only given an earlier error: the parts that use this one carry it on, so one
-                # slip in (a) is not counted again in (c) through (b).
-                shown[part.label] = result.grade.read_as or result.expected.format()
-        else:
-            read = read_value(part.answer, response)
-            passed[part.label] = expected_value if read is None else read
-            if read is not None:
-                shown[part.label] = result.grade.read_as or format_value(read, part.answer.tolerance)
+        if result.grade.status == "invalid":
+            continue
+        read = read_value(part.answer, response)
+        if read is None:
+            continue
+        typed[part.label] = read
+        shown[part.label] = result.grade.read_as or format_value(read, part.answer.tolerance)
+        if result.grade.status != "correct" or from_error:
+            slipped.add(part.label)
     return _summed(graded)
 
 
+NOTHING_CARRIED = "Nothing can be carried forward from"
+"""Said (with the values) when the student's earlier values are outside what a later part's method
+accepts (a zero to divide by, a value too large to compute with): the part stands on its own."""
+
+
 def _grade_part(
-    part: Part, response: str, passed: dict[str, Any], shown: dict[str, str], carried_score: float
-) -> PartGrade:
-    carried = {label: shown[label] for label in part.uses if label in shown}
+    part: Part,
+    response: str,
+    typed: dict[str, Any],
+    shown: dict[str, str],
+    slipped: set[str],
+    exact_values: dict[str, Any],
+    carried_score: float,
+) -> tuple[PartGrade, bool]:
+    """The part's grade, and whether it is right only given an earlier error (so it carries one on)."""
+    carried = {label: shown[label] for label in part.uses if label in typed}
+    from_error = any(label in slipped for label in carried)
+
+    def own(note: str = "") -> tuple[PartGrade, bool]:
+        grade = grade_answer(part.answer, response, part.mistakes)
+        if note and grade.status not in {"correct", "invalid"}:
+            grade = _with_feedback(grade, f"{grade.feedback} {note}")
+        return PartGrade(part.label, grade, part.answer, {}, part.weight), False
+
     if not carried or part.recompute is None:
-        return PartGrade(
-            part.label, grade_answer(part.answer, response, part.mistakes), part.answer, {}, part.weight
-        )
-    try:
-        with warnings.catch_warnings():
-            # numpy warns, rather than raises, on the square root of a negative carried variance.
-            warnings.simplefilter("error", RuntimeWarning)
-            expected = part.answer_for(part.recompute(*(passed[label] for label in part.uses)))
-    except (ArithmeticError, ValueError, TypeError, RuntimeWarning):
-        # The student's value is outside what the method accepts (a zero to divide by, a
-        # length that does not fit): nothing can be carried, so the part stands on its own.
-        return PartGrade(
-            part.label, grade_answer(part.answer, response, part.mistakes), part.answer, {}, part.weight
-        )
-    if expected == part.answer:
-        return PartGrade(
-            part.label, grade_answer(part.answer, response, part.mistakes), part.answer, {}, part.weight
-        )
+        return own()
     given = ", ".join(f"({label}) = {value}" for label, value in carried.items())
+    expected = _recomputed(part, [typed.get(label, exact_values[label]) for label in part.uses])
+    if expected is None:
+        return own(f"{NOTHING_CARRIED} your {given}: the method cannot take {_that(carried)}.")
+    if expected == part.answer:
+        return own()
+    exact = grade_answer(part.answer, response, ())
+    if exact.status == "correct":  # right from the exact earlier answers: a student who kept the digits
+        return PartGrade(part.label, exact, part.answer, {}, part.weight), False
     against_carried = grade_answer(expected, response)
     if against_carried.status == "correct":
+        if not from_error:
+            feedback = f"Correct, from your {given}."
+            grade = Grade("correct", 1.0, feedback, None, against_carried.read_as)
+            return PartGrade(part.label, grade, expected, carried, part.weight), False
         score = min(max(carried_score, 0.0), 1.0)
-        status = status_of(score)
         earns = (
             "" if score == 1 else f" A part right only with an earlier error carried forward earns {score:g}."
         )
-        grade = Grade(status, score, f"Correct, given your {given}.{earns}", None, against_carried.read_as)
-        return PartGrade(part.label, grade, expected, carried, part.weight)
-    own = grade_answer(part.answer, response, ())
-    if own.status == "correct":
-        return PartGrade(part.label, own, part.answer, {}, part.weight)
+        grade = Grade(
+            status_of(score), score, f"Correct, given your {given}.{earns}", None, against_carried.read_as
+        )
+        return PartGrade(part.label, grade, expected, carried, part.weight), True
     if against_carried.status == "invalid":
-        return PartGrade(part.label, against_carried, expected, carried, part.weight)
-    feedback = f"Not correct, even with your {given} carried forward: that gives {expected.format()}."
+        return PartGrade(part.label, against_carried, expected, carried, part.weight), False
+    if not from_error:  # the earlier values were right: the part's own answer, mistakes and all, decides
+        return own()
+    feedback = f"Not correct, even with your {given} carried forward: that gives {target_text(expected)}."
     if against_carried.feedback != PLAIN_WRONG:  # say more only when there is more to say
         feedback += f" {against_carried.feedback}"
     grade = Grade(
@@ -339,7 +365,64 @@ def _grade_part(
         against_carried.mistake,
         against_carried.read_as,
     )
-    return PartGrade(part.label, grade, expected, carried, part.weight)
+    return PartGrade(part.label, grade, expected, carried, part.weight), False
+
+
+def _that(carried: dict[str, str]) -> str:
+    return "that value" if len(carried) == 1 else "those values"
+
+
+def _recomputed(part: Part, values: Sequence[Any]) -> SingleAnswer | None:
+    """The part's answer recomputed from these values of the parts it uses, or None where the
+    method cannot take them (a zero to divide by, a negative variance, a value so large that the
+    result overflows or cannot be written)."""
+    assert part.recompute is not None
+    try:
+        with warnings.catch_warnings():
+            # numpy warns, rather than raises, on the square root of a negative carried variance.
+            warnings.simplefilter("error", RuntimeWarning)
+            expected = part.answer_for(part.recompute(*values))
+        expected.format()  # a target that cannot be written cannot be shown: nothing is carried
+    except (ArithmeticError, ValueError, TypeError, IndexError, RuntimeWarning):
+        return None
+    return expected
+
+
+def target_text(expected: SingleAnswer) -> str:
+    """A recomputed target as the feedback states it: at the precision asked for, and said to be
+    rounded where it is, so that the arithmetic the feedback states holds ("your (b) = 0.88 ...
+    gives 0.76"; "your (a) = 1.9 ... gives 0.35 to 2 decimal places")."""
+    text = expected.format()
+    if isinstance(expected, IntegerAnswer | ShapeAnswer):
+        if len(text) > _LONGEST_TARGET and isinstance(expected, IntegerAnswer):
+            return f"about {format_value(float(expected.value), Tolerance.sigfigs(6))}"
+        return text
+    written = read_value(expected, text)
+    # None: beyond what a response may be (1e300), written in scientific notation as it is held.
+    if written is None or _written_exactly(answer_value(expected), written):
+        return text
+    return f"{text} ({expected.tolerance.describe()})"
+
+
+def _written_exactly(value: Any, written: Any) -> bool:
+    """Whether ``written`` (a target read back from its text) is ``value`` itself, up to float noise."""
+    if isinstance(value, tuple) and isinstance(written, tuple):
+        return len(value) == len(written) and all(
+            _written_exactly(v, w) for v, w in zip(value, written, strict=True)
+        )
+    if isinstance(value, int | float) and isinstance(written, int | float):
+        return abs(value - written) <= 1e-9 * max(1.0, abs(value))
+    return False
+
+
+_LONGEST_TARGET = 40
+"""Characters of a carried-forward count written in full; a longer one is written in scientific notation."""
+
+
+def _with_feedback(grade: Grade, feedback: str) -> Grade:
+    from dataclasses import replace
+
+    return replace(grade, feedback=feedback)
 
 
 def answer_value(answer: SingleAnswer) -> Any:
@@ -419,7 +502,8 @@ def _grade_expression(answer: ExpressionAnswer, response: str, mistakes: Sequenc
         return _invalid(answer, tree.reason, tree.read_as)
     read = parse.formula_text(tree)
     if symbolic.equivalent(tree, answer.formula.tree):
-        return _correct(read, "Correct." if read == answer.value else f"Correct: that is {answer.value}.")
+        # A code span: the formula's * would otherwise be read as emphasis ("N(12d^2 + 13*d)").
+        return _correct(read, "Correct." if read == answer.value else f"Correct: that is `{answer.value}`.")
     for mistake in mistakes:
         if isinstance(mistake.value, Formula) and symbolic.equivalent(tree, mistake.value.tree):
             return _named(mistake, read)
@@ -613,7 +697,7 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
     # A count's trailing zeros may be real digits (589,820), so there a listed mistake comes first.
     if listed is not None and (tolerance.mode == "exact" or _exactly(listed, tolerance, [value])):
         return _named(listed, read)
-    if _too_coarse(tolerance, target, value):
+    if _too_coarse(tolerance, target, value) and _rounded_count(tolerance, value):
         feedback = (
             f"Your digits agree with the answer, but the precision is too low: give the answer "
             f"{_precision_words(tolerance)}."
@@ -629,6 +713,15 @@ def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes
         # misconception or a recognised slip that gives exactly this number was named above).
         return _invalid(answer, f"This answer is a count, so it is a whole number; {read} is not.", read)
     return _wrong(PLAIN_WRONG, read)
+
+
+def _rounded_count(tolerance: Tolerance, value: parse.Number) -> bool:
+    """Whether a number can be the answer rounded, as far as an exact count goes: it keeps at least
+    two significant digits (590,000 for 589,824). A count of one digit and zeros (60 for 64) is
+    not a rounding: its one digit hardly agrees with anything, and the slip is elsewhere."""
+    if tolerance.mode != "exact" or not float(value.value).is_integer():
+        return True
+    return len(str(abs(int(value.value))).rstrip("0")) >= 2
 
 
 def _precision_words(tolerance: Tolerance) -> str:

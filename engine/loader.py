@@ -113,6 +113,8 @@ class _Located:
     def __init__(self, file: str) -> None:
         self.file = file
         self.lines: dict[Loc, int] = {}
+        self.literal_starts: dict[Loc, int] = {}
+        """For each text written as a literal block (``prompt: |``), the line before its first line."""
         self.issues: list[Issue] = []
         self._built: set[int] = set()  # the collection nodes built so far (a second visit is an alias)
         self._nodes = 0
@@ -170,6 +172,10 @@ class _Located:
         if isinstance(node, yaml.SequenceNode):
             starts = [node.start_mark.index + 1, *(v.end_mark.index for v in node.value)]
             return [self.build(loader, v, (*path, i), starts[i]) for i, v in enumerate(node.value)]
+        if isinstance(node, yaml.ScalarNode) and node.style == "|":
+            # The node starts at its `|`: the text's line n is n lines below it (a literal block
+            # keeps every line break, blank lines included).
+            self.literal_starts[path] = node.start_mark.line + 1
         return loader.construct_object(node, deep=True)
 
     def line_of(self, loc: Loc) -> int:
@@ -180,8 +186,16 @@ class _Located:
                 return line
         return 1
 
-    def issue(self, loc: Loc, message: str) -> None:
-        self.issues.append(Issue(self.file, self.line_of(loc), format_loc(loc), message))
+    def text_line(self, loc: Loc, row: int | None) -> int:
+        """The line of row ``row`` (1-based) of the text at ``loc``: that row's own line in a literal
+        block ``|``; else (a folded or quoted text, or no row) the line of the text's key."""
+        start = self.literal_starts.get(loc)
+        if row is not None and start is not None:
+            return start + row
+        return self.line_of(loc)
+
+    def issue(self, loc: Loc, message: str, row: int | None = None) -> None:
+        self.issues.append(Issue(self.file, self.text_line(loc, row), format_loc(loc), message))
 
 
 def format_loc(loc: Loc) -> str:
@@ -266,8 +280,14 @@ def _model_along(annotation: Any, path: Loc) -> type[pydantic.BaseModel] | None:
 def _without_kind_tag(loc: Loc) -> Loc:
     """pydantic names the member of the items' union (``items[0].formula.answer``): drop that part."""
     if len(loc) >= 3 and loc[0] == "items" and isinstance(loc[1], int) and loc[2] in ITEM_KINDS:
-        return (*loc[:2], *loc[3:])
+        loc = (*loc[:2], *loc[3:])
+    # A formula item's figure is a union too (``figures[0].line.where``).
+    if len(loc) >= 5 and loc[2] == "figures" and isinstance(loc[3], int) and loc[4] in _FIGURE_KINDS:
+        return (*loc[:4], *loc[5:])
     return loc
+
+
+_FIGURE_KINDS = ("heatmap", "line")
 
 
 def _without_note_index(loc: Loc, data: Any) -> Loc:
@@ -278,6 +298,16 @@ def _without_note_index(loc: Loc, data: Any) -> Loc:
         if isinstance(item, dict) and isinstance(item.get("note"), dict):
             return (*loc[:3], *loc[4:])
     return loc
+
+
+_LITERAL_SYNONYMS = {
+    "numeric": "number",
+    "float": "number",
+    "real": "number",
+    "int": "integer",
+    "count": "integer",
+}
+"""Names other tools give a kind (an answer's `numeric`, as in Moodle): the one quiz uses."""
 
 
 def _pydantic_issues(
@@ -295,6 +325,7 @@ def _pydantic_issues(
         message = str(detail["msg"]).removeprefix("Value error, ")
         kind = detail["type"]
         value = detail.get("input")
+        suggestion = ""
         if kind == "item_kind":
             full = (*full, "kind")
             value = _item_kind(data, full[1])
@@ -311,6 +342,13 @@ def _pydantic_issues(
                 if allowed
                 else ""
             )
+        elif kind == "literal_error" and isinstance(value, str):
+            expected: list[str] = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
+            meant = _LITERAL_SYNONYMS.get(value.lower()) or next(
+                iter(difflib.get_close_matches(value, expected, n=1, cutoff=0.6)), ""
+            )
+            if meant in expected:
+                suggestion = meant
         elif kind == "missing":
             message = "required field is missing"
         elif kind == "string_pattern_mismatch":
@@ -318,7 +356,8 @@ def _pydantic_issues(
         elif kind in {"model_type", "dict_type"} and len(full) == 2 and full[0] == "items":
             message = "an item must be a mapping with id, source, topic and generator"
         if kind not in {"missing", "extra_forbidden"} and not isinstance(value, dict | list):
-            message += f" (got {_describe(value)})"
+            hint = f": did you mean {suggestion!r}?" if suggestion else ""
+            message += f" (got {_describe(value)}{hint})"
         where = known_lines if known_lines is not None and full not in located.lines else full
         located.issues.append(Issue(located.file, located.line_of(where), format_loc(full), message))
 
@@ -515,6 +554,9 @@ def load_bank_text(
 
     shown: list[tuple[str, int, int]] = []
     _check_images(located, data, folder, text.splitlines(), shown)
+    # An image path refused by the Markdown check (a URL, ``..``) is refused by the image check at
+    # the same line with the same words: said once.
+    located.issues = list(dict.fromkeys(located.issues))
     if located.issues or model is None:
         raise BankError(file, located.issues, quotable)
     return Bank(
@@ -528,7 +570,7 @@ def load_bank_text(
     )
 
 
-_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)\s*$", re.MULTILINE)
+_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[[^\[\]\n]*\]\(([^()\s]*)\)(?:\{width=[^{}\s]*\})?\s*$", re.MULTILINE)
 
 
 def _check_images(
@@ -642,7 +684,13 @@ def _check_formula(located: _Located, raw: Mapping[str, Any], index: int, bank: 
         return located.line_of((*prefix, *loc))
 
     try:
-        formula = Formula.compile(item, file=located.file, prefix=prefix, line_of=line_of)
+        formula = Formula.compile(
+            item,
+            file=located.file,
+            prefix=prefix,
+            line_of=line_of,
+            text_start=lambda loc: located.literal_starts.get((*prefix, *loc)),
+        )
     except FormulaCompileError as exc:
         for loc, message in exc.problems:
             located.issue((*prefix, *loc), message)
@@ -659,7 +707,9 @@ def _check_explain(located: _Located, raw: Mapping[str, Any], index: int) -> Exp
     except pydantic.ValidationError:
         return None  # the bank's own validation reports it, at the right lines
     prefix: Loc = ("items", index)
-    return check_explain(item, located.file, lambda loc, message: located.issue((*prefix, *loc), message))
+    return check_explain(
+        item, located.file, lambda loc, message, row: located.issue((*prefix, *loc), message, row)
+    )
 
 
 def _check_generator(

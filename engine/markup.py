@@ -517,8 +517,9 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
                 out += "−" if item.text == "-" else "+"  # unary sign: no spaces
                 continue
             piece = to_unicode(item, display=display)
+            function = prev.base if isinstance(prev, Scripts) else prev  # log_2 x is a function too
             after_function = (
-                isinstance(prev, Sym) and prev.kind == "func" and not piece.startswith(("(", " "))
+                isinstance(function, Sym) and function.kind == "func" and not piece.startswith(("(", " "))
             )
             before_function = (
                 isinstance(item, Sym)

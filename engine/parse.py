@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -279,10 +279,15 @@ _NUMBER_GROUPED = (
     rf"|\.[0-9]+{_EXP}"
 )
 _NUMBER_PLAIN = rf"{_POINTS}(?:[1-9][0-9]{{0,2}}(?:_[0-9]{{3}})+(?![0-9])|[0-9]+){_TAIL}|\.[0-9]+{_EXP}"
+# Without scientific notation: a formula whose symbols include e (or E, e1...) reads 2e+2f as 2*e + 2*f.
+_NUMBER_NO_EXPONENT = (
+    r"[0-9]*\.[0-9]*\.[0-9.]*|(?:[1-9][0-9]{0,2}(?:_[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+"
+)
 _REST = r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<pow>\*\*)|(?P<single>[-+*/^%()\[\]{},;\n√π])"
 _REST += r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)|(?P<space> +)|(?P<bad>.)"
 _TOKEN_GROUPED = re.compile(rf"(?P<num>{_NUMBER_GROUPED}){_REST}", re.DOTALL)
 _TOKEN_PLAIN = re.compile(rf"(?P<num>{_NUMBER_PLAIN}){_REST}", re.DOTALL)
+_TOKEN_NO_EXPONENT = re.compile(rf"(?P<num>{_NUMBER_NO_EXPONENT}){_REST}", re.DOTALL)
 _SINGLE: dict[str, TokenKind] = {
     "+": "op", "-": "op", "*": "op", "/": "op", "^": "op", "%": "op",
     "(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close",
@@ -291,11 +296,16 @@ _SINGLE: dict[str, TokenKind] = {
 _PARTNER = {"(": ")", "[": "]", "{": "}"}
 
 
-def tokenize(text: str, *, grouping: bool) -> list[Token]:
-    """Split normalised text into tokens; unknown characters become ``bad`` tokens, reported in order."""
+def tokenize(text: str, *, grouping: bool, exponents: bool = True) -> list[Token]:
+    """Split normalised text into tokens; unknown characters become ``bad`` tokens, reported in order.
+
+    ``exponents=False`` reads no scientific notation (``2e+2`` is 2, e, +, 2), for formulas in a
+    symbol named like an exponent; it implies no grouping by commas or spaces.
+    """
     tokens: list[Token] = []
     space = False
-    for m in (_TOKEN_GROUPED if grouping else _TOKEN_PLAIN).finditer(text):
+    pattern = _TOKEN_NO_EXPONENT if not exponents else _TOKEN_GROUPED if grouping else _TOKEN_PLAIN
+    for m in pattern.finditer(text):
         kind, piece, pos = m.lastgroup, m.group(), m.start()
         if kind == "space":
             space = True
@@ -1291,15 +1301,17 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 #
 # A formula is read into a small tree rather than evaluated, since its symbols have no values:
-# `attnquiz.engine.symbolic` compares trees (exactly at random points, and with sympy built from
-# the tree). The tree is a tuple ``(tag, ...)``:
+# `attnquiz.engine.symbolic` compares trees by exact evaluation at random points. The tree is a
+# tuple ``(tag, ...)``:
 #
 #     ("num", Fraction)  ("sym", name)  ("add", children)  ("mul", children)
 #     ("neg", child)     ("div", numerator, denominator)   ("pow", base, int)
 #
 # A formula is a rational function of the declared symbols: numbers, symbols, + - * /, brackets
-# and whole-number powers. The work it can cause is bounded before it is done: its length, its
-# nesting, the size of each exponent and the degree of the whole.
+# and whole-number powers. The work it can cause is bounded before anything is computed: its
+# length, its nesting, the size of each exponent, the degree of the whole, and (`formula_cost`)
+# the size of every exact number its comparison will compute and the magnitude of every number
+# it writes, so that ((10^8)^8)^8 or (1e300)^2 is refused at once, with the reason.
 
 Tree = tuple[object, ...]
 MAX_FORMULA_EXPONENT = 8
@@ -1308,6 +1320,20 @@ MAX_FORMULA_DEGREE = 8
 """Largest degree of a whole formula, counted before anything is expanded (d^d^d is refused)."""
 MAX_FORMULA_NODES = 400
 """Most numbers, symbols and operations in one formula."""
+MAX_SYMBOL_LENGTH = 40
+"""Longest name a formula's symbol may have (d_model is 7)."""
+POINT_BITS = 48
+"""Formulas are compared at points whose coordinates are whole numbers from 1 to 2**48 (a multiple
+of 8: the coordinates are drawn as bytes)."""
+MAX_FORMULA_BITS = 16_384
+"""Largest size, in bits, of any exact number computed while a formula is compared (about 4,900
+digits): the course's formulas need a few hundred."""
+MAX_FORMULA_WORK = 400_000
+"""Largest sum over a formula's operations of the bits each computes: a bound on the whole work."""
+MAX_FORMULA_POLY_DEGREE = 256
+"""Largest degree of the polynomials a comparison works with (numerator, denominator and every
+divisor tested for zero, before anything cancels): what bounds the chance of a wrong verdict."""
+_LOG10_2 = math.log10(2)
 
 
 def degree(tree: Tree) -> int:
@@ -1331,12 +1357,323 @@ def degree(tree: Tree) -> int:
     return degree(tree[1]) * abs(exponent)  # type: ignore[arg-type]
 
 
+class FormulaCost(NamedTuple):
+    """What comparing a formula costs, known before any of it is computed.
+
+    `attnquiz.engine.symbolic` evaluates a formula at a point as a fraction ``top / bottom`` that is
+    never reduced: ``a/b + c/d`` is ``(a*d + c*b) / (b*d)``. ``top_bits`` and ``bottom_bits`` bound
+    the sizes of those two integers at any point with coordinates up to ``2**POINT_BITS``;
+    ``top_degree`` and ``bottom_degree`` bound their degrees as polynomials in the symbols, and
+    ``zero_degree`` the summed degrees of every divisor that is checked for zero on the way.
+    ``work`` is the sum of the bits of every operation. ``constant`` is the exact value of a
+    formula without symbols (None otherwise).
+    """
+
+    top_bits: int
+    bottom_bits: int
+    top_degree: int
+    bottom_degree: int
+    zero_degree: int
+    work: int
+    constant: Fraction | None
+
+    @property
+    def poly_degree(self) -> int:
+        """The degrees that bound the chance of a wrong verdict (see `attnquiz.engine.symbolic`)."""
+        return self.top_degree + self.bottom_degree + self.zero_degree
+
+
+def _bits_of(value: Fraction) -> tuple[int, int]:
+    return max(1, value.numerator.bit_length()), max(1, value.denominator.bit_length())
+
+
+def _constant_checked(value: Fraction, tree: Tree) -> Fraction:
+    """A number the formula writes, refused when it is beyond the limits of any number read."""
+    if value == 0:
+        return value
+    size = _log10_abs(value)
+    if size > _MAX_LOG10:
+        raise ReadError(f"`{_shown(tree)}` is too large to grade (the limit is 1e{int(_MAX_LOG10)}).")
+    if size < _MIN_LOG10:
+        raise ReadError(f"`{_shown(tree)}` is too close to zero to grade (the limit is 1e{_MIN_LOG10}).")
+    return value
+
+
+def _too_costly(tree: Tree, bits: int) -> ReadError:
+    digits = int(bits * _LOG10_2)
+    return ReadError(
+        f"`{_shown(tree)}` is too large to grade: computing it exactly takes numbers of "
+        f"about {digits:,} digits (the limit is {int(MAX_FORMULA_BITS * _LOG10_2):,}). A formula here "
+        "uses small numbers and powers up to "
+        f"{MAX_FORMULA_EXPONENT}."
+    )
+
+
+class _Costing:
+    """`formula_cost` over one tree: each node's cost from its children's, refused at the first node
+    beyond a limit (so the refusal names the smallest part that is too large)."""
+
+    def __init__(self) -> None:
+        self.work = 0
+
+    def node(self, tree: Tree, cost: FormulaCost) -> FormulaCost:
+        bits = max(cost.top_bits, cost.bottom_bits)
+        if bits > MAX_FORMULA_BITS:
+            raise _too_costly(tree, bits)
+        self.work += cost.top_bits + cost.bottom_bits
+        if self.work > MAX_FORMULA_WORK:
+            raise ReadError(
+                "The formula is too large to grade: comparing it would compute too many large numbers. "
+                "Write it with small numbers and few terms."
+            )
+        if cost.poly_degree > MAX_FORMULA_POLY_DEGREE:
+            raise ReadError(
+                f"The formula's degree is above {MAX_FORMULA_DEGREE} once its fractions are put over one "
+                "denominator: no answer here is so complex."
+            )
+        return cost
+
+    def cost(self, tree: Tree) -> FormulaCost:
+        tag = tree[0]
+        if tag == "num":
+            value = tree[1]
+            assert isinstance(value, Fraction)
+            top_bits, bottom_bits = _bits_of(_constant_checked(value, tree))
+            return self.node(tree, FormulaCost(top_bits, bottom_bits, 0, 0, 0, 0, value))
+        if tag == "sym":
+            return self.node(tree, FormulaCost(POINT_BITS + 1, 1, 1, 0, 0, 0, None))
+        if tag == "neg":
+            inner = self.cost(_child(tree, 1))
+            constant = -inner.constant if inner.constant is not None else None
+            return self.node(tree, _with_constant(inner, constant))
+        if tag in {"add", "mul"}:
+            children = tree[1]
+            assert isinstance(children, tuple)
+            costs = [self.cost(child) for child in children]
+            total = costs[0]
+            for each in costs[1:]:
+                total = self.node(tree, _added(total, each) if tag == "add" else _multiplied(total, each))
+            # The numbers among the terms or factors, combined: d*1e300*1e300 writes 1e600 as surely as
+            # 1e300*1e300*d does (their size is bounded: each is, and so is their product's bits).
+            numbers = [c.constant for c in costs if c.constant is not None]
+            combined = _combined(tree, numbers) if len(numbers) > 1 else None
+            constant = combined if len(numbers) == len(costs) else None
+            return self.node(tree, _with_constant(total, constant))
+        if tag == "div":
+            top = self.cost(_child(tree, 1))
+            bottom = self.cost(_child(tree, 2))
+            if bottom.constant == 0:
+                raise ReadError(f"Division by zero: `{_shown(tree)}` divides by 0.")
+            cost = FormulaCost(
+                top.top_bits + bottom.bottom_bits,
+                top.bottom_bits + bottom.top_bits,
+                top.top_degree + bottom.bottom_degree,
+                top.bottom_degree + bottom.top_degree,
+                top.zero_degree + bottom.zero_degree + bottom.top_degree,
+                0,
+                None,
+            )
+            self.node(tree, cost)
+            constant = (
+                _constant_checked(top.constant / bottom.constant, tree)
+                if top.constant is not None and bottom.constant is not None
+                else None
+            )
+            return _with_constant(cost, constant)
+        base = self.cost(_child(tree, 1))
+        exponent = tree[2]
+        assert isinstance(exponent, int)
+        k = abs(exponent)
+        if exponent < 0 and base.constant == 0:
+            raise ReadError(f"Division by zero: `{_shown(tree)}` is 0 to a negative power.")
+        top_bits, bottom_bits = (
+            (base.top_bits, base.bottom_bits) if exponent >= 0 else (base.bottom_bits, base.top_bits)
+        )
+        top_degree, bottom_degree = (
+            (base.top_degree, base.bottom_degree) if exponent >= 0 else (base.bottom_degree, base.top_degree)
+        )
+        cost = FormulaCost(
+            max(1, k * top_bits),
+            max(1, k * bottom_bits),
+            k * top_degree,
+            k * bottom_degree,
+            base.zero_degree + (base.top_degree if exponent < 0 else 0),
+            0,
+            None,
+        )
+        # The bits are bounded before the power is computed, so 10^8^8 is refused unbuilt.
+        self.node(tree, cost)
+        constant = _constant_checked(base.constant**exponent, tree) if base.constant is not None else None
+        return _with_constant(cost, constant)
+
+
+def _child(tree: Tree, index: int) -> Tree:
+    child = tree[index]
+    assert isinstance(child, tuple)
+    return child
+
+
+def _with_constant(cost: FormulaCost, constant: Fraction | None) -> FormulaCost:
+    return FormulaCost(
+        cost.top_bits, cost.bottom_bits, cost.top_degree, cost.bottom_degree, cost.zero_degree, 0, constant
+    )
+
+
+def _added(a: FormulaCost, b: FormulaCost) -> FormulaCost:
+    # a/b + c/d = (a*d + c*b) / (b*d), unreduced
+    return FormulaCost(
+        max(a.top_bits + b.bottom_bits, b.top_bits + a.bottom_bits) + 1,
+        a.bottom_bits + b.bottom_bits,
+        max(a.top_degree + b.bottom_degree, b.top_degree + a.bottom_degree),
+        a.bottom_degree + b.bottom_degree,
+        a.zero_degree + b.zero_degree,
+        0,
+        None,
+    )
+
+
+def _multiplied(a: FormulaCost, b: FormulaCost) -> FormulaCost:
+    return FormulaCost(
+        a.top_bits + b.top_bits,
+        a.bottom_bits + b.bottom_bits,
+        a.top_degree + b.top_degree,
+        a.bottom_degree + b.bottom_degree,
+        a.zero_degree + b.zero_degree,
+        0,
+        None,
+    )
+
+
+def _combined(tree: Tree, values: list[Fraction]) -> Fraction:
+    """The sum or product of a sum's or product's numbers, checked like any number it writes."""
+    total = Fraction(0 if tree[0] == "add" else 1)
+    for value in values:
+        total = total + value if tree[0] == "add" else total * value
+    return _constant_checked(total, tree)
+
+
+def formula_cost(tree: Tree) -> FormulaCost:
+    """What comparing ``tree`` costs (see `FormulaCost`), computed without evaluating it.
+
+    Raises:
+        ReadError: a number the formula writes, or one its comparison would compute, is too large
+            (or too close to zero), a constant divisor is zero, or the whole work is too large.
+    """
+    costing = _Costing()
+    cost = costing.cost(tree)
+    return FormulaCost(
+        cost.top_bits,
+        cost.bottom_bits,
+        cost.top_degree,
+        cost.bottom_degree,
+        cost.zero_degree,
+        costing.work,
+        cost.constant,
+    )
+
+
+# -- names --------------------------------------------------------------------------------------
+
+
+def _pieces(word: str, declared: dict[str, str]) -> list[tuple[str, ...]]:
+    """Up to two ways of reading ``word`` as declared names written one after another (``Nd`` as N, d),
+    in linear time: each position is tried once, against names of at most `MAX_SYMBOL_LENGTH`.
+
+    A piece is a declared name in any spelling `canonical_symbol` folds, except that it neither
+    starts nor ends with ``_`` nor holds ``__`` (so ``d_k`` is never d, k).
+    """
+    n = len(word)
+    longest = max((len(key) for key in declared), default=0)
+    # ways[i]: up to two readings of word[i:], each as (name, end of the name, reading at the end)
+    ways: list[list[tuple[str, int, int]]] = [[] for _ in range(n + 1)]
+    complete = [0] * (n + 1)
+    complete[n] = 1
+    for i in range(n - 1, -1, -1):
+        if word[i] == "_":
+            continue
+        key = ""
+        j = i
+        while j < n and len(key) < longest and len(ways[i]) < 2:
+            ch = word[j]
+            if ch == "_":
+                if j + 1 >= n or word[j + 1] == "_":
+                    break
+                j += 1
+                continue
+            key += ch
+            j += 1
+            name = declared.get(key)
+            if name is None or not complete[j]:
+                continue
+            for k in range(complete[j]):
+                if len(ways[i]) < 2:
+                    ways[i].append((name, j, k))
+        complete[i] = len(ways[i])
+    readings: list[tuple[str, ...]] = []
+    for first in range(complete[0]):
+        names: list[str] = []
+        i, k = 0, first
+        while i < n:
+            name, i, k = ways[i][k]
+            names.append(name)
+        readings.append(tuple(names))
+    return readings
+
+
+def _readings(word: str, declared: dict[str, str]) -> list[tuple[str, ...]]:
+    """The distinct readings of a name as written: the declared name it spells, and the declared
+    names it is written as one after another (at most two are found: two already make it ambiguous)."""
+    found: list[tuple[str, ...]] = []
+    whole = declared.get(canonical_symbol(word))
+    if whole is not None:
+        found.append((whole,))
+    if len(word) <= MAX_LENGTH:
+        for reading in _pieces(word, declared):
+            if reading not in found:
+                found.append(reading)
+    return found[:2]
+
+
+def _exponent_like(declared: dict[str, str]) -> bool:
+    """Whether a symbol could be read as scientific notation (e, E, e1, E_2): then numbers in the
+    formula have no exponent, so that 2e+2f is 2*e + 2*f and never 200*f."""
+    return any(re.fullmatch(r"[eE][0-9]*", key) is not None for key in declared)
+
+
+def _split_runs(tokens: list[Token], declared: dict[str, str]) -> list[Token]:
+    """Names written one after another (``Nd``, ``hd_k``) as separate names, where that is the only
+    reading; a name with two readings is refused, naming both."""
+    out: list[Token] = []
+    for tok in tokens:
+        if tok.kind != "name" or _canonical_name(tok.text) in FUNCTIONS:
+            out.append(tok)
+            continue
+        readings = _readings(tok.text, declared)
+        if len(readings) > 1:
+            shown = " or as ".join("`" + "*".join(reading) + "`" for reading in readings)
+            raise ReadError(
+                f"`{_clip(tok.text)}` at character {tok.pos + 1} can be read as {shown}: write the one you "
+                "mean, with `*` between symbols."
+            )
+        if len(readings) == 1 and len(readings[0]) > 1:
+            if len(readings[0]) > MAX_FORMULA_NODES:
+                raise ReadError(
+                    f"The formula is too long (more than {MAX_FORMULA_NODES} terms and operations)."
+                )
+            for k, name in enumerate(readings[0]):
+                out.append(Token("name", name, tok.pos, tok.space if k == 0 else False))
+            continue
+        out.append(tok)
+    return out
+
+
 class _FormulaReader:
     """Recursive descent over a formula's tokens, building a tree (the grammar of `_Expr`).
 
     Products may be written without ``*`` where nothing else is meant: ``12d``, ``12 d``,
-    ``4 d_model^2``, ``d(12d + 13)``, ``h d_k``, ``(d + 1)(d + 2)``, ``d² h``. Two names run together
-    (``hd_k``) are one unknown name, and the reason says how to write the product.
+    ``4 d_model^2``, ``d(12d + 13)``, ``h d_k``, ``(d + 1)(d + 2)``, ``d² h``, and declared names run
+    together (``4nd``, ``12Nd^2``: `_split_runs` has split them). A product without ``*`` right after a
+    divisor (``n/6d``) is refused, naming its two readings.
     """
 
     def __init__(self, tokens: list[Token], symbols: dict[str, str]) -> None:
@@ -1385,27 +1722,41 @@ class _FormulaReader:
     def product(self) -> Tree:
         tree = self.signed()
         factors = [tree]
-        divided = False
+        after_divisor = False  # the last factor read is the divisor of a `/`
         while (tok := self.peek()) is not None:
             if tok.kind == "op" and tok.text in "*/":
                 self.i += 1
                 right = self.signed()
                 if tok.text == "/":
-                    divided = True
                     left = factors[0] if len(factors) == 1 else self.node(("mul", tuple(factors)))
                     factors = [self.node(("div", left, right))]
+                    after_divisor = True
                 else:
                     factors.append(right)
+                    after_divisor = False
             elif self._implicit(tok):
-                if divided:
-                    raise ReadError(
-                        "A product written without `*` after a `/` is ambiguous: write T*(T-1)/2 or "
-                        "(T/2)*(T-1)."
-                    )
+                if after_divisor:
+                    raise ReadError(self._ambiguous_quotient(factors[0]))
                 factors.append(self.signed())
             else:
                 break
         return factors[0] if len(factors) == 1 else self.node(("mul", tuple(factors)))
+
+    def _ambiguous_quotient(self, quotient: Tree) -> str:
+        """The reason for ``n/6d``: its two readings, n/(6*d) and (n/6)*d."""
+        left, divisor = quotient[1], quotient[2]
+        assert isinstance(left, tuple)
+        assert isinstance(divisor, tuple)
+        more: list[Tree] = []
+        while (tok := self.peek()) is not None and self._implicit(tok):
+            more.append(self.signed())
+        together: Tree = ("div", left, ("mul", (divisor, *more)))
+        apart: Tree = ("mul", (quotient, *more))
+        return (
+            f"A product written without `*` right after a `/` can be read two ways: as "
+            f"`{_shown(together)}` or as `{_shown(apart)}`. Write the "
+            "one you mean, with brackets."
+        )
 
     def _implicit(self, tok: Token) -> bool:
         """Whether ``tok`` starts a factor multiplied without ``*``."""
@@ -1499,12 +1850,6 @@ class _FormulaReader:
 
     def _unknown(self, text: str) -> str:
         names = ", ".join(dict.fromkeys(self.symbols.values()))
-        split = _split_names(canonical_symbol(text), self.symbols)
-        if split:
-            return (
-                f"`{_clip(text)}` is not one of this question's symbols: for a product write "
-                f"`{'*'.join(split)}` (or leave a space between the names). The symbols are {names}."
-            )
         if _canonical_name(text) in FUNCTIONS or text in CONSTANTS:
             return (
                 f"`{_clip(text)}` cannot be used in this formula: it uses only {names}, numbers, `+ - * / ^`."
@@ -1526,43 +1871,47 @@ class _FormulaReader:
         return f"Missing operator before `{_clip(tok.text)}` {where}: write `*` for a product."
 
 
-def _split_names(text: str, symbols: dict[str, str]) -> list[str] | None:
-    """``hdk`` as the declared names ``h`` and ``d_k`` run together, if it is exactly that."""
-    if not text or len(text) > 40:
-        return None
-    for key in sorted(symbols, key=len, reverse=True):
-        if text.startswith(key):
-            rest = text[len(key) :]
-            if not rest:
-                return [symbols[key]]
-            tail = _split_names(rest, symbols)
-            if tail is not None:
-                return [symbols[key], *tail]
-    return None
-
-
 _TERM = re.compile(r"[A-Za-z0-9_.]+")
 
 
 def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
     """Read a formula in the declared ``symbols`` (any spelling `canonical_symbol` folds: ``d_model``,
-    ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) into a tree, or say why it cannot be graded."""
+    ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) into a tree, or say why it cannot be graded.
+
+    Every tree returned has passed `formula_cost`: comparing it takes bounded work.
+    """
     if len(text) > MAX_LENGTH:
         return Invalid(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
+    long = next((name for name in symbols if len(name) > MAX_SYMBOL_LENGTH), None)
+    if long is not None:
+        return Invalid(
+            f"The symbol `{_clip(long)}` is too long: a symbol's name has at most {MAX_SYMBOL_LENGTH} "
+            "characters."
+        )
     declared = {canonical_symbol(name): name for name in symbols}
+    if len(declared) < len(symbols):
+        spelled: dict[str, list[str]] = {}
+        for name in symbols:
+            spelled.setdefault(canonical_symbol(name), []).append(name)
+        same = next(names for names in spelled.values() if len(names) > 1)
+        return Invalid(
+            f"The symbols {' and '.join(f'`{_clip(name)}`' for name in same[:2])} are one name written two "
+            "ways (d_k is dk): declare each symbol once."
+        )
     if len(_TERM.findall(text)) > MAX_FORMULA_NODES:  # counted before any token is made
         return Invalid(f"The formula is too long (more than {MAX_FORMULA_NODES} terms and operations).")
     try:
         clean = _prepare(spell_dimensions(text))
-        tokens = tokenize(clean, grouping=False)
-        tree = _FormulaReader(tokens, declared).read()
+        tokens = tokenize(clean, grouping=False, exponents=not _exponent_like(declared))
+        tree = _FormulaReader(_split_runs(tokens, declared), declared).read()
+        if degree(tree) > MAX_FORMULA_DEGREE:
+            return Invalid(
+                f"The formula's degree is above {MAX_FORMULA_DEGREE}: no answer here is a polynomial of "
+                "such a high degree."
+            )
+        formula_cost(tree)
     except ReadError as err:
         return Invalid(err.reason, err.read_as)
-    if degree(tree) > MAX_FORMULA_DEGREE:
-        return Invalid(
-            f"The formula's degree is above {MAX_FORMULA_DEGREE}: no answer here is a polynomial of such "
-            "a high degree."
-        )
     return tree
 
 
@@ -1571,11 +1920,28 @@ _PRECEDENCE = {"add": 1, "neg": 2, "mul": 3, "div": 3, "pow": 4, "num": 5, "sym"
 
 def formula_text(tree: Tree) -> str:
     """A formula written as the reader reads it back: ``12*d^2 + 13*d``, ``T*(T - 1)/2``."""
-    return _text(tree)
+    return _text(tree, compact=False)
 
 
-def _wrapped(tree: Tree, below: int) -> str:
-    text = _text(tree)
+def _shown(tree: Tree) -> str:
+    """A part of a formula for a message: long numbers in scientific notation (``1e300``), clipped."""
+    return _clip(_text(tree, compact=True), 60)
+
+
+def _number_text(value: Fraction, compact: bool) -> str:
+    text = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if not compact or len(text) <= 15:
+        return text
+    size = _log10_abs(value)
+    exponent = math.floor(size)
+    mantissa = f"{10 ** (size - exponent):.3g}"
+    if mantissa == "10":
+        mantissa, exponent = "1", exponent + 1
+    return f"{'-' if value < 0 else ''}{mantissa}e{exponent}"
+
+
+def _wrapped(tree: Tree, below: int, compact: bool) -> str:
+    text = _text(tree, compact)
     tag = str(tree[0])
     negative_number = (
         tag == "num" and isinstance(tree[1], Fraction) and (tree[1] < 0 or tree[1].denominator != 1)
@@ -1585,30 +1951,30 @@ def _wrapped(tree: Tree, below: int) -> str:
     return text
 
 
-def _text(tree: Tree) -> str:
+def _text(tree: Tree, compact: bool) -> str:
     tag = tree[0]
     if tag == "num":
         value = tree[1]
         assert isinstance(value, Fraction)
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        return _number_text(value, compact)
     if tag == "sym":
         return str(tree[1])
     if tag == "add":
         children = tree[1]
         assert isinstance(children, tuple)
-        out = _wrapped(children[0], 1)
+        out = _wrapped(children[0], 1, compact)
         for child in children[1:]:
             if child[0] == "neg":
-                out += " - " + _wrapped(child[1], 3)
+                out += " - " + _wrapped(child[1], 3, compact)
             else:
-                out += " + " + _wrapped(child, 2)
+                out += " + " + _wrapped(child, 2, compact)
         return out
     if tag == "neg":
-        return "-" + _wrapped(tree[1], 3)  # type: ignore[arg-type]
+        return "-" + _wrapped(tree[1], 3, compact)  # type: ignore[arg-type]
     if tag == "mul":
         children = tree[1]
         assert isinstance(children, tuple)
-        return "*".join(_wrapped(child, 3) for child in children)
+        return "*".join(_wrapped(child, 3, compact) for child in children)
     if tag == "div":
-        return _wrapped(tree[1], 3) + "/" + _wrapped(tree[2], 4)  # type: ignore[arg-type]
-    return _wrapped(tree[1], 5) + "^" + str(tree[2])  # type: ignore[arg-type]
+        return _wrapped(tree[1], 3, compact) + "/" + _wrapped(tree[2], 4, compact)  # type: ignore[arg-type]
+    return _wrapped(tree[1], 5, compact) + "^" + str(tree[2])  # type: ignore[arg-type]

@@ -4,7 +4,10 @@ Every part is checked as a one-answer item is (its key grades correct, each list
 back is named, an unreadable response is invalid). Every part that uses earlier parts is checked
 for error carried forward: with one earlier part's value changed (`perturbed`, written at that
 part's precision, so readable but wrong), the later part's expected value must change, and the
-later part written at that changed value must grade correct, "given your (a) = ...".
+later part written at that changed value must grade correct, "given your (a) = ...". And two
+students who follow the instructions earn full marks on every part: one who rounds each part as
+asked and computes the later parts from those rounded values (`attnquiz.engine.carry`), and one
+who keeps every digit.
 """
 
 from __future__ import annotations
@@ -73,6 +76,34 @@ def part_problems(answer: PartsAnswer) -> Iterator[Problem]:
             yield "invalid", f"{where}: the unreadable response {INVALID_RESPONSE!r} is not invalid", ""
         for used in part.uses:
             yield from _carry_problems(answer, part, used)
+    yield from _student_problems(answer)
+
+
+def _student_problems(answer: PartsAnswer) -> Iterator[Problem]:
+    """Two students who follow the instructions earn full marks on every part: one who rounds each
+    part as asked and computes the later parts from their own typed values, and one who keeps
+    every digit."""
+    from attnquiz.engine.carry import full_text, rounded_chain
+    from attnquiz.engine.grading import grade_parts
+
+    if not any(part.uses for part in answer.parts):
+        return
+    students = {
+        "rounding each part as asked and reusing it": [
+            link.target.format() for link in rounded_chain(answer)
+        ],
+        "keeping full precision": [full_text(part.answer) for part in answer.parts],
+    }
+    for who, responses in students.items():
+        result = grade_parts(answer, responses)
+        for graded, typed in zip(result.parts, responses, strict=True):
+            if graded.grade.status != "correct" or graded.grade.score != 1:
+                yield (
+                    "carry",
+                    f"part ({graded.label}): a student {who} types {typed} and it grades "
+                    f"{graded.grade.status}: {graded.grade.feedback}",
+                    "",
+                )
 
 
 def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Problem]:
@@ -86,8 +117,12 @@ def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Prob
     if wrong_value is None:
         yield "carry", f"{where}: the changed ({used}) = {wrong_text} cannot be read back", ""
         return
+    # The other parts it uses are typed as the key writes them: their values are carried as typed.
     values = [
-        wrong_value if label == used else answer_value(answer.part(label).answer) for label in part.uses
+        wrong_value
+        if label == used
+        else read_value(answer.part(label).answer, answer.part(label).answer.format())
+        for label in part.uses
     ]
     assert part.recompute is not None
     try:

@@ -309,6 +309,69 @@ class FormulaPart(StrictModel):
     )
 
 
+FigureText = Annotated[
+    str,
+    Field(
+        max_length=200,
+        description="Plain text with TeX maths in $...$ and {{ expr }} placeholders, as prompts write it.",
+    ),
+]
+
+
+class FormulaHeatmap(StrictModel):
+    """A heatmap a formula item draws from its parameters: a matrix of values, shaded, each printed."""
+
+    kind: Literal["heatmap"] = Field(description="A matrix of values drawn as shaded cells.")
+    values: ExpressionText = Field(
+        description='An expression giving a matrix (a list of rows; a list is one row), e.g. "S".'
+    )
+    rows: list[FigureText] | None = Field(
+        default=None, max_length=16, description="A label per row (default 1, 2, 3, ...)."
+    )
+    cols: list[FigureText] | None = Field(
+        default=None, max_length=16, description="A label per column (default 1, 2, 3, ...)."
+    )
+    title: FigureText = Field(default="", description="The figure's title.")
+    caption: FigureText = Field(default="", description="One sentence under the figure.")
+    row_title: FigureText = Field(default="", description='What the rows are, e.g. "query".')
+    col_title: FigureText = Field(default="", description='What the columns are, e.g. "key".')
+    decimals: int = Field(default=2, ge=0, le=4, description="Decimals printed in each cell.")
+    where: Literal["prompt", "solution"] = Field(
+        default="solution",
+        description="With the question (prompt) or with the worked solution (the default).",
+    )
+
+
+class FormulaSeries(StrictModel):
+    """One curve of a formula item's line plot."""
+
+    label: FigureText = Field(description="The curve's name in the legend.")
+    y: ExpressionText = Field(
+        description='An expression of a y value per x value; `x` is the list of x values, e.g. "sin(x/10)".'
+    )
+
+
+class FormulaLinePlot(StrictModel):
+    """A line plot a formula item draws from its parameters: curves over shared x values."""
+
+    kind: Literal["line"] = Field(description="Curves over shared x values.")
+    x: ExpressionText = Field(
+        description='An expression giving the increasing x values (2 to 400), e.g. "[0, 1, 2, 3, 4]".'
+    )
+    series: list[FormulaSeries] = Field(min_length=1, max_length=8, description="The curves, 1 to 8.")
+    title: FigureText = Field(default="", description="The figure's title.")
+    caption: FigureText = Field(default="", description="One sentence under the figure.")
+    x_label: FigureText = Field(default="", description="The x axis's label.")
+    y_label: FigureText = Field(default="", description="The y axis's label.")
+    where: Literal["prompt", "solution"] = Field(
+        default="solution",
+        description="With the question (prompt) or with the worked solution (the default).",
+    )
+
+
+FormulaFigure = Annotated[FormulaHeatmap | FormulaLinePlot, Field(discriminator="kind")]
+
+
 class FormulaItem(StrictModel):
     """One bank item written as formulas: drawn parameters, templates and expressions, no Python."""
 
@@ -387,6 +450,14 @@ class FormulaItem(StrictModel):
         ),
     )
     hint: str = Field(default="", description="One sentence that helps without giving the answer away.")
+    figures: list[FormulaFigure] = Field(
+        default_factory=list,
+        max_length=4,
+        description=(
+            "Figures drawn from each variant's parameters: a heatmap (kind: heatmap) of a matrix, or "
+            "a line plot (kind: line) of curves, with the question or with the solution."
+        ),
+    )
     original: dict[str, Any] | None = Field(
         default=None,
         description=(

@@ -339,11 +339,13 @@ class SummaryRow:
     answer: str
     rating: str | None = None
     """A concept question's self-rating (again, hard, good, easy), None while unrated."""
+    concept: bool = False
+    """Whether the question is a concept question: never in the score, answered, skipped or not."""
 
     @property
     def scored(self) -> bool:
-        """Whether the row counts towards the score (a concept question never does)."""
-        return self.status != "unscored"
+        """Whether the row counts towards the score (a concept question never does, even skipped)."""
+        return not self.concept and self.status != "unscored"
 
     def to_json(self) -> dict[str, Any]:
         """The row as the JSON summary shows it."""
@@ -383,7 +385,8 @@ class Summary:
     history: str | None
     stored: int
     unscored: int = 0
-    """Concept questions answered: not in the score (``out_of`` counts the scored questions only)."""
+    """Concept questions answered: not in the score (``out_of`` counts the scored questions only, so
+    a concept question skipped or left unanswered is in neither)."""
 
     @property
     def correct(self) -> int:
@@ -673,6 +676,21 @@ class Session:
         whole = grade_parts(answer, slot.part_responses)
         return self._accept(slot, f" {PART_SEPARATOR} ".join(slot.part_responses), whole)
 
+    def _left_in_parts(self, slot: Slot) -> tuple[str, Grade]:
+        """A question in parts left part-way (skipped, or the session ended): its response and grade.
+
+        One rule everywhere: once a part is answered, the question is an attempt graded with the
+        parts not answered as blank (they earn nothing). The history stores it so as soon as (a) is
+        answered; the summary, the stats and the review schedule count that same attempt.
+        """
+        from attnquiz.engine.grading import PART_SEPARATOR, grade_parts
+
+        question = self.question(slot)
+        answer = question.answer
+        assert isinstance(answer, PartsAnswer)
+        given = [*slot.part_responses, *[""] * (len(answer.parts) - len(slot.part_responses))]
+        return f" {PART_SEPARATOR} ".join(given), grade_parts(answer, given, unanswered="Not answered.")
+
     def _record_partial(self, slot: Slot, response: str, result: Grade) -> None:
         """Store a question in parts answered in part, without a review (the slot is not answered yet)."""
         if self.store is None:
@@ -703,6 +721,10 @@ class Session:
         """Move on without answering (in an exam, the question stays open for a later visit)."""
         slot = self.current
         if slot is None:
+            return
+        if not self.exam and slot.part_responses and self.part_in_progress(slot):
+            # Left after (a): the parts answered count, the rest are unanswered (see `_left_in_parts`).
+            self._accept(slot, *self._left_in_parts(slot))
             return
         self._stop_timer()
         if self.exam:
@@ -792,6 +814,16 @@ class Session:
         if self.ended is None:
             self._stop_timer()
             self._finished_at = self._clock()
+            for slot in self.slots:
+                # (A question skipped part-way in practice was graded then; one answered whole keeps
+                # its grade: an exam's revision of it is the revision's business.)
+                pending = slot.grade is None and bool(slot.part_responses) and slot.broken is None
+                if pending and self.part_in_progress(slot):
+                    # A question in parts left part-way counts as answered with the rest blank.
+                    slot.response, slot.grade = self._left_in_parts(slot)
+                    slot.skipped = False
+                    if not self.exam:
+                        self._record(slot, review_now=True)
             if self.exam:
                 for slot in self.slots:
                     if slot.answered:
@@ -911,6 +943,7 @@ class Session:
                     response=slot.response,
                     answer=question.answer.format(),
                     rating=slot.grade.rating if slot.grade is not None else None,
+                    concept=isinstance(question.answer, ExplainAnswer),
                 )
             )
         return rows
@@ -941,7 +974,7 @@ class Session:
             follow_up=self._follow_up(rows),
             history=self.history,
             stored=self.stored,
-            unscored=len(rows) - len(scored),
+            unscored=sum(row.status == "unscored" for row in rows),
         )
 
     def _follow_up(self, rows: Sequence[SummaryRow]) -> str | None:

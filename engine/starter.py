@@ -98,11 +98,21 @@ def bank_name(stem: str) -> str:
     return name or "my-bank"
 
 
+def bank_title(name: str) -> str:
+    """A title from a bank name, as a person writes it: ``week3`` → ``Week 3``, ``my-bank-2`` →
+    ``My bank 2`` (a number apart from the word before it)."""
+    words = re.sub(r"(?<=[a-z])(?=[0-9])", " ", name.replace("-", " "))
+    return words.capitalize()
+
+
 def starter_bank(file_name: str) -> str:
     """The text of a starter bank for a file called ``file_name`` (its name comes from the file's)."""
     name = bank_name(PurePath(file_name).stem)
-    title = name.replace("-", " ").capitalize()
-    return _TEMPLATE.replace("__FILE__", file_name).replace("__NAME__", name).replace("__TITLE__", title)
+    return (
+        _TEMPLATE.replace("__FILE__", file_name)
+        .replace("__NAME__", name)
+        .replace("__TITLE__", bank_title(name))
+    )
 
 
-__all__ = ["bank_name", "starter_bank"]
+__all__ = ["bank_name", "bank_title", "starter_bank"]

@@ -20,6 +20,7 @@ from attnquiz.engine.answers import (
     answer_json,
     values_close,
 )
+from attnquiz.engine.carry import with_rounded_steps
 from attnquiz.engine.figures import Figure, check_figures, figure_json
 
 
@@ -49,15 +50,27 @@ class Variant:
     # shows this, then each part). ``prompt`` and ``solution`` then hold every part, labelled (a),
     # (b), ..., so that a renderer that knows nothing of parts still shows all of the question.
     stem: str = field(default="", init=False, compare=False)
+    # The mistakes as the generator listed them, before `kept_mistakes` (the item's, then each
+    # part's with its label), so that `duplicates` can say which were dropped for another's value.
+    listed: tuple[tuple[str, Answer, tuple[Mistake, ...]], ...] = field(
+        default=(), init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solution", tuple(self.solution))
+        listed = [("", self.answer, tuple(self.mistakes))]
+        if isinstance(self.answer, PartsAnswer):
+            listed += [(p.label, p.answer, tuple(p.mistakes)) for p in self.answer.parts]
+        object.__setattr__(self, "listed", tuple(listed))
         object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
         object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
         object.__setattr__(self, "figures", check_figures(self.figures))
         stem = self.prompt
         if isinstance(self.answer, PartsAnswer):
             parts = tuple(_kept_part(p) for p in self.answer.parts)
+            # Where a later part from the rounded earlier ones differs from its exact answer, its
+            # worked solution says so, so that the key never contradicts itself.
+            parts = with_rounded_steps(parts) or parts
             object.__setattr__(self, "answer", replace(self.answer, parts=parts))
             # Idempotent, since `dataclasses.replace` runs this again on a composed prompt.
             suffix = "".join(f"\n\n**({p.label})** {p.prompt}" for p in parts)
@@ -68,6 +81,18 @@ class Variant:
             own = solution[: len(solution) - len(steps)] if solution[-len(steps) :] == steps else solution
             object.__setattr__(self, "solution", own + steps if steps else own)
         object.__setattr__(self, "stem", stem)
+
+    @property
+    def duplicates(self) -> list[tuple[str, str, str]]:
+        """The listed mistakes dropped because an earlier one has their value, as (part label or "",
+        dropped tag, the earlier tag): `quiz check` reports them at their lines (the author listed
+        both, and the second can never be named)."""
+        found: list[tuple[str, str, str]] = []
+        for label, answer, mistakes in self.listed:
+            dropped: list[tuple[str, str]] = []
+            _sorted_mistakes(answer, mistakes, dropped)
+            found += [(label, tag, earlier) for tag, earlier in dropped]
+        return found
 
     def listed_mistakes(self) -> list[tuple[str, Answer, Mistake]]:
         """Every listed mistake with where it belongs ("" or "(a) ") and the answer it is written like."""
@@ -118,6 +143,14 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
     This runs for every variant drawn (and for every redraw of a generator that checks its
     mistakes), so the answer's methods are looked up once rather than per mistake.
     """
+    return _sorted_mistakes(answer, mistakes, None)
+
+
+def _sorted_mistakes(
+    answer: Answer, mistakes: Iterable[Mistake], duplicates: list[tuple[str, str]] | None
+) -> tuple[Mistake, ...]:
+    """`kept_mistakes`, adding (tag, the earlier tag) to ``duplicates`` for each mistake dropped
+    because an earlier one has its value."""
     matches = answer.matches
     tolerance = answer.tolerance
     # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
@@ -131,8 +164,12 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
         if not as_is and matches(_written(value, rounded)):
             # Outside the tolerance, but written at the precision asked for it reads as the answer.
             continue
-        if kept and any(values_close(tolerance, k.value, value) for k in kept):
-            continue
+        if kept:
+            earlier = next((k for k in kept if values_close(tolerance, k.value, value)), None)
+            if earlier is not None:
+                if duplicates is not None:
+                    duplicates.append((mistake.tag, earlier.tag))
+                continue
         kept.append(mistake)
     return tuple(kept)
 

@@ -117,3 +117,45 @@ def test_the_guide_shows_a_question_in_parts_and_a_formula_answer() -> None:
     yaml = "\n".join(source for _, source in YAML)
     for needle in ("parts:", "name: block", "n*block", "kind: expression", "symbols: [d]"):
         assert needle in yaml, f"the guide's YAML never writes {needle!r}"
+
+
+def test_the_guide_documents_figures_in_yaml_and_in_plugins() -> None:
+    yaml = "\n".join(source for _, source in YAML)
+    for needle in (
+        "figures:",
+        "kind: heatmap",
+        "kind: line",
+        "series:",
+        "where: prompt",
+        "{width=",
+        "{exact: true}",
+    ):
+        assert needle in yaml, f"the guide's YAML never writes {needle!r}"
+    python = "\n".join(source for _, source in PYTHON)
+    for needle in ("Heatmap(", "LinePlot(", "Series(", "figures=[", 'where="solution"', r"$1/\sqrt{d_k}$"):
+        assert needle in python, f"the guide's generators never use {needle!r}"
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert "## Figures drawn from each variant" in guide
+
+
+def test_the_guides_yaml_figures_are_drawn_from_the_parameters(plugin_dir: Path) -> None:
+    from attnquiz.engine.figures import Heatmap, LinePlot
+
+    drawn = {}
+    for line, source in YAML:
+        if "figures:" not in source and "figure_generators.py" not in source:
+            continue
+        path = plugin_dir / f"example-{line}.yaml"
+        path.write_text(as_bank(source, line), encoding="utf-8")
+        for entry in load_bank_file(path, plugins=True).items:
+            figures = entry.question(3).variant.figures
+            if figures:
+                drawn[entry.id] = figures[0]
+    assert isinstance(drawn["pe-pair-figure"], LinePlot)
+    assert len(drawn["pe-pair-figure"].x) == 21
+    assert isinstance(drawn["two-token-weights"], Heatmap)
+    assert drawn["two-token-weights"].rows == (
+        "$q_1$",
+        "$q_2$",
+    )
+    assert isinstance(drawn["largest-weight"], Heatmap)

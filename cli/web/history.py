@@ -26,18 +26,22 @@ class Report:
     def topic_chart(self) -> Any:
         """A bar per topic: its accuracy, with the number of answers."""
         bars = [
-            render.Bar(
-                f"{t['bank']} · {t['topic']}",
-                t["accuracy"],
-                f"{render.percent(t['accuracy'])} of {t['attempts']}",
-            )
-            for t in self.topics
+            render.Bar(f"{t['bank']} · {t['topic']}", t["accuracy"] or 0.0, _bar_text(t)) for t in self.topics
         ]
         return render.bar_chart("Accuracy per topic", bars)
 
     def day_chart(self) -> Any:
         """A column per day: answers given, shaded by accuracy."""
         return render.day_chart("Answers per day", self.days)
+
+
+def _bar_text(group: dict[str, Any]) -> str:
+    """A topic's bar label (short: it sits beside the bar): its accuracy over the scored answers.
+    Concept answers are self-rated, never scored, so a topic with only those has no accuracy (not
+    "0% of 1"); the table beside the chart counts every answer."""
+    if not group["scored"]:
+        return "self-rated"
+    return f"{render.percent(group['accuracy'])} of {group['scored']}"
 
 
 def collect(db: Path | None, *, days: int = 14) -> Report:
@@ -72,7 +76,9 @@ def collect(db: Path | None, *, days: int = 14) -> Report:
             "bank": g.bank,
             "attempts": g.attempts,
             "correct": g.correct,
-            "accuracy": g.accuracy,
+            # None where every answer is a concept question's (self-rated, never scored).
+            "accuracy": g.accuracy if g.scored else None,
+            "scored": g.scored,
             "last": g.last,
             "due": sum(n for (b, _), n in due.items() if b == g.bank),
         }
@@ -84,7 +90,8 @@ def collect(db: Path | None, *, days: int = 14) -> Report:
             "topic": g.topic or "",
             "attempts": g.attempts,
             "correct": g.correct,
-            "accuracy": g.accuracy,
+            "accuracy": g.accuracy if g.scored else None,
+            "scored": g.scored,
             "due": due.get((g.bank, g.topic or ""), 0),
         }
         for g in topic_rows
@@ -96,7 +103,12 @@ def collect(db: Path | None, *, days: int = 14) -> Report:
         label = (start + timedelta(days=offset)).isoformat()
         found = by_day.get(label)
         report.days.append(
-            render.Day(label, found.attempts if found else 0, found.accuracy if found else 0.0)
+            render.Day(
+                label,
+                found.attempts if found else 0,
+                found.accuracy if found else 0.0,
+                self_rated=found is not None and found.attempts == found.unscored,
+            )
         )
     return report
 

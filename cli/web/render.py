@@ -99,6 +99,8 @@ class Day:
     label: str
     attempts: int
     accuracy: float
+    self_rated: bool = False
+    """Every answer of the day was a concept question's (self-rated, never scored): no accuracy."""
 
 
 _DAY_WIDTH = 36
@@ -119,9 +121,11 @@ def day_chart(title: str, days: Sequence[Day]) -> Markup:
         tall = day.attempts / most * _DAY_HEIGHT
         top = _DAY_TOP + _DAY_HEIGHT - tall
         detail = f"{day.attempts} answers, {percent(day.accuracy)} right" if day.attempts else "no answers"
+        if day.self_rated:
+            detail = f"{day.attempts} answers, self-rated (not scored)"
         level = (
             "none"
-            if not day.attempts
+            if not day.attempts or day.self_rated
             else ("good" if day.accuracy >= 0.8 else "fair" if day.accuracy >= 0.5 else "poor")
         )
         columns.append(

@@ -2,7 +2,8 @@
 
 The drawing is plain SVG 1.1 (rectangles, text, polylines): no script, no style sheet, no
 external reference, so the same text is safe inline in a page with a strict Content-Security-Policy
-and as an image file an LMS shows with ``<img>``. Every label is escaped for XML.
+and as an image file an LMS shows with ``<img>``. Every label is escaped for XML, its maths
+written in Unicode (``$d_k$`` as dₖ).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from attnquiz.engine.figures import (
     axis,
     dark_shade,
     hex_colour,
+    plain,
     shade_rgb,
     tick_text,
     ticks,
@@ -33,17 +35,20 @@ _PAD = 8.0
 
 
 def _width(text: str) -> float:
-    return len(text) * _CHAR
+    return len(plain(text)) * _CHAR
 
 
 def _text(x: float, y: float, text: str, *, anchor: str = "middle", extra: str = "") -> str:
+    """A label: figure text with its maths written in Unicode (`figures.plain`: SVG text cannot
+    hold MathML), escaped for XML."""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" dominant-baseline="central"{extra}>'
-        f"{escape(text)}</text>"
+        f"{escape(plain(text))}</text>"
     )
 
 
 def _open(width: float, height: float, label: str) -> list[str]:
+    label = plain(label)
     return [
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" class="quiz-figure" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
@@ -200,7 +205,10 @@ def figure_name(figure: Figure, number: int) -> str:
     return f"figure-{number}-{figure.kind}.svg"
 
 
-def html_figure(figure: Figure) -> str:
-    """The figure as an HTML ``<figure>``: the inline SVG, and its caption under it."""
-    caption = f"<figcaption>{escape(figure.caption)}</figcaption>" if figure.caption else ""
+def html_figure(figure: Figure, caption_html: str | None = None) -> str:
+    """The figure as an HTML ``<figure>``: the inline SVG, and its caption under it (``caption_html``:
+    the caption already rendered, its maths as MathML; by default in Unicode)."""
+    if caption_html is None:
+        caption_html = escape(plain(figure.caption))
+    caption = f"<figcaption>{caption_html}</figcaption>" if figure.caption else ""
     return f'<figure class="quiz-figure">\n{svg(figure)}\n{caption}</figure>'

@@ -30,6 +30,7 @@ from attnquiz.engine.figures import (
     corner_text,
     dark_shade,
     hex_colour,
+    plain,
     shade_rgb,
     tick_text,
     ticks,
@@ -115,6 +116,7 @@ def heatmap_lines(
     cells: Callable[[str], int] = cell_width,
 ) -> list[Line]:
     """A heatmap as a table: a row label, then each value right-aligned in its shaded cell."""
+    spell = _with_maths(spell)
     pen = _Pen(spell, cells)
     width = max(width, 20)
     n_rows, n_cols = len(figure.values), len(figure.values[0])
@@ -169,6 +171,7 @@ def line_plot_lines(
 ) -> list[Line]:
     """A line plot drawn with characters: a marker per series in each column, ticks and a legend."""
     width = max(width, 20)
+    spell = _with_maths(spell)
     marks = _MARKS if spell("•") == "•" else _ASCII_MARKS
     y_low, y_high, y_ticks = axis(*figure.y_bounds(), 3)
     tick_labels = {
@@ -245,6 +248,11 @@ def _at(xs: Sequence[float], ys: Sequence[float], x: float) -> float:
     span = xs[hi] - xs[lo]
     t = 0.0 if span == 0 else min(1.0, max(0.0, (x - xs[lo]) / span))
     return ys[lo] + (ys[hi] - ys[lo]) * t
+
+
+def _with_maths(spell: Callable[[str], str]) -> Callable[[str], str]:
+    """``spell`` after the text's maths is written in Unicode (`figures.plain`: ``$d_k$`` is dₖ)."""
+    return lambda text: spell(plain(text))
 
 
 def figure_lines(

@@ -1,11 +1,14 @@
 """Figures as native Typst drawing, for the PDF worksheets and keys.
 
 A heatmap is a ``table`` of filled cells with the values printed in them; a line plot is a fixed
-size ``box`` of placed lines, tick labels and one ``curve`` per series. Every label is a Typst
-string literal (``"..."`` with ``\\`` and ``"`` escaped), so bank text never becomes markup.
+size ``box`` of placed lines, tick labels and one ``curve`` per series. Every label's plain text
+is escaped (a Typst string literal, or escaped markup around typeset maths), so bank text never
+becomes markup.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from attnquiz.engine.figures import (
     MASKED_RGB,
@@ -18,6 +21,7 @@ from attnquiz.engine.figures import (
     corner_text,
     dark_shade,
     hex_colour,
+    plain,
     shade_rgb,
     tick_text,
     ticks,
@@ -29,30 +33,41 @@ def string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+FigureText = Callable[[str], str]
+"""How a figure's text (plain text with ``$TeX$``) becomes a Typst code-mode expression: the
+worksheets pass one that typesets the maths (`attnquiz.engine.export.typst.figures`)."""
+
+
+def unicode_text(text: str) -> str:
+    """Figure text with its maths as Unicode (`figures.plain`), as a string literal: the fallback
+    when no maths typesetter is given."""
+    return string(plain(text))
+
+
 def _rgb(rgb: tuple[int, int, int]) -> str:
     return f'rgb("{hex_colour(rgb)}")'
 
 
-def _caption(figure: Figure) -> str:
+def _caption(figure: Figure, text: FigureText) -> str:
     if not figure.caption:
         return ""
-    return f"  v(3pt)\n  text(size: 8.5pt, fill: luma(70), {string(figure.caption)})\n"
+    return f"  v(3pt)\n  text(size: 8.5pt, fill: luma(70), {text(figure.caption)})\n"
 
 
-def _title(figure: Figure) -> str:
+def _title(figure: Figure, text: FigureText) -> str:
     if not figure.title:
         return ""
-    return f'  text(size: 9.5pt, weight: "bold", {string(figure.title)})\n  v(2pt)\n'
+    return f'  text(size: 9.5pt, weight: "bold", {text(figure.title)})\n  v(2pt)\n'
 
 
-def heatmap(figure: Heatmap) -> str:
+def heatmap(figure: Heatmap, text: FigureText = unicode_text) -> str:
     """A heatmap as a Typst table: a shaded cell per value, the value printed in it."""
     n_cols = len(figure.values[0])
     corner = corner_text(figure)
-    cells = [f"table.cell(stroke: none, text(size: 7.5pt, fill: luma(90), {string(corner)}))"]
-    cells += [f'text(weight: "bold", {string(c)})' for c in figure.cols]
+    cells = [f"table.cell(stroke: none, text(size: 7.5pt, fill: luma(90), {text(corner)}))"]
+    cells += [f'text(weight: "bold", {text(c)})' for c in figure.cols]
     for i, row_label in enumerate(figure.rows):
-        cells.append(f'table.cell(align: right + horizon, text(weight: "bold", {string(row_label)}))')
+        cells.append(f'table.cell(align: right + horizon, text(weight: "bold", {text(row_label)}))')
         for j in range(n_cols):
             if figure.is_masked(i, j):
                 fill, ink = _rgb(MASKED_RGB), "luma(80)"
@@ -63,13 +78,13 @@ def heatmap(figure: Heatmap) -> str:
     body = ",\n    ".join(cells)
     return (
         "#block(breakable: false, above: 0.8em, below: 0.8em, {\n"
-        "  set text(size: 8.5pt)\n" + _title(figure) + "  table(\n"
+        "  set text(size: 8.5pt)\n" + _title(figure, text) + "  table(\n"
         f"    columns: (auto,) + (auto,) * {n_cols},\n"
         "    align: center + horizon,\n"
         "    inset: (x: 5pt, y: 3.5pt),\n"
         "    stroke: 0.8pt + white,\n"
         f"    {body},\n"
-        "  )\n" + _caption(figure) + "})\n"
+        "  )\n" + _caption(figure, text) + "})\n"
     )
 
 
@@ -77,7 +92,7 @@ _W, _H = 300.0, 130.0
 """The plot area of a line plot, in points."""
 
 
-def line_plot(figure: LinePlot) -> str:
+def line_plot(figure: LinePlot, text: FigureText = unicode_text) -> str:
     """A line plot as placed Typst shapes: frame, grid, ticks, one curve per series, a legend."""
     x_low, x_high = figure.x[0], figure.x[-1]
     y_low, y_high, y_ticks = axis(*figure.y_bounds(), 5)
@@ -94,11 +109,11 @@ def line_plot(figure: LinePlot) -> str:
     def place(x: float, y: float, body: str) -> str:
         return f"  place(top + left, dx: {x:.2f}pt, dy: {y:.2f}pt, {body})\n"
 
-    def label(x: float, y: float, text: str, align: str) -> str:
+    def label(x: float, y: float, tick: str, align: str) -> str:
         # A box of fixed width, aligned inside: the label is centred (or right-aligned) on x.
         width = 40.0
         dx = {"center": x - width / 2, "right": x - width, "left": x}[align]
-        return place(dx, y - 4.5, f"box(width: {width}pt, align({align}, text(size: 7.5pt, {string(text)})))")
+        return place(dx, y - 4.5, f"box(width: {width}pt, align({align}, text(size: 7.5pt, {string(tick)})))")
 
     out = [
         f"  place(top + left, dx: {left:.2f}pt, dy: {top:.2f}pt, rect(width: {_W}pt, height: {_H}pt, "
@@ -122,9 +137,7 @@ def line_plot(figure: LinePlot) -> str:
     below = top + _H + 16
     if figure.x_label:
         out.append(
-            place(
-                left, below, f"box(width: {_W}pt, align(center, text(size: 8pt, {string(figure.x_label)})))"
-            )
+            place(left, below, f"box(width: {_W}pt, align(center, text(size: 8pt, {text(figure.x_label)})))")
         )
         below += 12
     if figure.y_label:
@@ -133,12 +146,12 @@ def line_plot(figure: LinePlot) -> str:
                 0,
                 top,
                 f"box(height: {_H}pt, align(horizon, rotate(-90deg, reflow: true, "
-                f"text(size: 8pt, {string(figure.y_label)}))))",
+                f"text(size: 8pt, {text(figure.y_label)}))))",
             )
         )
     legend = ", ".join(
         f"box(line(length: 16pt, stroke: {_stroke(k)}), baseline: -3pt) + h(3pt) + "
-        f"text(size: 8pt, {string(s.label)})"
+        f"text(size: 8pt, {text(s.label)})"
         for k, s in enumerate(figure.series)
     )
     out.append(
@@ -153,11 +166,11 @@ def line_plot(figure: LinePlot) -> str:
     return (
         "#block(breakable: false, above: 0.8em, below: 0.8em, {\n"
         "  set text(size: 8.5pt)\n"
-        + _title(figure)
+        + _title(figure, text)
         + f"  box(width: {left + _W + 12:.2f}pt, height: {height:.2f}pt, {{\n"
         + "".join("  " + piece for piece in out)
         + "  })\n"
-        + _caption(figure)
+        + _caption(figure, text)
         + "})\n"
     )
 
@@ -168,6 +181,7 @@ def _stroke(k: int) -> str:
     return f"(paint: {_rgb(SERIES_RGB[k])}, thickness: 1.2pt{pattern})"
 
 
-def figure(figure: Figure) -> str:
-    """The figure as Typst markup (a block; starts with ``#``)."""
-    return heatmap(figure) if isinstance(figure, Heatmap) else line_plot(figure)
+def figure(figure: Figure, text: FigureText = unicode_text) -> str:
+    """The figure as Typst markup (a block; starts with ``#``); ``text`` renders its titles, labels,
+    legends and caption (by default with their maths as Unicode)."""
+    return heatmap(figure, text) if isinstance(figure, Heatmap) else line_plot(figure, text)

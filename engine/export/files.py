@@ -16,14 +16,14 @@ import io
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from attnquiz.engine.export import stopping
 from attnquiz.engine.export.text_document import TextDocument, utf8, write_together
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
 
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdf import Document
@@ -83,11 +83,13 @@ def _write_text_files(
     key: KeyStyle | None,
     split: bool,
     progress: Progress | None,
+    first: list[Sheet] | None = None,
 ) -> list[str]:
     """Write an HTML or Markdown export, file by file through ``open_file(name)``; its file names.
 
     Each sheet is built once, for the worksheets and the key together, written and dropped
-    (`ClassSheets` keeps none), so the memory is one sheet's whatever the class.
+    (`ClassSheets` keeps none), so the memory is one sheet's whatever the class. ``first`` is given
+    the first sheet as it is built (what the export's notes are read from).
     """
     documents = _documents(fmt, plan, paper, key)
     ext = EXTENSIONS[fmt]
@@ -97,11 +99,13 @@ def _write_text_files(
         with contextlib.ExitStack() as stack:
             writers = [utf8(stack.enter_context(open_file(name))) for name in names]
             told = None if progress is None else (lambda done: progress(done, total))
-            write_together([document for _, _, document in documents], writers, plan.sheets, told)
+            write_together(
+                [document for _, _, document in documents], writers, _noting(plan.sheets, first), told
+            )
         return names
     names = []
     width = max(2, len(str(total)))
-    for done, sheet in enumerate(plan.sheets, 1):
+    for done, sheet in enumerate(_noting(plan.sheets, first), 1):
         number = str(sheet.student).zfill(width)
         for _, stem, document in documents:
             name = f"{stem}-{number}{ext}"
@@ -111,6 +115,14 @@ def _write_text_files(
         if progress is not None:
             progress(done, total)
     return names
+
+
+def _noting(sheets: Iterable[Sheet], first: list[Sheet] | None) -> Iterator[Sheet]:
+    """The sheets, the first of them also put in ``first`` as it is read (so it is built once)."""
+    for sheet in sheets:
+        if first is not None and not first:
+            first.append(sheet)
+        yield sheet
 
 
 def _pdf_documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None, split: bool) -> list[Document]:
@@ -335,6 +347,28 @@ def _mode_for(path: Path) -> int:
         return 0o644
 
 
+def _images_to_copy(sheets: list[Sheet], output: Path) -> list[str]:
+    """What a Markdown export must say about its images: it names them by their paths relative to
+    the bank (``figures/map.png``), so their folders must travel with the Markdown files (HTML, PDF
+    and the LMS files embed them). Read from the first sheet: every sheet shows the same images."""
+    from attnquiz.engine.export.text import image_sources
+
+    shown: dict[str, str] = {}  # what a Markdown file names (a folder/, or a file) → where it is now
+    for question in sheets[0].questions if sheets else ():
+        for text in question.variant.texts():
+            if "![" in text:
+                for _, src in image_sources(text):
+                    parts = PurePosixPath(src).parts
+                    top = parts[0] + "/" if len(parts) > 1 else parts[0]
+                    shown.setdefault(top, str(Path(question.folder) / top) if question.folder else top)
+    if not shown:
+        return []
+    return [
+        f"the Markdown shows images by their paths next to the bank ({', '.join(shown)}): copy "
+        f"{', '.join(shown.values())} into {output} so that they travel with it"
+    ]
+
+
 def write(
     plan: ClassPlan,
     fmt: Format,
@@ -346,6 +380,7 @@ def write(
     progress: Progress | None = None,
     jobs: int | None = None,
     bank: str | None = None,
+    answer_sheet: bool = False,
 ) -> Written:
     """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``.
 
@@ -359,6 +394,7 @@ def write(
         if output.exists() and not output.is_dir():
             raise ExportError(f"{output} is a file: a {fmt} export writes into a folder (-o out/)")
         if fmt != "pdf":
+            first: list[Sheet] = []
             with Staging() as stage:
                 names = _write_text_files(
                     plan,
@@ -368,18 +404,31 @@ def write(
                     key=key,
                     split=split,
                     progress=progress,
+                    first=first,
                 )
                 stage.commit()
             written.files.extend(output / name for name in names)
+            if fmt == "md":
+                written.warnings.extend(_images_to_copy(first, output))
             return written
         from attnquiz.engine.export.pdf import write_documents
 
         docs = _pdf_documents(plan, paper, key, split)
+        if answer_sheet:  # machine-readable answer sheets and their layout (`answer_sheet`)
+            from attnquiz.engine.export import answer_sheet as sheets_layout
+            from attnquiz.engine.export.pdf import Document
+
+            docs.append(Document("answer-sheets.pdf", "answer-sheets", paper, sheets_layout.PIECE_STUDENTS))
         with Staging() as stage:
             write_documents(
                 plan, docs, lambda name: stage.open(output / name), jobs=jobs, progress=progress, bank=bank
             )
+            if answer_sheet:
+                with stage.open(output / "answer-sheets.json") as out:
+                    sheets_layout.write_json(plan, paper, out)
             stage.commit()
+        if answer_sheet:
+            written.files.append(output / "answer-sheets.json")
         written.files.extend(output / doc.name for doc in docs)
         return written
     if output.is_dir():

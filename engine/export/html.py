@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import escape
 
-from attnquiz.engine import images
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
+from attnquiz.engine import formula_tex, images, markup
+from attnquiz.engine.answers import Answer, ChoiceAnswer, ExplainAnswer, Mistake, PartsAnswer
 from attnquiz.engine.export import mathml
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.text_document import TextDocument, as_text
@@ -23,6 +23,8 @@ from attnquiz.engine.export.worksheet import (
     Sheet,
     answer_space,
     key_points_heading,
+    part_label,
+    parts_instructions,
     ruled_lines,
     sheet_instructions,
     working_space,
@@ -60,6 +62,7 @@ code, .code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .options li { display: flex; gap: 0.5em; align-items: baseline; margin: 0.35em 0; }
 .options .tick { display: inline-block; width: 0.8em; height: 0.8em; border: 0.7px solid #111; flex: none;
   transform: translateY(0.1em); }
+.options .bubble { border-radius: 50%; }
 .options .letter { font-weight: bold; flex: none; }
 .instructions { font-style: italic; font-size: 9.5pt; color: #555; }
 .note { font-size: 9pt; color: #666; }
@@ -199,7 +202,10 @@ def block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
         return (
             f'<p class="md-image-missing">[image: {escape(block.alt or block.src)}] ({escape(str(exc))})</p>'
         )
-    return f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"></figure>'
+    sized = f' style="width: {block.width}"' if md.IMAGE_WIDTH.match(block.width) else ""
+    return (
+        f'<figure class="md-image"><img src="{image.data_uri()}" alt="{escape(block.alt)}"{sized}></figure>'
+    )
 
 
 def figures(question: Question, where: str) -> list[str]:
@@ -209,7 +215,19 @@ def figures(question: Question, where: str) -> list[str]:
         return []
     from attnquiz.engine.export.figure_svg import html_figure
 
-    return [html_figure(f) for f in drawn]
+    return [html_figure(f, inline_content(_figure_markdown(f.caption))) for f in drawn]
+
+
+def _figure_markdown(text: str) -> str:
+    """Figure text (plain text with ``$TeX$``) as Markdown: the plain runs escaped, the maths kept."""
+    from attnquiz.engine.figures import segments
+    from attnquiz.engine.markup import escape_markdown
+
+    return "".join(escape_markdown(s) if isinstance(s, str) else _dollars(s) for s in segments(text))
+
+
+def _dollars(formula: markup.Math) -> str:
+    return f"$${formula.source}$$" if formula.display else f"${formula.source}$"
 
 
 def _document(
@@ -232,29 +250,41 @@ def _document(
     return TextDocument(prefix, "\n", sheet, head, tail, suffix="\n</main>\n</body>\n</html>\n")
 
 
+def _options(answer: ChoiceAnswer) -> str:
+    """A choice question's options: round bubbles for a single choice, boxes to tick for several."""
+    mark = "tick" if answer.multiple else "tick bubble"
+    options = "".join(
+        f'<li><span class="{mark}"></span><span class="letter">{letter}.</span>'
+        f"<span>{inline_content(option.text)}</span></li>"
+        for letter, option in zip(answer.letters, answer.options, strict=True)
+    )
+    return f'<ul class="options">{options}</ul>'
+
+
+def _instructions(source: str) -> str:
+    return f'<p class="instructions">{inline_content(source)}</p>'
+
+
 def _question_in_parts(number: int, question: Question) -> str:
-    """A question in parts: the stem once, then each part with its own answer box."""
+    """A question in parts: the stem once, how the parts are marked, then each part (with its
+    weight) and its own answer box."""
+    assert isinstance(question.answer, PartsAnswer)
     out = [
         f'<section class="question"><h2>Question {number}'
         f'<span class="source">{escape(question.source)}</span></h2>',
         content(question.variant.stem),
         *figures(question, "prompt"),
+        _instructions(parts_instructions(question.answer)),
     ]
     for part in question.variant.parts:
-        out.append(content(f"**({part.label})** {part.prompt}"))
+        out.append(content(f"{part_label(part)} {part.prompt}"))
+        out.append(_instructions(sheet_instructions(part.answer)))
         if isinstance(part.answer, ChoiceAnswer):
-            options = "".join(
-                f'<li><span class="tick"></span><span class="letter">{letter}.</span>'
-                f"<span>{inline_content(option.text)}</span></li>"
-                for letter, option in zip(part.answer.letters, part.answer.options, strict=True)
-            )
-            out.append(f'<ul class="options">{options}</ul>')
-        out.append(f'<p class="instructions">{escape(sheet_instructions(part.answer))}</p>')
-        if not isinstance(part.answer, ChoiceAnswer):
+            out.append(_options(part.answer))
+        else:
             working = f'<div class="working" style="height: {working_space(part.answer)}">Working</div>'
             answer_line = f'<div style="height: {answer_space(part.answer)}">Answer ({part.label})</div>'
             out.append(f'<div class="answer-box">{working}{answer_line}</div>')
-    out.append(f'<p class="instructions">{escape(question.answer.instructions())}</p>')
     if question.student_note:
         out.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
     out.append("</section>")
@@ -271,15 +301,10 @@ def _question(number: int, question: Question) -> str:
         f'<span class="source">{escape(question.source)}</span></h2>',
         content(question.variant.prompt),
         *figures(question, "prompt"),
+        _instructions(sheet_instructions(answer)),  # before the options: what to do, then the choices
     ]
     if isinstance(answer, ChoiceAnswer):
-        options = "".join(
-            f'<li><span class="tick"></span><span class="letter">{letter}.</span>'
-            f"<span>{inline_content(option.text)}</span></li>"
-            for letter, option in zip(answer.letters, answer.options, strict=True)
-        )
-        parts.append(f'<ul class="options">{options}</ul>')
-    parts.append(f'<p class="instructions">{escape(sheet_instructions(answer))}</p>')
+        parts.append(_options(answer))
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f'<p class="note">Note: {escape(question.student_note)}</p>')
     if isinstance(answer, ExplainAnswer):
@@ -346,6 +371,19 @@ def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> st
     return "\n".join(parts)
 
 
+def answer_html(answer: Answer) -> str:
+    """An answer as a key shows it: a formula typeset (MathML) and simplified, any other kind as text."""
+    if formula_tex.is_typeset(answer):
+        return inline_content(formula_tex.answer_markup(answer))
+    return escape(answer.format())
+
+
+def _mistake_html(mistake: Mistake, answer: Answer) -> str:
+    if formula_tex.is_typeset(answer):
+        return inline_content(formula_tex.mistake_markup(mistake, answer))
+    return escape(mistake.format(answer))
+
+
 def _brief_line(number: int, question: Question) -> str:
     """A question's line in the brief key: item and answer, or a concept question's key points below it."""
     answer = question.answer
@@ -358,7 +396,7 @@ def _brief_line(number: int, question: Question) -> str:
             f'<div class="line">{item}<em class="by-hand">by hand</em></div>'
             f'<div class="points">{points}</div>'
         )
-    return f'<div class="line">{item}<strong>{escape(answer.format())}</strong></div>'
+    return f'<div class="line">{item}<strong>{answer_html(answer)}</strong></div>'
 
 
 @images.in_question_folder
@@ -369,7 +407,7 @@ def _key_entry(number: int, question: Question) -> str:
     parts = [
         f'<div class="entry"><div class="line"><span><strong>{number}.</strong> {escape(question.item_id)}'
         f'<span class="source">({escape(question.source)})</span></span>'
-        f"<span>Answer: <strong>{escape(answer.format())}</strong></span></div>"
+        f"<span>Answer: <strong>{answer_html(answer)}</strong></span></div>"
     ]
     steps = "".join(f"<li>{inline_content(step)}</li>" for step in question.variant.solution)
     if steps:
@@ -382,7 +420,7 @@ def _key_entry(number: int, question: Question) -> str:
     listed = question.variant.listed_mistakes()
     if listed:
         items = "".join(
-            f"<li>{escape(where)}<strong>{escape(m.format(of))}</strong> ({escape(m.tag)}): "
+            f"<li>{escape(where)}<strong>{_mistake_html(m, of)}</strong> ({escape(m.tag)}): "
             f"{inline_content(m.feedback)}</li>"
             for where, of, m in listed
         )

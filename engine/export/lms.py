@@ -18,7 +18,7 @@ from functools import lru_cache
 from html import escape
 from typing import Protocol
 
-from attnquiz.engine import images, markup
+from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
@@ -31,6 +31,7 @@ from attnquiz.engine.answers import (
 )
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.html import table_html
+from attnquiz.engine.figures import plain
 from attnquiz.engine.variant import Question
 
 
@@ -131,8 +132,13 @@ def _block_html(block: md.Table | md.CodeBlock | md.Image) -> str:
     _IMAGE_BYTES.setdefault(image.name, image.data)
     return (
         f'<p><img class="quiz-image" src="quiz-image:{image.name}" alt="{escape(block.alt)}" '
-        'style="max-width: 100%"></p>'
+        f'style="max-width: 100%{_width_style(block.width)}"></p>'
     )
+
+
+def _width_style(width: str) -> str:
+    """An image's width as CSS (after the max-width), or nothing for the file's own size."""
+    return f"; width: {width}" if md.IMAGE_WIDTH.match(width) else ""
 
 
 def _placed_images(html: str) -> str:
@@ -212,12 +218,12 @@ def figures_html(question: Question, where: str) -> str:
     for figure, (name, data) in zip(drawn, figure_files(question, where), strict=True):
         if packed is not None:
             packed[name] = data
-        alt = figure.title or ("heatmap" if figure.kind == "heatmap" else "line plot")
+        alt = plain(figure.title) or ("heatmap" if figure.kind == "heatmap" else "line plot")
         html += (
             f'<p><img src="{escape(FILE_BASE.get() + name)}" alt="{escape(alt)}" style="max-width: 100%"></p>'
         )
         if figure.caption:
-            html += f"<p><small>{escape(figure.caption, quote=False)}</small></p>"
+            html += f"<p><small>{escape(plain(figure.caption), quote=False)}</small></p>"
     return html
 
 
@@ -227,7 +233,10 @@ def solution_html(question: Question) -> str:
     steps = "".join(f"<li>{tex_html_inline(step)}</li>" for step in question.variant.solution)
     if isinstance(question.answer, ExplainAnswer):
         return key_points_html(question.answer) + (f"<ul>{steps}</ul>" if steps else "")
-    answer = escape(question.answer.format(), quote=False)
+    if formula_tex.is_typeset(question.answer):  # a formula as a marker reads it: typeset, simplified
+        answer = tex_html_inline(formula_tex.answer_markup(question.answer))
+    else:
+        answer = escape(question.answer.format(), quote=False)
     drawn = figures_html(question, "solution")
     return f"<p><strong>Answer:</strong> {answer}</p>" + (f"<ol>{steps}</ol>" if steps else "") + drawn
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from urllib.parse import quote
 
-from attnquiz.engine import images, markup
+from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.text_document import TextDocument, as_text
@@ -24,6 +24,8 @@ from attnquiz.engine.export.worksheet import (
     KeyStyle,
     Sheet,
     key_points_heading,
+    part_label,
+    parts_instructions,
     ruled_lines,
     sheet_instructions,
 )
@@ -114,9 +116,10 @@ def block_markdown(block: md.Table | md.CodeBlock | md.Image) -> str:
         images.check_src(block.src)
     except images.ImageError:
         return escape(f"[image: {block.alt or block.src}]")
+    width = f"{{width={block.width}}}" if md.IMAGE_WIDTH.match(block.width) else ""
     # The path percent-encoded (a reader decodes it to the file's name): no quote, space, bracket
     # or backtick of a hostile file name can end the link or start markup.
-    return f"![{escape(block.alt)}]({quote(block.src, safe='/._-~')})"
+    return f"![{escape(block.alt)}]({quote(block.src, safe='/._-~')}){width}"
 
 
 def _one_line(text: str) -> str:
@@ -138,23 +141,29 @@ def figures(question: Question, where: str, indent: str = "") -> list[str]:
     return [figure(f, indent) for f in drawn]
 
 
+def _options(answer: ChoiceAnswer) -> str:
+    """A choice question's options: a circle to fill for a single choice, boxes to tick for several."""
+    mark = "- [ ]" if answer.multiple else "- ○"
+    return "\n".join(
+        f"{mark} **{letter}.** {_one_line(option.text)}"
+        for letter, option in zip(answer.letters, answer.options, strict=True)
+    )
+
+
 def _question_in_parts(number: int, question: Question) -> str:
-    """A question in parts: the stem once, then each part with its own answer line."""
+    """A question in parts: the stem once, how the parts are marked, then each part (with its
+    weight) and its own answer line."""
+    assert isinstance(question.answer, PartsAnswer)
     out = [f"## Question {number} · {escape(question.source)}", tex(question.variant.stem).strip()]
     out.extend(figures(question, "prompt"))
+    out.append(f"*{parts_instructions(question.answer)}*")
     for part in question.variant.parts:
-        out.append(tex(f"**({part.label})** {part.prompt}").strip())
+        out.append(tex(f"{part_label(part)} {part.prompt}").strip())
+        out.append(f"*{sheet_instructions(part.answer)}*")
         if isinstance(part.answer, ChoiceAnswer):
-            out.append(
-                "\n".join(
-                    f"- [ ] **{letter}.** {_one_line(option.text)}"
-                    for letter, option in zip(part.answer.letters, part.answer.options, strict=True)
-                )
-            )
-        out.append(f"*{escape(sheet_instructions(part.answer))}*")
-        if not isinstance(part.answer, ChoiceAnswer):
+            out.append(_options(part.answer))
+        else:
             out.append(f"Answer ({part.label}): {_RULE}")
-    out.append(f"*{escape(question.answer.instructions())}*")
     if question.student_note:
         out.append(f"Note: {escape(question.student_note)}")
     return "\n\n".join(out)
@@ -166,14 +175,9 @@ def _question(number: int, question: Question) -> str:
     answer = question.answer
     parts = [f"## Question {number} · {escape(question.source)}", tex(question.variant.prompt).strip()]
     parts.extend(figures(question, "prompt"))
+    parts.append(f"*{sheet_instructions(answer)}*")  # before the options: what to do, then the choices
     if isinstance(answer, ChoiceAnswer):
-        parts.append(
-            "\n".join(
-                f"- [ ] **{letter}.** {_one_line(option.text)}"
-                for letter, option in zip(answer.letters, answer.options, strict=True)
-            )
-        )
-    parts.append(f"*{escape(sheet_instructions(answer))}*")
+        parts.append(_options(answer))
     if question.student_note:  # a worksheet is for students: never the instructors' note
         parts.append(f"Note: {escape(question.student_note)}")
     if isinstance(answer, ExplainAnswer):
@@ -232,7 +236,7 @@ def _brief_answer(question: Question) -> str:
     if isinstance(answer, ExplainAnswer):
         points = " ".join(f"**{n}.** {_one_line(p)}" for n, p in enumerate(answer.points, 1))
         return _UNESCAPED_PIPE.sub(r"\\|", f"*by hand:* {points}")  # a pipe in maths would end the cell
-    return escape(answer.format())
+    return formula_tex.answer_markup(answer)
 
 
 def _key_entry(number: int, question: Question) -> str:
@@ -240,7 +244,8 @@ def _key_entry(number: int, question: Question) -> str:
     if isinstance(answer, ExplainAnswer):
         return _concept_entry(number, question, answer)
     lines = [
-        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): **{escape(answer.format())}**"
+        f"{number}. **{escape(question.item_id)}** ({escape(question.source)}): "
+        f"**{formula_tex.answer_markup(answer)}**"
     ]
     lines.extend(f"    {n}. {_one_line(step)}" for n, step in enumerate(question.variant.solution, 1))
     for drawn in figures(question, "solution", "    "):
@@ -255,7 +260,7 @@ def _key_entry(number: int, question: Question) -> str:
         lines.append("    *Wrong answers to recognise:*")
         lines.append("")
         lines.extend(
-            f"    - {where}**{escape(m.format(of))}** ({escape(m.tag)}): {_one_line(m.feedback)}"
+            f"    - {where}**{formula_tex.mistake_markup(m, of)}** ({escape(m.tag)}): {_one_line(m.feedback)}"
             for where, of, m in listed
         )
     return "\n".join(lines)

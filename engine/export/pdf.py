@@ -24,7 +24,7 @@ import io
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from attnquiz.engine.export import typst as typst_source
@@ -52,7 +52,7 @@ MIN_PIECES_PER_WORKER = 3
 one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
 two or three pieces, so a small export is made faster in this process alone."""
 
-DocumentKind = Literal["worksheets", "key"]
+DocumentKind = Literal["worksheets", "key", "answer-sheets"]
 
 
 def compile_typst(source: str, *, tagged: bool = True) -> bytes:
@@ -128,20 +128,33 @@ class Document:
     def pieces(self, class_size: int) -> int:
         return -(-len(self.positions(class_size)) // self.per_piece)
 
-    def source(self, plan: ClassPlan, sheets: Sequence[Sheet]) -> str:
-        """The Typst source of this document's part for ``sheets``."""
+    @property
+    def continuous(self) -> bool:
+        """Whether the pages are numbered through the whole file (the grid and the brief key: one
+        table for the class), rather than from 1 on each student's sheet."""
+        return self.kind == "key" and self.style in {"grid", "brief"}
+
+    def source(self, plan: ClassPlan, sheets: Sequence[Sheet], first_page: int = 1, last: bool = True) -> str:
+        """The Typst source of this document's part for ``sheets``, its first page numbered
+        ``first_page``; ``last``: the part that ends the document."""
         if self.kind == "worksheets":
             return typst_source.worksheets(plan, sheets, self.paper)
-        return typst_source.key(plan, sheets, self.paper, self.style)
+        if self.kind == "answer-sheets":
+            from attnquiz.engine.export import answer_sheet
+
+            return answer_sheet.typst(plan, sheets, self.paper)
+        return typst_source.key(plan, sheets, self.paper, self.style, first_page=first_page, last=last)
 
 
 @dataclass(frozen=True)
 class Piece:
-    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``."""
+    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``;
+    in a `Document.continuous` document, its first page is numbered ``first_page``."""
 
     document: int
     start: int
     stop: int
+    first_page: int = 1
 
 
 def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
@@ -183,7 +196,46 @@ def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: P
     one job: the same function, so the same bytes. A document of one piece is written as Typst
     makes it, tagged; the pieces of a longer one are joined, and compiled untagged."""
     chosen = [sheets[position] for position in range(piece.start, piece.stop)]
-    return compile_typst(doc.source(plan, chosen), tagged=doc.pieces(len(sheets)) == 1)
+    source = doc.source(plan, chosen, piece.first_page, last=piece.stop == doc.positions(len(sheets)).stop)
+    return compile_typst(source, tagged=doc.pieces(len(sheets)) == 1)
+
+
+def page_count(pdf: bytes) -> int:
+    """The number of pages of a PDF."""
+    from pypdf import PdfReader
+
+    return len(PdfReader(io.BytesIO(pdf)).pages)
+
+
+def _numbered(
+    order: list[Piece], docs: Sequence[Document], make: Callable[[Piece], bytes], class_size: int
+) -> tuple[list[Piece], dict[Piece, bytes]]:
+    """The pieces with the first page each continuous document's pieces will most likely start at,
+    and the pieces already made to learn it.
+
+    A piece's page numbers are set when it is compiled, and where the next one starts is known only
+    once the earlier ones are laid out. So the first piece of such a document is made first, and the
+    others are numbered as if each had as many pages (the usual case: the same number of students
+    and of questions); `_join` remakes, with the right number, a piece that guessed wrong.
+    """
+    made: dict[Piece, bytes] = {}
+    pages: dict[int, int] = {}
+    for index, doc in enumerate(docs):
+        if doc.continuous and doc.pieces(class_size) > 1:
+            first = next(piece for piece in order if piece.document == index)
+            made[first] = make(first)
+            pages[index] = page_count(made[first])
+    if not pages:
+        return order, made
+    seen: dict[int, int] = {}
+    numbered: list[Piece] = []
+    for piece in order:
+        if piece.document in pages:
+            count = seen.get(piece.document, 0)
+            seen[piece.document] = count + 1
+            piece = replace(piece, first_page=1 + count * pages[piece.document])
+        numbered.append(piece)
+    return numbered, made
 
 
 def write_documents(
@@ -212,7 +264,12 @@ def write_documents(
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ExportError(f"jobs must be at least 1, not {jobs}")
-    order = list(pieces(docs, len(chosen)))
+    order, made_first = _numbered(
+        list(pieces(docs, len(chosen))),
+        docs,
+        lambda piece: make_piece(plan, docs[piece.document], chosen, piece),
+        len(chosen),
+    )
     total = len(order)
     workers = min(jobs, total // MIN_PIECES_PER_WORKER)
     if progress is not None:
@@ -223,19 +280,42 @@ def write_documents(
             from attnquiz.engine.export import pdf_workers
 
             recipe = pdf_workers.recipe(plan, bank)
+
+        def remake(piece: Piece) -> bytes:
+            return make_piece(plan, docs[piece.document], chosen, piece)
+
+        rest = [piece for piece in order if piece not in made_first]
         if recipe is not None:
             with pdf_workers.Workers(recipe, docs, workers) as pool:
-                _join(order, pool.made(order), outputs, progress)
+                _join(order, _merged(order, made_first, pool.made(rest)), outputs, progress, remake)
         else:
-            made = (make_piece(plan, docs[piece.document], chosen, piece) for piece in order)
-            _join(order, made, outputs, progress)
+            made = (made_first.get(piece) or remake(piece) for piece in order)
+            _join(order, made, outputs, progress, remake)
+
+
+def _merged(order: Sequence[Piece], ready: dict[Piece, bytes], made: Iterator[bytes]) -> Iterator[bytes]:
+    """Each piece of ``order``: made already (``ready``), or the next that ``made`` yields."""
+    for piece in order:
+        yield ready[piece] if piece in ready else next(made)
 
 
 def _join(
-    order: Sequence[Piece], made: Iterator[bytes], outputs: _Outputs, progress: Progress | None
+    order: Sequence[Piece],
+    made: Iterator[bytes],
+    outputs: _Outputs,
+    progress: Progress | None,
+    remake: Callable[[Piece], bytes],
 ) -> None:
+    next_page: dict[int, int] = {}
     for done, piece in enumerate(order, 1):
-        outputs.add(piece.document, next(made))
+        pdf = next(made)
+        doc = outputs.docs[piece.document]
+        if doc.continuous:
+            start = next_page.get(piece.document, 1)
+            if piece.first_page != start:  # an earlier piece had more or fewer pages than guessed
+                pdf = remake(replace(piece, first_page=start))
+            next_page[piece.document] = start + page_count(pdf)
+        outputs.add(piece.document, pdf)
         if progress is not None:
             progress(done, len(order))
 
@@ -339,6 +419,7 @@ __all__ = [
     "documents",
     "key",
     "make_piece",
+    "page_count",
     "piece_students",
     "pieces",
     "terminated_as_exception",

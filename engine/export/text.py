@@ -111,10 +111,14 @@ class CodeBlock:
 
 @dataclass(frozen=True, slots=True)
 class Image:
-    """An image file next to the bank, on a line of its own: alternative text and relative path."""
+    """An image file next to the bank, on a line of its own: alternative text, relative path and
+    the width it is shown at (``![alt](file.png){width=5cm}``; "" for the file's own size, within
+    the page). A width is `IMAGE_WIDTH`: centimetres, millimetres, inches or a percentage of the
+    text's width, which every renderer honours (the terminal shows no picture)."""
 
     alt: str
     src: str
+    width: str = ""
 
 
 Align = Literal["left", "center", "right", ""]
@@ -130,7 +134,9 @@ MAX_TABLE_ROWS = 400
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[ \t]*$")
 _FENCE_MARK = "\ue002"
 _FENCE_LINE = re.compile(f"^{_FENCE_MARK}(\\d+){_FENCE_MARK}$")
-_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)\s*$")
+_IMAGE_LINE = re.compile(r"^[ \t]{0,3}!\[([^\[\]\n]*)\]\(([^()\s]*)\)(?:\{width=([^{}\s]*)\})?\s*$")
+IMAGE_WIDTH = re.compile(r"^(?:(?:[1-9]\d?|100)%|(?:\d{1,2}(?:\.\d{1,2})?)(?:cm|mm|in))$")
+"""A width an image may ask for: 1% to 100% of the text's width, or a length under 100 cm, mm or in."""
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 # What Markdown would read as structure the renderers do not draw: refused, with a reason.
@@ -177,16 +183,83 @@ def blocks(text: str) -> tuple[Block, ...]:
     return _read(text, strict=False)
 
 
+class MarkdownError(markup.MarkupError):
+    """Markdown outside the subset, found on one line of the text: ``line`` is its number (1-based)
+    in the text, so that a bank's problem is reported at that row of a literal block ``|``."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class _AtRow(Exception):
+    """A problem of one line as the reader sees it (formulas masked); `_read` finds the line as
+    written and raises a `MarkdownError` quoting it."""
+
+    def __init__(self, message: str, row: str, quoted: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.row = row
+        self.quoted = row if quoted is None else quoted
+
+
 def check(text: str) -> None:
-    """Raise `markup.MarkupError` if ``text`` uses TeX or Markdown outside the supported subset."""
+    """Raise `markup.MarkupError` if ``text`` uses TeX or Markdown outside the supported subset (a
+    `MarkdownError`, with the line, for Markdown found on one line)."""
     _read(text, strict=True)
 
 
+def _unmasked(masked: str, formulas: list[markup.Math]) -> str:
+    """A line as written: each formula's placeholder replaced by the formula with its dollars."""
+
+    def written(match: re.Match[str]) -> str:
+        formula = formulas[int(match.group(1))]
+        mark = "$$" if formula.display else "$"
+        return mark + formula.source + mark
+
+    return _PLACEHOLDER.sub(written, masked)
+
+
+def _line_number(text: str, row: str) -> int:
+    """The 1-based line of ``text`` on which ``row`` (a line of it, as written) starts."""
+    at = text.find(row.strip())
+    return 1 + text.count("\n", 0, at) if at >= 0 else 1
+
+
+_TEX_ROW_LINES = 80
+_TEX_ROW_CHARACTERS = 8000
+"""The longest text in which a TeX problem's line is looked for (one reading per line: bounded
+work, whatever the text); in a longer one the problem is reported at the text's first line."""
+
+
+def _tex_row(text: str, message: str) -> int | None:
+    """The first line at which the text read so far fails with ``message`` (the line of a TeX
+    problem; None where no prefix fails the same way, e.g. an unmatched ``$``)."""
+    lines = text.split("\n")
+    if len(lines) > _TEX_ROW_LINES or len(text) > _TEX_ROW_CHARACTERS:
+        return None
+    for end in range(1, len(lines) + 1):
+        try:
+            markup.parse("\n".join(lines[:end]))
+        except markup.MarkupError as exc:
+            if str(exc) == message:
+                return end
+    return None
+
+
 def _read(text: str, *, strict: bool) -> tuple[Block, ...]:
-    lifted, fences = _lift_fences(text.replace("\r\n", "\n").replace("\r", "\n"), strict=strict)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lifted, fences = _lift_fences(text, strict=strict)
     formulas: list[markup.Math] = []
     pieces: list[str] = []
-    for segment in markup.parse(lifted):
+    try:
+        segments = markup.parse(lifted)
+    except markup.MarkupError as exc:
+        row = _tex_row(text, str(exc)) if strict else None
+        if row is None:
+            raise
+        raise MarkdownError(str(exc), row) from None
+    for segment in segments:
         if isinstance(segment, markup.Text):
             pieces.append(segment.text.replace(_OPEN, "").replace(_CLOSE, ""))
         else:
@@ -198,7 +271,13 @@ def _read(text: str, *, strict: bool) -> tuple[Block, ...]:
         lines = [line for line in chunk.splitlines() if line.strip()]
         if not lines:
             continue
-        out.extend(_chunk(lines, formulas, fences, strict=strict))
+        try:
+            out.extend(_chunk(lines, formulas, fences, strict=strict))
+        except _AtRow as problem:
+            written = _unmasked(problem.row, formulas)
+            quoted = _unmasked(problem.quoted, formulas)
+            message = f"{problem.message}: {_quote(quoted)}" if quoted else problem.message
+            raise MarkdownError(message, _line_number(text, written)) from None
     return tuple(out)
 
 
@@ -225,9 +304,10 @@ def _lift_fences(text: str, *, strict: bool) -> tuple[str, list[CodeBlock]]:
                 out.append(lines[i])
                 i += 1
                 continue
-            raise markup.MarkupError(
-                f"a code block opened with {mark[:3]}{'…' if len(mark) > 3 else ''} on line {i + 1} "
-                "of the text is never closed (end it with a line of the same fence)"
+            raise MarkdownError(
+                f"a code block opened with {mark[:3]}{'…' if len(mark) > 3 else ''} is never closed "
+                "(end it with a line of the same fence)",
+                i + 1,
             )
         out += ["", f"{_FENCE_MARK}{len(fences)}{_FENCE_MARK}", ""]
         fences.append(CodeBlock(language, "\n".join(lines[i + 1 : end])))
@@ -245,27 +325,43 @@ def _chunk(
         _refuse(lines)
     images = [_IMAGE_LINE.match(line) for line in lines]
     if all(images):
-        found: list[Block] = [Image(_unescape(m.group(1)), m.group(2)) for m in images if m is not None]
+        found: list[Block] = [
+            Image(_unescape(m.group(1)), m.group(2), _width(m.group(3) or "")) for m in images if m
+        ]
         if strict:
             from attnquiz.engine import images as files
 
-            for image in found:
+            for line, match in zip(lines, images, strict=True):
+                if match and match.group(3) is not None and not IMAGE_WIDTH.match(match.group(3)):
+                    raise _AtRow(
+                        "an image's width is a length such as {width=6cm}, {width=40mm}, {width=2.5in} or "
+                        "{width=50%} (of the text's width)",
+                        line,
+                    )
+            for line, image in zip(lines, found, strict=True):
                 try:
                     files.check_src(image.src if isinstance(image, Image) else "")
                 except files.ImageError as exc:
-                    raise markup.MarkupError(str(exc)) from None
+                    raise _AtRow(str(exc), line, "") from None
         return found
     if strict and any(images):
-        raise markup.MarkupError(
-            "an image must stand on a line of its own, with a blank line before and after it"
-        )
+        row = next(line for line, image in zip(lines, images, strict=True) if image)
+        raise _AtRow("an image must stand on a line of its own, with a blank line before and after it", row)
     if len(lines) >= 2 and "|" in lines[0] and _DELIMITER_ROW.match(lines[1]) and "-" in lines[1]:
         try:
             return [_table(lines, formulas)]
-        except markup.MarkupError:
+        except (_AtRow, markup.MarkupError):
             if strict:
                 raise
     return [_block(lines, formulas)]
+
+
+def _width(given: str) -> str:
+    """An image's width as written, or "" (its own size) where it is not one `IMAGE_WIDTH` allows
+    (refused by `check`; shown at its own size by a renderer given unchecked text)."""
+    if IMAGE_WIDTH.match(given):
+        return given
+    return ""
 
 
 def _without_code(line: str) -> str:
@@ -277,14 +373,14 @@ def _refuse(lines: list[str]) -> None:
     for line in lines:
         for pattern, message in _REFUSED_LINES:
             if pattern.match(line):
-                raise markup.MarkupError(f"{message}: {_quote(line)}")
+                raise _AtRow(message, line)
         bare = _without_code(line)
         if _IMAGE_LINE.match(bare):
             continue
         for pattern, message in _REFUSED_SPANS:
             found = pattern.search(bare)
             if found:
-                raise markup.MarkupError(f"{message}: {_quote(found.group(0))}")
+                raise _AtRow(message, line, found.group(0))
 
 
 def _quote(text: str) -> str:
@@ -325,24 +421,25 @@ def _table(lines: list[str], formulas: list[markup.Math]) -> Table:
     header = _cells(lines[0])
     delimiters = _cells(lines[1])
     if len(header) > MAX_TABLE_COLUMNS:
-        raise markup.MarkupError(f"a table may have at most {MAX_TABLE_COLUMNS} columns, not {len(header)}")
+        raise _AtRow(f"a table may have at most {MAX_TABLE_COLUMNS} columns, not {len(header)}", lines[0])
     if len(delimiters) != len(header):
-        raise markup.MarkupError(
-            f"the table's header has {len(header)} cells but its --- row has {len(delimiters)}"
+        raise _AtRow(
+            f"the table's header has {len(header)} cells but its --- row has {len(delimiters)}", lines[1]
         )
     align: list[Align] = []
     for cell in delimiters:
         left, right = cell.startswith(":"), cell.endswith(":")
         align.append("center" if left and right else "left" if left else "right" if right else "")
     if len(lines) - 2 > MAX_TABLE_ROWS:
-        raise markup.MarkupError(f"a table may have at most {MAX_TABLE_ROWS} rows, not {len(lines) - 2}")
+        raise _AtRow(f"a table may have at most {MAX_TABLE_ROWS} rows, not {len(lines) - 2}", lines[0])
     rows: list[tuple[tuple[Inline, ...], ...]] = []
     for number, line in enumerate(lines[2:], 1):
         cells = _cells(line)
         if len(cells) != len(header):
-            raise markup.MarkupError(
+            raise _AtRow(
                 f"row {number} of the table has {len(cells)} cells, the header {len(header)}: "
-                f"every row needs as many cells (an empty cell is | |): {_quote(line)}"
+                "every row needs as many cells (an empty cell is | |)",
+                line,
             )
         rows.append(tuple(_inlines(cell, formulas) for cell in cells))
     return Table(tuple(_inlines(cell, formulas) for cell in header), tuple(align), tuple(rows))

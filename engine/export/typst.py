@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from attnquiz.engine import images, markup
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
+from attnquiz.engine import formula_tex, images, markup
+from attnquiz.engine.answers import Answer, ChoiceAnswer, ExplainAnswer, Mistake, PartsAnswer
+from attnquiz.engine.carry import key_text
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
@@ -22,6 +23,8 @@ from attnquiz.engine.export.worksheet import (
     Sheet,
     answer_space,
     key_points_heading,
+    part_label,
+    parts_instructions,
     ruled_lines,
     sheet_instructions,
     working_space,
@@ -193,8 +196,14 @@ def block_typst(block: md.Table | md.CodeBlock | md.Image) -> str:
     _IMAGE_BYTES.setdefault(image.name, image.data)
     return (
         f'#block(breakable: false, image("/{IMAGE_FOLDER}/{image.name}", alt: {_string(block.alt)}, '
-        'fit: "contain", width: auto, height: auto))'
+        f'fit: "contain", width: {_image_width(block.width)}, height: auto))'
     )
+
+
+def _image_width(width: str) -> str:
+    """An image's width in Typst (the Markdown's ``{width=5cm}`` and Typst share their units); the
+    file's own size, within the text's width, when none is given."""
+    return width if md.IMAGE_WIDTH.match(width) else "auto"
 
 
 def _code_text(text: str) -> str:
@@ -308,11 +317,13 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
   }
 })
 #let tick = box(width: 0.75em, height: 0.75em, stroke: 0.6pt, baseline: 0.1em)
-#let options(..items) = grid(
+#let bubble = box(width: 0.8em, height: 0.8em, stroke: 0.6pt, radius: 50%, baseline: 0.1em)
+// A choice question's options, each with the mark to make: a bubble (one answer) or a box (several).
+#let options(mark, ..items) = grid(
   columns: (auto, auto, 1fr),
   column-gutter: 0.5em,
   row-gutter: 0.7em,
-  ..items.pos().enumerate().map(((i, body)) => (tick, strong(numbering("A.", i + 1)), body)).flatten()
+  ..items.pos().enumerate().map(((i, body)) => (mark, strong(numbering("A.", i + 1)), body)).flatten()
 )
 """
 
@@ -328,20 +339,40 @@ def figures(question: Question, where: str) -> list[str]:
         return []
     from attnquiz.engine.export.figure_typst import figure
 
-    return [figure(f) for f in drawn]
+    return [figure(f, figure_text) for f in drawn]
+
+
+def figure_text(text: str) -> str:
+    """A figure's title, label, legend or caption as Typst content: its maths typeset as a prompt's
+    is, the rest escaped."""
+    from attnquiz.engine.figures import segments
+
+    return _bracket("".join(escape(s) if isinstance(s, str) else math(s) for s in segments(text)))
+
+
+def _options(answer: ChoiceAnswer) -> str:
+    """A choice question's options: round bubbles for a single choice, boxes to tick for several."""
+    kind = "tick" if answer.multiple else "bubble"
+    return f"#options({kind}, " + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")"
+
+
+def _instructions(answer: Answer) -> str:
+    return f"#instructions[{_inlines_of(sheet_instructions(answer))}]"
 
 
 def _question_in_parts(number: int, question: Question) -> str:
-    """A question in parts: the stem once, then each part with its own answer box."""
+    """A question in parts: the stem once, how the parts are marked, then each part (with its
+    weight) and its own answer box."""
+    assert isinstance(question.answer, PartsAnswer)
     body = [content(question.variant.stem), *figures(question, "prompt")]
+    body.append(f"#instructions[{_inlines_of(parts_instructions(question.answer))}]")
     for part in question.variant.parts:
-        body.append(content(f"**({part.label})** {part.prompt}"))
+        body.append(content(f"{part_label(part)} {part.prompt}"))
+        body.append(_instructions(part.answer))
         if isinstance(part.answer, ChoiceAnswer):
-            body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in part.answer.options) + ")")
-        body.append(f"#instructions[{escape(sheet_instructions(part.answer))}]")
-        if not isinstance(part.answer, ChoiceAnswer):
+            body.append(_options(part.answer))
+        else:
             body.append(f"#answer-box({working_space(part.answer)}, {answer_space(part.answer)})")
-    body.append(f"#instructions[{escape(question.answer.instructions())}]")
     if question.student_note:
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
     return f"#question({number}, {_string(question.source)})[\n" + "\n\n".join(body) + "\n]\n"
@@ -353,9 +384,9 @@ def _question(number: int, question: Question) -> str:
         return _question_in_parts(number, question)
     answer = question.answer
     body = [content(question.variant.prompt), *figures(question, "prompt")]
+    body.append(_instructions(answer))  # before the options: what to do, then what to choose from
     if isinstance(answer, ChoiceAnswer):
-        body.append("#options(" + ", ".join(_bracket(content(o.text)) for o in answer.options) + ")")
-    body.append(f"#instructions[{escape(sheet_instructions(answer))}]")
+        body.append(_options(answer))
     if question.student_note:  # a worksheet is for students: never the instructors' note
         body.append(f"#text(size: 9pt, fill: luma(80))[{escape('Note: ' + question.student_note)}]")
     if isinstance(answer, ExplainAnswer):
@@ -418,7 +449,7 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     head = (
         f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
         f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
-        f'Answer: #text(weight: "bold")[{escape(answer.format())}]'
+        f'Answer: #text(weight: "bold")[{_answer(answer)}]'
     )
     parts = [head]
     steps = "\n".join(f"+ {_inlines_of(step)}" for step in question.variant.solution)
@@ -433,12 +464,35 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     listed = question.variant.listed_mistakes()
     if listed:
         lines = "\n".join(
-            f'- {escape(where)}#text(weight: "bold")[{escape(m.format(of))}] '
+            f'- {escape(where)}#text(weight: "bold")[{_mistake(m, of)}] '
             f"#text(fill: luma(80))[({escape(m.tag)})]: {_inlines_of(m.feedback)}"
             for where, of, m in listed
         )
         parts.append("#pad(left: 1em)[#text(size: 9.5pt)[_Wrong answers to recognise:_\n" + lines + "\n]]")
     return "#block(breakable: false, width: 100%, above: 1.2em)[\n" + "\n\n".join(parts) + "\n]"
+
+
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\.?\d)|(?<=\d[eE])-(?=\d)")  # -0.5, [-1, 2], 9.5e-07
+
+
+def minus_signs(text: str) -> str:
+    """A number's hyphen as the true minus sign print uses (−0.5, not -0.5); other hyphens stay."""
+    return _NEGATIVE.sub("\u2212", text)
+
+
+def _answer(answer: Answer) -> str:
+    """An answer as a key shows it: a formula typeset and simplified, any other kind as its text
+    (with true minus signs)."""
+    if formula_tex.is_typeset(answer):
+        return _inlines_of(formula_tex.answer_markup(answer))
+    return escape(minus_signs(key_text(answer)))  # a later part also from the rounded earlier ones
+
+
+def _mistake(mistake: Mistake, answer: Answer) -> str:
+    """A listed mistake's value as a key shows it (a formula typeset, as in `_answer`)."""
+    if formula_tex.is_typeset(answer):
+        return _inlines_of(formula_tex.mistake_markup(mistake, answer))
+    return escape(minus_signs(mistake.format(answer)))
 
 
 def _inlines_of(source: str) -> str:
@@ -475,8 +529,8 @@ def _brief_cells(number: int, question: Question) -> str:
         item = f"[{escape(question.item_id)} #emph[(by hand)]]"
         points_cell = f"table.cell(colspan: 2, text(size: 0.9em)[{points}])"
         return f"[{number}.], table.cell(colspan: 2, {item}), [], {points_cell},"
-    shown = question.answer.format()
-    answer = f'text(weight: "bold")[{escape(shown)}]'
+    shown = key_text(question.answer)  # with a later part from the rounded earlier ones, where it differs
+    answer = f'text(weight: "bold")[{_answer(question.answer)}]'
     item = f"[{escape(question.item_id)}]"
     if len(shown) <= _BRIEF_INLINE:
         return f"[{number}.], {item}, {answer},"
@@ -488,7 +542,14 @@ def _brief_cells(number: int, question: Question) -> str:
 GRID_COLUMNS = 8  # question columns per table of the marking grid: what fits across a landscape page
 
 
-def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
+def grid(
+    plan: ClassPlan,
+    sheets: Iterable[Sheet],
+    paper: Paper = "a4",
+    *,
+    first_page: int = 1,
+    key_points: bool = True,
+) -> str:
     """The Typst source of the marking grid: a student a row, a question a column, each expected answer.
 
     Landscape, small type; the questions run in tables of `GRID_COLUMNS` columns, one after the
@@ -503,6 +564,7 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
         "#set text(size: 8pt)",
         "#set table.cell(breakable: false)",  # a row never splits across pages: an answer stays whole
         f"#sheet-label.update[{escape(plan.bank + ' · marking grid')}]",
+        *_first_page(first_page),
     ]
     first, last = (chosen[0].student, chosen[-1].student) if chosen else (0, 0)
     title = escape(f"{plan.title} — marking grid ({seed}), students {first}–{last}")
@@ -519,17 +581,20 @@ def grid(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") -> str:
             rows.append(", ".join(cells) + ",")
         questions = f"questions {columns[0] + 1}–{columns[-1] + 1} of {len(plan.items)}"
         out.append(
-            f'#block(breakable: true, above: 0pt, below: 5pt)[#text(size: 10pt, weight: "bold")[{title}'
+            # sticky: the heading goes to the next page with its table, never alone at a page's foot
+            "#block(breakable: true, sticky: true, above: 0pt, below: 5pt)"
+            f'[#text(size: 10pt, weight: "bold")[{title}'
             f" · {escape(questions)}]]\n"
             f"#table(columns: (auto, auto, {', '.join(['1fr'] * len(columns))}), inset: (x: 3pt, y: 2.5pt),\n"
             "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
             f"  table.header({', '.join(head)}),\n" + "\n".join(rows) + "\n)\n#v(10pt)"
         )
-    out.extend(_grid_key_points(plan, chosen))
+    if key_points:  # once, at the end of the grid: a piece before the last leaves them out
+        out.extend(_grid_key_points(plan, chosen))
     return "\n".join(out) + "\n"
 
 
-GRID_BY_HAND = "by hand: key points below"
+GRID_BY_HAND = "by hand: key points at the end"
 
 
 def _grid_cell(question: Question) -> str:
@@ -537,7 +602,7 @@ def _grid_cell(question: Question) -> str:
     points are (they are the same for every student, so they are listed once after the tables)."""
     if isinstance(question.answer, ExplainAnswer):
         return f"[#emph[{escape(GRID_BY_HAND)}]]"
-    return f"[{escape(question.answer.format())}]"
+    return f"[{_answer(question.answer)}]"
 
 
 def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
@@ -558,20 +623,41 @@ def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
                 f"#set text(size: 8.5pt)\n{listed}\n]"
             )
     if out:
-        out.insert(0, '#block(above: 1em)[#text(size: 10pt, weight: "bold")[Concept questions: key points]]')
+        out.insert(
+            0,
+            "#block(above: 1em, sticky: true)"
+            '[#text(size: 10pt, weight: "bold")[Concept questions: key points]]',
+        )
     return out
 
 
-def key(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4", style: KeyStyle = "full") -> str:
+def _first_page(number: int) -> list[str]:
+    """The page counter set for a piece of a document numbered through (`pdf.Document.continuous`)."""
+    return [] if number == 1 else [f"#counter(page).update({int(number)})"]
+
+
+def key(
+    plan: ClassPlan,
+    sheets: Iterable[Sheet],
+    paper: Paper = "a4",
+    style: KeyStyle = "full",
+    *,
+    first_page: int = 1,
+    last: bool = True,
+) -> str:
     """The Typst source of the answer key: per student and variant code, each answer (and solution);
-    in the ``grid`` style, the marking grid (`grid`)."""
+    in the ``grid`` style, the marking grid (`grid`). ``first_page`` numbers the first page of a
+    grid or a brief key made in pieces (a full key numbers each student's pages from 1); ``last``:
+    whether these are the key's last students (the grid lists the concept questions' key points,
+    the same for every student, once, after them)."""
     if style == "grid":
-        return grid(plan, sheets, paper)
+        return grid(plan, sheets, paper, first_page=first_page, key_points=last)
     out = [_preamble(f"{plan.title}: answer key", paper)]
     seed = "past-paper questions" if plan.original else f"master seed {plan.master_seed}"
     intro = escape(f"{plan.title} — answer key ({seed})")
     if style == "brief":
         out.append(f"#sheet-label.update[{escape(plan.bank + ' · answer key')}]")
+        out.extend(_first_page(first_page))
         out.append(f'#text(size: 13pt, weight: "bold")[{intro}]\n#line(length: 100%, stroke: 0.8pt)')
         out.append("#show: columns.with(2, gutter: 8mm)")
     for sheet in sheets:

@@ -19,8 +19,11 @@ from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
     ExplainAnswer,
+    ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
+    Part,
+    PartsAnswer,
     ShapeAnswer,
     VectorAnswer,
 )
@@ -268,6 +271,8 @@ __all__ = [
     "answer_space",
     "concept_instructions",
     "key_points_heading",
+    "part_label",
+    "parts_instructions",
     "plan_class",
     "ruled_lines",
     "select_items",
@@ -330,9 +335,44 @@ def key_points_heading(answer: ExplainAnswer) -> str:
 
 
 def sheet_instructions(answer: Answer) -> str:
-    """What to do, phrased for paper: tick the boxes of a choice question (there is nothing to type)."""
+    """What to do, phrased for paper, as Markdown with TeX: what to write, in maths, never how to
+    type it (no ``d^2`` or ``[[a, b], [c, d]]``: a pen writes $d^2$ and a matrix as a matrix);
+    fill in a circle or tick boxes for a choice question (said before its options)."""
+    from attnquiz.engine import markup
+    from attnquiz.engine.formula_tex import symbol_tex
+
     if isinstance(answer, ExplainAnswer):
-        return concept_instructions(answer)
+        return markup.escape_markdown(concept_instructions(answer))
     if isinstance(answer, ChoiceAnswer):
-        return f"Tick all that apply. {answer.scoring_rule()}" if answer.multiple else "Tick one box."
-    return answer.instructions()
+        if answer.multiple:
+            return markup.escape_markdown(f"Tick all that apply. {answer.scoring_rule()}")
+        return "Fill in one circle."
+    if isinstance(answer, ExpressionAnswer):
+        names = ", ".join(f"${symbol_tex(name)}$" for name in answer.symbols)
+        return f"Write a formula in {names}; any equivalent form is right."
+    if isinstance(answer, MatrixAnswer):
+        rows, columns = answer.shape
+        return f"Write the ${rows} \\times {columns}$ matrix, each entry {answer.tolerance.describe()}."
+    if isinstance(answer, VectorAnswer):
+        return f"Write the {len(answer.values)} entries of the vector, each {answer.tolerance.describe()}."
+    if isinstance(answer, PartsAnswer):
+        return parts_instructions(answer)
+    return markup.escape_markdown(answer.instructions())
+
+
+def parts_instructions(answer: PartsAnswer) -> str:
+    """What a sheet says before part (a) of a question in parts (Markdown): a part that uses an
+    earlier one is marked with the student's own earlier answer."""
+    if not any(p.uses for p in answer.parts):
+        return "Answer each part."
+    return (
+        "Answer each part. A part that uses an earlier one is marked with your own earlier answer "
+        "(error carried forward), so one slip costs marks once."
+    )
+
+
+def part_label(part: Part) -> str:
+    """A part's label and weight as a sheet prints them before its prompt (Markdown): ``**(a)**
+    *[2 marks]*`` (a part's weight is what `quiz grade` gives it)."""
+    marks = f"{part.weight:g} mark{'' if part.weight == 1 else 's'}"
+    return f"**({part.label})** *\\[{marks}\\]*"

@@ -154,7 +154,7 @@ def self_attention_weights(
         figures=[
             weight_map(
                 weights,
-                title="Attention weights softmax(QKᵀ/√d_k)",
+                title=r"Attention weights $\operatorname{softmax}(QK^\top/\sqrt{d_k})$",
                 caption=f"Row {i} is token {i}'s answer; every row sums to 1.",
                 decimals=3,
             )
@@ -318,8 +318,8 @@ def sdpa_outputs(
         figures=[
             weight_map(
                 weights,
-                title="Attention weights A = softmax(QKᵀ/√d_k)",
-                caption="Row i mixes the rows of V with these weights; every row sums to 1.",
+                title=r"Attention weights $A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$",
+                caption="Row $i$ mixes the rows of $V$ with these weights; every row sums to 1.",
                 decimals=3,
             )
         ],
@@ -380,7 +380,7 @@ def sdpa_token_output(
         figures=[
             weight_map(
                 numerics.softmax(numerics.attention_scores(emb, emb)),
-                title="Attention weights softmax(QKᵀ/√d_k)",
+                title=r"Attention weights $\operatorname{softmax}(QK^\top/\sqrt{d_k})$",
                 caption=f"Token {i}'s row holds the weights that mix the values; every row sums to 1.",
                 decimals=3,
             )

@@ -117,7 +117,7 @@ def it_referent_weight(
         figures=[
             score_map(
                 s,
-                title="Scaled scores q·k/√d_k",
+                title=r"Scaled scores $q \cdot k/\sqrt{d_k}$",
                 rows=labels,
                 cols=labels,
                 caption="Row i: how strongly word i's query matches each word's key.",
@@ -217,10 +217,10 @@ def _saturation_plot(z: np.ndarray, width: int) -> LinePlot:
     scaled = [float(numerics.softmax(z).max())] * len(exponents)
     return LinePlot(
         x=exponents.tolist(),
-        series=[Series("without 1/√d_k", unscaled), Series("with 1/√d_k", scaled)],
-        title="Largest attention weight as d_k grows",
-        caption=f"d_k = {width} is at log₂ d_k = {math.log2(width):g}.",
-        x_label="log₂ d_k",
+        series=[Series(r"without $1/\sqrt{d_k}$", unscaled), Series(r"with $1/\sqrt{d_k}$", scaled)],
+        title="Largest attention weight as $d_k$ grows",
+        caption=rf"$d_k = {width}$ is at $\log_2 d_k = {math.log2(width):g}$.",
+        x_label=r"$\log_2 d_k$",
         y_label="largest weight",
         where="prompt",
     )

@@ -181,7 +181,7 @@ def causal_mask_matrix(rng: np.random.Generator, /, *, t: int | None = None) -> 
         figures=[
             weight_map(
                 mask,
-                title=f"Causal mask, T = {size}",
+                title=f"Causal mask, $T = {size}$",
                 hidden=mask == 0,
                 caption="1: the query may attend to the key; 0 (grey): a later token, hidden.",
                 decimals=0,

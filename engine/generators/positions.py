@@ -124,7 +124,8 @@ def pe_vector(
                 d,
                 range(min(d, 4)),
                 max(12, pos + 4),
-                title=f"Sinusoidal encoding, d_model = {d}" + (", dimensions 0 to 3" if d > 4 else ""),
+                title=rf"Sinusoidal encoding, $d_{{\text{{model}}}} = {d}$"
+                + (", dimensions 0 to 3" if d > 4 else ""),
                 caption=f"Read each curve at position {pos}: those are the answer's values.",
             )
         ],
@@ -200,7 +201,7 @@ def pe_pair(
                 [2 * i, 2 * i + 1],
                 pos + max(4, pos // 4),
                 per_position=_points_per_position(den, pos + max(4, pos // 4)),
-                title=f"Pair i = {i} of the encoding, d_model = {d}",
+                title=rf"Pair $i = {i}$ of the encoding, $d_{{\text{{model}}}} = {d}$",
                 caption=f"Both curves turn by 1/{short(den)} radian per position; "
                 f"read them at position {pos}.",
             )
@@ -333,15 +334,15 @@ def _similarity_plot(d: int, p: int, q: int, k: int) -> LinePlot:
     per = max(1, min(10, 399 // (k + 8)))  # every whole offset is a point of the curves
     offsets = np.arange((k + 8) * per + 1) / per
     curves = [
-        Series(f"PE({s})·PE({s} + offset)", [numerics.position_similarity(s, s + x, d) for x in offsets])
+        Series(rf"$PE({s}) \cdot PE({s} + x)$", [numerics.position_similarity(s, s + x, d) for x in offsets])
         for s in (p, q)
     ]
     return LinePlot(
         x=offsets.tolist(),
         series=curves,
-        title=f"Similarity of two positions, d_model = {d}",
+        title=rf"Similarity of two positions, $d_{{\text{{model}}}} = {d}$",
         caption=f"The two curves lie on each other: the dot product depends only on the offset; at {k} "
         "it is the answer.",
-        x_label="offset",
+        x_label="offset $x$",
         y_label="dot product",
     )

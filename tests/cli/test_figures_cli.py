@@ -79,5 +79,5 @@ def test_a_figure_question_shows_its_figure_with_the_prompt() -> None:
     result = quiz("show", "week1", "it-referent-weight", "--original", NO_COLOR="1")
     out = result.stdout
     prompt_end = out.index("Give a number")
-    assert out.index("Scaled scores q·k/√d_k") < prompt_end
+    assert out.index("Scaled scores q·k/√dₖ") < prompt_end  # the title's maths typeset as the prompt's
     assert "6.5" in out[:prompt_end]

@@ -155,6 +155,7 @@ def test_help_lists_every_command_in_the_order_users_meet_them() -> None:
         "answer",
         "export",
         "grade",
+        "scan",
         "check",
         "new",
         "schema",

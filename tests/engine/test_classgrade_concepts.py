@@ -164,23 +164,65 @@ def test_a_mark_column_alone_grades_a_concept_question_left_on_paper(bank: Bank)
     assert marks_csv(graded).splitlines()[1].split(";")[4] == "0,625"  # in the file's own decimal comma
 
 
-@pytest.mark.parametrize("mark", ["5", "4.01", "-1", "abc", "nan", "1e1", "3/4", "1 2", "∞"])
-def test_a_bad_mark_is_reported_on_its_line_and_the_row_is_kept_ungraded(bank: Bank, mark: str) -> None:
+@pytest.mark.parametrize("mark", ["5", "4.01", "-1", "abc", "good", "nan", "1e1", "3/4", "1 2", "∞"])
+def test_a_bad_mark_is_that_one_cell_s_problem_and_the_rest_of_the_row_is_graded(
+    bank: Bank, mark: str
+) -> None:
     codes = _codes(bank, 2)
     rows = [
-        ["student", "code", "why-scale", "why-scale mark (0-4)"],
-        ["1", codes[0], "fine", "2"],
-        ["2", codes[1], "fine", mark],
+        ["student", "code", "score", "why-scale", "why-scale mark (0-4)", "fixed-context mark (0-2)"],
+        ["1", codes[0], "1.93", "fine", "2", "1"],
+        ["2", codes[1], "1.93", "fine", mark, "2"],
     ]
     graded = grade_text(bank, _csv(rows), file="answers.csv", master_seed=SEED)
     assert graded.rows[0].graded
-    bad = graded.rows[1]
-    assert (bad.line, bad.graded) == (3, False)
-    assert bad.problem == (
+    row = graded.rows[1]
+    assert (row.line, row.graded, row.problem) == (3, True, "")
+    score, concept, other = row.cells
+    problem = (
         f"column 'why-scale mark (0-4)': the mark {mark!r} is not a number from 0 to 4 (a mark for each "
         "key point of why-scale)"
     )
-    assert graded.summary().problems == 1
+    assert (concept.problem, concept.marks, concept.response) == (problem, 0.0, "fine")
+    # The row's other cells are graded and counted, and the student stays in the class's means.
+    assert other.status == "correct"
+    assert row.total == score.marks + 1.0
+    summary = graded.summary()
+    assert (summary.problems, summary.graded, summary.bad_cells) == (0, 2, ((3, problem),))
+    assert summary.mean_total == (graded.rows[0].total + row.total) / 2
+    written = list(csv.DictReader(io.StringIO(marks_csv(graded))))[1]
+    assert written["why-scale"] == ""  # no mark, rather than a 0 that looks like one
+    assert written["notes"] == f"why-scale: not graded: {problem}"
+
+
+def test_quiz_grade_lists_a_bad_mark_at_its_line_and_writes_the_rest(bank: Bank, tmp_path: Path) -> None:
+    codes = _codes(bank, 2)
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        _csv(
+            [
+                ["student", "code", "why-scale", "why-scale mark (0-4)"],
+                ["1", codes[0], "fine", "3"],
+                ["2", codes[1], "fine", "good"],
+            ]
+        ),
+        encoding="utf-8",
+    )
+    marks = tmp_path / "marks.csv"
+    result = runner.invoke(app, ["grade", str(BANK), str(answers), "--seed", str(SEED), "-o", str(marks)])
+    assert result.exit_code == 1
+    assert (
+        f"{answers}:3: column 'why-scale mark (0-4)': the mark 'good' is not a number from 0 to 4"
+        in " ".join(result.stderr.split())
+    )
+    assert "1 cell could not be graded" in result.stderr
+    assert "2 students graded" in result.stdout
+    written = list(csv.DictReader(io.StringIO(marks.read_text(encoding="utf-8"))))
+    assert [r["total"] for r in written] == ["0.75", "0"]
+    data = json.loads(
+        runner.invoke(app, ["grade", str(BANK), str(answers), "--seed", str(SEED), "--json"]).stdout
+    )
+    assert data["summary"]["bad_cells"][0]["line"] == 3
 
 
 @pytest.mark.parametrize(

@@ -109,3 +109,42 @@ def sample_plan(students: int = 3) -> ClassPlan:
     sheets = tuple(Sheet(n, n, variant_code(n), sample_questions(seed=n)) for n in range(1, students + 1))
     items = tuple(q.item_id for q in sheets[0].questions)
     return ClassPlan("samples", "Sample bank: every answer kind", 2026, items, sheets)
+
+
+def formula_questions(seed: int = 7) -> tuple[Question, ...]:
+    """Formula answers as a formula item builds them, {{ }} values substituted and unsimplified:
+    one on its own (with a formula mistake), and one as part (b) of a question in parts."""
+    from attnquiz.engine.answers import ExpressionAnswer, Formula, IntegerAnswer, Part, PartsAnswer
+
+    tokens = 1024 + seed
+    alone = Variant(
+        prompt=rf"A cache holds keys and values for $T$ tokens, 24 layers and $d = {tokens}$. How many?",
+        answer=ExpressionAnswer(f"2*24*{tokens}*T", ("T",)),
+        solution=[rf"Keys and values: $2 \cdot 24 \cdot {tokens} \cdot T$."],
+        mistakes=[Mistake("keys-only", Formula.of(f"24*{tokens}*T", ("T",)), "That counts the keys only.")],
+    )
+    parts = Variant(
+        prompt=r"An attention layer over $T$ tokens of width $d$.",
+        answer=PartsAnswer(
+            (
+                Part("a", "How many heads for $d = 64$ and $d_k = 16$?", IntegerAnswer(4), ("$64/16 = 4$.",)),
+                Part(
+                    "b",
+                    "How many multiplications do the scores of all heads take, as a formula?",
+                    ExpressionAnswer("4*T*T*d/4 + 2*T^2*d - T^2*d*2 + 3*T^2*d", ("T", "d", "d_model")),
+                    ("$4T^2d$ in all.",),
+                    (Mistake("one-head", Formula.of("2*12*T*d/6", ("T", "d", "d_model")), "One head only."),),
+                    weight=2,
+                ),
+            )
+        ),
+        solution=(),
+    )
+    return (_question("cache-formula", seed, alone), _question("score-formula", seed, parts))
+
+
+def formula_plan(students: int = 2) -> ClassPlan:
+    """A class plan over the formula questions (each student's seed is their number)."""
+    sheets = tuple(Sheet(n, n, variant_code(n), formula_questions(seed=n)) for n in range(1, students + 1))
+    items = tuple(q.item_id for q in sheets[0].questions)
+    return ClassPlan("formulas", "Formula answers", 2026, items, sheets)

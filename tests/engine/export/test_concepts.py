@@ -202,7 +202,9 @@ def test_the_brief_key_and_the_grid_say_by_hand_and_give_the_key_points() -> Non
     assert brief.count(_squeezed("why-scale (by hand)")) == 3
     assert brief.count(_squeezed("A saturated softmax has vanishing gradients")) == 3
     grid = _squeezed(" ".join(t for _, _, t in _placed(pdf.key(plan, plan.sheets, style="grid"))))
-    assert grid.count(_squeezed("by hand: key points below")) == 3 * 2  # each student, each concept question
+    assert (
+        grid.count(_squeezed("by hand: key points at the end")) == 3 * 2
+    )  # each student, each concept question
     assert grid.count(_squeezed("Question 2, why-scale: 4 key points, a mark each")) == 1
     assert grid.count(_squeezed("A saturated softmax has vanishing gradients")) == 1  # listed once
 

@@ -12,8 +12,8 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ExplainAnswer
+from attnquiz.engine import banks, formula_tex
+from attnquiz.engine.answers import Answer, ExplainAnswer
 from attnquiz.engine.export import pdf
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
@@ -63,12 +63,41 @@ def visible_text(document: bytes) -> str:
     return "".join(pieces)
 
 
+_ITALIC = str.maketrans(
+    {chr(c): chr(0x1D44E + c - ord("a")) for c in range(ord("a"), ord("z") + 1)}
+    | {chr(c): chr(0x1D434 + c - ord("A")) for c in range(ord("A"), ord("Z") + 1)}
+    | {"h": "\u210e"}  # the one italic letter Unicode keeps outside the block (Planck's h)
+)
+_TEX_LAYOUT = re.compile(r"\\(left|right|frac|mathit)|\\,|[{}^_ ]")
+_TEX_TEXT = re.compile(r"\\text\{([^}]*)\}")
+
+
+def typeset_text(answer: Answer) -> str:
+    """The text PDF extraction reads from an answer as a key shows it: a formula typeset (italic
+    letters, an upright multi-letter subscript, no TeX commands), any other kind as written."""
+    if not formula_tex.is_typeset(answer):
+        return answer.format()
+
+    def formula(match: re.Match[str]) -> str:
+        # Typst writes a letter's power before its subscript: d_{k}^{2} reads back as d, 2, k.
+        body = re.sub(r"_(\{[^{}]*\}|\{\\text\{[^}]*\}\})(\^\{[^}]*\})", r"\2_\1", match.group(1))
+        out: list[str] = []
+        at = 0
+        for text in _TEX_TEXT.finditer(body):
+            out += [_TEX_LAYOUT.sub("", body[at : text.start()]).translate(_ITALIC), text.group(1)]
+            at = text.end()
+        out.append(_TEX_LAYOUT.sub("", body[at:]).translate(_ITALIC))
+        return "".join(out)
+
+    return re.sub(r"\$([^$]*)\$", formula, formula_tex.answer_markup(answer).replace("\\|", "|"))
+
+
 def _key_answer(question: Question) -> str:
     """What a key shows as a question's answer: the answer, or a concept question's first key point
     (its longest stretch of plain text, which PDF extraction reads back as written)."""
     answer = question.answer
     if not isinstance(answer, ExplainAnswer):
-        return answer.format()
+        return typeset_text(answer)
     pieces = re.split(r"\$[^$]*\$|[*_`]", answer.points[0])
     return max(pieces, key=len)
 

@@ -17,10 +17,10 @@ from attnquiz.engine.export import files, pdf, typst
 from attnquiz.engine.export.pdf import compile_typst
 from attnquiz.engine.export.pdfjoin import PdfJoin
 from attnquiz.engine.export.typst import GRID_COLUMNS
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
 
-from .test_pdf_keys import _squeezed, visible_text
+from .test_pdf_keys import _squeezed, typeset_text, visible_text
 
 
 def _class(students: int, count: int | None = 6) -> ClassPlan:
@@ -84,7 +84,7 @@ def _grid_rows(text: str) -> str:
 
 def _grid_answer(question: Question) -> str:
     """What the grid's cell shows: the answer, or where a concept question's key points are."""
-    return typst.GRID_BY_HAND if isinstance(question.answer, ExplainAnswer) else question.answer.format()
+    return typst.GRID_BY_HAND if isinstance(question.answer, ExplainAnswer) else typeset_text(question.answer)
 
 
 def test_the_marking_grid_has_every_students_every_answer_in_order() -> None:
@@ -130,3 +130,70 @@ def test_no_key_and_split_exports_write_the_files_named(tmp_path: Path, split: b
     assert sorted(p.name for p in tmp_path.iterdir()) == names
     for path in written.files:
         assert len(PdfReader(path).pages) >= 1
+
+
+def _page_numbers(document: bytes) -> list[int]:
+    """The number each page's footer prints ("page N", the last words of the page)."""
+    numbers = []
+    for page in PdfReader(io.BytesIO(document)).pages:
+        found = re.findall(r"page\s*(\d+)", page.extract_text())
+        numbers.append(int(found[-1]) if found else -1)
+    return numbers
+
+
+@pytest.mark.parametrize(("style", "students", "count"), [("grid", 41, 16), ("brief", 12, 60)])
+def test_a_key_made_in_pieces_numbers_its_pages_through(style: KeyStyle, students: int, count: int) -> None:
+    """The grid and the brief key are one table for the class: their pages are numbered 1, 2, 3, ...
+    across the pieces they are compiled in (not 1, 2, 1 every 20 students), whatever the jobs."""
+    plan = plan_class(banks.load("week1"), students=students, master_seed=2026, count=count)
+    docs = pdf.documents(plan, "a4", style)
+    assert docs[1].pieces(students) >= 3
+    document = pdf.key(plan, plan.sheets, style=style, jobs=1)
+    assert _page_numbers(document) == list(range(1, pdf.page_count(document) + 1))
+    assert pdf.key(plan, plan.sheets, style=style, jobs=2, bank="week1") == document
+
+
+def test_a_piece_that_guessed_its_first_page_wrong_is_remade() -> None:
+    """Pieces after the first are numbered as if each had the first one's pages; a piece after one
+    with more pages (a longer last answer) is made again with the right number."""
+    plan = plan_class(banks.load("week1"), students=41, master_seed=2026, count=8)
+    doc = pdf.documents(plan, "a4", "grid")[1]
+    made: list[pdf.Piece] = []
+
+    def make(piece: pdf.Piece) -> bytes:
+        made.append(piece)
+        return pdf.make_piece(plan, doc, plan.sheets, piece)
+
+    order, first = pdf._numbered(list(pdf.pieces([doc], 41)), [doc], make, 41)
+    assert [p.first_page for p in order][:2] == [1, 1 + pdf.page_count(first[order[0]])]
+    wrong = [pdf.Piece(0, p.start, p.stop, first_page=p.first_page + 5) for p in order]
+
+    class Into:
+        def __init__(self) -> None:
+            self.buffer = io.BytesIO()
+
+        def __enter__(self) -> io.BytesIO:
+            return self.buffer
+
+        def __exit__(self, *args: object) -> None:
+            return None
+
+    into = Into()
+    with pdf._Outputs([doc], lambda name: into, 41) as outputs:
+        pdf._join(wrong, (make(p) for p in wrong), outputs, None, make)
+    numbers = _page_numbers(into.buffer.getvalue())
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert len(made) == 1 + 2 * len(
+        wrong
+    )  # the first to learn its pages; each wrong guess, then the right one
+
+
+def test_a_grid_in_pieces_lists_the_key_points_once_at_its_end() -> None:
+    """The concept questions' key points are the same for every student: after the last student,
+    not after every 20 (100 students once printed them five times, a page each)."""
+    plan = plan_class(banks.load("week1"), students=41, master_seed=2026, per_topic=1)
+    assert any(isinstance(q.answer, ExplainAnswer) for q in plan.sheets[0].questions)
+    document = pdf.key(plan, plan.sheets, style="grid", jobs=1)
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(document)).pages]
+    listed = [n for n, text in enumerate(pages) if "Concept questions: key points" in text]
+    assert listed == [len(pages) - 1]

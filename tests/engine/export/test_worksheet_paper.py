@@ -8,6 +8,7 @@ import io
 import pytest
 from pypdf import PdfReader
 
+from attnquiz.engine import markup
 from attnquiz.engine.answers import ChoiceAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer
 from attnquiz.engine.export import html, markdown, pdf
 from attnquiz.engine.export.worksheet import sheet_instructions, working_space
@@ -31,7 +32,7 @@ def test_choice_questions_on_paper_say_tick_not_type(fmt: str) -> None:
     assert "type the letter" not in text
     assert "type its letter" not in text
     assert "Tick all that apply." in text
-    assert "Tick one box." in text
+    assert "Fill in one circle." in text
 
 
 @pytest.mark.parametrize("fmt", ["pdf", "html"])
@@ -52,7 +53,9 @@ def test_working_space_follows_the_kind_of_answer() -> None:
     assert 0 < by_kind[ShapeAnswer] < by_kind[NumericAnswer] <= by_kind[MatrixAnswer]
 
 
-def test_other_answers_keep_their_own_instructions() -> None:
+def test_numbers_counts_and_shapes_keep_their_own_instructions() -> None:
     for question in sample_questions(1):
-        if not isinstance(question.answer, ChoiceAnswer):
-            assert sheet_instructions(question.answer) == question.answer.instructions()
+        if isinstance(question.answer, NumericAnswer | ShapeAnswer):
+            assert sheet_instructions(question.answer) == markup.escape_markdown(
+                question.answer.instructions()
+            )

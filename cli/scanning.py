@@ -1,0 +1,210 @@
+"""`quiz scan`: scanned answer sheets → answers.csv; `quiz scan --fix` settles what the scan left open."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from attnquiz.common import fail, user_errors
+
+
+class _ScanBar:
+    """A progress bar on standard error while pages are read (a terminal only)."""
+
+    def __init__(self) -> None:
+        self.bar: object | None = None
+        self.task: object | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not sys.stderr.isatty() or total < 2:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        if self.bar is None:
+            bar = Progress(
+                "Reading pages",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            bar.start()
+            self.bar, self.task = bar, bar.add_task("scan", total=total)
+        assert isinstance(self.bar, Progress)
+        self.bar.update(self.task, completed=done)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        from rich.progress import Progress
+
+        if isinstance(self.bar, Progress):
+            self.bar.stop()
+
+
+@user_errors
+def scan_command(
+    scans: Annotated[
+        list[Path] | None, typer.Argument(help="Scanned answer sheets: PDF files, PNG or JPEG images.")
+    ] = None,
+    sheets: Annotated[
+        Path,
+        typer.Option("--sheets", help="The answer-sheets.json that `quiz export --answer-sheet` wrote."),
+    ] = Path("answer-sheets.json"),
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The answers file to write (what `quiz grade` reads).")
+    ] = Path("answers.csv"),
+    review: Annotated[
+        Path | None,
+        typer.Option("--review", help="The review file (default: ANSWERS.review.json beside the answers)."),
+    ] = None,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Settle what the last scan left for review, one prompt at a time."),
+    ] = False,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, max=256, help="Processes (default: every CPU).")
+    ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace an answers file whose review was already partly settled."),
+    ] = False,
+    dpi: Annotated[
+        int, typer.Option("--dpi", min=100, max=600, help="Resolution a scanned PDF is read at.")
+    ] = 200,
+) -> None:
+    """Read scanned answer sheets into answers.csv for `quiz grade`; list what needs a human eye.
+
+    A mark the scan cannot decide (two bubbles in a column, a faint or erased mark, a page whose QR
+    code cannot be read, a page missing or scanned twice) is never guessed: its cell reads
+    `?review N`, and the review file lists it with a cropped image. `quiz scan --fix` asks about
+    each one (answers can be piped on standard input, a line each).
+
+    \b
+    Examples:
+      quiz scan class.pdf --sheets out/answer-sheets.json -o answers.csv
+      quiz scan --fix -o answers.csv
+    """
+    from attnquiz.engine import scan
+
+    review_path = review if review is not None else scan.default_review(output)
+    if fix:
+        if scans:
+            fail("--fix settles the last scan's review: give no scans with it", 2)
+        _fix(review_path, output)
+        return
+    if not scans:
+        fail("give the scanned answer sheets (PDF, PNG or JPEG files), or --fix", 2)
+    if not overwrite and output.exists() and review_path.exists():
+        try:
+            _, earlier = scan.load_review(review_path)
+        except scan.ScanError:
+            earlier = []
+        done = sum(1 for item in earlier if item.value is not None and item.kind in ("field", "page"))
+        if done:
+            fail(
+                f"{output} holds {done} answer(s) settled with `quiz scan --fix`: give --overwrite to "
+                "replace it with a new scan, or -o another file"
+            )
+    layout = scan.load_layout(sheets)
+    bar = _ScanBar()
+    try:
+        pages = scan.read_scans(scans, layout, jobs=jobs, progress=bar, dpi=dpi)
+    finally:
+        bar.close()
+    result = scan.assemble(layout, pages)
+    scan.write_outputs(result, output, review_path, sheets)
+    open_items = result.open_items
+    for item in result.review:
+        if item.value is not None:  # settled by the scan itself, but the instructor should know
+            typer.echo(f"Note: {item.reason}.")
+    typer.echo(
+        f"Read {result.pages} page{'s' if result.pages != 1 else ''}: {len(result.rows)} students → {output}."
+    )
+    if result.unscanned:
+        shown = ", ".join(str(s) for s in result.unscanned[:20]) + (
+            " …" if len(result.unscanned) > 20 else ""
+        )
+        typer.echo(f"No sheet scanned for {len(result.unscanned)} student(s): {shown}.")
+    if open_items:
+        typer.echo(
+            f"{len(open_items)} thing(s) need a look ({review_path}); until settled their cells read "
+            f"`?review N`. Settle them with `quiz scan --fix -o {output}`."
+        )
+        raise typer.Exit(1)
+    typer.echo("Every mark was clear: nothing to review.")
+
+
+def _ask(prompt: str, interactive: bool) -> str | None:
+    """One answer: prompted on a terminal, else a line of standard input (None at its end)."""
+    if interactive:
+        return str(typer.prompt(prompt, default="", show_default=False, prompt_suffix=""))
+    typer.echo(prompt, nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        typer.echo("")
+        return None
+    typer.echo(line.rstrip("\n"))
+    return line.rstrip("\n")
+
+
+def _fix(review_path: Path, answers: Path) -> None:
+    from attnquiz.engine import scan
+
+    doc, items = scan.load_review(review_path)
+    pending = [item for item in items if item.value is None]
+    if not pending:
+        typer.echo(f"Nothing left to settle in {review_path}.")
+        return
+    interactive = sys.stdin.isatty()
+    typer.echo(
+        f"{len(pending)} thing(s) to settle. Type the answer as the student wrote it (empty: no answer)."
+    )
+    settled = 0
+    queue = list(pending)
+    while queue:
+        item = queue.pop(0)
+        where = f"student {item.student}, page {item.sheet_page}" if item.student is not None else item.source
+        typer.echo(f"\n[{item.n}] {where}: {item.reason}")
+        if item.crop:
+            typer.echo(f"    image: {review_path.parent / item.crop}")
+        if item.read:
+            typer.echo(f"    the bubbles read: {item.read}")
+        if item.kind == "page" and item.rereadable:
+            prompt = "    whose page is it? STUDENT PAGE (e.g. 12 1), or `skip`: "
+        elif item.kind in ("page", "missing"):
+            prompt = "    scan this page again (with --overwrite, or into another file); `skip` for now: "
+        else:
+            prompt = f"    {item.column}: "
+        value = _ask(prompt, interactive)
+        if value is None:
+            break
+        if value.strip() == "skip" or (item.kind in ("page", "missing") and not item.rereadable):
+            continue
+        if item.kind == "page":
+            numbers = value.split()
+            if len(numbers) != 2 or not all(n.isdigit() for n in numbers):
+                typer.echo("    give the student number and the page of their sheet, e.g. 12 1")
+                queue.insert(0, item)
+                continue
+            try:
+                added = scan.settle_page(
+                    review_path, answers, item, int(numbers[0]), int(numbers[1]), items, doc
+                )
+            except scan.ScanError as exc:
+                typer.echo(f"    {exc}")
+                continue
+            typer.echo(f"    read as student {numbers[0]}'s page {numbers[1]}" + (
+                f"; {len(added)} field(s) on it to settle" if added else ""))  # fmt: skip
+            queue[:0] = added
+            settled += 1
+            continue
+        scan.settle(review_path, answers, item, value.strip(), items, doc)
+        settled += 1
+    left = sum(1 for item in items if item.value is None)
+    typer.echo(f"\nSettled {settled}; {left} left. {answers} is updated.")
+    if left:
+        raise typer.Exit(1)

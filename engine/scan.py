@@ -1,0 +1,1134 @@
+"""Reading scanned answer sheets back into the ``answers.csv`` that `quiz grade` reads.
+
+A scan is a PDF (rasterised by pypdfium2, PDFium's own renderer: no system binary) or a PNG or
+JPEG image. Each page is read on its own, so pages are read by a pool of processes, one per CPU:
+
+1. the four solid corner squares are found (OpenCV contours: square, solid, of the expected size,
+   nearest each corner of the image) and a perspective transform maps them onto their places in
+   the layout, which undoes rotation, scale, skew and perspective at once; the page is resampled at
+   `PX_PER_PT` pixels a point;
+2. the QR code names the page (export, student, variant, page of the sheet); a page upside down is
+   turned over; a page whose code cannot be read is never guessed: it goes to the review with its
+   image, and ``quiz scan --fix`` asks whose page it is;
+3. every bubble's darkness is measured inside it (relative to the paper and to the corner squares'
+   ink), and in four small diagonal sectors just outside it, where the arms of a cross-out reach;
+4. each field is decided: a bubble is *filled*, *empty*, *cancelled* (crossed out) or *unclear*
+   (faint, erased, half crossed): any unclear bubble, two filled bubbles in one digit column, a gap
+   in a number, or two options of a single choice send the field to the review with a cropped
+   image, and its cell in ``answers.csv`` reads ``?review N`` (which `quiz grade` cannot read and
+   counts as invalid) until it is settled.
+
+Why OpenCV (opencv-python-headless) and not scikit-image: one wheel with no further dependencies
+has everything this needs — PNG/JPEG decoding and encoding, contours, the perspective warp, and a
+QR code decoder — where scikit-image needs SciPy, imageio and a separate QR decoder (pyzbar wants
+the system's zbar library). OpenCV's wheel is larger (about 150 MB installed, against about 130
+MB for scikit-image with SciPy, plus a decoder), but it is one well-kept package that also decodes
+QR codes robustly, so it is an optional extra: ``pip install attnquiz[scan]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attnquiz.engine.errors import QuizError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+PX_PER_PT = 2.5  # the resampled page: 180 dpi, a bubble 25 px across
+RENDER_DPI = 200  # a scanned PDF's pages are rasterised at this resolution
+EMPTY_BELOW = 0.16  # mean darkness inside a bubble (0 paper, 1 the corner squares' ink)
+FILLED_FROM = 0.36
+CROSS_SECTOR = 0.22  # mean darkness of a diagonal sector outside the bubble that an X's arm crosses
+REVIEW_PREFIX = "?review "
+
+Progress = Callable[[int, int], None]
+
+
+class ScanError(QuizError):
+    """A scan that cannot be read at all (a missing layout file, a file that is no image or PDF)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The layout, as the scanner needs it
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    id: str
+    kind: str
+    column: str
+    title: str
+    box: tuple[float, float, float, float]
+    bubbles: tuple[tuple[str, str, float, float], ...]  # position, value, x, y
+    grid: dict[str, Any] | None = None
+    entry: int = 0
+    entries: int = 1
+    shape: tuple[int, ...] = ()
+    multiple: bool = False
+    marks: int = 0
+    write_box: tuple[float, float, float, float] | None = None
+    answer: str = ""  # a formula's right answer (recorded when the marker fills "right")
+
+
+@dataclass(frozen=True, slots=True)
+class PageSpec:
+    page: int
+    student: int
+    code: str
+    sheet_page: int
+    sheet_pages: int
+    qr: tuple[float, float, float]
+    fields: tuple[FieldSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What ``answer-sheets.json`` says, indexed for reading: pages by (student, page of the sheet)."""
+
+    export: str
+    bank: str
+    master_seed: int | None
+    students: int
+    page_size: tuple[float, float]
+    marks: tuple[tuple[float, float], ...]
+    mark_size: float
+    radius: float
+    columns: tuple[str, ...]
+    pages: dict[tuple[int, int], PageSpec]
+    codes: dict[int, str]
+
+    @property
+    def sheet_pages(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for (student, _), spec in self.pages.items():
+            out[student] = spec.sheet_pages
+        return out
+
+
+def load_layout(path: Path) -> Layout:
+    """Read ``answer-sheets.json`` (a clear error for a file that is not one)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise ScanError(f"{path}: cannot read the answer-sheet layout ({exc.strerror or exc})") from exc
+    except ValueError as exc:
+        raise ScanError(f"{path}: not a JSON file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != "quiz-answer-sheets":
+        raise ScanError(f"{path}: not an answer-sheets.json written by `quiz export --answer-sheet`")
+    try:
+        return layout_from_json(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ScanError(f"{path}: a damaged answer-sheets.json ({type(exc).__name__}: {exc})") from exc
+
+
+def layout_from_json(data: dict[str, Any]) -> Layout:
+    """The layout from the parsed ``answer-sheets.json`` (a `KeyError` or `TypeError` if it is damaged)."""
+    bubbles: dict[str, list[tuple[str, str, float, float]]] = {}
+    radius = 5.0
+    for b in data["bubbles"]:
+        bubbles.setdefault(b["field"], []).append((b["position"], b["value"], float(b["x"]), float(b["y"])))
+        radius = float(b["r"])
+    fields: dict[int, list[FieldSpec]] = {}
+    for f in data["fields"]:
+        spec = FieldSpec(
+            id=f["id"],
+            kind=f["kind"],
+            column=f["column"],
+            title=f["title"],
+            box=tuple(f["box"]),
+            bubbles=tuple(bubbles.get(f["id"], [])),
+            grid=f.get("grid"),
+            entry=int(f.get("entry", 0)),
+            entries=int(f.get("entries", 1)),
+            shape=tuple(f.get("shape", ())),
+            multiple=bool(f.get("multiple")),
+            marks=int(f.get("marks", 0)),
+            write_box=tuple(f["write_box"]) if f.get("write_box") else None,
+            answer=str(f.get("answer", "")),
+        )
+        fields.setdefault(int(f["page"]), []).append(spec)
+    pages: dict[tuple[int, int], PageSpec] = {}
+    codes: dict[int, str] = {}
+    for p in data["pages"]:
+        qr = p["qr"]
+        spec_page = PageSpec(
+            int(p["page"]),
+            int(p["student"]),
+            str(p["code"]),
+            int(p["sheet_page"]),
+            int(p["sheet_pages"]),
+            (float(qr["x"]), float(qr["y"]), float(qr["size"])),
+            tuple(fields.get(int(p["page"]), [])),
+        )
+        pages[spec_page.student, spec_page.sheet_page] = spec_page
+        codes[spec_page.student] = spec_page.code
+    marks = tuple((float(m["x"]), float(m["y"])) for m in data["corner_marks"])
+    width, height = data["page_size"]
+    return Layout(
+        str(data["export"]),
+        str(data["bank"]),
+        data.get("master_seed"),
+        int(data["students"]),
+        (float(width), float(height)),
+        marks,
+        float(data["corner_marks"][0]["size"]),
+        radius,
+        tuple(data["columns"]),
+        pages,
+        codes,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one page
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """Something on a page that is not decided by the scan: a field, or the page itself."""
+
+    reason: str
+    field: str = ""
+    column: str = ""
+    title: str = ""
+    crop: bytes = b""  # PNG
+    read: str = ""  # what the bubbles would spell, for the instructor's information
+
+
+@dataclass(slots=True)
+class PageRead:
+    """One scanned page: where it came from, whose page it is, and what its fields say."""
+
+    source: str
+    index: int
+    student: int | None = None
+    sheet_page: int | None = None
+    values: dict[str, dict[int, str]] = field(default_factory=dict)  # column → entry → text
+    flags: list[Flag] = field(default_factory=list)
+    student_number: str = ""
+    problem: str = ""  # why the page could not be read at all (then ``image`` holds it)
+    image: bytes = b""  # PNG of the page, kept when its identity must be settled by hand
+    resampled: bool = False  # ``image`` is the page mapped onto its layout: it can be read once named
+
+
+MAX_PIXELS = 64_000_000  # a page image larger than this (A4 at 900 dpi) is refused or rendered smaller
+
+
+def _cv2() -> Any:
+    # OpenCV refuses to decode an image of more pixels than this (a "decompression bomb"): read before import.
+    os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
+    try:
+        import cv2
+    except ImportError as exc:  # the scan extra is optional
+        raise ScanError(
+            "quiz scan needs OpenCV and PDFium: pip install 'attnquiz[scan]' (opencv-python-headless, "
+            "pypdfium2)"
+        ) from exc
+    return cv2
+
+
+def _corner_marks(gray: npt.NDArray[np.uint8], layout: Layout) -> list[tuple[float, float]] | None:
+    """The centres of the four corner squares in the image (top-left, top-right, bottom-left,
+    bottom-right), or None when one is missing."""
+    import numpy as np
+
+    cv2 = _cv2()
+    height, width = gray.shape
+    scale = width / layout.page_size[0]
+    expected = layout.mark_size * scale
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    _, ink = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    found: list[tuple[float, float, float]] = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not (0.35 * expected**2 < area < 2.6 * expected**2):
+            continue
+        (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
+        if min(w, h) <= 0 or max(w, h) / min(w, h) > 1.35 or area / (w * h) < 0.82:
+            continue
+        found.append((cx, cy, area))
+    if len(found) < 4:
+        return None
+    corners = [(0.0, 0.0), (width, 0.0), (0.0, height), (width, height)]
+    chosen: list[tuple[float, float]] = []
+    reach = 0.25 * np.hypot(width, height)
+    for corner in corners:
+        best = min(found, key=lambda f: np.hypot(f[0] - corner[0], f[1] - corner[1]))
+        if np.hypot(best[0] - corner[0], best[1] - corner[1]) > reach:
+            return None
+        chosen.append((best[0], best[1]))
+    if len(set(chosen)) < 4:
+        return None
+    return chosen
+
+
+def _decode_qr(image: npt.NDArray[np.uint8], qr: tuple[float, float, float]) -> str:
+    cv2 = _cv2()
+    x, y, size = qr
+    pad = 12.0
+    top, left = max(0, int((y - pad) * PX_PER_PT)), max(0, int((x - pad) * PX_PER_PT))
+    crop = image[top : int((y + size + pad) * PX_PER_PT), left : int((x + size + pad) * PX_PER_PT)]
+    detectors = [cv2.QRCodeDetector()]
+    if hasattr(cv2, "QRCodeDetectorAruco"):  # a second decoder, more tolerant of blur and noise
+        detectors.append(cv2.QRCodeDetectorAruco())
+
+    def attempts() -> Iterator[npt.NDArray[np.uint8]]:
+        # Made one at a time: a clean scan is decoded at the first, most pages never need the others.
+        yield crop
+        yield cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+        yield cv2.GaussianBlur(crop, (3, 3), 0)
+        for factor in (2.0, 1.5, 3.0):
+            bigger = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+            yield bigger
+            yield cv2.threshold(bigger, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+    for detector in detectors:
+        for candidate in attempts():
+            try:
+                text, _, _ = detector.detectAndDecode(candidate)
+            except cv2.error:
+                text = ""
+            if text:
+                return str(text)
+    return ""
+
+
+def _png(image: npt.NDArray[np.uint8]) -> bytes:
+    cv2 = _cv2()
+    ok, data = cv2.imencode(".png", image)
+    return bytes(data.tobytes()) if ok else b""
+
+
+def read_image(
+    gray: npt.NDArray[np.uint8],
+    layout: Layout,
+    source: str,
+    index: int,
+    identity: tuple[int, int] | None = None,
+) -> PageRead:
+    """Read one page image (grey, any resolution and orientation up to a few degrees, or upside down).
+
+    ``identity`` (student, page of the sheet) settles a page whose QR code could not be read."""
+    import numpy as np
+
+    cv2 = _cv2()
+    result = PageRead(source, index)
+    width, height = layout.page_size
+    size = (round(width * PX_PER_PT), round(height * PX_PER_PT))
+    if identity is None or gray.shape[:2] != (size[1], size[0]):
+        marks = _corner_marks(gray, layout)
+        if marks is None:
+            result.problem = (
+                "the four black corner squares were not all found (is the page cut off or folded?)"
+            )
+            result.image = _png(_shrink(gray))
+            return result
+        target = np.array([(x * PX_PER_PT, y * PX_PER_PT) for x, y in layout.marks], dtype=np.float32)
+        transform = cv2.getPerspectiveTransform(np.array(marks, dtype=np.float32), target)
+        page = cv2.warpPerspective(gray, transform, size, flags=cv2.INTER_LINEAR, borderValue=255)
+    else:
+        page = gray
+    spec: PageSpec | None = None
+    if identity is not None:
+        spec = layout.pages.get(identity)
+        if spec is None:
+            result.problem = f"the answer sheets have no page {identity[1]} for student {identity[0]}"
+            result.image = _png(page)
+            return result
+    else:
+        any_spec = next(iter(layout.pages.values()))
+        for turned in (page, cv2.rotate(page, cv2.ROTATE_180)):
+            text = _decode_qr(turned, any_spec.qr)
+            if text:
+                page = turned
+                break
+        else:
+            result.problem = "the QR code could not be read: whose page is it?"
+            result.image, result.resampled = _png(page), True
+            return result
+        parts = text.split("|")
+        if len(parts) != 6 or parts[0] != "QUIZSHEET1":
+            result.problem = f"the QR code ({text[:60]!r}) is not a quiz answer sheet's"
+            result.image, result.resampled = _png(page), True
+            return result
+        if parts[1] != layout.export:
+            result.problem = (
+                f"this page belongs to another export ({parts[1]}, the layout file is {layout.export}): "
+                "scan it with that export's answer-sheets.json"
+            )
+            return result
+        try:
+            key = (int(parts[2]), int(parts[4]))
+        except ValueError:
+            key = (-1, -1)
+        spec = layout.pages.get(key)
+        if spec is None or spec.code != parts[3]:
+            result.problem = f"the QR code names a page the layout file does not have ({text[:60]!r})"
+            result.image, result.resampled = _png(page), True
+            return result
+    result.student, result.sheet_page = spec.student, spec.sheet_page
+    _read_fields(page, spec, layout, result)
+    return result
+
+
+def _shrink(gray: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    cv2 = _cv2()
+    height, width = gray.shape[:2]
+    factor = min(1.0, 1600 / max(height, width))
+    return (
+        gray if factor == 1.0 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    )
+
+
+def _offsets(radius_px: float, inner: float, outer: float, sectors: bool) -> list[npt.NDArray[np.intp]]:
+    """Pixel offsets (dy, dx) of a disc (``sectors`` False) or of the four diagonal sectors of a ring."""
+    import numpy as np
+
+    span = int(np.ceil(outer * radius_px)) + 1
+    ys, xs = np.mgrid[-span : span + 1, -span : span + 1]
+    dist = np.hypot(ys, xs) / radius_px
+    ring = (dist >= inner) & (dist <= outer)
+    if not sectors:
+        return [np.stack([ys[ring], xs[ring]], axis=1)]
+    angle = np.degrees(np.arctan2(ys, xs))
+    out = []
+    for centre in (45.0, 135.0, -45.0, -135.0):
+        near = np.abs((angle - centre + 180.0) % 360.0 - 180.0) <= 20.0
+        chosen = ring & near
+        out.append(np.stack([ys[chosen], xs[chosen]], axis=1))
+    return out
+
+
+def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.float32]:
+    """Ink per pixel, 0 for the paper and 1 for the corner squares' black."""
+    import numpy as np
+
+    paper = float(np.percentile(page[::4, ::4], 90))  # a sample: the paper's white, a sixteenth of the work
+    half = layout.mark_size * 0.3 * PX_PER_PT
+    inks = []
+    for x, y in layout.marks:
+        cx, cy = x * PX_PER_PT, y * PX_PER_PT
+        inks.append(float(np.median(page[int(cy - half) : int(cy + half), int(cx - half) : int(cx + half)])))
+    ink = min(float(np.median(inks)), paper - 40.0)
+    dark: npt.NDArray[np.float32] = np.clip((paper - page.astype(np.float32)) / (paper - ink), 0.0, 1.0)
+    return dark
+
+
+def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, result: PageRead) -> None:
+    import numpy as np
+
+    dark = _darkness(page, layout)
+    radius = layout.radius * PX_PER_PT
+    (disc,) = _offsets(radius, 0.0, 0.58, sectors=False)
+    sectors = _offsets(radius, 1.3, 1.8, sectors=True)
+    height, width = dark.shape
+
+    def measure(
+        points: Sequence[tuple[float, float]],
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int_]]:
+        centres = np.rint(np.array(points, dtype=np.float64).reshape(-1, 2) * PX_PER_PT).astype(np.intp)
+
+        def mean(offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+            ys = np.clip(centres[:, 1, None] + offsets[None, :, 0], 0, height - 1)
+            xs = np.clip(centres[:, 0, None] + offsets[None, :, 1], 0, width - 1)
+            means: npt.NDArray[np.float64] = dark[ys, xs].mean(axis=1).astype(np.float64)
+            return means
+
+        inner = mean(disc)
+        # A bit per diagonal sector with ink: 1 lower right, 2 lower left, 4 upper right, 8 upper left.
+        crossed = sum((mean(s) > CROSS_SECTOR).astype(np.int_) << bit for bit, s in enumerate(sectors))
+        return inner, np.asarray(crossed)
+
+    for spec_field in spec.fields:
+        if not spec_field.bubbles:
+            continue
+        inner, crossed = measure([(x, y) for _, _, x, y in spec_field.bubbles])
+        states = [_state(d, c) for d, c in zip(inner.tolist(), crossed.tolist(), strict=True)]
+        _decide(spec_field, states, page, dark, result, layout)
+
+
+_ONE_SIDE = frozenset({0b0011, 0b1100, 0b0101, 0b1010})
+"""Two sectors on one side of a bubble: the arms of a neighbour's cross reaching it, not its own cross."""
+
+
+def _state(inner: float, crossed: int) -> str:
+    """A bubble's state from its inner darkness and the sectors outside it with ink (a bitmask)."""
+    if crossed == 0b1111:
+        return "cancelled"  # an X through it, both arms past the circle
+    sectors = bin(crossed).count("1")
+    if sectors == 3 or (sectors == 2 and crossed not in _ONE_SIDE):
+        return "unclear"  # a cross with an arm missing, or one stroke through it: cancelled or not?
+    if inner >= FILLED_FROM:
+        return "filled"
+    if inner < EMPTY_BELOW:
+        return "empty"
+    return "unclear"
+
+
+def _crop(page: npt.NDArray[np.uint8], box: tuple[float, float, float, float]) -> bytes:
+    x, y, w, h = box
+    pad = 8.0
+    top, left = max(0, int((y - pad) * PX_PER_PT)), max(0, int((x - pad) * PX_PER_PT))
+    return _png(page[top : int((y + h + pad) * PX_PER_PT), left : int((x + w + pad) * PX_PER_PT)])
+
+
+def _decide(
+    spec: FieldSpec,
+    states: list[str],
+    page: npt.NDArray[np.uint8],
+    dark: npt.NDArray[np.float32],
+    result: PageRead,
+    layout: Layout,
+) -> None:
+    """What one field says, or a flag for the review."""
+    by_position: dict[str, list[tuple[str, str]]] = {}
+    for (position, value, _, _), state in zip(spec.bubbles, states, strict=True):
+        by_position.setdefault(position, []).append((value, state))
+    what = "the student number" if spec.kind == "student" else f"question {spec.title}"
+
+    def flag(reason: str, read: str = "") -> None:
+        result.flags.append(
+            Flag(f"{what}: {reason}", spec.id, spec.column, spec.title, _crop(page, spec.box), read)
+        )
+
+    unclear = [p for p, marks in by_position.items() if any(s == "unclear" for _, s in marks)]
+    filled = {p: [v for v, s in marks if s == "filled"] for p, marks in by_position.items()}
+    if spec.kind in ("number", "student"):
+        from attnquiz.engine.export.answer_sheet import NumberGrid
+
+        assert spec.grid is not None
+        grid = NumberGrid.from_json(spec.grid)
+        doubled = [p for p, values in filled.items() if len(values) > 1]
+        values = {p: v[0] for p, v in filled.items() if len(v) == 1}
+        if unclear:
+            flag(f"a faint, erased or half-crossed mark in {_columns(unclear)}")
+            return
+        if doubled:
+            flag(f"two bubbles filled in {_columns(doubled)}")
+            return
+        try:
+            text = grid.read(values)
+        except ValueError as exc:
+            flag(str(exc))
+            return
+        if spec.kind == "student":
+            result.student_number = text
+        else:
+            result.values.setdefault(spec.column, {})[spec.entry] = text
+        return
+    chosen = [v for v, s in ((v, s) for marks in by_position.values() for v, s in marks) if s == "filled"]
+    if unclear:
+        flag("a faint, erased or half-crossed mark", ", ".join(chosen))
+        return
+    if spec.kind == "choice":
+        if not spec.multiple and len(chosen) > 1:
+            flag(f"{len(chosen)} options filled in a question with one answer", ", ".join(chosen))
+            return
+        result.values.setdefault(spec.column, {})[0] = ", ".join(chosen)
+        return
+    written = _has_writing(dark, spec.write_box)
+    if spec.kind == "concept":
+        if len(chosen) > 1:
+            flag("two marks filled by the marker", ", ".join(chosen))
+            return
+        # The answer stays on paper: the answers file says that there is one (or not), the mark is the score.
+        item = spec.column.rsplit(" mark", 1)[0]
+        result.values.setdefault(item, {})[0] = "(written on the answer sheet)" if written else ""
+        result.values.setdefault(spec.column, {})[0] = chosen[0] if chosen else ""
+        return
+    # A formula (or a shape in symbols), marked right or wrong by the marker.
+    if chosen == ["right"] and spec.answer:
+        result.values.setdefault(spec.column, {})[0] = spec.answer
+        return
+    if not chosen and not written:
+        result.values.setdefault(spec.column, {})[0] = ""
+        return
+    reason = {
+        (): "written but not marked: type what the student wrote (quiz grade marks it)",
+        ("wrong",): "marked wrong: type what the student wrote, so that quiz grade can name the mistake",
+        ("right",): "marked right: type what the student wrote",
+    }.get(tuple(chosen), "both right and wrong are filled")
+    flag(reason, ", ".join(chosen))
+
+
+def _columns(positions: Sequence[str]) -> str:
+    names = {"sign": "the sign", "esign": "the sign of the power of ten"}
+    said = [
+        names.get(p) or f"{ {'i': 'whole-part', 'd': 'decimal', 'e': 'power'}[p[0]] } column {int(p[1:]) + 1}"
+        for p in positions
+    ]
+    return ", ".join(s.replace("{", "").replace("}", "").strip() for s in said)
+
+
+def _has_writing(dark: npt.NDArray[np.float32], box: tuple[float, float, float, float] | None) -> bool:
+    import numpy as np
+
+    if box is None:
+        return False
+    x, y, w, h = box
+    inset = 4.0
+    region = dark[
+        int((y + inset) * PX_PER_PT) : int((y + h - inset) * PX_PER_PT),
+        int((x + inset) * PX_PER_PT) : int((x + w - inset) * PX_PER_PT),
+    ]
+    return bool(region.size) and float(np.mean(region > 0.5)) > 0.002
+
+
+# ---------------------------------------------------------------------------------------------
+# Files and the pool
+# ---------------------------------------------------------------------------------------------
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def pages_of(paths: Sequence[Path]) -> list[tuple[Path, int]]:
+    """Every page to read: (file, page index) for each page of a PDF, (file, 0) for an image."""
+    out: list[tuple[Path, int]] = []
+    for path in paths:
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            try:
+                import pypdfium2 as pdfium
+            except ImportError as exc:
+                raise ScanError("reading a PDF needs pypdfium2: pip install 'attnquiz[scan]'") from exc
+            try:
+                document = pdfium.PdfDocument(str(path))
+            except (pdfium.PdfiumError, OSError) as exc:
+                raise ScanError(f"{path}: not a readable PDF ({exc})") from exc
+            out += [(path, k) for k in range(len(document))]
+            document.close()
+        elif suffix in IMAGE_SUFFIXES:
+            if not path.is_file():
+                raise ScanError(f"{path}: no such file")
+            out.append((path, 0))
+        else:
+            raise ScanError(f"{path}: a scan is a PDF, PNG or JPEG file")
+    return out
+
+
+def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.uint8]:
+    """One page as a grey image."""
+    import numpy as np
+
+    cv2 = _cv2()
+    if path.suffix.lower() == ".pdf":
+        import pypdfium2 as pdfium
+
+        document = pdfium.PdfDocument(str(path))
+        try:
+            page = document[index]
+            width, height = page.get_size()
+            # A page of absurd size is rendered smaller (its marks are then simply not found), never in GBs.
+            scale = min(dpi / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
+            bitmap = page.render(scale=scale, grayscale=True)
+            image = np.array(bitmap.to_numpy(), dtype=np.uint8)
+        finally:
+            document.close()
+        return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        raise ScanError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+    except cv2.error as exc:  # e.g. more pixels than OPENCV_IO_MAX_IMAGE_PIXELS
+        raise ScanError(f"{path}: not a readable image ({str(exc).strip()[-120:]})") from exc
+    if image is None:
+        raise ScanError(f"{path}: not a readable image")
+    return np.asarray(image, dtype=np.uint8)
+
+
+_WORKER: dict[str, Layout] = {}  # the layout a worker process reads pages against, set once at its start
+
+
+def _init_worker(layout: Layout) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _WORKER["layout"] = layout
+
+
+def _read_task(task: tuple[str, int, int]) -> PageRead:
+    return read_page(Path(task[0]), task[1], _WORKER["layout"], task[2])
+
+
+def read_page(path: Path, index: int, layout: Layout, dpi: int = RENDER_DPI) -> PageRead:
+    """Read page ``index`` of ``path`` (a problem on the page, never an exception, for a bad page)."""
+    source = f"{path}" + (f" page {index + 1}" if path.suffix.lower() == ".pdf" else "")
+    try:
+        gray = load_page(path, index, dpi)
+    except ScanError as exc:
+        return PageRead(source, index, problem=str(exc))
+    return read_image(gray, layout, source, index)
+
+
+def read_scans(
+    paths: Sequence[Path],
+    layout: Layout,
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    dpi: int = RENDER_DPI,
+) -> list[PageRead]:
+    """Read every page of every scan, in order, with ``jobs`` processes (default: every CPU)."""
+    tasks = pages_of(paths)
+    if progress is not None:
+        progress(0, len(tasks))
+    from attnquiz.engine.export.pdf import default_jobs
+
+    jobs = default_jobs() if jobs is None else jobs
+    out: list[PageRead] = []
+    if jobs <= 1 or len(tasks) < 4:
+        for done, (path, index) in enumerate(tasks, 1):
+            out.append(read_page(path, index, layout, dpi))
+            if progress is not None:
+                progress(done, len(tasks))
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(layout,)) as pool:
+        work = [(str(path), index, dpi) for path, index in tasks]
+        for done, page in enumerate(pool.map(_read_task, work, chunksize=2), 1):
+            out.append(page)
+            if progress is not None:
+                progress(done, len(tasks))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The class: pages → answers.csv and the review
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ReviewItem:
+    """One thing the instructor settles: a field (``column`` of ``student``) or a whole page."""
+
+    n: int
+    kind: str  # "field", "page", "missing", "duplicate", "student-number"
+    reason: str
+    source: str = ""
+    student: int | None = None
+    sheet_page: int | None = None
+    column: str = ""
+    field: str = ""
+    read: str = ""
+    crop: str = ""
+    value: str | None = None  # what the instructor settled (None: not yet)
+    rereadable: bool = False  # a page whose image can be read once the instructor says whose it is
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "kind": self.kind,
+            "reason": self.reason,
+            "source": self.source,
+            "student": self.student,
+            "page": self.sheet_page,
+            "column": self.column,
+            "field": self.field,
+            "read": self.read,
+            "crop": self.crop,
+            "value": self.value,
+            "rereadable": self.rereadable,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReviewItem:
+        return cls(
+            int(data["n"]),
+            str(data["kind"]),
+            str(data["reason"]),
+            str(data.get("source", "")),
+            data.get("student"),
+            data.get("page"),
+            str(data.get("column", "")),
+            str(data.get("field", "")),
+            str(data.get("read", "")),
+            str(data.get("crop", "")),
+            data.get("value"),
+            bool(data.get("rereadable", False)),
+        )
+
+
+@dataclass(slots=True)
+class ClassScan:
+    """The answers read from a class's scans, and what is left to settle."""
+
+    layout: Layout
+    rows: dict[int, dict[str, str]]  # student → column → cell
+    review: list[ReviewItem]
+    crops: dict[str, bytes]  # file name → PNG
+    unscanned: list[int]
+    pages: int
+
+    def csv(self) -> str:
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(self.layout.columns)
+        for student in sorted(self.rows):
+            cells = self.rows[student]
+            writer.writerow([cells.get(c, "") for c in self.layout.columns])
+        return buffer.getvalue()
+
+    @property
+    def open_items(self) -> list[ReviewItem]:
+        return [item for item in self.review if item.value is None]
+
+
+def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "review") -> ClassScan:
+    """The class's answers from its pages: a row per student whose sheet was scanned, each
+    undecided cell ``?review N``; every undecided thing listed once in the review."""
+    review: list[ReviewItem] = []
+    crops: dict[str, bytes] = {}
+
+    def add(kind: str, reason: str, image: bytes = b"", **where: Any) -> ReviewItem:
+        item = ReviewItem(len(review) + 1, kind, reason, **where)
+        if image:
+            name = f"{crop_folder}/{item.n:04d}.png"
+            crops[name] = image
+            item.crop = name
+        review.append(item)
+        return item
+
+    seen: dict[tuple[int, int], PageRead] = {}
+    for page in pages:
+        if page.student is None or page.sheet_page is None:
+            add("page", page.problem, page.image, source=page.source, rereadable=page.resampled)
+            continue
+        key = (page.student, page.sheet_page)
+        if key in seen:
+            first = seen[key]
+            same = first.values == page.values and [f.reason for f in first.flags] == [
+                f.reason for f in page.flags
+            ]
+            reason = (
+                f"student {key[0]}'s page {key[1]} was scanned twice ({first.source} and {page.source})"
+                + (": both read the same, the first is used" if same else ": they differ")
+            )
+            item = add("duplicate", reason, source=page.source, student=key[0], sheet_page=key[1])
+            if same:
+                item.value = "same"
+            else:
+                for column in set(first.values) | set(page.values):
+                    if first.values.get(column) != page.values.get(column):
+                        first.values.pop(column, None)
+                        first.flags.append(
+                            Flag(f"read differently on two scans of page {key[1]}", column=column)
+                        )
+            continue
+        seen[key] = page
+    rows: dict[int, dict[str, str]] = {}
+    students = sorted({s for s, _ in seen})
+    expected = layout.sheet_pages
+    for student in students:
+        cells: dict[str, str] = {"student": str(student), "code": layout.codes.get(student, "")}
+        entries: dict[str, dict[int, str]] = {}
+        flagged: dict[str, ReviewItem] = {}
+        for sheet_page in range(1, expected.get(student, 1) + 1):
+            read = seen.get((student, sheet_page))
+            spec = layout.pages.get((student, sheet_page))
+            if read is None:
+                item = add(
+                    "missing",
+                    f"page {sheet_page} of student {student}'s sheet was not scanned",
+                    student=student,
+                    sheet_page=sheet_page,
+                )
+                for lost in spec.fields if spec is not None else ():
+                    if lost.kind != "student":
+                        flagged.setdefault(lost.column, item)
+                        if lost.kind == "concept":
+                            flagged.setdefault(lost.column.rsplit(" mark", 1)[0], item)
+                continue
+            for column, values in read.values.items():
+                entries.setdefault(column, {}).update(values)
+            for f in read.flags:
+                item = add(
+                    "field",
+                    f.reason,
+                    f.crop,
+                    source=read.source,
+                    student=student,
+                    sheet_page=sheet_page,
+                    column=f.column,
+                    field=f.field,
+                    read=f.read,
+                )
+                flagged.setdefault(f.column, item)
+            if read.student_number and read.student_number.lstrip("0") != str(student):
+                add(
+                    "student-number",
+                    f"the student number filled in ({read.student_number}) is not the sheet's ({student}): "
+                    "the answers are graded as this sheet's variant; check who wrote it",
+                    source=read.source,
+                    student=student,
+                    sheet_page=sheet_page,
+                    value="noted",
+                )
+        fields = [f for (s, _), spec in layout.pages.items() if s == student for f in spec.fields]
+        for column in dict.fromkeys(f.column for f in fields if f.kind != "student"):
+            if column in flagged:
+                continue
+            _cell(column, entries.get(column, {}), fields, cells, flagged, add, student)
+        for column, item in flagged.items():
+            cells[column] = f"{REVIEW_PREFIX}{item.n}"
+        rows[student] = cells
+    unscanned = [s for s in sorted(layout.codes) if s not in rows]
+    return ClassScan(layout, rows, review, crops, unscanned, len(pages))
+
+
+def _cell(
+    column: str,
+    entries: dict[int, str],
+    fields: Sequence[FieldSpec],
+    cells: dict[str, str],
+    flagged: dict[str, ReviewItem],
+    add: Callable[..., ReviewItem],
+    student: int,
+) -> None:
+    own = [f for f in fields if f.column == column]
+    if own and own[0].kind == "number" and own[0].shape:
+        shape = own[0].shape
+        texts = [entries.get(k, "") for k in range(own[0].entries)]
+        if not any(texts):
+            cells[column] = ""
+            return
+        if not all(texts):
+            empty = ", ".join(str(k + 1) for k, t in enumerate(texts) if not t)
+            flagged[column] = add(
+                "field",
+                f"question {own[0].title.split(' ')[0]}: entries {empty} are empty",
+                student=student,
+                column=column,
+                read=", ".join(texts),
+            )
+            return
+        if len(shape) == 2:
+            rows = [texts[r * shape[1] : (r + 1) * shape[1]] for r in range(shape[0])]
+            cells[column] = "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
+        else:
+            cells[column] = "[" + ", ".join(texts) + "]"
+        return
+    cells[column] = entries.get(0, "")
+    # A concept question's answer column is filled by its mark field.
+    for f in own:
+        if f.kind == "concept":
+            item = column.rsplit(" mark", 1)[0]
+            cells.setdefault(item, entries.get(0, ""))
+
+
+def write_outputs(scan: ClassScan, answers: Path, review: Path, sheets: Path | None = None) -> list[Path]:
+    """Write ``answers.csv``, the review file and its cropped images, all or nothing."""
+    from attnquiz.engine.export.files import save
+
+    folder = review.parent / (review.stem + "-images")
+    outputs: dict[Path, bytes] = {answers: scan.csv().encode("utf-8")}
+    for name, data in scan.crops.items():
+        outputs[folder / Path(name).name] = data
+    for item in scan.review:
+        if item.crop:
+            item.crop = str((folder / Path(item.crop).name).relative_to(review.parent))
+    doc = {
+        "format": "quiz-scan-review",
+        "answers": str(answers.resolve()),
+        "sheets": str(sheets.resolve()) if sheets is not None else "",
+        "layout_columns": list(scan.layout.columns),
+        "unscanned": scan.unscanned,
+        "items": [item.to_json() for item in scan.review],
+    }
+    outputs[review] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    if scan.crops:
+        folder.mkdir(parents=True, exist_ok=True)
+    return save(outputs)
+
+
+def default_review(answers: Path) -> Path:
+    return answers.with_name(answers.stem + ".review.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# Settling the review
+# ---------------------------------------------------------------------------------------------
+
+
+def load_review(path: Path) -> tuple[dict[str, Any], list[ReviewItem]]:
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise ScanError(f"{path}: cannot read the review file ({exc.strerror or exc})") from exc
+    except ValueError as exc:
+        raise ScanError(f"{path}: not a review file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != "quiz-scan-review":
+        raise ScanError(f"{path}: not a review file written by `quiz scan`")
+    return data, [ReviewItem.from_json(item) for item in data["items"]]
+
+
+def settle(
+    review_path: Path,
+    answers: Path,
+    item: ReviewItem,
+    value: str,
+    items: list[ReviewItem],
+    doc: dict[str, Any],
+) -> None:
+    """Record ``value`` for ``item`` and put it into ``answers.csv`` in place of ``?review N``."""
+    import csv
+    import io
+
+    from attnquiz.engine.export.files import save
+
+    text = answers.read_text(encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(text)))
+    marker = f"{REVIEW_PREFIX}{item.n}"
+    for row in rows[1:]:
+        for k, cell in enumerate(row):
+            if cell == marker:
+                row[k] = value
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    item.value = value
+    doc["items"] = [i.to_json() for i in items]
+    save(
+        {
+            answers: buffer.getvalue().encode("utf-8"),
+            review_path: (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8"),
+        }
+    )
+
+
+def _upright(image: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.uint8]:
+    """A resampled page turned the right way up: the sheet's title and instructions are at the top left,
+    where the bottom right is empty; a page that shows neither way is refused, not guessed."""
+    import numpy as np
+
+    cv2 = _cv2()
+    left, top = int(40 * PX_PER_PT), int(40 * PX_PER_PT)
+    region = (slice(top, top + int(120 * PX_PER_PT)), slice(left, left + int(220 * PX_PER_PT)))
+    turned = cv2.rotate(image, cv2.ROTATE_180)
+    ink = float(np.mean(image[region] < 128))
+    ink_turned = float(np.mean(turned[region] < 128))
+    if ink > 2 * ink_turned and ink > 0.01:
+        return image
+    if ink_turned > 2 * ink and ink_turned > 0.01:
+        return np.asarray(turned, dtype=np.uint8)
+    raise ScanError("cannot tell which way up this page is: scan it again")
+
+
+def settle_page(
+    review_path: Path,
+    answers: Path,
+    item: ReviewItem,
+    student: int,
+    sheet_page: int,
+    items: list[ReviewItem],
+    doc: dict[str, Any],
+) -> list[ReviewItem]:
+    """Read a page whose QR code could not be read, now that the instructor says whose it is, into
+    ``answers.csv``; returns what it leaves for review (added to the review file)."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from attnquiz.engine.export.files import save
+
+    cv2 = _cv2()
+    if not item.rereadable or not item.crop:
+        raise ScanError("this page's image cannot be read: scan it again")
+    if not doc.get("sheets"):
+        raise ScanError("the review file does not say which answer-sheets.json it was scanned with")
+    layout = load_layout(Path(doc["sheets"]))
+    spec = layout.pages.get((student, sheet_page))
+    if spec is None:
+        raise ScanError(f"the answer sheets have no page {sheet_page} for student {student}")
+    picture = review_path.parent / item.crop
+    image = cv2.imdecode(np.fromfile(str(picture), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
+    if image is None:
+        raise ScanError(f"{picture}: cannot read the page's image")
+    upright = _upright(np.asarray(image, dtype=np.uint8), layout)
+    read = read_image(upright, layout, item.source, 0, (student, sheet_page))
+    if read.problem:
+        raise ScanError(read.problem)
+    partial = assemble(layout, [read])
+    columns = {f.column for f in spec.fields if f.kind != "student"}
+    columns |= {f.column.rsplit(" mark", 1)[0] for f in spec.fields if f.kind == "concept"}
+    folder = review_path.parent / (review_path.stem + "-images")
+    added: list[ReviewItem] = []
+    renumber: dict[str, str] = {}
+    outputs: dict[Path, bytes] = {}
+    for new in partial.review:
+        if new.kind != "field":
+            continue
+        old = new.n
+        new.n = max((i.n for i in items), default=0) + 1
+        if new.crop:
+            target = folder / f"{new.n:04d}.png"
+            outputs[target] = partial.crops[new.crop]
+            new.crop = str(target.relative_to(review_path.parent))
+        renumber[f"{REVIEW_PREFIX}{old}"] = f"{REVIEW_PREFIX}{new.n}"
+        items.append(new)
+        added.append(new)
+    cells = partial.rows[student]
+    rows = list(csv.reader(io.StringIO(answers.read_text(encoding="utf-8"))))
+    header = rows[0]
+    row = next((r for r in rows[1:] if r and r[0] == str(student)), None)
+    if row is None:
+        row = [""] * len(header)
+        row[header.index("student")], row[header.index("code")] = str(student), layout.codes.get(student, "")
+        rows.append(row)
+        rows[1:] = sorted(rows[1:], key=lambda r: int(r[0]) if r and r[0].isdigit() else 0)
+    for column in columns:
+        if column in header:
+            value = cells.get(column, "")
+            row[header.index(column)] = renumber.get(value, value)
+    for other in items:  # the page "missing" from this student's sheet has now been read
+        if other.kind == "missing" and (other.student, other.sheet_page) == (student, sheet_page):
+            other.value = "read from a page named by hand"
+    item.value = f"student {student} page {sheet_page}"
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    doc["items"] = [i.to_json() for i in items]
+    outputs[answers] = buffer.getvalue().encode("utf-8")
+    outputs[review_path] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    save(outputs)
+    return added
+
+
+__all__ = [
+    "ClassScan",
+    "Flag",
+    "Layout",
+    "PageRead",
+    "ReviewItem",
+    "ScanError",
+    "assemble",
+    "default_review",
+    "layout_from_json",
+    "load_layout",
+    "load_page",
+    "load_review",
+    "pages_of",
+    "read_image",
+    "read_page",
+    "read_scans",
+    "settle",
+    "settle_page",
+    "write_outputs",
+]

@@ -1,0 +1,137 @@
+"""Filled answer sheets for the scanner's tests, made from the layout file alone.
+
+A printed page is rendered from the answer-sheet PDF (pypdfium2) at a scan resolution; marks are
+drawn where ``answer-sheets.json`` says the bubbles are, by simulated pens and pencils; then the
+page goes through what a scanner and a careless hand do: rotation, scale, skew, a little
+perspective, blur, noise and JPEG compression. Every mark knows what it is meant to be, so a test
+can tell a clear mark read right from an ambiguous one, which must be flagged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+Mark = str
+"""``full``, ``partial``, ``light`` (clear marks: read as filled); ``faint``, ``erased`` (ambiguous:
+flagged); ``crossed`` (an X through a filled bubble: cancelled, never read as a mark)."""
+CLEAR = ("full", "partial", "light")
+AMBIGUOUS = ("faint", "erased")
+
+
+@dataclass(frozen=True)
+class Pen:
+    ink: float  # grey level of the stroke, 0 black … 255 paper
+    jitter: float  # how far the fill strays from the circle (in radii)
+
+
+PEN = Pen(ink=25.0, jitter=0.08)
+PENCIL = Pen(ink=70.0, jitter=0.12)
+
+
+def draw_mark(
+    page: np.ndarray, x: float, y: float, r: float, mark: Mark, pen: Pen, rng: np.random.Generator
+) -> None:
+    """Draw one mark on ``page`` (grey, uint8) at bubble centre (x, y), radius r, in pixels."""
+    h, w = page.shape
+    span = int(r * 2.4) + 2
+    x0, y0 = max(0, int(x) - span), max(0, int(y) - span)
+    x1, y1 = min(w, int(x) + span + 1), min(h, int(y) + span + 1)
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    dx, dy = xs - x, ys - y
+    dist = np.hypot(dx, dy) / r
+    region = page[y0:y1, x0:x1].astype(np.float32)
+    angle = np.arctan2(dy, dx)
+    wobble = 1.0 + pen.jitter * np.sin(3 * angle + rng.uniform(0, 6.3)) + rng.uniform(-0.05, 0.1)
+
+    def lay(mask: np.ndarray, level: float) -> None:
+        # ink darkens what is there (multiply), as a pencil on a printed circle does
+        texture = rng.normal(0.0, 10.0, mask.shape).astype(np.float32)
+        target = np.clip(level + texture, 0, 255)
+        region[:] = np.where(mask, np.minimum(region, target), region)
+
+    if mark == "full":
+        lay(dist <= 0.95 * wobble, pen.ink)
+    elif mark == "light":
+        lay(dist <= 0.92 * wobble, 95.0 + rng.uniform(0, 20))  # a light pencil hand: grey, but all over
+    elif mark == "partial":
+        # most of the bubble, with a white sliver left on one side
+        side = rng.uniform(0, 2 * math.pi)
+        keep = (dx * math.cos(side) + dy * math.sin(side)) / r < rng.uniform(0.35, 0.55)
+        lay((dist <= 0.95 * wobble) & keep, pen.ink)
+    elif mark == "faint":
+        lay(dist <= 0.9 * wobble, 180.0 + rng.uniform(0, 12))
+    elif mark == "erased":
+        # what a rubber leaves of a pencil mark: a grey smudge, patchy
+        patches = rng.random(dist.shape) < 0.8
+        lay((dist <= 1.0 * wobble) & patches, 175.0 + rng.uniform(0, 15))
+    elif mark == "crossed":
+        lay(dist <= 0.95 * wobble, pen.ink)
+        width = max(1.2, 0.22 * r)
+        reach = rng.uniform(1.95, 2.3)
+        for slope in (1.0, -1.0):
+            along = (dx + slope * dy) / math.sqrt(2)
+            across = np.abs(dx - slope * dy) / math.sqrt(2)
+            lay((across <= width) & (np.abs(along) <= reach * r), pen.ink)
+    else:
+        raise ValueError(mark)
+    page[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Scanner:
+    dpi: int
+    angle: float = 0.0  # degrees
+    scale: float = 1.0
+    shear: float = 0.0
+    perspective: float = 0.0
+    blur: float = 0.0
+    noise: float = 0.0
+    jpeg: int = 0  # quality, 0 for PNG
+
+
+def scan(page: np.ndarray, scanner: Scanner, rng: np.random.Generator) -> bytes:
+    """The page as a scanner returns it (PNG or JPEG bytes)."""
+    # The scanner's bed is larger than the paper: a paper turned a few degrees keeps its corners.
+    pad = int(0.04 * max(page.shape))
+    page = cv2.copyMakeBorder(page, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=238)
+    h, w = page.shape
+    centre = np.array([w / 2, h / 2])
+    a = math.radians(scanner.angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]) * scanner.scale
+    rot = rot @ np.array([[1.0, scanner.shear], [0.0, 1.0]])
+    src = np.array([[0, 0], [w, 0], [0, h], [w, h]], dtype=np.float64)
+    dst = (src - centre) @ rot.T + centre
+    dst[0] += scanner.perspective * w * np.array([1, 0.3])
+    dst[1] += scanner.perspective * w * np.array([-0.5, 0.6])
+    transform = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    out = cv2.warpPerspective(page, transform, (w, h), flags=cv2.INTER_LINEAR, borderValue=245)
+    if scanner.blur:
+        out = cv2.GaussianBlur(out, (0, 0), scanner.blur)
+    if scanner.noise:
+        noise = np.empty(out.shape, np.int16)
+        cv2.setRNGSeed(int(rng.integers(2**31)))
+        cv2.randn(
+            noise, np.array([0.0]), np.array([scanner.noise])
+        )  # numpy's normal is ten times slower on a 300 dpi page
+        out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+    if scanner.jpeg:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, scanner.jpeg])
+    else:
+        ok, data = cv2.imencode(".png", out)
+    assert ok
+    return bytes(data.tobytes())
+
+
+def render(pdf: bytes, dpi: int, index: int) -> np.ndarray:
+    """Page ``index`` (0-based) of the answer-sheet PDF as the printer puts it on paper, at ``dpi``."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(pdf)
+    bitmap = document[index].render(scale=dpi / 72, grayscale=True)
+    image = np.array(bitmap.to_numpy(), dtype=np.uint8).reshape(bitmap.height, bitmap.width)
+    document.close()
+    return image

@@ -1,0 +1,201 @@
+"""The scanner over a corpus of simulated filled sheets: every clear mark read right, every ambiguous
+one flagged, no wrong answer recorded silently, and the identity read on every page.
+
+The corpus is made here from the layout file: a class's answer sheets are exported, each page is
+rendered at 150, 200 or 300 dpi, its bubbles filled by a simulated pen or pencil (full, partial,
+light; faint or erased marks; a digit crossed out and the right one filled), and the page is
+scanned crooked: rotated up to ±3°, scaled, skewed, in slight perspective, blurred, with noise and
+JPEG compression (or upside down).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+pytest.importorskip("pypdfium2")
+
+import numpy as np  # noqa: E402
+
+from attnquiz.engine import scan  # noqa: E402
+from attnquiz.engine.export.answer_sheet import NumberGrid  # noqa: E402
+from tests.engine import scan_pens as pens  # noqa: E402
+from tests.engine.scan_class import Sheets  # noqa: E402
+
+PAGES = int(__import__("os").environ.get("SCAN_PAGES", "300"))
+
+
+@pytest.fixture(scope="module")
+def sheets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sheets, Sheets]:
+    from attnquiz.engine import banks
+    from attnquiz.engine.export.files import write
+    from attnquiz.engine.export.worksheet import plan_class
+
+    out = tmp_path_factory.mktemp("sheets")
+    for bank, students in (("week1", 6), ("week2", 6)):
+        plan = plan_class(banks.load(bank), students=students, master_seed=31, per_topic=1)
+        write(plan, "pdf", out / bank, key=None, jobs=1, answer_sheet=True)
+    return Sheets.load(out / "week1"), Sheets.load(out / "week2")
+
+
+def _number_truth(grid: NumberGrid, rng: np.random.Generator) -> dict[str, str]:
+    """Bubbles (position → value) of a random number that fits ``grid``, blank now and then."""
+    if rng.random() < 0.08:
+        return {}
+    values: dict[str, str] = {}
+    ints = int(rng.integers(1, grid.integers + 1))
+    start = int(rng.integers(0, grid.integers - ints + 1))  # right-, left- or mid-aligned: no gaps
+    for k in range(ints):
+        values[f"i{start + k}"] = str(int(rng.integers(0, 10)))
+    for k in range(int(rng.integers(0, grid.decimals + 1))):
+        values[f"d{k}"] = str(int(rng.integers(0, 10)))
+    if grid.sign and rng.random() < 0.25:
+        values["sign"] = "-"
+    if grid.exponent:
+        values["e0"], values["e1"] = str(int(rng.integers(0, 10))), str(int(rng.integers(0, 10)))
+        if rng.random() < 0.5:
+            values["esign"] = "-"
+    return values
+
+
+def _fill_field(field: dict[str, Any], rng: np.random.Generator) -> tuple[dict[str, str], str | None, str]:
+    """Marks (bubble id → kind) for one field, what it must read (None: must be flagged), and what."""
+    fid = field["id"]
+    marks: dict[str, str] = {}
+
+    def clear() -> str:
+        return str(rng.choice(pens.CLEAR))
+
+    kind = field["kind"]
+    if kind in ("number", "student"):
+        grid = NumberGrid.from_json(field["grid"])
+        values = {} if kind == "student" and rng.random() < 0.3 else _number_truth(grid, rng)
+        for position, value in values.items():
+            marks[f"{fid}.{position}.{value}"] = clear()
+        truth: str | None = grid.read(values)
+        digits = [p for p in values if p[0] in "ide"]
+        roll = rng.random()
+        if digits and roll < 0.18:
+            # crossed out and re-marked: a wrong digit in the same column, cancelled with an X
+            position = str(rng.choice(digits))
+            wrong = str((int(values[position]) + int(rng.integers(1, 10))) % 10)
+            marks[f"{fid}.{position}.{wrong}"] = "crossed"
+            return marks, truth, "crossed"
+        if digits and roll < 0.30:
+            position = str(rng.choice(digits))
+            other = str((int(values[position]) + int(rng.integers(1, 10))) % 10)
+            marks[f"{fid}.{position}.{other}"] = str(
+                rng.choice([*pens.AMBIGUOUS, "full"])
+            )  # faint, erased or a second digit
+            return marks, None, "ambiguous"
+        if digits and roll < 0.36:
+            position = str(rng.choice(digits))
+            marks[f"{fid}.{position}.{values[position]}"] = "faint"
+            return marks, None, "ambiguous"
+        return marks, truth, "clear"
+    if kind == "choice":
+        letters = sorted({b.rsplit(".", 1)[1] for b in _ids(field)})
+        count = int(rng.integers(1, len(letters) + 1)) if field["multiple"] else 1
+        chosen = sorted(rng.choice(letters, size=count, replace=False).tolist())
+        if rng.random() < 0.1:
+            chosen = []
+        for letter in chosen:
+            marks[f"{fid}.letter.{letter}"] = clear()
+        roll = rng.random()
+        others = [x for x in letters if x not in chosen]
+        if others and roll < 0.15:
+            marks[f"{fid}.letter.{rng.choice(others)}"] = "crossed"
+            return marks, ", ".join(chosen), "crossed"
+        if others and roll < 0.3:
+            marks[f"{fid}.letter.{rng.choice(others)}"] = str(rng.choice(pens.AMBIGUOUS))
+            return marks, None, "ambiguous"
+        return marks, ", ".join(chosen), "clear"
+    if kind == "concept":
+        mark = int(rng.integers(-1, field["marks"] + 1))
+        if mark >= 0:
+            marks[f"{fid}.mark.{mark}"] = clear()
+        return marks, "" if mark < 0 else str(mark), "clear"
+    # a formula: marked right, or left (nothing written, nothing marked)
+    if rng.random() < 0.6:
+        marks[f"{fid}.mark.right"] = clear()
+        return marks, field["answer"], "clear"
+    return marks, "", "clear"
+
+
+def _ids(field: dict[str, Any]) -> list[str]:
+    return list(_FIELD_BUBBLES[field["id"]])
+
+
+_FIELD_BUBBLES: dict[str, list[str]] = {}
+
+
+def _read(page: scan.PageRead, field: dict[str, Any]) -> str | None:
+    if field["kind"] == "student":
+        return page.student_number
+    values = page.values.get(field["column"], {})
+    return values.get(field.get("entry", 0), None)
+
+
+SCANNERS = (
+    lambda rng, dpi: pens.Scanner(
+        dpi,
+        angle=rng.uniform(-3, 3),
+        scale=rng.uniform(0.96, 1.03),
+        shear=rng.uniform(-0.012, 0.012),
+        perspective=rng.uniform(0, 0.004),
+        blur=rng.uniform(0, 1.3),
+        noise=rng.uniform(0, 8),
+        jpeg=int(rng.choice([0, 55, 75, 90])),
+    ),
+    lambda rng, dpi: pens.Scanner(dpi, angle=180 + rng.uniform(-2, 2), blur=0.6, noise=3, jpeg=80),
+)
+
+
+@pytest.mark.slow  # about a minute; the suite runs it (pyproject deselects nothing)
+def test_corpus_of_filled_sheets(sheets: tuple[Sheets, Sheets]) -> None:
+    rng = np.random.default_rng(2026)
+    layouts = [scan.layout_from_json(s.layout) for s in sheets]
+    for s in sheets:
+        for b in s.layout["bubbles"]:
+            _FIELD_BUBBLES.setdefault(b["field"], []).append(b["id"])
+    tally = {"clear": 0, "crossed": 0, "ambiguous": 0, "pages": 0}
+    wrong: list[str] = []
+    dpis = (150, 200, 300)
+    for n in range(PAGES):
+        which = n % 2
+        s, layout = sheets[which], layouts[which]
+        page_info = s.layout["pages"][int(rng.integers(len(s.layout["pages"])))]
+        fields = [f for f in s.layout["fields"] if f["page"] == page_info["page"]]
+        marks: dict[str, str] = {}
+        truths: list[tuple[dict[str, Any], str | None, str]] = []
+        for field in fields:
+            made, truth, what = _fill_field(field, rng)
+            marks.update(made)
+            truths.append((field, truth, what))
+        dpi = dpis[n % 3]
+        pen = pens.PEN if rng.random() < 0.5 else pens.PENCIL
+        image = s.fill(page_info["page"], marks, dpi, rng, pen)
+        scanner = SCANNERS[1 if n % 25 == 7 else 0](rng, dpi)
+        data = pens.scan(image, scanner, rng)
+        gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+        read = scan.read_image(gray, layout, f"scan {n}", 0)
+        assert not read.problem, f"scan {n} ({scanner}): {read.problem}"
+        assert (read.student, read.sheet_page) == (page_info["student"], page_info["sheet_page"]), f"scan {n}"
+        tally["pages"] += 1
+        flagged = {f.field for f in read.flags}
+        for field, truth, what in truths:
+            tally[what] += 1
+            got = None if field["id"] in flagged else _read(read, field)
+            if truth is None and got is not None:
+                wrong.append(f"scan {n} {scanner}: {field['id']} is ambiguous but read {got!r}")
+            elif truth is not None and got != truth:
+                reasons = [f.reason for f in read.flags if f.field == field["id"]]
+                wrong.append(
+                    f"scan {n} {scanner}: {field['id']} should read {truth!r}, read {got!r} {reasons}"
+                )
+    assert not wrong, "\n".join(wrong[:30]) + f"\n{len(wrong)} fields misread"
+    assert tally["pages"] >= 300, tally
+    assert tally["ambiguous"] > 100, tally
+    assert tally["crossed"] > 100, tally

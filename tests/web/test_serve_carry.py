@@ -1,0 +1,143 @@
+"""`quiz serve` carries forward what the student typed (a rounded earlier part, and a huge one, issue
+25), and never scores a concept question (issue 24)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+
+from attnquiz.engine import banks
+from attnquiz.engine.answers import PartsAnswer
+from attnquiz.engine.carry import rounded_chain
+from attnquiz.engine.session import plan_practice
+from tests.web.conftest import Server, csrf_of, start_server
+
+SEED = 7
+
+
+def _start(server: Server, item: str) -> str:
+    home = server.request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice", "items": item, "count": "1"}
+    reply = server.request("POST", "/start", form={**form, "seed": str(SEED)})
+    assert reply.status == 303, reply.body
+    return reply.headers["location"]
+
+
+def _answer(server: Server, session: str, response: str) -> tuple[str, str]:
+    page = server.request("GET", session)
+    assert page.status == 200, page.body
+    position = re.search(r'name="position" value="(\d+)"', page.body)
+    assert position
+    form = {"csrf": csrf_of(page.body), "position": position.group(1), "response": response}
+    reply = server.request("POST", f"{session}/answer", form=form)
+    assert reply.status == 303, (reply.status, reply.body[:500])
+    page = server.request("GET", reply.headers["location"])
+    assert page.status == 200, page.body[:500]
+    return reply.headers["location"], " ".join(unescape(re.sub(r"<[^>]+>", " ", page.body)).split())
+
+
+def test_a_huge_earlier_part_gives_a_readable_grade_in_the_browser(shared: Server) -> None:
+    session = _start(shared, "additive-chain")
+    _answer(shared, session, "3")
+    _, page = _answer(shared, session, "1e27")
+    assert "(b) ✗" in page
+    where, page = _answer(shared, session, "5")
+    assert where == f"{session}/feedback/1"
+    assert "even with your (b) = 1e27 carried forward: that gives" in page
+    # Asked again, the page is the same (no 500 on a retry).
+    assert shared.request("GET", where).status == 200
+
+
+def test_a_student_who_rounds_and_reuses_their_values_is_right_in_the_browser(shared: Server) -> None:
+    plan = plan_practice(banks.load("week1"), seed=SEED, items=["sdpa-chain"], count=1)
+    question = plan.questions[0].build()
+    answer = question.answer
+    assert isinstance(answer, PartsAnswer)
+    typed = [link.target.format() for link in rounded_chain(answer)]
+    assert typed != [p.answer.format() for p in answer.parts], "at this seed the rounding changes nothing"
+    session = _start(shared, "sdpa-chain")
+    for response in typed:
+        where, page = _answer(shared, session, response)
+    assert where == f"{session}/feedback/1"
+    for part in answer.parts:
+        assert f"({part.label}) ✓ Correct" in page
+
+
+CONCEPTS = Path(__file__).resolve().parents[1] / "data" / "concept" / "concepts.yaml"
+
+
+def test_a_skipped_concept_question_is_not_scored_in_the_browser_and_its_stats_say_self_rated(
+    tmp_path: Path,
+) -> None:
+    running = start_server(str(CONCEPTS), db=tmp_path / "history.sqlite3")
+    try:
+        home = running.request("GET", "/")
+        form = {
+            "csrf": csrf_of(home.body),
+            "bank": "concepts",
+            "mode": "practice",
+            "topic": "scaled-attention",
+        }
+        reply = running.request("POST", "/start", form={**form, "count": "1", "seed": "7"})
+        session = reply.headers["location"]
+        page = running.request("GET", session).body
+        position = re.search(r'name="position" value="(\d+)"', page)
+        assert position
+        skipped = running.request(
+            "POST", f"{session}/skip", form={"csrf": csrf_of(page), "position": position.group(1)}
+        )
+        assert skipped.status == 303
+        done = running.request("POST", f"{session}/finish", form={"csrf": csrf_of(page)})
+        assert done.status == 303
+        summary = " ".join(
+            unescape(re.sub(r"<[^>]+>", " ", running.request("GET", f"{session}/summary").body)).split()
+        )
+        assert "0 / 1" not in summary
+        # A concept answer rated, then the stats: a self-rated topic, not "0% of 1".
+        home = running.request("GET", "/")
+        reply = running.request(
+            "POST", "/start", form={**form, "csrf": csrf_of(home.body), "count": "1", "seed": "8"}
+        )
+        session = reply.headers["location"]
+        page = running.request("GET", session).body
+        position = re.search(r'name="position" value="(\d+)"', page)
+        assert position
+        fields = {"csrf": csrf_of(page), "position": position.group(1), "response": "the variance grows"}
+        assert running.request("POST", f"{session}/answer", form=fields).status == 303
+        page = running.request("GET", session).body
+        rated = running.request(
+            "POST",
+            f"{session}/rate",
+            form={"csrf": csrf_of(page), "position": position.group(1), "rating": "good"},
+        )
+        assert rated.status == 303
+        stats = running.request("GET", "/stats").body
+        assert "0% of 1" not in stats
+        assert "self-rated</text>" in stats
+    finally:
+        running.stop()
+
+
+def test_a_question_in_parts_skipped_after_a_is_graded_in_the_browser(shared: Server) -> None:
+    plan = plan_practice(banks.load("week1"), seed=SEED, items=["params-chain"], count=1)
+    question = plan.questions[0].build()
+    session = _start(shared, "params-chain")
+    _answer(shared, session, question.variant.parts[0].answer.format())
+    page = shared.request("GET", session).body
+    position = re.search(r'name="position" value="(\d+)"', page)
+    assert position
+    reply = shared.request(
+        "POST", f"{session}/skip", form={"csrf": csrf_of(page), "position": position.group(1)}
+    )
+    assert reply.status == 303
+    feedback = shared.request("GET", reply.headers["location"]).body
+    shown = " ".join(unescape(re.sub(r"<[^>]+>", " ", feedback)).split())
+    assert "Not answered." in shown
+    assert "Skipped" not in shown
+    assert "Partly right" in feedback  # the page's title: the question graded, not skipped
+    # It was the session's only question: the session is over, and its summary counts the attempt.
+    summary = " ".join(
+        unescape(re.sub(r"<[^>]+>", " ", shared.request("GET", f"{session}/summary").body)).split()
+    )
+    assert "0.2 / 1" in summary
