@@ -785,9 +785,24 @@ def export_figures(repeats: int, home: Path, work: Path) -> list[Figure]:
     figures.append(
         measure("quiz export moodle, 30 variants × week1", moodle, env, repeats, budget=1.0, group="export")
     )
+    figures += lms_class_figures(repeats, env, work)
     answers = class_answers(work)
     grade = [*QUIZ, "grade", "week1", str(answers), "--seed", "2026", "-o", str(work / "marks.csv")]
     figures.append(measure("quiz grade, 300 students × week1", grade, env, heavy, group="export"))
+    return figures
+
+
+def lms_class_figures(repeats: int, env: dict[str, str], work: Path) -> list[Figure]:
+    """The STACK export (issue 29) against the Moodle export of the same class: the whole week-1 bank
+    with 20 and 300 variants, time and peak memory (300 variants: one run after the warm-up)."""
+    figures = []
+    for variants in (20, 300):
+        for fmt in ("moodle", "stack"):
+            out = str(work / f"{fmt}{variants}.xml")
+            args = [*QUIZ, "export", "week1", "--variants", str(variants), "--seed", "2026", "-f", fmt]
+            args += ["-o", out]
+            name = f"quiz export {fmt}, {variants} variants × week1"
+            figures.append(measure(name, args, env, repeats if variants <= 20 else 1, group="export"))
     return figures
 
 

@@ -115,8 +115,9 @@ def _per_part(text: str, count: int) -> list[str]:
 
 def show_grade(question: Question, result: Grade, response: str = "") -> None:
     """A grade as a session shows it: the variant, the verdict, how the response was read, the feedback."""
-    from attnquiz.display import console, print_grade, print_model_answer, put, question_header
+    from attnquiz.display import console, print_grade, print_model_answer, question_header
     from attnquiz.engine.answers import ExplainAnswer
+    from attnquiz.folding import put
 
     put(console, question_header(question, seed=False))
     print_grade(console, result, response, echo=True)

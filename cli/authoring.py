@@ -164,9 +164,10 @@ def list_banks(as_json: bool) -> None:
     """Every bank found (QUIZ_PATH folders, then the built-in ones), with its title and item count."""
     from rich.text import Text
 
-    from attnquiz.display import console, fold
+    from attnquiz.display import console
     from attnquiz.engine import banks
     from attnquiz.engine.errors import BankError
+    from attnquiz.folding import fold
 
     rows: list[dict[str, Any]] = []
     for found in banks.discover():

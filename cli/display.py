@@ -12,16 +12,16 @@ operator, continuation lines hanging under their first word, and no trailing spa
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from attnquiz.terminal import can_encode, strip_control, to_ascii
+from attnquiz.folding import NBSP, put
+from attnquiz.markdown_terminal import print_markdown
+from attnquiz.terminal import strip_control
 from attnquiz.wording import LABELS, MARKS
 
 if TYPE_CHECKING:
@@ -65,136 +65,13 @@ STYLES = {
 }
 
 
-NBSP = "\u00a0"
-"""A space that `fold` never breaks at (printed as an ordinary space)."""
 SEP = "  ·  "
 """Separates the facts of one line (a header, a verdict)."""
-
-# A bracketed group up to this many cells stays on one line: [0.881, 0.119], [T, 512], (Q, K, V, O).
-_KEEP_TOGETHER = 28
-_OPENING = {")": "(", "]": "[", "}": "{", "⟩": "⟨"}
-# A break goes after these (as TeX breaks inline maths), so a line never starts with one.
-_OPERATORS = frozenset("=≈≤≥≠→←↦∈⇒⇔+−×±∝≡<>·—")
-
-
-# ---------------------------------------------------------------------------------------------
-# Folding
-# ---------------------------------------------------------------------------------------------
-
-
-def _break_runs(line: str) -> list[tuple[int, int]]:
-    """The runs of spaces (start, end) where ``line`` may be broken."""
-    protected = [False] * len(line)
-    stack: list[tuple[str, int]] = []
-    for i, ch in enumerate(line):
-        if ch in "([{⟨":
-            stack.append((ch, i))
-        elif ch in _OPENING and stack:
-            opener, start = stack.pop()
-            if opener == _OPENING[ch] and cell_len(line[start : i + 1]) <= _KEEP_TOGETHER:
-                protected[start : i + 1] = [True] * (i + 1 - start)
-    runs = []
-    indent = len(line) - len(line.lstrip(" "))
-    for m in re.finditer(" +", line):
-        start, end = m.span()
-        if start < indent or protected[start]:
-            continue
-        follows = line[end : end + 2]
-        if len(follows) == 2 and follows[0] in _OPERATORS and follows[1] == " ":
-            continue
-        runs.append((start, end))
-    return runs
-
-
-def _line_spans(line: str, width: int, hang: int) -> list[tuple[int, int]]:
-    """Where to cut one line (no newline in it): (start, end) of each output line, greedily."""
-    spans: list[tuple[int, int]] = []
-    start, room = 0, width
-    fits: tuple[int, int] | None = None
-    for run in [*_break_runs(line), (len(line), len(line))]:
-        if cell_len(line[start : run[0]]) <= room:
-            fits = run
-            continue
-        if fits is not None:
-            spans.append((start, fits[0]))
-            start, room = fits[1], width - hang
-        fits = None
-        if cell_len(line[start : run[0]]) <= room:
-            fits = run
-        else:
-            # One word wider than the line: it gets a line of its own (rich folds it).
-            spans.append((start, run[0]))
-            start, room = run[1], width - hang
-    if start < len(line):
-        spans.append((start, len(line)))
-    return spans or [(0, 0)]
-
-
-def fold(text: Text | str, width: int, *, hang: int = 0) -> Text:
-    """``text`` broken into lines of at most ``width`` cells, styles kept.
-
-    Args:
-        text: The text; its own newlines are kept.
-        width: The width of the terminal.
-        hang: How far continuation lines are indented beyond the indentation of their line: the
-            width of a label such as "1. ", so that the text hangs under its first word.
-    """
-    text = Text(text) if isinstance(text, str) else text
-    out: list[Text] = []
-    for line in text.split("\n", allow_blank=True):
-        plain = line.plain
-        indent = len(plain) - len(plain.lstrip(" "))
-        pieces = _line_spans(plain, max(width, 20), indent + hang)
-        for number, (start, end) in enumerate(pieces):
-            piece = line[start:end]
-            piece.rstrip()
-            if number:
-                piece = Text(" " * (indent + hang)) + piece
-            out.append(piece)
-    folded = Text("\n").join(out)
-    if NBSP in folded.plain:
-        # Only a layout hint: a copied command or answer must not carry it (same length: spans stay).
-        folded.plain = folded.plain.replace(NBSP, " ")
-    return folded
-
-
-def put(target: Console, text: Text | str, *, hang: int = 0, style: str = "") -> None:
-    """Print ``text`` folded to ``target``'s width (``style`` styles a plain string).
-
-    Where the output cannot encode the text, it is spelled in ASCII before it is folded, so that
-    lines are broken at the width of what is printed (``sqrt(d_k)`` is longer than ``√dₖ``).
-    """
-    text = Text(text, style=style) if isinstance(text, str) else text
-    if not can_encode(target.file, text.plain):
-        text = ascii_text(text)
-    target.print(fold(text, target.width, hang=hang))
-
-
-def ascii_text(text: Text) -> Text:
-    """``text`` spelled in ASCII (`attnquiz.terminal.to_ascii`), each styled run keeping its style."""
-    cuts = sorted({0, len(text.plain), *(x for span in text.spans for x in (span.start, span.end))})
-    out = Text(style=text.style, end=text.end)
-    for start, end in itertools.pairwise(cuts):
-        piece = text[start:end]
-        styles = [span.style for span in piece.spans if span.start == 0 and span.end == len(piece.plain)]
-        out.append(to_ascii(piece.plain), style=" ".join(str(x) for x in styles) or None)
-    return out
-
-
-def print_table(target: Console, table: RenderableType) -> None:
-    """A table (or any renderable) without the spaces rich pads lines with (piped transcripts stay clean)."""
-    for line in target.render_lines(table, target.options, pad=False, new_lines=False):
-        text = Text()
-        for segment in line:
-            if not segment.control:
-                text.append(segment.text, segment.style)
-        text.rstrip()
-        target.print(text, soft_wrap=True)
 
 
 def markdown_paragraphs(markdown: str) -> list[str]:
     """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
 
     rendered = to_terminal(markdown)
     return [p for p in rendered.split("\n\n") if p.strip()]
@@ -287,8 +164,7 @@ def print_question(
             it after the answer: notes can name the facts a question asks for.
     """
     from attnquiz.engine.answers import ChoiceAnswer
-    from attnquiz.engine.markup import to_terminal
-    from attnquiz.markdown_terminal import print_markdown
+    from attnquiz.engine.export.plain import to_terminal
 
     put(target, question_header(question, seed=seed, variant=variant))
     target.print()
@@ -313,8 +189,7 @@ def print_question(
 def print_part(target: Console, part: Part) -> None:
     """One part of a question in parts: its label and prompt, its options, the precision it asks for."""
     from attnquiz.engine.answers import ChoiceAnswer
-    from attnquiz.engine.markup import to_terminal
-    from attnquiz.markdown_terminal import print_markdown
+    from attnquiz.engine.export.plain import to_terminal
 
     label = f"({part.label}) "
     print_markdown(target, part.prompt, first=Text(label, style="bold"), hang=len(label))
@@ -336,8 +211,6 @@ def print_solution(
     target: Console, question: Question, *, title: str = "Worked solution", indent: int = 0
 ) -> None:
     """The worked solution with this variant's numbers, one hanging step per number."""
-
-    from attnquiz.markdown_terminal import print_markdown
 
     margin = " " * indent
     target.print(Text(margin + title, style="bold"))
@@ -380,7 +253,7 @@ def print_figures(target: Console, question: Question, where: str, *, indent: in
 
 def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 0) -> None:
     """A concept question's model answer, then its key points as a list, as one block."""
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
 
     margin = " " * indent
     target.print(Text(margin + "Model answer", style="bold green"))
@@ -395,7 +268,7 @@ def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
     """A question as `quiz show` prints it."""
     from attnquiz.engine.answers import ExplainAnswer
-    from attnquiz.engine.markup import to_terminal
+    from attnquiz.engine.export.plain import to_terminal
 
     print_question(console, question)
     if question.instructor_note:  # quiz show is an inspection tool: the instructors' note, labelled so

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.classgrade import ClassMarks
     from attnquiz.engine.export.worksheet import ClassPlan
 
-FormatName = Literal["pdf", "html", "md", "moodle", "qti", "json"]
+FormatName = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
 KeyName = Literal["grid", "full", "brief", "none"]
 PaperName = Literal["a4", "us-letter"]
 
@@ -171,7 +171,9 @@ def export_command(
     fmt: Annotated[
         FormatName,
         typer.Option(
-            "--format", "-f", help="pdf, html or md (worksheets and key); moodle, qti or json (LMS)."
+            "--format",
+            "-f",
+            help="pdf, html or md (worksheets and key); moodle, stack (Moodle's STACK), qti or json (LMS).",
         ),
     ] = "pdf",
     output: Annotated[
@@ -179,8 +181,8 @@ def export_command(
         typer.Option(
             "--output",
             "-o",
-            help="A folder for pdf/html/md (default: here); a file for moodle/qti/json "
-            "(default: BANK.xml, BANK-canvas.zip, BANK.json).",
+            help="A folder for pdf/html/md (default: here); a file for moodle/stack/qti/json "
+            "(default: BANK.xml, BANK-stack.xml, BANK-canvas.zip, BANK.json).",
         ),
     ] = None,
     students: StudentsOpt = None,
@@ -223,7 +225,7 @@ def export_command(
         ),
     ] = False,
 ) -> None:
-    """Export worksheets with an answer key, or a Moodle, Canvas (QTI 1.2) or JSON question bank.
+    """Export worksheets with an answer key, or a Moodle, STACK, Canvas (QTI 1.2) or JSON question bank.
 
     Each student (or LMS variant) n gets its own variant of every item, from the master seed;
     its variant code is printed on the sheet, and `quiz grade` rebuilds it to mark the answers.
@@ -232,6 +234,7 @@ def export_command(
     Examples:
       quiz export week1 --students 30 --seed 2026 --format pdf -o out/
       quiz export week1 --variants 20 --format moodle -o week1.xml
+      quiz export week1 --variants 20 --format stack -o week1-stack.xml
     """
     from attnquiz.engine import banks
     from attnquiz.engine.export.files import LMS_FORMATS, Written, default_output, lms_file, write
@@ -272,8 +275,11 @@ def export_command(
             f"in the notes): {', '.join(plan.skipped)}"
         )
     to_stdout = output is not None and str(output) == "-"
-    if to_stdout and fmt not in {"moodle", "json"}:
-        fail(f"-o - (standard output) is for moodle and json; a {fmt} export needs a file or folder", 2)
+    if to_stdout and fmt not in {"moodle", "stack", "json"}:
+        fail(
+            f"-o - (standard output) is for moodle, stack and json; a {fmt} export needs a file or a folder",
+            2,
+        )
     target = output if output is not None else default_output(fmt, loaded.name)
     from attnquiz.engine.export.pdf import Terminated
 
@@ -337,7 +343,17 @@ def export_command(
                 f"quiz grade {shlex.quote(bank)} --template --seed {seed} --students {count_of}{selection}"
             )
             report(f"An answers file for these sheets: `{template} -o answers.csv`.")
-        report(f"Master seed {seed}{source}: grade with `{command}`.")
+        if fmt in {"moodle", "qti"}:
+            # The LMS gives each student one variant of each item at random and marks it: no row of
+            # an answers file belongs to a variant, so `quiz grade` has nothing to mark here.
+            lms_name = "Moodle" if fmt == "moodle" else "Canvas"
+            report(
+                f"Master seed {seed}{source}: {lms_name} gives each student one variant of each item at "
+                "random and marks it there. A question's name holds its variant code and seed; "
+                f"`quiz show {shlex.quote(bank)} ITEM --seed SEED --solution` rebuilds it with its answer."
+            )
+        else:
+            report(f"Master seed {seed}{source}: grade with `{command}`.")
     if answer_sheet:
         layout = shlex.quote(str(target / "answer-sheets.json"))
         report(f"Read the filled answer sheets with `quiz scan SCANS… --sheets {layout} -o answers.csv`.")

@@ -32,7 +32,8 @@ def generators_command(as_json: JsonOpt = False) -> None:
 def _show(listed: list[dict[str, Any]]) -> None:
     from rich.text import Text
 
-    from attnquiz.display import console, fold
+    from attnquiz.display import console
+    from attnquiz.folding import fold
 
     console.print(Text(f"Generators  ·  {len(listed)} built in", style="bold"))
     for generator in listed:

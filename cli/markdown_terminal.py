@@ -1,6 +1,6 @@
 """Bank Markdown with tables, code blocks and images, drawn for the terminal with rich.
 
-Paragraphs and lists go through `display.put` as before (folded, maths in Unicode). A table is a
+Paragraphs and lists go through `folding.put` as before (folded, maths in Unicode). A table is a
 rich `Table` (box-drawn, or ASCII boxes where the output cannot encode Unicode), its columns aligned
 as the Markdown says; a code block keeps its lines exactly, with syntax colour (rich's `Syntax`,
 Pygments lexers) on a colour terminal and as plain indented lines under ``NO_COLOR`` or when output
@@ -19,7 +19,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from attnquiz.display import ascii_text, print_table, put
+from attnquiz.engine.export import plain
+from attnquiz.folding import ascii_text, print_table, put
 from attnquiz.terminal import can_encode, strip_control, to_ascii
 
 if TYPE_CHECKING:
@@ -50,11 +51,10 @@ def print_markdown(
 ) -> None:
     """Print ``markdown``: ``first`` (a label such as ``1. ``) before its first block, later blocks
     indented by ``indent`` + ``hang``; ``folder``: the bank's folder, where images are."""
-    from attnquiz.engine import markup
     from attnquiz.engine.export import text as md
 
     if not has_blocks(markdown):
-        put(target, (first or Text()) + Text(markup.to_terminal(markdown)), hang=hang)
+        put(target, (first or Text()) + Text(plain.to_terminal(markdown)), hang=hang)
         return
     margin = " " * (indent + hang)
     spaced = first is None  # a prompt: blocks apart, as its paragraphs; a labelled step stays compact
@@ -73,7 +73,7 @@ def print_markdown(
         if not flow:
             return
         gap()
-        text = markup.to_terminal_blocks(flow)
+        text = plain.to_terminal_blocks(flow)
         if lead is not None:
             put(target, lead + Text(text), hang=hang)
             lead = None
@@ -107,7 +107,6 @@ def print_markdown(
 
 
 def _table(target: Console, block: md.Table) -> Table:
-    from attnquiz.engine import markup
 
     unicode = can_encode(target.file, "┌─┬┐│├┼┤└┴┘━")
     table = Table(
@@ -120,7 +119,7 @@ def _table(target: Console, block: md.Table) -> Table:
     )
 
     def cell(nodes: tuple[md.Inline, ...]) -> Text:
-        text = Text(" ".join(markup.terminal_inlines(nodes).split()))
+        text = Text(" ".join(plain.terminal_inlines(nodes).split()))
         return text if unicode or can_encode(target.file, text.plain) else ascii_text(text)
 
     for header, how in zip(block.header, block.align, strict=True):
@@ -136,6 +135,12 @@ def _code(target: Console, block: md.CodeBlock, margin: str) -> None:
     lines = lines[:MAX_CODE_LINES]
     if not can_encode(target.file, "\n".join(lines)):
         lines = [to_ascii(line) for line in lines]
+    # Long lines are folded here, the same way with or without colour: between tokens, the broken
+    # line ending in Python's own continuation mark and the rest indented under it, so that nothing
+    # is lost, no number or name is cut in two, and a continuation never reads as a new statement.
+    # The width is counted in terminal cells: a CJK character or an emoji takes two.
+    room = max(20, target.width - len(margin) - 4)
+    folded = [piece for line in lines for piece in fold_code_line(line, room)]
     colour = target.color_system is not None and not target.no_color
     if colour:
         from rich.syntax import Syntax
@@ -143,22 +148,90 @@ def _code(target: Console, block: md.CodeBlock, margin: str) -> None:
         # An unknown language is shown without colour (rich finds no lexer for it).
         lexer = block.language.lower() if block.language else "text"
         syntax = Syntax(
-            "\n".join(lines), lexer, theme="ansi_dark", background_color="default", word_wrap=True
+            "\n".join(folded), lexer, theme="ansi_dark", background_color="default", word_wrap=False
         )
         print_table(target, Padding(syntax, (0, 0, 0, len(margin) + 4)))
     else:
-        # Long lines are cut at the width, each piece on its own indented line: nothing is lost and
-        # the terminal's own wrapping never breaks the indentation. The width is counted in
-        # terminal cells: a CJK character or an emoji takes two.
-        from rich.cells import chop_cells
-
-        room = max(20, target.width - len(margin) - 4)
-        for line in lines:
-            pieces = chop_cells(line, room) or [""]
-            for piece in pieces:
-                target.print(Text(margin + "    " + piece), soft_wrap=True)
+        for piece in folded:
+            target.print(Text(margin + "    " + piece), soft_wrap=True)
     if cut > 0:
         put(target, f"{margin}    … {cut} more lines", style="dim")
+
+
+CONTINUED = " \\"
+"""The end of a code line folded to fit the terminal (Python's explicit line joining)."""
+CONTINUATION_INDENT = 4
+"""How much deeper than its line a folded code line's continuation starts."""
+
+
+def _break_points(line: str) -> list[tuple[int, int]]:
+    """Where a code line may be folded: (end of the first piece, start of the rest), between tokens.
+
+    At a run of spaces, and after an opening bracket or a comma, outside string literals, so that
+    ``hidden = 8, 4, 32`` never becomes ``3`` then ``2``.
+    """
+    points: list[tuple[int, int]] = []
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            # A comment: any space after its first word will do.
+            first = line.find(" ", i + 2)
+            points += [(j, j + 1) for j in range(first, len(line)) if first > 0 and line[j] == " "]
+            break
+        elif ch == " ":
+            j = i
+            while j < len(line) and line[j] == " ":
+                j += 1
+            points.append((i, j))
+            i = j
+            continue
+        elif ch in "([{,":
+            points.append((i + 1, i + 1))
+        i += 1
+    return points
+
+
+def fold_code_line(line: str, room: int) -> list[str]:
+    """A code line as pieces of at most ``room`` cells: every piece but the last ends in `CONTINUED`,
+    and the continuations are indented `CONTINUATION_INDENT` deeper than the line itself.
+
+    A break goes between tokens (see `_break_points`); only a token longer than a whole line is cut.
+    """
+    from rich.cells import cell_len, chop_cells
+
+    if cell_len(line) <= room:
+        return [line]
+    indent = len(line) - len(line.lstrip(" "))
+    hang = " " * min(indent + CONTINUATION_INDENT, max(0, room // 2))
+    pieces: list[str] = []
+    rest, lead = line, ""
+    while cell_len(lead + rest) > room:
+        budget = room - cell_len(lead) - len(CONTINUED)
+        fits = [
+            (end, start) for end, start in _break_points(rest) if end > 0 and cell_len(rest[:end]) <= budget
+        ]
+        if fits:
+            end, start = fits[-1]
+        else:
+            # A single token wider than the line: cut it by cells, marked like any other fold.
+            end = start = len(chop_cells(rest, max(1, budget))[0])
+        pieces.append(lead + rest[:end].rstrip(" ") + CONTINUED)
+        rest, lead = rest[start:].lstrip(" "), hang
+        if not rest:
+            break
+    if rest:
+        pieces.append(lead + rest)
+    return pieces
 
 
 def strip_control_lines(text: str) -> list[str]:
@@ -166,4 +239,4 @@ def strip_control_lines(text: str) -> list[str]:
     return [strip_control(line.expandtabs(4)) for line in text.split("\n")]
 
 
-__all__ = ["has_blocks", "print_markdown"]
+__all__ = ["CONTINUED", "fold_code_line", "has_blocks", "print_markdown"]

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from attnquiz.session_view import SessionView, json_line
+from attnquiz.display import NBSP
+from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.wording import clock
 
 if TYPE_CHECKING:
@@ -221,6 +222,15 @@ class SessionLoop:
             self.view.echo(line)
         return line
 
+    def _fitted(self, prompt: str) -> str:
+        """``prompt``, or on a screen too narrow for it on one line, its choices as a folded note
+        (each key beside its word) and a bare ``›``: the terminal would cut a prompt mid-word."""
+        if not self.visible or len(prompt) < self.view.console.width:
+            return prompt
+        choices = prompt.removesuffix(" › ").split(" · ")
+        self.view.note(" · ".join(choice.replace(" ", NBSP, 1) for choice in choices))
+        return "› "
+
     # -- running --------------------------------------------------------------------------------
 
     def run(self) -> Summary:
@@ -367,7 +377,7 @@ class SessionLoop:
         it is one of the four. The typed answer is already stored; quitting here keeps it unrated."""
         session = self.session
         while True:
-            line = self._read(RATING_PROMPT)
+            line = self._read(self._fitted(RATING_PROMPT))
             if line is None:
                 return "end-of-input"
             text = line.strip().lower()
@@ -429,24 +439,59 @@ class SessionLoop:
         return self._pause(question, shown=shown)
 
     def _pause(self, question: Question, *, shown: bool) -> Ending | None:
-        """On a terminal, wait before the next question (time to read; ``w`` shows the solution)."""
+        """On a terminal, wait before the next question (time to read; ``w`` shows the solution; ``g``
+        says a scored answer was a guess, 1-4 rate it, so that its review is not scheduled as Easy).
+
+        Anything else typed here is not an answer (the next question is not on screen yet): it is
+        said so, and the next question follows.
+        """
         if not self.interactive:
             return None
-        last = self.session.finished
+        session = self.session
+        slot = self._answered_slot(question)
+        shown = shown or not has_solution(question)
         while True:
-            action = "summary" if last else "next"
-            offer = "" if shown else " · w solution"
-            line = self.reader.read(f"Enter {action}{offer} · q quit › ")
+            action = "summary" if session.finished else "next"
+            offers = [f"Enter {action}"]
+            if not shown:
+                offers.append("w solution")
+            if slot is not None and session.can_rerate(slot) and slot.rating not in (None, "again"):
+                offers.append("g guessed")
+            offers.append("q quit")
+            line = self.reader.read(self._fitted(" · ".join(offers) + " › "))
             if line is None:
                 return "end-of-input"
             command = parse_command(line)
-            if command.name == "why" and not shown:
-                self.view.solution(question)
-                shown = True
+            text = line.strip().lower()
+            if command.name == "why":
+                if shown and has_solution(question):
+                    self.view.note("The worked solution is above.")
+                else:
+                    self.view.solution(question)
+                    shown = True
                 continue
             if command.name == "quit":
                 return "quit"
+            rating = GUESS.get(text) or RATINGS.get(text)
+            if rating is not None and slot is not None and session.can_rerate(slot):
+                with held_signals():
+                    session.rerate(slot.position, rating)
+                self.view.rerated(rating, slot.next_due, guess=text in GUESS)
+                self._warnings()
+                continue
+            if command.name != "empty":
+                self.view.note(
+                    f"{line.strip()[:40]!r} was not taken as an answer: the next question was not on "
+                    "the screen yet. Type your answer at its own prompt."
+                )
             return None
+
+    def _answered_slot(self, question: Question) -> Slot | None:
+        """The slot whose answer (or skip) ``question`` was, the one the pause is after."""
+        for slot in self.session.slots:
+            if slot.question is question:
+                return slot
+        return None
 
     # -- exams ----------------------------------------------------------------------------------
 
@@ -533,6 +578,9 @@ class SessionLoop:
                 self._report(slot, question, result, line)
                 if result.counts and session.part_in_progress(slot):
                     redraw = False  # the same question, its next part
+                    kept = session.kept_parts(slot)
+                    if kept and self.visible:
+                        self.view.revision(kept)
                 elif result.counts:
                     if self.visible:
                         self.view.saved(slot)
@@ -569,6 +617,8 @@ RATINGS = {
     "easy": "easy",
 }
 """What may be typed to rate a concept answer: a key 1-4 or the rating's word."""
+GUESS = {"g": "again", "guess": "again", "guessed": "again"}
+"""What may be typed after a scored answer to say it was a guess (rated Again: it comes back soon)."""
 RATING_PROMPT = "Rate your answer: 1 again · 2 hard · 3 good · 4 easy › "
 RATING_HELP = (
     "Type 1 again (you missed it), 2 hard (partly), 3 good (the key points) or 4 easy (all of it, "

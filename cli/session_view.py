@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.display import NBSP, SEP, STYLES, put
+from attnquiz.display import SEP, STYLES
+from attnquiz.folding import NBSP, print_table, put
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
@@ -25,7 +26,19 @@ if TYPE_CHECKING:
     from attnquiz.engine.store import DayStats, GroupStats, MistakeStats
     from attnquiz.engine.variant import Question
 
-__all__ = ["LABELS", "MARKS", "STYLES", "SessionView", "bar", "clock", "command_lines", "json_line"]
+__all__ = [
+    "LABELS",
+    "MARKS",
+    "STYLES",
+    "SessionView",
+    "bar",
+    "clock",
+    "command_lines",
+    "has_solution",
+    "json_line",
+    "nothing_due",
+    "revision_note",
+]
 
 
 def _keys(*pairs: str) -> str:
@@ -102,6 +115,8 @@ class SessionView:
                 "  ?, hint       a hint for this question",
                 "  s, skip       skip this question (and see its answer)",
                 "  w, why        the worked solution (after answering)",
+                "  g, 1-4        after an answer: it was a guess, or rate it 1 again … 4 easy "
+                "(when it comes back; the score stays)",
                 "  q, quit       stop here and see the summary",
             ]
         lines.append("  h, help       this list")
@@ -171,7 +186,7 @@ class SessionView:
 
     def hint(self, text: str) -> None:
         """The current question's hint."""
-        from attnquiz.engine.markup import to_terminal
+        from attnquiz.engine.export.plain import to_terminal
 
         if text:
             put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text)))
@@ -213,19 +228,40 @@ class SessionView:
         back = f" Back for review {when(next_due)}." if next_due is not None else ""
         self.note(f"Rated {rating}.{back}")
 
+    def rerated(self, rating: str, next_due: datetime | None, *, guess: bool) -> None:
+        """A scored answer the student rated themselves (a guess is rated again)."""
+        said = "A guess: rated again" if guess else f"Rated {rating}"
+        back = f"; back for review {when(next_due)}" if next_due is not None else ""
+        self.note(f"{said} (the score stays){back}.")
+
     def solution(self, question: Question) -> None:
-        """The worked solution with this variant's numbers, and the item's note (held back until now)."""
+        """The worked solution with this variant's numbers, and the item's note (held back until now).
+
+        A question without worked steps (a concept question's is its model answer, shown already)
+        says so rather than print an empty heading.
+        """
         c = self.console
+        if not has_solution(question):
+            self.note("This question has no worked solution: its model answer and key points are above.")
+            display.print_note(c, question)
+            return
         c.print()
         display.print_solution(c, question)
         display.print_note(c, question)
 
     def skipped(self, question: Question, next_due: datetime | None = None) -> None:
-        """A skipped practice question, with its answer (a learner skips to find out)."""
-        put(
-            self.console,
-            Text.assemble(("– Skipped.  ", "dim"), ("Answer: ", "bold green"), question.answer.format()),
-        )
+        """A skipped practice question, with its answer (a learner skips to find out): a concept
+        question's model answer and key points rendered, as after an answer."""
+        from attnquiz.engine.answers import ExplainAnswer
+
+        if isinstance(question.answer, ExplainAnswer):
+            put(self.console, Text("– Skipped.", style="dim"))
+            display.print_model_answer(self.console, question.answer)
+        else:
+            put(
+                self.console,
+                Text.assemble(("– Skipped.  ", "dim"), ("Answer: ", "bold green"), question.answer.format()),
+            )
         if next_due is not None:
             self.note("It is due for review now: quiz review asks it again.")
 
@@ -234,6 +270,10 @@ class SessionView:
     def saved(self, slot: Slot) -> None:
         """An exam answer was taken (no verdict until submission)."""
         self.note(f"Saved your answer to question {slot.position}.")
+
+    def revision(self, kept: list[tuple[str, str]]) -> None:
+        """A part of an answered exam question revised: the later parts that keep their answers."""
+        self.note(revision_note(kept))
 
     def overview(self, session: Session) -> None:
         """Which exam questions have an answer."""
@@ -352,9 +392,13 @@ class SessionView:
             self._rows(c, summary)
         if summary.revisit:
             put(c, Text.assemble(("Topics to revisit: ", "bold"), ", ".join(summary.revisit)), hang=2)
-        # A review is chosen by what is due, so running it again goes on rather than repeats.
-        again = "Go on reviewing:" if summary.mode == "review" else "Repeat this session:"
-        self._command(again, summary.repeat)
+        # A review is chosen by what is due, so running it again goes on rather than repeats; with
+        # nothing due, it would only say so.
+        if summary.mode == "review" and summary.due_now == 0:
+            self.note(nothing_due(summary))
+        else:
+            again = "Go on reviewing:" if summary.mode == "review" else "Repeat this session:"
+            self._command(again, summary.repeat)
         if summary.follow_up:
             self._command("Practise what you missed:", summary.follow_up)
         if summary.history is not None and summary.rows:
@@ -376,7 +420,7 @@ class SessionView:
                 outcome.append(f"{SEP}{_duration(row.seconds)}", style="dim")
                 put(c, outcome, hang=3)
         else:
-            display.print_table(c, self._rows_table(summary))
+            print_table(c, self._rows_table(summary))
         c.print()
 
     def _command(self, label: str, command: str) -> None:
@@ -476,7 +520,7 @@ class SessionView:
                     cells.append(f"{100 * recall[key]:.0f} %" if key in recall else "")
                 cells.append(str(due.get(key, 0)))
                 table.add_row(*cells)
-            display.print_table(c, table)
+            print_table(c, table)
         c.print()
         legend = "accuracy: your mean score over every answer so far."
         if any(b.unscored for b in banks):
@@ -507,7 +551,7 @@ class SessionView:
                 for m in mistakes:
                     last = m.last.astimezone().strftime("%d %b") if m.last is not None else ""
                     table.add_row(m.tag, str(m.count), ", ".join(m.topics), last)
-                display.print_table(c, table)
+                print_table(c, table)
         if days:
             c.print()
             c.print(Text("Last days", style="bold"))
@@ -520,7 +564,7 @@ class SessionView:
                 width = max(1, round(12 * d.attempts / most))
                 shown = f"{100 * d.accuracy:.0f} %" if d.attempts > d.unscored else "self-rated"
                 table.add_row(d.day, f"{'█' * width} {d.attempts}", shown)
-            display.print_table(c, table)
+            print_table(c, table)
         c.print()
         if total_due:
             c.print(
@@ -530,6 +574,31 @@ class SessionView:
             )
         else:
             c.print(Text("Nothing is due for review.", style="dim"))
+
+
+def revision_note(kept: list[tuple[str, str]]) -> str:
+    """What a revised part of an exam question in parts means for the parts after it."""
+    standing = "; ".join(f"({label}) {response or '(empty)'}" for label, response in kept)
+    return (
+        f"Saved, and graded with your earlier answers to the later parts: {standing}. "
+        "Answer them again to change them, or move on."
+    )
+
+
+def nothing_due(summary: Summary) -> str:
+    """What a summary says when nothing is due for review now (and when the next review is)."""
+    if summary.next_due is not None:
+        return f"Nothing else is due for review now; the next review is {when(summary.next_due)}."
+    return "Nothing else is due for review now."
+
+
+def has_solution(question: Question) -> bool:
+    """Whether the question has worked steps (or parts, whose answers the solution lists) to show."""
+    return bool(
+        question.variant.solution
+        or question.variant.parts
+        or any(f.where == "solution" for f in question.variant.figures)
+    )
 
 
 def command_lines(command: str, width: int) -> list[str]:

@@ -66,7 +66,8 @@ _ASCII = {
 }  # fmt: skip
 
 # What a root applies to when it has no brackets: a name with its scripts (√dₖ, √2, √d_model).
-_ROOT_ATOM = re.compile(r"[\w.ᵀ′" + "".join(_SUBSCRIPTS) + "".join(_SUPERSCRIPTS) + "]+")
+# A full stop belongs to it only inside a number (√2.5), never at the end of a sentence (√dₖ.).
+_ROOT_ATOM = re.compile(r"(?:[\wᵀ′" + "".join(_SUBSCRIPTS) + "".join(_SUPERSCRIPTS) + r"]|\.(?=\d))+")
 
 
 def _scripts(text: str, start: int, table: dict[str, str], marker: str) -> tuple[str, int]:

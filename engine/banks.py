@@ -47,7 +47,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnquiz.engine.errors import BankError, BankNotFoundError, Issue
+# MAX_BANK_BYTES is re-exported: callers that read bank files know the limit as banks.MAX_BANK_BYTES.
+from attnquiz.engine.bank_text import MAX_BANK_BYTES as MAX_BANK_BYTES
+from attnquiz.engine.bank_text import decode_bank, read_bank_bytes
+from attnquiz.engine.errors import BankNotFoundError
 
 if TYPE_CHECKING:
     # Imported where a bank is built or unpickled: `quiz list` prints a bank from its listing index
@@ -154,34 +157,6 @@ def _shown_path(path: Path) -> str:
         return str(Path.cwd().joinpath(path).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-MAX_BANK_BYTES = 1_000_000
-"""A bank file larger than this is refused before it is parsed (the built-in banks are ~50 kB)."""
-
-
-def read_bank_bytes(path: Path, file: str) -> bytes:
-    """The bytes of a bank file, refused beyond `MAX_BANK_BYTES` without reading the rest."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BANK_BYTES + 1)
-    except OSError as exc:
-        raise BankError(file, [Issue(file, 1, "", f"cannot read the file ({exc.strerror or exc})")]) from None
-    if len(data) > MAX_BANK_BYTES:
-        message = f"the file is larger than {MAX_BANK_BYTES:,} bytes, the most a bank may have"
-        raise BankError(file, [Issue(file, 1, "", message)])
-    return data
-
-
-def decode_bank(data: bytes, file: str) -> str:
-    """A bank's text as Path.read_text reads it (UTF-8, universal newlines)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BankError(
-            file, [Issue(file, 1, "", f"cannot read the file: not UTF-8 ({exc.reason})")]
-        ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 _cache: dict[tuple[Path, int, int, bool], Bank] = {}

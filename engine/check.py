@@ -17,7 +17,8 @@ item has one) are built and checked the way a student and an instructor will use
   every combination of their extremes (the report then says it sampled);
 - a statement group with one member is a warning (usually a misspelt group name).
 
-A bank with plugins is checked in a child process with a time limit (`attnquiz.engine.check_child`).
+A bank with plugins is checked in a child process with a time limit (`attnquiz.engine.check_child`
+starts it, `attnquiz.engine.check_worker` runs in it).
 
 Failures are grouped by check, each with the first seed that reproduces it and how many
 variants failed that way.
@@ -26,13 +27,13 @@ variants failed that way.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import difflib
 import functools
 import re
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from attnquiz.engine import markup
@@ -49,167 +50,23 @@ from attnquiz.engine.answers import (
     is_finite,
 )
 from attnquiz.engine.bank import Bank, BankItem
-from attnquiz.engine.errors import BankError, Issue, QuizError, excerpt
+
+# The report's types are re-exported: callers know them as this module's.
+from attnquiz.engine.check_report import BankReport as BankReport
+from attnquiz.engine.check_report import Failure as Failure
+from attnquiz.engine.check_report import ItemReport as ItemReport
+from attnquiz.engine.check_report import Progress as Progress
+from attnquiz.engine.errors import BankError, Issue, QuizError
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 from attnquiz.engine.expressions import ExpressionError
 from attnquiz.engine.formula import MAX_COMBINATIONS, Combination, Formula, FormulaError
-from attnquiz.engine.seeding import ORIGINAL_CODE, question_rng, variant_code
+from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Question
 
 DEFAULT_VARIANTS = 100
 INVALID_RESPONSE = "#?"
 """A response no answer kind can read."""
-
-Progress = Callable[[int, int, str], None]
-"""Called as ``progress(done, total, item_id)`` after each item."""
-
-
-# ---------------------------------------------------------------------------------------------
-# The report
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """One way an item fails: which check, what went wrong first, the seed that reproduces it (or
-    ``original``; neither for a combination of a formula's parameters that no seed tried drew),
-    and how many variants fail that way."""
-
-    check: str
-    message: str
-    seed: int | None
-    count: int = 1
-    original: bool = False
-
-    @property
-    def code(self) -> str | None:
-        """The variant code of the reproducing seed (``original`` for the past paper's instance)."""
-        if self.original:
-            return ORIGINAL_CODE
-        return variant_code(self.seed) if self.seed is not None else None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Failure:
-        """The failure that `to_json` wrote (from the child process that checks a bank with plugins)."""
-        return cls(data["check"], data["message"], data["seed"], data["count"], data["original"])
-
-    def to_json(self) -> dict[str, Any]:
-        """The failure as ``quiz check --json`` prints it."""
-        return {
-            "check": self.check,
-            "message": self.message,
-            "seed": self.seed,
-            "original": self.original,
-            "variant_code": self.code,
-            "count": self.count,
-        }
-
-
-@dataclass
-class ItemReport:
-    """What the checks found for one item."""
-
-    item: str
-    kind: str
-    generator: str
-    variants: int = 0
-    distinct: int = 0
-    original: bool = False
-    combinations: int | None = None
-    """For a formula item: how many combinations of its parameters were all tried (None: too many)."""
-    boundaries: int | None = None
-    """For a formula item with too many combinations to try: how many combinations of its
-    parameters' extremes (each range's ends, each choice's smallest and largest) were tried."""
-    failures: list[Failure] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Whether every check passed."""
-        return not self.failures
-
-    @property
-    def sampled(self) -> bool:
-        """Whether a formula item's combinations were sampled (seeds and extremes), not all tried."""
-        return self.kind == "formula" and self.combinations is None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ItemReport:
-        """The item's report that `to_json` wrote."""
-        return cls(
-            item=data["item"],
-            kind=data["kind"],
-            generator=data["generator"],
-            variants=data["variants"],
-            distinct=data["distinct"],
-            original=data["original_checked"],
-            combinations=data["combinations"],
-            boundaries=data.get("boundaries"),
-            failures=[Failure.from_json(f) for f in data["failures"]],
-            warnings=list(data["warnings"]),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The item's report as ``quiz check --json`` prints it."""
-        return {
-            "item": self.item,
-            "kind": self.kind,
-            "generator": self.generator,
-            "ok": self.ok,
-            "variants": self.variants,
-            "distinct": self.distinct,
-            "original_checked": self.original,
-            "combinations": self.combinations,
-            "sampled": self.sampled,
-            "boundaries": self.boundaries,
-            "failures": [f.to_json() for f in self.failures],
-            "warnings": list(self.warnings),
-        }
-
-
-@dataclass
-class BankReport:
-    """What the checks found for a bank: its load errors, or a report per item."""
-
-    bank: str
-    path: str
-    variants: int
-    title: str = ""
-    errors: list[Issue] = field(default_factory=list)
-    items: list[ItemReport] = field(default_factory=list)
-    source: str | None = None
-    """The bank's text when it has load errors and may be quoted (see `BankError`), for excerpts."""
-
-    @property
-    def ok(self) -> bool:
-        """Whether the bank loaded and every item passed every check."""
-        return not self.errors and all(item.ok for item in self.items)
-
-    @property
-    def failures(self) -> int:
-        """The number of failures (load errors count one each)."""
-        return len(self.errors) + sum(len(item.failures) for item in self.items)
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as ``quiz check --json`` prints it."""
-        return {
-            "bank": self.bank,
-            "title": self.title,
-            "path": self.path,
-            "variants": self.variants,
-            "ok": self.ok,
-            "errors": [
-                {
-                    "file": i.file,
-                    "line": i.line,
-                    "field": i.field,
-                    "message": i.message,
-                    "text": str(i),
-                    "excerpt": excerpt(self.source, i),
-                }
-                for i in self.errors
-            ],
-            "items": [item.to_json() for item in self.items],
-        }
 
 
 class _Failures:
@@ -383,7 +240,7 @@ def _check_explain(bank: Bank, entry: BankItem, report: ItemReport, failures: _F
                 )
         for text in question.variant.texts():
             try:
-                markup.check(text)
+                md.check(text)
             except markup.MarkupError as exc:
                 failures.add("markup", str(exc), question.seed)
     _check_renderers(bank, built, failures)
@@ -400,7 +257,9 @@ def _no_guard(entry: BankItem, seed: int | None) -> AbstractContextManager[objec
     return contextlib.nullcontext()
 
 
-_guard: BuildGuard = _no_guard
+BUILD_GUARD: contextvars.ContextVar[BuildGuard] = contextvars.ContextVar("BUILD_GUARD", default=_no_guard)
+"""What wraps each generation here: nothing, unless a checker sets it (the child process of
+`attnquiz.engine.check_worker`, with its time limit)."""
 
 
 def _lonely_groups(entry: BankItem) -> list[str]:
@@ -430,9 +289,9 @@ def _lonely_groups(entry: BankItem) -> list[str]:
 
 def _build(entry: BankItem, seed: int | None, failures: _Failures) -> Question | None:
     try:
-        with _guard(entry, seed):
+        with BUILD_GUARD.get()(entry, seed):
             first = entry.original() if seed is None else entry.question(seed)
-        with _guard(entry, seed):
+        with BUILD_GUARD.get()(entry, seed):
             again = entry.original() if seed is None else entry.question(seed)
     except QuizError as exc:
         failures.add("generate", str(exc), seed)
@@ -710,8 +569,8 @@ def _problems(formula: Formula, combination: Combination) -> list[tuple[str, str
 def _terminal(questions: Sequence[Question]) -> None:
     for question in questions:
         for text in question.variant.texts():
-            markup.check(text)
-            markup.to_terminal(text)
+            md.check(text)
+            plain.to_terminal(text)
         if question.variant.figures:
             from attnquiz.engine.export.figure_text import figure_lines
 

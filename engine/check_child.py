@@ -18,20 +18,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import re
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from attnquiz.engine import errors
 from attnquiz.engine.bank import Bank, BankItem
-from attnquiz.engine.check import BankReport, Failure, ItemReport, Progress
+from attnquiz.engine.check_report import BankReport, Failure, ItemReport, Progress
 from attnquiz.engine.errors import Issue
 
 BACKSTOP = 30.0
@@ -141,7 +139,7 @@ def _run_child(name_or_path: str, variants: int, time_limit: float, start: int) 
     request = json.dumps({"bank": name_or_path, "variants": variants, "limit": time_limit, "start": start})
     with tempfile.TemporaryFile() as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-P", "-c", "from attnquiz.engine.check_child import main; main()", request],
+            [sys.executable, "-P", "-c", "from attnquiz.engine.check_worker import main; main()", request],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -201,55 +199,3 @@ def _take(outcome: _Outcome, event: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------------------
 # The child
 # ---------------------------------------------------------------------------------------------
-
-
-def main() -> None:
-    """The child process: import the bank's plugins and check its items from ``start``, reporting
-    each step as a JSON line, with a watchdog on the import and on every generation."""
-    import faulthandler
-
-    from attnquiz.engine import banks, check
-    from attnquiz.engine.errors import BankError
-
-    request = json.loads(sys.argv[-1])
-    limit = float(request["limit"])
-    # The results go to the original stdout; anything the plugin prints goes to stderr.
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    errors.notice = lambda message: None  # the parent has said it
-
-    def send(event: dict[str, Any]) -> None:
-        channel.write(json.dumps(event) + "\n")
-
-    @contextlib.contextmanager
-    def watchdog() -> Iterator[None]:
-        faulthandler.dump_traceback_later(limit, exit=True)
-        try:
-            yield
-        finally:
-            faulthandler.cancel_dump_traceback_later()
-
-    try:
-        with watchdog():
-            bank = banks.load(request["bank"], plugins=True)
-    except BankError as exc:
-        send({"event": "errors", "issues": [vars(issue) for issue in exc.issues], "source": exc.source})
-        return
-    send({"event": "imported"})
-    index_of = {entry.id: index for index, entry in enumerate(bank.items)}
-
-    @contextlib.contextmanager
-    def guard(entry: BankItem, seed: int | None) -> Iterator[None]:
-        send({"event": "build", "index": index_of[entry.id], "seed": seed})
-        with watchdog():
-            yield
-
-    check._guard = guard
-    check.check_bank(
-        bank,
-        int(request["variants"]),
-        start=int(request["start"]),
-        on_item=lambda item: send({"event": "item", "report": item.to_json()}),
-    )
-    send({"event": "done"})

@@ -15,6 +15,8 @@ import pydantic
 
 from attnquiz.engine import markup
 from attnquiz.engine.answers import ExplainAnswer
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 from attnquiz.engine.registry import GeneratorSpec
 from attnquiz.engine.schema import ExplainItem
 from attnquiz.engine.variant import Variant
@@ -63,7 +65,7 @@ class Explain:
 
     def summary(self) -> str:
         """One line about the item, for listings: the start of its prompt."""
-        text = " ".join(markup.to_terminal(self.prompt).split())
+        text = " ".join(plain.to_terminal(self.prompt).split())
         return text if len(text) <= 100 else text[:99] + "…"
 
     def spec(self) -> GeneratorSpec:
@@ -90,7 +92,7 @@ def check_explain(
     ok = True
     for loc, text in explain.texts():
         try:
-            markup.check(text)
+            md.check(text)
         except markup.MarkupError as exc:
             row = getattr(exc, "line", None)
             issue(loc, str(exc), row if isinstance(row, int) else None)

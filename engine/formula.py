@@ -43,6 +43,7 @@ from attnquiz.engine.answers import (
 )
 from attnquiz.engine.answers import Formula as WrittenFormula
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
+from attnquiz.engine.export import text as md
 from attnquiz.engine.expressions import (
     RESERVED,
     Expression,
@@ -842,7 +843,7 @@ class Formula:
             texts += [(m.feedback, feedback[m.tag]) for m in each.mistakes if m.tag in feedback]
         for template, text in texts:
             try:
-                markup.check(text)
+                md.check(text)
             except markup.MarkupError as exc:
                 error = self._markup_error(template, exc, instance.values)
                 return error.issue(seed if error.values else "unknown")

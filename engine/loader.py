@@ -21,7 +21,7 @@ import pydantic
 import yaml
 
 from attnquiz.engine.bank import Bank, BankItem
-from attnquiz.engine.banks import MAX_BANK_BYTES, decode_bank, read_bank_bytes
+from attnquiz.engine.bank_text import MAX_BANK_BYTES, decode_bank, read_bank_bytes
 from attnquiz.engine.errors import BankError, GeneratorSpecError, Issue
 from attnquiz.engine.explain import Explain, check_explain
 from attnquiz.engine.formula import Formula, FormulaCompileError

@@ -9,10 +9,9 @@ and the HTML, Typst and LMS renderers of `attnquiz.engine.export`. Anything outs
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 
 class MarkupError(ValueError):
@@ -446,15 +445,8 @@ def escape_markdown(text: str) -> str:
     return "".join("\\" + ch if ch in special else ch for ch in text)
 
 
-def check(text: str) -> None:
-    """Raise MarkupError if ``text`` uses anything outside the supported subset (TeX or Markdown)."""
-    from attnquiz.engine.export import text as md  # the Markdown reader builds on this module
-
-    md.check(text)
-
-
 # ---------------------------------------------------------------------------------------------
-# Terminal rendering (Unicode)
+# Terminal rendering (Unicode); Markdown blocks as plain text are `attnquiz.engine.export.plain`'s
 # ---------------------------------------------------------------------------------------------
 
 # Lower-case letters all have superscript forms except q; capitals only partly, so apart from T
@@ -470,6 +462,10 @@ _SUBSCRIPT = dict(
     zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
 ) | {"−": "₋"}
 _SPACED_OPS = {"=", "≈", "≤", "≥", "≠", "→", "∈", "⇒", "⇔", "↦", "+", "×", "−", "-", "<", ">", "±", "∝", "≡"}
+
+
+_ASCII_SUBSCRIPT_END = re.compile(r"(?:_\w+|\^\([^()]*\))$")
+"""A formula so far that ends in a script spelled in ASCII (``d_model``, ``W_Q``, ``Σ^(dₖ)``)."""
 
 
 def _script(text: str, table: dict[str, str], marker: str) -> str:
@@ -529,6 +525,10 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
             )
             if after_function or before_function:
                 out += " "  # "v tanh(x)", "tanh x": a function name stands apart from its neighbours
+            elif isinstance(prev, Scripts) and _ASCII_SUBSCRIPT_END.search(out) and piece[:1].isalnum():
+                # A subscript spelled with "_" (no Unicode form) would run into the next name:
+                # d_model d_ff, never "d_modeld_ff" (one name to a reader).
+                out += " "
             out += piece
         return re.sub(r"  +", " ", out) if "  " in out and not display else out
     if isinstance(node, Scripts):
@@ -588,33 +588,6 @@ def matrix_lines(cells: list[list[str]], left: str = "[", right: str = "]") -> l
     return lines
 
 
-def terminal_inlines(nodes: Iterable[Any]) -> str:
-    """Inline content of the Markdown tree (`attnquiz.engine.export.text`) as plain Unicode text."""
-    return _terminal_inlines(nodes)
-
-
-def terminal_block(block: Any) -> str:
-    """One block of the Markdown tree as `to_terminal` writes it."""
-    return to_terminal_blocks((block,))
-
-
-def _terminal_inlines(nodes: Iterable[Any]) -> str:
-    from attnquiz.engine.export import text as md
-
-    out: list[str] = []
-    for node in nodes:
-        if isinstance(node, md.Plain | md.Code):
-            out.append(node.text)
-        elif isinstance(node, md.Strong | md.Emph):
-            out.append(_terminal_inlines(node.children))
-        elif node.math.display:
-            rendered = to_unicode(node.math.tree, display=True).strip()
-            out.append("\n" + "\n".join("    " + line for line in rendered.splitlines()) + "\n")
-        else:
-            out.append(to_unicode(node.math.tree).strip())
-    return "".join(out)
-
-
 def table_lines(header: list[str], rows: list[list[str]], align: Sequence[str]) -> list[str]:
     """A table as aligned plain-text lines: header, a rule, then the rows (numbers right-aligned
     where the column says so)."""
@@ -633,38 +606,3 @@ def table_lines(header: list[str], rows: list[list[str]], align: Sequence[str]) 
         return "  ".join(padded).rstrip()
 
     return [line(header), "  ".join("-" * w for w in widths), *(line(row) for row in rows)]
-
-
-def to_terminal(text: str) -> str:
-    """Markdown with TeX maths as plain Unicode text (display formulas on lines of their own,
-    tables aligned, code blocks indented, images as their alt text and file)."""
-    from attnquiz.engine.export import text as md
-
-    return to_terminal_blocks(md.blocks(text))
-
-
-def to_terminal_blocks(blocks: Iterable[Any]) -> str:
-    """Blocks of the Markdown tree as `to_terminal` writes them."""
-    from attnquiz.engine.export import text as md
-
-    out: list[str] = []
-    for block in blocks:
-        if isinstance(block, md.Paragraph):
-            out.append(_terminal_inlines(block.inlines).strip("\n"))
-        elif isinstance(block, md.ListBlock):
-            out.append(
-                "\n".join(
-                    (f"{n}. " if block.ordered else "- ") + _terminal_inlines(item).strip("\n")
-                    for n, item in enumerate(block.items, 1)
-                )
-            )
-        elif isinstance(block, md.Table):
-            header = [_terminal_inlines(cell).replace("\n", " ") for cell in block.header]
-            rows = [[_terminal_inlines(cell).replace("\n", " ") for cell in row] for row in block.rows]
-            out.append("\n".join("  " + line for line in table_lines(header, rows, block.align)))
-        elif isinstance(block, md.CodeBlock):
-            out.append("\n".join("    " + line for line in block.text.split("\n")))
-        else:
-            out.append(f"[image: {block.alt or 'no description'}] ({block.src})")
-    joined = "\n\n".join(out)
-    return re.sub(r"\n{3,}", "\n\n", joined).strip("\n")

@@ -17,7 +17,7 @@ import shlex
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -296,6 +296,14 @@ class Slot:
     """Why the slot's variant could not be built (the session left it out), or None."""
     part_responses: list[str] = field(default_factory=list)
     """A question in parts: the readable responses given so far to its parts, in order."""
+    earlier_parts: list[str] = field(default_factory=list)
+    """A question in parts answered whole and being answered again (an exam's revisit): the whole
+    answer's responses, whose later parts stand until they are revised."""
+    card_before: CardRecord | None = None
+    """The item's review card as it was before this slot's answer was reviewed (`Session.rerate`
+    schedules the review again from it)."""
+    reviewed: bool = False
+    """Whether this slot's answer has been reviewed (its card scheduled), so that it can be re-rated."""
 
     @property
     def answered(self) -> bool:
@@ -387,6 +395,10 @@ class Summary:
     unscored: int = 0
     """Concept questions answered: not in the score (``out_of`` counts the scored questions only, so
     a concept question skipped or left unanswered is in neither)."""
+    due_now: int | None = None
+    """Items of the session's banks due for review now (None: no history to tell)."""
+    next_due: datetime | None = None
+    """When the next review falls due, when nothing is due now (None: unknown, or nothing scheduled)."""
 
     @property
     def correct(self) -> int:
@@ -415,6 +427,8 @@ class Summary:
             "follow_up": self.follow_up,
             "history": self.history,
             "stored": self.stored,
+            "due_now": self.due_now,
+            "next_due": self.next_due.isoformat() if self.next_due is not None else None,
         }
 
 
@@ -460,6 +474,7 @@ class Session:
         self._warnings: list[str] = []
         self._visit_started: float | None = None
         self._finished_at: float | None = None
+        self._due_at_end: tuple[int | None, datetime | None] | None = None
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -522,6 +537,12 @@ class Session:
         if self.deadline is None:
             return None
         return max(0.0, self.deadline - self._clock())
+
+    def overtime(self) -> float:
+        """Seconds since a timed exam's time ran out (0 while it has not, or when untimed)."""
+        if self.deadline is None:
+            return 0.0
+        return max(0.0, self._clock() - self.deadline)
 
     @property
     def time_up(self) -> bool:
@@ -656,6 +677,7 @@ class Session:
         answer = question.answer
         assert isinstance(answer, PartsAnswer)
         if len(slot.part_responses) >= len(parts):
+            slot.earlier_parts = list(slot.part_responses)
             slot.part_responses = []
         index = len(slot.part_responses)
         trial = [*slot.part_responses, response] + [""] * (len(parts) - index - 1)
@@ -666,6 +688,18 @@ class Session:
         slot.part_responses.append(response)
         from attnquiz.engine.grading import PART_SEPARATOR
 
+        if index + 1 < len(parts) and self.exam and slot.answered and slot.earlier_parts:
+            # An exam's revision of a question answered whole: each part revised replaces that part
+            # at once, the later parts keeping their earlier answers until they are answered again,
+            # so that leaving the question part-way never grades the old answer as if nothing had
+            # been revised (`kept_parts` says which still stand).
+            merged = [*slot.part_responses, *slot.earlier_parts[index + 1 :]]
+            self._stop_timer()
+            slot.response = f" {PART_SEPARATOR} ".join(merged)
+            slot.grade = grade_parts(answer, merged)
+            self._record(slot, review_now=False)
+            shown = part.grade
+            return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         if index + 1 < len(parts):
             # Stored at once, as the parts answered so far (the rest blank), so that an interrupted
             # session keeps them; the whole question's attempt replaces it after the last part.
@@ -675,6 +709,15 @@ class Session:
             return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         whole = grade_parts(answer, slot.part_responses)
         return self._accept(slot, f" {PART_SEPARATOR} ".join(slot.part_responses), whole)
+
+    def kept_parts(self, slot: Slot) -> list[tuple[str, str]]:
+        """An exam question in parts being revised: the later parts (label, response) whose earlier
+        answers still stand until they are answered again (empty when none is being revised)."""
+        if not self.exam or not slot.answered or not self.part_in_progress(slot):
+            return []
+        parts = self.question(slot).variant.parts
+        done = len(slot.part_responses)
+        return [(p.label, r) for p, r in zip(parts[done:], slot.earlier_parts[done:], strict=False)]
 
     def _left_in_parts(self, slot: Slot) -> tuple[str, Grade]:
         """A question in parts left part-way (skipped, or the session ended): its response and grade.
@@ -834,6 +877,9 @@ class Session:
                     # text is kept, and the item comes back in `quiz review` to be rated.
                     self._record_skip(slot)
             self.ended = ending
+            # What is due is read once, at the end: the summary is the same however often it is
+            # drawn, and after the history is closed.
+            self._due_at_end = self._due()
         return self.summary()
 
     def _attempt(
@@ -881,14 +927,17 @@ class Session:
                 slot.rating = review.rating_name(rating)
                 update = self._noting_due(
                     slot,
-                    review.card_update(
-                        bank=question.bank,
-                        item=question.item_id,
-                        topic=question.topic,
-                        rating=rating,
-                        when=self._now(),
-                        seconds=slot.seconds,
-                        fsrs_scheduler=self._scheduler,
+                    self._keeping_before(
+                        slot,
+                        review.card_update(
+                            bank=question.bank,
+                            item=question.item_id,
+                            topic=question.topic,
+                            rating=rating,
+                            when=self._now(),
+                            seconds=slot.seconds,
+                            fsrs_scheduler=self._scheduler,
+                        ),
                     ),
                 )
         if self.store is None:
@@ -900,6 +949,75 @@ class Session:
             self.store = None
             return
         self._stored.add(slot.position)
+
+    def can_rerate(self, slot: Slot) -> bool:
+        """Whether the student may rate a scored answer themselves (`rerate`): a practice or review
+        answer whose card has been scheduled, in a session with history."""
+        if self.exam or self.store is None or not slot.reviewed or slot.grade is None:
+            return False
+        # Not once the same item has been reviewed again later in the session (a count beyond the
+        # bank's items): rating from the card before would undo that later review.
+        item = slot.planned.entry.id
+        later = self.slots[slot.position :]
+        return slot.grade.status != "unscored" and not any(
+            s.reviewed and s.planned.entry.id == item for s in later
+        )
+
+    def rerate(self, position: int, rating: str) -> Grade:
+        """The student's own rating of a scored answer, in place of the one its grade earned: a lucky
+        guess (``again``) is not scheduled as Easy.
+
+        The item's review is scheduled again from its card as it was before this answer (so the
+        answer counts once), and the attempt keeps the rating; its score is unchanged.
+
+        Raises:
+            ValueError: no such question, nothing to re-rate there, or not one of the four ratings.
+        """
+        if not 1 <= position <= len(self.slots):
+            raise ValueError(f"there is no question {position}")
+        slot = self.slots[position - 1]
+        if not self.can_rerate(slot):
+            raise ValueError(f"question {position} has no scheduled answer to rate")
+        assert slot.grade is not None
+        assert self.store is not None
+        fsrs_rating = review.self_rating(rating)  # ValueError for anything else
+        question = self.question(slot)
+        before = slot.card_before
+
+        def again_from_before(_current: CardRecord | None) -> CardRecord:
+            return review.next_card(
+                before,
+                bank=question.bank,
+                item=question.item_id,
+                topic=question.topic,
+                rating=fsrs_rating,
+                when=self._now(),
+                seconds=slot.seconds,
+                fsrs_scheduler=self._scheduler,
+            )
+
+        slot.grade = replace(slot.grade, rating=rating)
+        slot.rating = review.rating_name(fsrs_rating)
+        try:
+            self.store.record(self._attempt(slot, reviewed=False), self._noting_due(slot, again_from_before))
+        except StoreError as exc:
+            self._warnings.append(f"{exc}; the session goes on without saving history")
+            self.store = None
+        if self._due_at_end is not None:  # rated after the last answer ended the session
+            self._due_at_end = self._due()
+        return slot.grade
+
+    @staticmethod
+    def _keeping_before(slot: Slot, update: CardUpdate) -> CardUpdate:
+        """``update``, keeping on the slot the card it replaces (for `rerate`) and that it ran."""
+
+        def kept(current: CardRecord | None) -> CardRecord | None:
+            slot.card_before = current
+            new = update(current)
+            slot.reviewed = new is not None
+            return new
+
+        return kept
 
     @staticmethod
     def _noting_due(slot: Slot, update: CardUpdate) -> CardUpdate:
@@ -954,10 +1072,13 @@ class Session:
         scored = [row for row in rows if row.scored]
         by_topic: dict[str, list[float]] = {}
         for row in scored:
-            by_topic.setdefault(row.topic, []).append(row.score)
+            # Only what was tried says what to revisit: an exam question left unanswered says nothing.
+            if row.status != "unanswered":
+                by_topic.setdefault(row.topic, []).append(row.score)
         weak = [t for t, scores in by_topic.items() if min(scores) < 1.0]
         weak.sort(key=lambda t: sum(by_topic[t]) / len(by_topic[t]))
         mistakes = tuple(dict.fromkeys(r.mistake for r in rows if r.mistake is not None))
+        due_now, next_due = self._due_at_end if self._due_at_end is not None else self._due()
         return Summary(
             title=self.plan.title,
             mode=self.plan.mode,
@@ -971,22 +1092,43 @@ class Session:
             revisit=tuple(weak),
             mistakes=mistakes,
             repeat=self.plan.repeat,
-            follow_up=self._follow_up(rows),
+            follow_up=self._follow_up(rows, due_now),
             history=self.history,
             stored=self.stored,
             unscored=sum(row.status == "unscored" for row in rows),
+            due_now=due_now,
+            next_due=next_due,
         )
 
-    def _follow_up(self, rows: Sequence[SummaryRow]) -> str | None:
-        """The command that practises what went wrong, with fresh variants."""
-        # A concept question counts as missed when the student rated their answer "again".
+    def _due(self) -> tuple[int | None, datetime | None]:
+        """How many of the banks' items are due now, and (when none is) when the next one falls due."""
+        if self.store is None:
+            return None, None
+        try:
+            cards = self.store.cards(list(self.plan.banks))
+        except (StoreError, ValueError):  # a closed or unreadable history: nothing to tell
+            return None, None
+        moment = self._now()
+        due = sum(review.is_due(card, moment) for card in cards)
+        later = [card.due for card in cards if not review.is_due(card, moment)]
+        return due, (min(later) if later and not due else None)
+
+    def _follow_up(self, rows: Sequence[SummaryRow], due_now: int | None = None) -> str | None:
+        """The command that practises what went wrong, with fresh variants (None: nothing went wrong,
+        or only ``quiz review`` would practise it and nothing is due)."""
+        # A concept question counts as missed when the student rated their answer "again"; an exam
+        # question left unanswered was not missed (nothing was tried).
         missed = list(
-            dict.fromkeys(r.item for r in rows if (r.score < 1.0 if r.scored else r.rating == "again"))
+            dict.fromkeys(
+                r.item
+                for r in rows
+                if r.status != "unanswered" and (r.score < 1.0 if r.scored else r.rating == "again")
+            )
         )
         if not missed:
             return None
         if self.plan.bank_ref is None or len(missed) > 4:
-            return "quiz review"
+            return None if due_now == 0 else "quiz review"
         words = ["quiz", "run", self.plan.bank_ref]
         for item in missed:
             words += ["--item", item]

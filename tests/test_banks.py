@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from attnquiz.engine import banks, markup
+from attnquiz.engine import banks
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, is_finite
 from attnquiz.engine.bank import BankItem
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 
 SEEDS = range(200)
 
@@ -45,8 +47,8 @@ def test_item_generates_deterministic_finite_renderable_variants(entry: BankItem
         for mistake in question.variant.mistakes:
             assert not question.answer.matches(mistake.value), f"seed {seed}: {mistake.tag} equals the answer"
         for text in question.variant.texts():
-            markup.check(text)
-            markup.to_terminal(text)
+            md.check(text)
+            plain.to_terminal(text)
         distinct.add((question.variant.prompt, question.answer.format()))
     if isinstance(entry.question(0).answer, ExplainAnswer):
         assert len(distinct) == 1, "a concept question is one question, whatever the seed"
@@ -60,7 +62,7 @@ def test_original_instance_builds_and_renders(entry: BankItem) -> None:
     assert question.is_original
     assert question == entry.original()
     for text in question.variant.texts():
-        markup.check(text)
+        md.check(text)
 
 
 @pytest.mark.parametrize("entry", CHOICES, ids=item_id)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine import banks, markup, parse
+from attnquiz.engine import banks, parse
 from attnquiz.engine.answers import (
     EXACT,
     Answer,
@@ -32,6 +32,7 @@ from attnquiz.engine.answers import (
     VectorAnswer,
 )
 from attnquiz.engine.bank import BankItem
+from attnquiz.engine.export import text as md
 from attnquiz.engine.grading import Grade, grade, grade_answer
 from attnquiz.engine.variant import Question
 
@@ -57,14 +58,14 @@ SCORED_IDS = [f"{entry.bank}/{entry.id}" for entry in SCORED]
 def well_formed(result: Grade) -> Grade:
     if result.status == "unscored":  # a concept question: the text kept, nothing scored or named
         assert (result.score, result.mistake, result.parts, result.scored) == (0.0, None, (), False)
-        markup.check(result.feedback)
+        md.check(result.feedback)
         return result
     assert result.status in {"correct", "partial", "wrong", "invalid"}
     assert 0.0 <= result.score <= 1.0
     assert (result.status == "correct") == (result.score == 1.0) or result.mistake is not None
     if result.status in {"wrong", "invalid"} and result.mistake is None:
         assert result.score == 0.0
-    markup.check(result.feedback)
+    md.check(result.feedback)
     return result
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine import banks, grading, markup
+from attnquiz.engine import banks, grading
 from attnquiz.engine.answers import ChoiceAnswer
 from attnquiz.engine.bank import BankItem, NoOriginalError
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 from attnquiz.engine.generators.statements import Pool
 
 WEEK1 = banks.load("week1")
@@ -125,12 +127,12 @@ def test_pool_is_well_written(entry: BankItem) -> None:
     pool = pool_of(entry)
     for statement in pool.root:
         assert statement.why.strip(), f"{statement.text!r} has no why"
-        markup.check(statement.text)
-        markup.check(statement.why)
-        markup.to_terminal(statement.text)
+        md.check(statement.text)
+        md.check(statement.why)
+        plain.to_terminal(statement.text)
     stem = entry.kwargs["stem"]
     assert stem.rstrip().endswith("?")
-    markup.check(stem)
+    md.check(stem)
     assert entry.kwargs["hint"], "every choice item has a hint"
     if entry.kwargs["multiple"]:
         assert len(pool.true) >= 3

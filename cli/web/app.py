@@ -49,6 +49,9 @@ MAX_SESSIONS = 32
 MAX_RESPONSE = 10_000
 """The most of an unreadable response put back in the answer field."""
 MAX_FORM_FIELDS = 200
+TIME_UP_GRACE = 30.0
+"""Seconds after a timed exam's end during which the answer its page sends is still taken: the page
+submits what is in the box when its clock runs out, and the request takes a moment to arrive."""
 _START = "start"
 """The CSRF scope of the forms that are not a session's (start a practice or a review)."""
 
@@ -254,6 +257,9 @@ class QuizApp:
             await _buildable(web, self.settings.time_limit)
         current = session.show() if not session.finished else None
         web.warnings.extend(session.take_warnings())
+        if session.exam and not session.finished and (current is None or session.current is None):
+            # Every question has an answer: look them over, go back to any, or hand the exam in.
+            return _see(f"/s/{web.id}/submit")
         if current is None or session.current is None:
             if not session.finished:
                 self.finish_session(web, "completed")
@@ -291,6 +297,9 @@ class QuizApp:
             q=current,
             choice=_choice(part.answer if part is not None else current.answer),
             part=part,
+            prefill=_prefill(session, slot),
+            kept=session.kept_parts(slot),
+            carried=_carried(current, part),
             part_done=part_done[1] if part_done is not None else None,
             part_remarks=_remarks(part_done[1].grade) if part_done is not None else [],
             invalid=invalid,
@@ -311,18 +320,57 @@ class QuizApp:
             return None
         return current
 
+    def _keep_typed(self, web: WebSession, form: FormData) -> bool:
+        """An exam's answer in the form of the question being left (by Next, Go to, Submit or the
+        clock), saved as *Save answer* saves it, when it was typed or changed on that page.
+
+        Returns:
+            False when it could not be read: the page is shown again with why (nothing is lost).
+        """
+        session = web.session
+        if not session.exam or session.finished:
+            return True
+        slot = self._current(web, form)
+        if slot is None:
+            return True
+        response = _response(form)
+        if not response.strip() or response == _prefill(session, slot):
+            return True  # nothing typed, or the saved answer as it was
+        if session.time_up and session.overtime() > TIME_UP_GRACE:
+            web.warnings.append(
+                f"Your change to question {slot.position} came after the time was up: it was not saved."
+            )
+            return True
+        result = session.answer(response)
+        web.warnings.extend(session.take_warnings())
+        if not result.counts:
+            if session.time_up:  # no page comes back to say why: the summary says it was not saved
+                reason = result.feedback.strip().splitlines()[0] if result.feedback.strip() else ""
+                web.warnings.append(
+                    f"Your answer to question {slot.position} could not be read when the time ran out, "
+                    f"so it was not saved. {reason}".strip()
+                )
+            web.invalid = (slot.position, response[:MAX_RESPONSE], result)
+            return False
+        web.invalid = None
+        if slot.answered:
+            web.saved = slot.position
+        elif result.parts:
+            web.part_done = (slot.position, result.parts[0])
+        return True
+
     async def answer(self, request: Request) -> Response:
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         session = web.session
-        if session.exam and session.time_up:
+        if session.exam and session.time_up and not session.finished:
+            # The answer of a page sent as the time ran out still counts (see TIME_UP_GRACE).
+            self._keep_typed(web, form)
             self.finish_session(web, "time-up")
         slot = self._current(web, form)
         if slot is None or _rating_due(session):  # sent from an older page (Back button), or after the end
             return _see(f"/s/{web.id}")
-        chosen = [str(v) for v in form.getlist("choice")]
-        # A text area sends its line breaks as CR LF (the HTML form rule): kept as the terminal keeps them.
-        response = ", ".join(chosen) if chosen else _text(form, "response").replace("\r\n", "\n")
+        response = _response(form)
         result = await _graded(session, response)
         web.warnings.extend(session.take_warnings())
         if not result.counts:
@@ -364,10 +412,14 @@ class QuizApp:
         slot = self._current(web, form)
         if slot is None or _rating_due(web.session):
             return _see(f"/s/{web.id}")
+        if web.session.exam:
+            # Next question: what was typed in the box is saved first (saving moves on by itself).
+            if self._keep_typed(web, form) and web.session.current is slot:
+                web.session.skip()  # nothing was saved, or a part was (which stays on its question)
+            web.warnings.extend(web.session.take_warnings())
+            return _see(f"/s/{web.id}")
         web.session.skip()
         web.warnings.extend(web.session.take_warnings())
-        if web.session.exam:
-            return _see(f"/s/{web.id}")
         return _see(f"/s/{web.id}/feedback/{slot.position}")
 
     async def hint(self, request: Request) -> Response:
@@ -383,6 +435,8 @@ class QuizApp:
         form = await self.form(request, web.scope)
         session = web.session
         if session.exam and not session.finished:
+            if not self._keep_typed(web, form):
+                return _see(f"/s/{web.id}")  # the typed answer cannot be read: say why, here
             try:
                 session.go(int(_text(form, "go")))
             except ValueError as exc:
@@ -394,15 +448,72 @@ class QuizApp:
         form = await self.form(request, web.scope)
         session = web.session
         if not session.finished:
+            time_up_sent = _text(form, "reason") == "time-up"
+            kept = self._keep_typed(web, form)
             if session.exam and session.time_up:
                 self.finish_session(web, "time-up")
-            elif _text(form, "reason") == "time-up":
+            elif time_up_sent:
                 # The page's clock ran out a moment before the server's: show the question again,
                 # whose page submits once more when its (server-given) time is up.
                 return _see(f"/s/{web.id}")
+            elif not kept:
+                return _see(f"/s/{web.id}")  # the typed answer cannot be read: say why before handing in
+            elif session.exam and session.unanswered() and _text(form, "confirm") != "yes":
+                # Handing in with questions unanswered is asked first, as the terminal asks.
+                return _see(f"/s/{web.id}/submit?ask=1")
             else:
                 self.finish_session(web, "submitted" if session.exam else "quit")
         return _see(f"/s/{web.id}/summary")
+
+    async def submit_page(self, request: Request) -> Response:
+        """An exam's answers before it is handed in: which have an answer (and what it is), a way back
+        to each, and the Submit button (which, with questions unanswered, says how many)."""
+        web = self.web_session(request.path_params["sid"])
+        session = web.session
+        if not session.exam or session.finished:
+            return _see(f"/s/{web.id}/summary" if session.finished else f"/s/{web.id}")
+        if session.time_up:
+            self.finish_session(web, "time-up")
+            return _see(f"/s/{web.id}/summary")
+        rows = []
+        for slot in session.slots:
+            if slot.broken is not None:
+                continue
+            question = session.question(slot)
+            rows.append({"slot": slot, "q": question, "in_progress": session.part_in_progress(slot)})
+        warnings, web.warnings = web.warnings, []
+        return self.page(
+            request,
+            "submit.html",
+            web=web,
+            session=session,
+            rows=rows,
+            missing=session.unanswered(),
+            ask=request.query_params.get("ask") == "1",
+            back=session.current.position if session.current is not None else None,
+            remaining=session.remaining(),
+            warnings=warnings,
+            csrf=self.guard.csrf_token(web.scope),
+        )
+
+    async def rerate(self, request: Request) -> Response:
+        """A scored practice answer rated by the student (a guess is rated again): its review is
+        scheduled from that rating instead of the one its grade earned (`Session.rerate`)."""
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        from attnquiz.engine.grading import SELF_RATINGS
+
+        rating = _text(form, "rating")
+        position_text = _text(form, "position")
+        if rating not in SELF_RATINGS or not position_text.isdigit() or len(position_text) > 6:
+            raise HTTPException(400, f"A rating is one of {', '.join(SELF_RATINGS)}.")
+        position = int(position_text)
+        session = web.session
+        if not 1 <= position <= len(session.slots) or not session.can_rerate(session.slots[position - 1]):
+            raise HTTPException(404, "There is no such answer to rate.")
+        session.rerate(position, rating)
+        web.warnings.extend(session.take_warnings())
+        return _see(f"/s/{web.id}/feedback/{position}?rated={rating}")
 
     def finish_session(self, web: WebSession, ending: Any) -> None:
         web.session.finish(ending)
@@ -429,6 +540,9 @@ class QuizApp:
             grade=slot.grade,
             remarks=_remarks(slot.grade) if slot.grade is not None else [],
             warnings=warnings,
+            can_rerate=session.can_rerate(slot),
+            rated=request.query_params.get("rated", ""),
+            csrf=self.guard.csrf_token(web.scope),
         )
 
     async def summary(self, request: Request) -> Response:
@@ -450,8 +564,16 @@ class QuizApp:
                         "remarks": _remarks(slot.grade) if slot.grade is not None else [],
                     }
                 )
+        # Each row's question, so that a concept question's model answer is rendered (its TeX too).
+        questions = {s.position: s.question for s in session.slots if s.question is not None}
         return self.page(
-            request, "summary.html", web=web, summary=session.summary(), results=results, warnings=warnings
+            request,
+            "summary.html",
+            web=web,
+            summary=session.summary(),
+            results=results,
+            warnings=warnings,
+            questions=questions,
         )
 
     # -- review and stats -----------------------------------------------------------------------
@@ -739,6 +861,40 @@ def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, 
     return (request.url.path + "?" + request.url.query, ref, stamps)
 
 
+def _response(form: FormData) -> str:
+    """The answer a question's form holds: the options ticked, or the text typed."""
+    chosen = [str(v) for v in form.getlist("choice")]
+    # A text area sends its line breaks as CR LF (the HTML form rule): kept as the terminal keeps them.
+    return ", ".join(chosen) if chosen else _text(form, "response").replace("\r\n", "\n")
+
+
+def _prefill(session: Session, slot: Slot) -> str:
+    """What an exam's answer field holds when its question is shown again: the saved answer (of the
+    part asked next, for a question in parts), or nothing."""
+    if not session.exam or not slot.answered:
+        return ""
+    parts = session.question(slot).variant.parts
+    if not parts:
+        return slot.response
+    done = len(slot.part_responses)
+    if done >= len(parts):
+        return slot.part_responses[0]  # a question answered whole is revised from (a)
+    earlier = slot.earlier_parts
+    return earlier[done] if done < len(earlier) else ""
+
+
+def _carried(question: Any, part: Any) -> str:
+    """How a part that uses earlier parts is marked (error carried forward), or "" for other parts."""
+    if part is None or not part.uses:
+        return ""
+    labels = " and ".join(f"({label})" for label in part.uses)
+    return (
+        f"This part uses your answer to {labels}: if that was wrong, this part is marked against the "
+        "value that follows from what you wrote there (error carried forward), so a mistake is not "
+        "counted twice."
+    )
+
+
 def _rating_due(session: Session) -> bool:
     """Whether practice waits for the student's rating of a concept answer (an exam rates none: its
     concept answers are rated in `quiz review`)."""
@@ -844,6 +1000,8 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/hint", quiz.hint, methods=["POST"]),
         Route("/s/{sid}/go", quiz.go, methods=["POST"]),
         Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
+        Route("/s/{sid}/submit", quiz.submit_page),
+        Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),
         Route("/s/{sid}/summary", quiz.summary),
         Route("/review", isolated(quiz.review_page)),

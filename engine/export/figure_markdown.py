@@ -3,12 +3,14 @@
 A Markdown worksheet is one text file, so a figure becomes what a reader of that file can use: a
 heatmap its matrix of values (a masked cell shows its mask text), a line plot a table with one row
 per x value (at most `MAX_ROWS` rows, evenly spaced, first and last kept, and it says so). Every
-label is escaped (`attnquiz.engine.export.markdown.escape`), pipes included; its maths is kept as TeX.
+label is escaped (`attnquiz.engine.markup.escape_markdown`, as in the rest of the Markdown export),
+pipes included; its maths is kept as TeX.
 """
 
 from __future__ import annotations
 
 from attnquiz.engine.figures import Figure, Heatmap, LinePlot, corner_text, format_value, segments
+from attnquiz.engine.markup import escape_markdown
 
 MAX_ROWS = 12
 """A line plot's table has at most this many rows."""
@@ -17,9 +19,9 @@ MAX_ROWS = 12
 def _escape(text: str) -> str:
     """Figure text as Markdown: plain runs escaped, maths kept as ``$TeX$`` (a Markdown reader
     typesets it as it does the prompt's)."""
-    from attnquiz.engine.export.markdown import escape
-
-    return "".join(escape(s) if isinstance(s, str) else _formula(s.source, s.display) for s in segments(text))
+    return "".join(
+        escape_markdown(s) if isinstance(s, str) else _formula(s.source, s.display) for s in segments(text)
+    )
 
 
 def _formula(source: str, display: bool) -> str:

@@ -2,7 +2,7 @@
 
 Worksheet formats (``pdf``, ``html``, ``md``) write into a folder: ``worksheets.<ext>`` and
 ``key.<ext>``, or with ``split`` one ``worksheet-07.<ext>`` and ``key-07.<ext>`` per student.
-LMS formats (``moodle``, ``qti``, ``json``) write one file. Each file is written (PDF and LMS files
+LMS formats (``moodle``, ``stack``, ``qti``, ``json``) write one file. Each file is written (PDF and LMS files
 streamed as they are made) to a temporary name in the destination folder; only when every file of
 the export is complete are they renamed into place (`Staging`), so no half-written file ever has a
 final name, and worksheets and key are replaced together or not at all.
@@ -28,14 +28,15 @@ from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, P
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdf import Document
 
-Format = Literal["pdf", "html", "md", "moodle", "qti", "json"]
+Format = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
 WORKSHEET_FORMATS: tuple[Format, ...] = ("pdf", "html", "md")
-LMS_FORMATS: tuple[Format, ...] = ("moodle", "qti", "json")
+LMS_FORMATS: tuple[Format, ...] = ("moodle", "stack", "qti", "json")
 EXTENSIONS: dict[Format, str] = {
     "pdf": ".pdf",
     "html": ".html",
     "md": ".md",
     "moodle": ".xml",
+    "stack": ".xml",
     "qti": ".zip",
     "json": ".json",
 }
@@ -53,7 +54,7 @@ def default_output(fmt: Format, bank: str) -> Path:
     """Where an export goes when no ``-o`` is given."""
     if fmt in WORKSHEET_FORMATS:
         return Path()
-    suffix = "-canvas" if fmt == "qti" else ""
+    suffix = {"qti": "-canvas", "stack": "-stack"}.get(fmt, "")
     return Path(f"{bank}{suffix}{EXTENSIONS[fmt]}")
 
 
@@ -181,6 +182,10 @@ def write_lms(plan: ClassPlan, fmt: Format, out: BinaryIO, *, progress: Progress
         from attnquiz.engine.export import moodle
 
         return moodle.write(plan, out, progress=progress)
+    if fmt == "stack":
+        from attnquiz.engine.export import stack
+
+        return stack.write(plan, out, progress=progress)
     if fmt == "qti":
         from attnquiz.engine.export import qti
 

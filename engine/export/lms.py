@@ -249,11 +249,19 @@ def instructions(answer: Answer) -> str:
         from attnquiz.engine.export.worksheet import concept_instructions
 
         return concept_instructions(answer)
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        return answer.instructions()
+    if isinstance(answer, IntegerAnswer):
+        return f"{answer.instructions()} Write it in digits, not as a calculation."
+    if isinstance(answer, NumericAnswer):
+        return f"{answer.instructions()} {IN_DIGITS}"
     if isinstance(answer, ShapeAnswer):
-        return "Give each dimension" + (" (a number or a symbol such as T)." if answer.symbolic else ".")
-    return f"Give each entry {answer.tolerance.describe()}."
+        names = " or a name such as T" if answer.symbolic else ""
+        return f"Give each dimension as a whole number in digits{names}, not as a calculation."
+    return f"Give each entry {answer.tolerance.describe()}. {IN_DIGITS}"
+
+
+IN_DIGITS = "Write numbers as decimals in digits, not as a fraction or a calculation."
+"""What an LMS form reads as a number: its digits (quiz reads a calculation too; an LMS does not). No
+example number: one could be the answer, or the calculation that gives it."""
 
 
 def question_html(question: Question, asked: str | None = None) -> str:
@@ -266,10 +274,28 @@ def question_html(question: Question, asked: str | None = None) -> str:
     return html
 
 
+def part_intro(label: str, prompt: str, asked: str) -> str:
+    """A part's prompt after its label, then what to enter (for a whole answer, label "": what to enter)."""
+    html = tex_html(f"**({label})** {prompt}") if label else ""
+    return html + f"<p><em>{escape(asked, quote=False)}</em></p>"
+
+
+def matrix_table(cells: list[str], rows: int, cols: int, attributes: str = "") -> str:
+    """A matrix's blanks (or any cells, row by row) as an HTML table of ``rows`` by ``cols``."""
+    body = "".join(
+        "<tr>" + "".join(f"<td>{cells[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
+        for r in range(rows)
+    )
+    return f"<table{attributes}>{body}</table>"
+
+
 def question_name(question: Question) -> str:
-    """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it."""
+    """The name an LMS shows: item, variant code and seed, so a variant can be rebuilt from it (a
+    concept question, the same for every seed, is named by its item)."""
     if question.is_original:
         return f"{question.item_id} original"
+    if isinstance(question.answer, ExplainAnswer):  # one question, whatever the seed
+        return f"{question.item_id} (concept question)"
     return f"{question.item_id} {question.code} (seed {question.seed})"
 
 
@@ -344,6 +370,13 @@ def spellings(value: float | int | str, tolerance: Tolerance) -> list[str]:
     found: list[str] = [tolerance.format(float(value))]
     magnitude = 0 if value == 0 else math.floor(math.log10(abs(value)))
     candidates: list[str] = []
+    if tolerance.mode == "decimals":
+        # At the precision asked, the neighbours the tolerance also takes: 1.09 for 1.08495 to 2 places
+        # (|1.09 - 1.08495| <= 0.0051), which a student who rounded an intermediate result writes.
+        step = 10.0**-tolerance.places
+        for near in (math.floor(value / step) * step, math.ceil(value / step) * step):
+            text = f"{near:.{tolerance.places}f}"
+            candidates += [text, text.replace("0.", ".", 1)] if text.startswith(("0.", "-0.")) else [text]
     for places in range(10):
         text = f"{value:.{places}f}"
         if float(text) == 0:
@@ -451,12 +484,6 @@ PRODUCT_SPELLINGS = (
 """The note of an export whose shape blanks list products, with the LMS's name for ``{lms}``."""
 
 
-def note_products(answer: Answer, item_id: str, lms_name: str, notes: Notes) -> None:
-    """Note (`PRODUCT_SPELLINGS`) that an answer's blanks list only some of the products quiz accepts."""
-    if isinstance(answer, ShapeAnswer) and lists_products(answer):
-        notes.append((PRODUCT_SPELLINGS.format(lms=lms_name), item_id))
-
-
 # Ways of writing a product that students type and the reader takes for one: the reader's `*`,
 # with spaces, and the prompt's `·` (a bare space separates two dimensions of a shape).
 _PRODUCT_JOINERS = ("*", "·", " * ")
@@ -544,6 +571,7 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 
 
 __all__ = [
+    "IN_DIGITS",
     "MAX_SPELLINGS",
     "PRODUCT_SPELLINGS",
     "Notes",
@@ -556,8 +584,9 @@ __all__ = [
     "instructions",
     "key_points_html",
     "lists_products",
-    "note_products",
+    "matrix_table",
     "number_text",
+    "part_intro",
     "question_html",
     "question_name",
     "solution_html",

@@ -1,6 +1,8 @@
 """Moodle XML: one question category per item holding its seeded variants, so a quiz can draw one at random.
 
-Per answer kind:
+A writer of the LMS model (`attnquiz.engine.export.lms_model`): what a question asks (its blanks,
+their accepted values and named mistakes, its weights, what Moodle cannot express) is the model's;
+this module only writes it as Moodle XML. Per form of question:
 
 - number and count: ``numerical``. Moodle's ``<tolerance>`` is absolute ("nominal"), so it is the
   item's tolerance as a half-width around the answer, `Tolerance.half_width`: ``decimals: n`` is
@@ -14,8 +16,9 @@ Per answer kind:
   for a symbolic dimension, or a number a name or product stands for: its texts are
   `attnquiz.engine.export.lms.dimension_texts`, ``h*d_k`` among them where the item states
   d_model = h·d_k, and the export says once that quiz reads more products than a blank lists),
-  weight 1 each. A mistake adds, to each blank where its value differs, a wrong alternative with
-  its feedback (plain text: cloze feedback cannot hold TeX).
+  each blank weighted by its share of the question (`cloze_weights`: a part's weight shared among
+  its blanks, as quiz counts it). A mistake adds, to each blank where its value differs, a wrong
+  alternative with its feedback (plain text: cloze feedback cannot hold TeX).
 - concept question (explain): ``essay``, answered in the HTML editor in a box about as tall as the
   worksheet's ruled space; the model answer and key points are the grader information (what the
   teacher marks by) and the general feedback (what the student sees after the attempt, as in
@@ -27,6 +30,14 @@ Per answer kind:
   options) the export stops with an error naming the item. Options are not shuffled, because
   the worked solution refers to them by letter.
 
+- question in parts: one cloze question, the stem then each part's prompt and its blanks, as above
+  (a choice part a MULTICHOICE or MULTIRESPONSE blank).
+- a formula answer (alone or as a part), or a shape stated with a product: no text blank can list
+  every right answer (Moodle cannot decide that two formulas are equal), so the question is an
+  ``essay`` marked by hand, with each part's answer, the forms that are right, the named mistakes
+  and the `quiz answer` command that marks a response as the grader information
+  (`attnquiz.engine.export.lms_hand`); the export says so once, and points to STACK.
+
 Prompts are HTML with TeX between ``\\(...\\)`` for Moodle's MathJax filter; the worked
 solution is the general feedback; the variant code and the seed are in each question's name.
 """
@@ -34,29 +45,19 @@ solution is the general feedback; the variant code and the seed are in each ques
 from __future__ import annotations
 
 import base64
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import BinaryIO
 from xml.sax.saxutils import escape
 
-from attnquiz.engine import images, markup
-from attnquiz.engine.answers import (
-    Answer,
-    ChoiceAnswer,
-    ExplainAnswer,
-    ExpressionAnswer,
-    IntegerAnswer,
-    MatrixAnswer,
-    Mistake,
-    NumericAnswer,
-    PartsAnswer,
-    ShapeAnswer,
-    Tolerance,
-    VectorAnswer,
-)
-from attnquiz.engine.export import lms, lms_parts
+from attnquiz.engine import images
+from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
+from attnquiz.engine.export import lms, lms_hand, lms_model, plain
+from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
 
@@ -179,8 +180,8 @@ def choice_fractions(answer: ChoiceAnswer, where: str, score: ChoiceScore | None
     )
 
 
-def _mistake_fraction(mistake: Mistake, where: str) -> str:
-    return fraction_text(mistake.score, f"{where}: mistake {mistake.tag!r}")
+def _mistake_fraction(wrong: Wrong, where: str) -> str:
+    return fraction_text(wrong.credit, f"{where}: mistake {wrong.tag!r}")
 
 
 def _header(question: Question, qtype: str) -> list[str]:
@@ -201,24 +202,23 @@ def _tags(question: Question) -> list[str]:
     return [f"    <tags>{tags}</tags>", "  </question>"]
 
 
-def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, where: str) -> list[str]:
+def _numerical(model: LmsQuestion, where: str) -> list[str]:
+    question = model.question
+    (blank,) = model.blanks
     lines = _header(question, "numerical")
-    tolerance = answer.tolerance
-    value_text = _text(lms.number_text(answer.value), html=False)
+    value_text = _text(lms.number_text(float(blank.target)), html=False)
     lines.append(
         f'    <answer fraction="100" format="moodle_auto_format">{value_text}'
-        f"<tolerance>{lms.tolerance_text(tolerance.half_width(answer.value))}</tolerance>"
+        f"<tolerance>{lms.tolerance_text(blank.half_width())}</tolerance>"
         f'<feedback format="html"><text></text></feedback></answer>'
     )
-    for mistake in question.variant.mistakes:
-        if not isinstance(mistake.value, int | float):
-            continue
-        value = float(mistake.value)
-        feedback = lms.tex_html(mistake.feedback)
+    for wrong in blank.wrong:
+        value = float(wrong.value)
+        feedback = lms.tex_html(wrong.feedback)
         lines.append(
-            f'    <answer fraction="{_mistake_fraction(mistake, where)}" format="moodle_auto_format">'
+            f'    <answer fraction="{_mistake_fraction(wrong, where)}" format="moodle_auto_format">'
             f"{_text(lms.number_text(value), html=False)}"
-            f"<tolerance>{lms.tolerance_text(tolerance.half_width(value))}</tolerance>"
+            f"<tolerance>{lms.tolerance_text(blank.half_width(value))}</tolerance>"
             f'<feedback format="html">{_text(feedback)}</feedback></answer>'
         )
     lines += [
@@ -283,8 +283,8 @@ _FEEDBACK_SPECIAL = str.maketrans({"}": "&#125;", "~": "&#126;", "\\": "&#92;", 
 def _cloze_feedback(text: str) -> str:
     """Feedback for a cloze alternative: plain Unicode text (cloze feedback cannot typeset TeX),
     HTML-escaped (bank text is never markup) and with nothing that ends the alternative."""
-    plain = markup.to_terminal(text).replace("\n", " ")
-    return escape(plain, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL)
+    shown = plain.to_terminal(text).replace("\n", " ")
+    return escape(shown, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL)
 
 
 def _cloze_text(text: str) -> str:
@@ -292,74 +292,75 @@ def _cloze_text(text: str) -> str:
     return text.translate(_CLOZE_SPECIAL).replace("*", "\\*")
 
 
-def _cloze_blank(
-    value: float | int | str,
-    tolerance: Tolerance,
-    wrong: Sequence[tuple[float | int | str, str, str]],
-    texts: Sequence[str] = (),
-) -> str:
-    """One embedded answer: the right value, then (value, fraction, feedback) alternatives.
+def _cloze_blank(blank: Blank, where: str, weight: int = 1) -> str:
+    """One embedded answer of ``weight``: the right value (or every text it accepts), then the named
+    mistakes.
 
-    ``texts`` makes it a SHORTANSWER blank that accepts each of them (a shape's dimension: its
-    number and every spelling of the names that stand for it).
+    A blank matched as text (`Blank.as_text`: a formula, a symbolic dimension, or a number that
+    names and products stand for) is a SHORTANSWER_C blank; a number is NUMERICAL, with its
+    tolerance; a choice is MULTICHOICE, or MULTIRESPONSE for multiple select.
     """
-    if texts or isinstance(value, str):
-        alternatives = [f"={_cloze_text(text)}" for text in texts or [str(value)]]
-        alternatives += [
-            f"%{fraction}%{_cloze_text(str(v))}#{feedback}"
-            for v, fraction, feedback in wrong
-            if str(v) not in texts
-        ]
-        return "{1:SHORTANSWER_C:" + "~".join(alternatives) + "}"
-    alternatives = [f"={_cloze_number(value, tolerance)}"]
-    alternatives += [
-        f"%{fraction}%{_cloze_number(v, tolerance)}#{feedback}"
-        for v, fraction, feedback in wrong
-        if not isinstance(v, str)
-    ]
-    return "{1:NUMERICAL:" + "~".join(alternatives) + "}"
+    if blank.choice is not None:
+        answer = blank.choice
+        kind = "MULTIRESPONSE" if answer.multiple else "MULTICHOICE"
+        options = "~".join(
+            ("=" if o.correct else "") + _cloze_text(f"{letter}. {plain.to_terminal(o.text)}")
+            for letter, o in zip(answer.letters, answer.options, strict=True)
+        )
+        return f"{{{weight}:{kind}:{options}}}"
+    wrong = [(w, _mistake_fraction(w, where), _cloze_feedback(w.feedback)) for w in blank.wrong]
+    if blank.as_text:
+        right = list(blank.texts or [str(blank.target)])
+        right += [str(v) for v in blank.also if str(v) not in right]
+        alternatives = [f"={_cloze_text(text)}" for text in right]
+        alternatives += [f"%{fraction}%{_cloze_text(str(w.value))}#{fb}" for w, fraction, fb in wrong]
+        return f"{{{weight}:SHORTANSWER_C:" + "~".join(alternatives) + "}"
+    # Several right values: the exact one, and one from the rounded earlier parts (`Blank.also`).
+    alternatives = [f"={_cloze_number(blank, value)}" for value in (blank.target, *blank.also)]
+    alternatives += [f"%{fraction}%{_cloze_number(blank, w.value)}#{fb}" for w, fraction, fb in wrong]
+    return f"{{{weight}:NUMERICAL:" + "~".join(alternatives) + "}"
 
 
-def _cloze_number(value: float, tolerance: Tolerance) -> str:
+def _cloze_number(blank: Blank, value: lms_model.Target) -> str:
     """``value:tolerance``, the only form a cloze NUMERICAL alternative takes."""
-    return f"{lms.number_text(value)}:{lms.tolerance_text(tolerance.half_width(float(value)))}"
+    number = float(value)
+    return f"{lms.number_text(number)}:{lms.tolerance_text(blank.half_width(number))}"
 
 
-def _blank_texts(answer: VectorAnswer | MatrixAnswer | ShapeAnswer, target: float | int | str) -> list[str]:
-    """The texts a shape's blank accepts, when it is not a plain number (then a NUMERICAL blank
-    takes it, in any notation); nothing for a vector's or matrix's entries."""
-    if not isinstance(answer, ShapeAnswer):
-        return []
-    texts = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
-    return texts if isinstance(target, str) or len(texts) > 1 else []
+def _group_html(group: Group, where: str, weights: list[int]) -> str:
+    """A group's blanks, each of its weight: a matrix's entries as a table, a vector's or shape's in
+    brackets, one value alone."""
+    blanks = [_cloze_blank(b, where, w) for b, w in zip(group.blanks, weights, strict=True)]
+    if isinstance(group.answer, MatrixAnswer):
+        style = "border-left: 1px solid; border-right: 1px solid"
+        return lms.matrix_table(blanks, *group.answer.shape, f' class="quiz-matrix" style="{style}"')
+    if not group.entries:
+        return "<p>" + blanks[0] + "</p>"
+    return "<p>[ " + " , ".join(blanks) + " ]</p>"
 
 
-def _cloze_targets(answer: VectorAnswer | MatrixAnswer | ShapeAnswer) -> list[float | int | str]:
-    if isinstance(answer, VectorAnswer):
-        return list(answer.values)
-    if isinstance(answer, MatrixAnswer):
-        return list(lms.entries(answer))
-    return list(answer.dims)
+MAX_CLOZE_WEIGHT = 100
+"""The largest whole-number weight a cloze blank is given (a ratio needing more is rounded, and said)."""
 
 
-def _flatten(value: object) -> list[float | int | str] | None:
-    if not isinstance(value, tuple):
-        return None
-    out: list[float | int | str] = []
-    for v in value:
-        if isinstance(v, tuple):
-            out.extend(v)
-        elif isinstance(v, int | float | str):
-            out.append(v)
-        else:
-            return None
-    return out
-
-
-def _entry_equal(tolerance: Tolerance, target: float | int | str, value: float | int | str) -> bool:
-    if isinstance(target, str) or isinstance(value, str):
-        return target == value
-    return tolerance.accepts(float(target), float(value))
+def cloze_weights(blanks: Sequence[Blank]) -> tuple[list[int], bool]:
+    """The smallest whole-number weights in the ratio of the blanks' shares (Moodle's cloze weights
+    are integers), and whether the ratio is exact: (weights, exact). A part of weight 2 with one
+    blank beside a part of weight 1 with two gives 4, 1, 1; shares with no such ratio up to
+    `MAX_CLOZE_WEIGHT` are rounded (exact False)."""
+    if not blanks:
+        return [], True
+    shares = [Fraction(b.weight).limit_denominator(10_000) for b in blanks]
+    scale = math.lcm(*(s.denominator for s in shares))
+    whole = [int(s * scale) for s in shares]
+    common = math.gcd(*whole)
+    whole = [w // common for w in whole]
+    total = sum(b.weight for b in blanks)
+    exact = all(abs(w / sum(whole) - b.weight / total) <= 1e-9 for w, b in zip(whole, blanks, strict=True))
+    if max(whole) <= MAX_CLOZE_WEIGHT and exact:
+        return whole, True
+    smallest = min(b.weight for b in blanks)
+    return [max(1, min(MAX_CLOZE_WEIGHT, round(b.weight / smallest))) for b in blanks], False
 
 
 BLANK_BY_BLANK = (
@@ -367,54 +368,52 @@ BLANK_BY_BLANK = (
     "only when every entry is"
 )
 MARK_PER_BLANK = (
-    "Moodle weighs a cloze question by its blanks (one mark each: cloze weights are whole numbers, so a "
-    "question of several blanks cannot weigh 1); a quiz that draws one random question per item's "
-    "category marks each out of 1, as quiz does, or set these questions' marks to 1 in the quiz"
+    "Moodle marks a cloze question out of the sum of its blanks' weights (whole numbers, set so that each "
+    "part counts by its weight, shared among its blanks, as in quiz); a quiz that draws one random "
+    "question per item's category marks each out of 1, as quiz does, or set these questions' marks to 1 "
+    "in the quiz"
 )
+WEIGHTS_ROUNDED = (
+    f"Moodle cloze weights are whole numbers: these items' part weights, shared among their blanks, have "
+    f"no whole-number ratio up to {MAX_CLOZE_WEIGHT}, so their parts count nearly, not exactly, as in quiz"
+)
+_MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK}
+"""Moodle's own words for some limits of the model (the others' are the model's, naming Moodle)."""
 
 
-def _cloze(
-    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, where: str, warnings: lms.Notes
-) -> list[str]:
-    targets = _cloze_targets(answer)
-    if len(targets) > 1:
-        warnings.append((BLANK_BY_BLANK, question.item_id))
-        warnings.append((MARK_PER_BLANK, question.item_id))
-    lms.note_products(answer, question.item_id, "Moodle", warnings)
-    tolerance = answer.tolerance
-    wrong: list[list[tuple[float | int | str, str, str]]] = [[] for _ in targets]
-    for mistake in question.variant.mistakes:
-        values = _flatten(mistake.value)
-        if values is None or len(values) != len(targets):
-            continue  # a wrong-length answer has no blank of its own to match
-        fraction = _mistake_fraction(mistake, where)
-        feedback = _cloze_feedback(mistake.feedback)
-        for j, (target, value) in enumerate(zip(targets, values, strict=True)):
-            # A symbolic blank takes any text; a numeric blank only numbers.
-            text_for_number = isinstance(value, str) and not isinstance(target, str)
-            if text_for_number or _entry_equal(tolerance, target, value):
-                continue
-            if any(_entry_equal(tolerance, earlier, value) for earlier, _, _ in wrong[j]):
-                continue  # the first mistake with this entry names it
-            wrong[j].append((value, fraction, feedback))
-    blanks = [
-        _cloze_blank(t, tolerance, w, _blank_texts(answer, t)) for t, w in zip(targets, wrong, strict=True)
-    ]
-    if isinstance(answer, MatrixAnswer):
-        rows, cols = answer.shape
-        cells = "".join(
-            "<tr>" + "".join(f"<td>{blanks[r * cols + c]}</td>" for c in range(cols)) + "</tr>"
-            for r in range(rows)
-        )
-        style = "border-left: 1px solid; border-right: 1px solid"
-        blank_html = f'<table class="quiz-matrix" style="{style}">{cells}</table>'
+def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, exact: bool) -> None:
+    for limit in model.limits:
+        if limit is lms_model.CHOICE_AMONG_BLANKS:
+            continue  # a cloze has choices among its blanks (MULTICHOICE, MULTIRESPONSE)
+        warnings.append((_MESSAGES.get(limit.key) or limit.message("Moodle"), model.question.item_id))
+    if len(model.blanks) > 1:
+        warnings.append((MARK_PER_BLANK, model.question.item_id))
+    if not exact:
+        warnings.append((WEIGHTS_ROUNDED, model.question.item_id))
+
+
+def _cloze(model: LmsQuestion, where: str, warnings: lms.Notes) -> list[str]:
+    """A cloze question: the entries of one answer after the question text, or, in parts, the stem and
+    then each part's prompt and blanks."""
+    question = model.question
+    weights, exact = cloze_weights(model.blanks)
+    _note_limits(model, warnings, exact=exact)
+    by_group: list[list[int]] = []
+    for group in model.groups:
+        by_group.append(weights[: len(group.blanks)])
+        weights = weights[len(group.blanks) :]
+    if model.form == "entries":
+        html = lms.question_html(question) + _group_html(model.groups[0], where, by_group[0])
     else:
-        blank_html = "<p>[ " + " , ".join(blanks) + " ]</p>"
+        html = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt")
+        for group, group_weights in zip(model.groups, by_group, strict=True):
+            html += lms.part_intro(group.label, group.prompt, lms_model.asked(group.answer))
+            html += _group_html(group, where, group_weights)
+        if question.student_note:
+            html += f"<p><small>Note: {escape(question.student_note)}</small></p>"
     lines = _header(question, "cloze")
     # Cloze questions carry their answers inside the question text.
-    lines[2] = (
-        f'    <questiontext format="html">{_text(lms.question_html(question) + blank_html)}</questiontext>'
-    )
+    lines[2] = f'    <questiontext format="html">{_text(html)}</questiontext>'
     return lines + _tags(question)
 
 
@@ -430,11 +429,28 @@ def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> li
     """A concept question as an ``essay``: typed in the editor, marked by hand with the key points."""
     warnings.append((MARKED_BY_HAND, question.item_id))
     wanted = ruled_lines(answer) + 2  # a typed line holds more than a handwritten one; the editor is roomier
-    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
     grader = lms.key_points_html(answer)
     if question.instructor_note:
         grader += f"<p><small>Note for instructors: {escape(question.instructor_note)}</small></p>"
+    return _essay_lines(question, _header(question, "essay"), wanted, grader)
+
+
+def _by_hand(model: LmsQuestion, warnings: lms.Notes) -> list[str]:
+    """A question no cloze blank marks rightly (a formula; a shape stated with a product) as an
+    ``essay``, marked by hand: the answers, the forms that are right and the named mistakes are the
+    grader information (`attnquiz.engine.export.lms_hand`)."""
+    question = model.question
+    for limit in model.by_hand:  # marked by hand: nothing is read as a number
+        warnings.append((limit.message("Moodle"), question.item_id))
     lines = _header(question, "essay")
+    lines[2] = f'    <questiontext format="html">{_text(lms_hand.question_html(model))}</questiontext>'
+    return _essay_lines(question, lines, lms_hand.response_lines(model), lms_hand.grader_html(model))
+
+
+def _essay_lines(question: Question, lines: list[str], wanted: int, grader: str) -> list[str]:
+    """An essay's lines after its header: the editor about ``wanted`` lines tall, ``grader`` as the
+    grader information."""
+    height = next((n for n in RESPONSE_LINES if n >= wanted), RESPONSE_LINES[-1])
     lines += [
         "    <responseformat>editor</responseformat>",
         "    <responserequired>1</responserequired>",
@@ -506,17 +522,21 @@ def _with_files(question: Question, lines: list[str]) -> list[str]:
 def _question_xml(
     question: Question, score: ChoiceScore | None = None, warnings: lms.Notes | None = None
 ) -> list[str]:
-    answer: Answer = question.answer
+    model = lms_model.build(question)
     where = f"item {question.item_id!r} (variant {question.code})"
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        return _numerical(question, answer, where)
-    if isinstance(answer, ChoiceAnswer):
-        return _choice(question, answer, where, score)
-    if isinstance(answer, ExplainAnswer):
-        return _essay(question, answer, warnings if warnings is not None else [])
-    if isinstance(answer, PartsAnswer | ExpressionAnswer):
-        return lms_parts.moodle_question(question, where, warnings if warnings is not None else [])
-    return _cloze(question, answer, where, warnings if warnings is not None else [])
+    notes = warnings if warnings is not None else []
+    if model.form == "number":
+        notes.append((lms_model.NUMBERS_IN_DIGITS.message("Moodle"), question.item_id))
+        return _numerical(model, where)
+    if model.form == "choice":
+        assert isinstance(question.answer, ChoiceAnswer)
+        return _choice(question, question.answer, where, score)
+    if model.form == "essay":
+        assert isinstance(question.answer, ExplainAnswer)
+        return _essay(question, question.answer, notes)
+    if model.by_hand:
+        return _by_hand(model, notes)
+    return _cloze(model, where, notes)
 
 
 def lines(
@@ -543,7 +563,7 @@ def lines(
         yield f"    <category>{_text(category, html=False)}</category>"
         yield f'    <info format="html">{_text(escape(source))}</info>'
         yield "  </question>"
-        for question in questions:
+        for question in lms_model.variants_to_write(questions):
             yield from question_xml(question, score, warnings)
         if progress is not None:
             progress(done, len(groups))

@@ -24,10 +24,14 @@ import io
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, BinaryIO
 
-from attnquiz.engine.export import typst as typst_source
+# Document, Piece, compile_typst and make_piece are re-exported: callers know them as this module's.
+from attnquiz.engine.export.pdf_piece import Document as Document
+from attnquiz.engine.export.pdf_piece import Piece as Piece
+from attnquiz.engine.export.pdf_piece import compile_typst as compile_typst
+from attnquiz.engine.export.pdf_piece import make_piece as make_piece
 from attnquiz.engine.export.stopping import Terminated, terminated_as_exception
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
@@ -52,51 +56,6 @@ MIN_PIECES_PER_WORKER = 3
 one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
 two or three pieces, so a small export is made faster in this process alone."""
 
-DocumentKind = Literal["worksheets", "key", "answer-sheets"]
-
-
-def compile_typst(source: str, *, tagged: bool = True) -> bytes:
-    """Compile Typst source to PDF bytes; a Typst error or warning is a bug here, so it raises.
-
-    ``tagged``: with the tagged-PDF structure (for screen readers). A piece that is joined to others
-    is compiled without it: the join cannot merge the pieces' structure trees and drops them, and
-    the marked content left in the pages would be dead weight (untagged, a piece compiles in about
-    two thirds of the time and is half the size)."""
-    import typst  # imported here: loading the compiler is not free, and most commands never need it
-
-    files = typst_source.image_files(source)  # the images of the bank's texts that the source shows
-    try:
-        if files:
-            pdf, warnings = _compile_with_images(typst, source, files, tagged)
-        else:
-            pdf, warnings = typst.compile_with_warnings(
-                source.encode("utf-8"), ignore_system_fonts=True, pdf_tags=tagged
-            )
-    except typst.TypstError as exc:
-        raise ExportError(f"typst could not compile the document: {exc.message} {exc.diagnostic}") from exc
-    if warnings:
-        messages = "; ".join(w.message for w in warnings)
-        raise ExportError(f"typst warned while compiling the document: {messages}")
-    if not isinstance(pdf, bytes):
-        raise ExportError("typst returned no PDF")
-    return pdf
-
-
-def _compile_with_images(typst: Any, source: str, files: dict[str, bytes], tagged: bool) -> Any:
-    """Compile with a root folder that holds only the images the source shows (Typst reads files
-    from its root only), removed as soon as the PDF is made."""
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory(prefix="quiz-typst-") as root:
-        folder = Path(root) / typst_source.IMAGE_FOLDER
-        folder.mkdir()
-        for name, data in files.items():
-            (folder / name).write_bytes(data)
-        return typst.compile_with_warnings(
-            source.encode("utf-8"), root=root, ignore_system_fonts=True, pdf_tags=tagged
-        )
-
 
 def default_jobs() -> int:
     """Pieces made at once when not told: every CPU this process may use."""
@@ -107,54 +66,6 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # macOS and Windows have no affinity
         return max(1, os.cpu_count() or 1)
-
-
-@dataclass(frozen=True)
-class Document:
-    """One PDF file of an export: its name, what it holds (the worksheets, or the key in ``style``),
-    the paper, students per piece, and which students (``students``: positions in the class; all of
-    them when None). A plain description, so that a worker process can be handed it."""
-
-    name: str
-    kind: DocumentKind
-    paper: Paper
-    per_piece: int
-    students: range | None = None
-    style: KeyStyle = "full"
-
-    def positions(self, class_size: int) -> range:
-        return range(class_size) if self.students is None else self.students
-
-    def pieces(self, class_size: int) -> int:
-        return -(-len(self.positions(class_size)) // self.per_piece)
-
-    @property
-    def continuous(self) -> bool:
-        """Whether the pages are numbered through the whole file (the grid and the brief key: one
-        table for the class), rather than from 1 on each student's sheet."""
-        return self.kind == "key" and self.style in {"grid", "brief"}
-
-    def source(self, plan: ClassPlan, sheets: Sequence[Sheet], first_page: int = 1, last: bool = True) -> str:
-        """The Typst source of this document's part for ``sheets``, its first page numbered
-        ``first_page``; ``last``: the part that ends the document."""
-        if self.kind == "worksheets":
-            return typst_source.worksheets(plan, sheets, self.paper)
-        if self.kind == "answer-sheets":
-            from attnquiz.engine.export import answer_sheet
-
-            return answer_sheet.typst(plan, sheets, self.paper)
-        return typst_source.key(plan, sheets, self.paper, self.style, first_page=first_page, last=last)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``;
-    in a `Document.continuous` document, its first page is numbered ``first_page``."""
-
-    document: int
-    start: int
-    stop: int
-    first_page: int = 1
 
 
 def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
@@ -188,16 +99,6 @@ def pieces(docs: Sequence[Document], class_size: int) -> Iterator[Piece]:
             if position + 1 - starts[index] == doc.per_piece or position == wanted[-1]:
                 yield Piece(index, starts[index], position + 1)
                 starts[index] = position + 1
-
-
-def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: Piece) -> bytes:
-    """One piece as PDF bytes: its students' sheets (built here when ``sheets`` builds them when
-    read), their Typst source and the compile. What a worker process runs, and this process with
-    one job: the same function, so the same bytes. A document of one piece is written as Typst
-    makes it, tagged; the pieces of a longer one are joined, and compiled untagged."""
-    chosen = [sheets[position] for position in range(piece.start, piece.stop)]
-    source = doc.source(plan, chosen, piece.first_page, last=piece.stop == doc.positions(len(sheets)).stop)
-    return compile_typst(source, tagged=doc.pieces(len(sheets)) == 1)
 
 
 def page_count(pdf: bytes) -> int:
@@ -277,7 +178,7 @@ def write_documents(
     with _Outputs(docs, open_file, len(chosen)) as outputs, terminated_as_exception():
         recipe = None
         if workers > 1 and bank is not None and chosen is plan.sheets:
-            from attnquiz.engine.export import pdf_workers
+            from attnquiz.engine.export import pdf_workers  # the process pool, only for jobs above 1
 
             recipe = pdf_workers.recipe(plan, bank)
 

@@ -7,7 +7,7 @@ of students). It loads the bank itself, as the main process did (`banks.load(pat
 the same files, the same trust rules, its plugins imported in the worker; the notice that a bank
 runs plugin code is said once, by the main process, and not again by each worker), builds those
 students' variants from their seeds, writes the Typst source and compiles it
-(`pdf.make_piece`, the very function the main process runs with one job), and sends the PDF back.
+(`pdf_piece.make_piece`, the very function the main process runs with one job), and sends the PDF back.
 The main process only joins the pieces, in order, as they come (`pdfjoin`), so the bytes are the
 same whatever the number of workers. An earlier design that built the variants and the Typst source
 in the main process and shipped them to workers was slower than one process: that work was more
@@ -58,7 +58,7 @@ from pathlib import Path
 from types import TracebackType
 
 from attnquiz.engine.errors import QuizError
-from attnquiz.engine.export.pdf import Document, Piece, make_piece
+from attnquiz.engine.export.pdf_piece import Document, Piece, make_piece
 from attnquiz.engine.export.worksheet import ClassPlan, ClassSheets, ExportError
 
 PREFETCH = 2
@@ -99,7 +99,7 @@ class ClassRecipe:
 
 def file_digest(path: Path) -> str:
     """The SHA-256 of a bank file's bytes (read as `banks` reads them: refused beyond its cap)."""
-    from attnquiz.engine.banks import read_bank_bytes
+    from attnquiz.engine.bank_text import read_bank_bytes
 
     return hashlib.sha256(read_bank_bytes(path, str(path))).hexdigest()
 

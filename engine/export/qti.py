@@ -1,7 +1,9 @@
 """Canvas QTI 1.2 package: a zip of ``imsmanifest.xml``, the assessment and ``assessment_meta.xml``.
 
 Each item is a question group (a ``<section>`` with ``selection_number`` 1) holding its seeded
-variants, so every student draws one. Per answer kind:
+variants, so every student draws one. A writer of the LMS model
+(`attnquiz.engine.export.lms_model`): what a question asks is the model's; this module only writes
+it as QTI for Canvas. Per form of question:
 
 - number and count: ``numerical_question``, correct when the response is the answer or lies in
   ``[answer - h, answer + h]`` with ``h = Tolerance.half_width(answer)`` (both ends inclusive, as
@@ -22,8 +24,16 @@ variants, so every student draws one. Per answer kind:
   which the question then asks for), and a shape's blank every spelling of its names that the
   reader takes (`attnquiz.engine.export.lms.dimension_texts`: ``h*d_k``, ``d_k*h``, ... too where
   the item states d_model = h·d_k, with a note that quiz reads more products than a blank lists);
-  each blank is worth an equal share.
+  each blank is worth its share of the question (a part's weight shared among its blanks), which the
+  package's response processing says; Canvas itself divides such a question's points equally among
+  its blanks, and the export says so where the shares differ.
   A blank that would accept nothing stops the export with an error naming the item.
+- question in parts: one fill-in-multiple-blanks question, the stem then each part's prompt and its
+  blanks (a number's blank its spellings, a choice's the right letters).
+- a formula answer (alone or as a part), or a shape stated with a product: no text blank lists
+  every right answer, so the question is an ``essay_question`` marked by hand, the answers, the
+  forms that are right and the named mistakes in the general answer comments
+  (`attnquiz.engine.export.lms_hand`); the export says so once.
 
 Notes on what Canvas scores differently are gathered into one warning line per kind
 (`attnquiz.engine.export.lms.gather`).
@@ -47,18 +57,9 @@ from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from attnquiz.engine import images
-from attnquiz.engine.answers import (
-    ChoiceAnswer,
-    ExplainAnswer,
-    ExpressionAnswer,
-    IntegerAnswer,
-    MatrixAnswer,
-    NumericAnswer,
-    PartsAnswer,
-    ShapeAnswer,
-    VectorAnswer,
-)
-from attnquiz.engine.export import lms, lms_parts
+from attnquiz.engine.answers import ChoiceAnswer, MatrixAnswer
+from attnquiz.engine.export import lms, lms_hand, lms_model
+from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
 
@@ -73,7 +74,7 @@ _CANVAS_SMALLEST = 1e-4  # Canvas stores smaller non-zero numeric bounds as 0 (t
 
 
 @dataclass
-class _Item:
+class ItemParts:
     """The pieces of one ``<item>``: question type, presentation, response processing, feedback."""
 
     question_type: str
@@ -107,17 +108,6 @@ def _metadata(fields: dict[str, str]) -> str:
     return f"<itemmetadata><qtimetadata>{entries}</qtimetadata></itemmetadata>"
 
 
-def _mistakes_html(question: Question) -> str:
-    mistakes = question.variant.mistakes
-    if not mistakes:
-        return ""
-    items = "".join(
-        f"<li><strong>{escape(m.format(question.answer))}</strong>: {lms.tex_html_inline(m.feedback)}</li>"
-        for m in mistakes
-    )
-    return f"<p>Common wrong answers:</p><ul>{items}</ul>"
-
-
 SCALED = (
     "Canvas stores numbers below 1e-4 as 0, so variants with such answers ask for them in units of a "
     "power of ten (e.g. 9.5e-07 entered as 9.5 in units of 10⁻⁷)"
@@ -133,6 +123,11 @@ AS_TEXT = (
 CREDIT_BY_BLANK = (
     "Canvas gives credit blank by blank, while quiz marks the answer right only when every entry is"
 )
+EQUAL_BLANKS = (
+    "Canvas divides a fill-in-multiple-blanks question's points equally among its blanks, while quiz counts "
+    "each part by its weight, shared among the part's blanks: the package gives each blank that share "
+    "(its SCORE), but Canvas scores these items as if every blank weighed the same"
+)
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -146,12 +141,15 @@ def canvas_scale(value: float, half_width: float) -> int:
     return math.floor(math.log10(abs(value)))
 
 
-def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, warnings: lms.Notes) -> _Item:
-    value = float(answer.value)
-    half = answer.tolerance.half_width(value)
+def _numerical(model: LmsQuestion, warnings: lms.Notes) -> ItemParts:
+    (group,) = model.groups
+    (blank,) = group.blanks
+    value = float(blank.target)
+    half = blank.half_width()
     power = canvas_scale(value, half)
+    warnings.append((lms_model.NUMBERS_IN_DIGITS.message("Canvas"), model.question.item_id))
     if power:
-        warnings.append((SCALED, question.item_id))
+        warnings.append((SCALED, model.question.item_id))
         value, half = value / 10.0**power, half / 10.0**power
     low, high = value - half, value + half
     presentation = [
@@ -165,14 +163,24 @@ def _numerical(question: Question, answer: NumericAnswer | IntegerAnswer, warnin
         f'<varlte respident="response1">{lms.number_text(high)}</varlte></and>'
         '</or></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition>'
     )
-    item = _Item("numerical_question", presentation, [condition], power=power)
-    incorrect = _mistakes_html(question)
-    if incorrect:
-        item.feedback["general_incorrect_fb"] = incorrect
+    item = ItemParts("numerical_question", presentation, [condition], power=power)
+    _add_mistakes(item, model.question, group)
     return item
 
 
-def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: lms.Notes) -> _Item:
+def _add_mistakes(item: ItemParts, question: Question, group: Group) -> None:
+    """The group's named mistakes, with their feedback, as the incorrect-answer feedback (Canvas's
+    numbers and blanks have no wrong alternatives of their own)."""
+    if not group.mistakes:
+        return
+    rows = "".join(
+        f"<li><strong>{escape(m.format(group.answer))}</strong>: {lms.tex_html_inline(m.feedback)}</li>"
+        for m in group.mistakes
+    )
+    item.feedback["general_incorrect_fb"] = f"<p>Common wrong answers:</p><ul>{rows}</ul>"
+
+
+def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: lms.Notes) -> ItemParts:
     if answer.multiple and answer.scoring != "net":
         warnings.append(
             (
@@ -217,69 +225,96 @@ def _choice(question: Question, answer: ChoiceAnswer, ident: str, warnings: lms.
         '<setvar action="Set" varname="SCORE">100</setvar></respcondition>'
     )
     kind = "multiple_answers_question" if answer.multiple else "multiple_choice_question"
-    return _Item(kind, presentation, conditions, feedback, ids)
+    return ItemParts(kind, presentation, conditions, feedback, ids)
 
 
-def _blanks(
-    question: Question, answer: VectorAnswer | MatrixAnswer | ShapeAnswer, ident: str, warnings: lms.Notes
-) -> tuple[_Item, str]:
-    if isinstance(answer, VectorAnswer):
-        targets: list[float | int | str] = list(answer.values)
-    elif isinstance(answer, MatrixAnswer):
-        targets = list(lms.entries(answer))
-    else:
-        targets = list(answer.dims)
-    names = [f"e{j + 1}" for j in range(len(targets))]
-    share = f"{100 / len(targets):.2f}"
+def _accepted(question: Question, blank: Blank, name: str) -> list[str]:
+    """What Canvas accepts in a blank: every text it lists (an error if it would accept nothing)."""
+    accepted = blank.accepted()
+    if not accepted:
+        raise ExportError(
+            f"item {question.item_id!r} (variant {question.code}): Canvas would get a blank that accepts "
+            f"no answer (entry {name} = {blank.target!r})"
+        )
+    return accepted
+
+
+def _blank_xml(ident: str, name: str, accepted: list[str], share: str) -> tuple[str, list[str]]:
+    """One blank's ``<response_lid>`` (its accepted texts as the labels) and the conditions that
+    give its ``share`` of the score for each."""
+    labels = ""
+    conditions: list[str] = []
+    for k, text in enumerate(accepted):
+        label = f"{ident}_{name}_{k}"
+        labels += f"<response_label ident={quoteattr(label)}>{_mattext(text, 'text/plain')}</response_label>"
+        conditions.append(
+            f'<respcondition><conditionvar><varequal respident="response_{name}">{label}</varequal>'
+            f'</conditionvar><setvar varname="SCORE" action="Add">{share}</setvar></respcondition>'
+        )
+    response = (
+        f'<response_lid ident="response_{name}"><material><mattext>{name}</mattext></material>'
+        f"<render_choice>{labels}</render_choice></response_lid>"
+    )
+    return response, conditions
+
+
+def _note_limits(model: LmsQuestion, warnings: lms.Notes, *, scientific: bool) -> None:
+    """What Canvas scores differently for a question of blanks (one marked by hand says its own)."""
+    item_id = model.question.item_id
+    for limit in model.limits:
+        if limit is not lms_model.BLANK_BY_BLANK:  # that one in Canvas's words, below
+            warnings.append((limit.message("Canvas"), item_id))
+    if any(g.numbers for g in model.groups):
+        warnings.append((AS_TEXT, item_id))
+    if scientific:
+        warnings.append((SCIENTIFIC, item_id))
+    if len(model.blanks) > 1:
+        warnings.append((CREDIT_BY_BLANK, item_id))
+    weights = [b.weight for b in model.blanks]
+    if max(weights, default=0) - min(weights, default=0) > 1e-9:
+        warnings.append((EQUAL_BLANKS, item_id))
+
+
+def _blanks(model: LmsQuestion, ident: str, warnings: lms.Notes) -> tuple[ItemParts, str]:
+    """A fill-in-multiple-blanks item: the entries of one answer, or each part's blanks after its prompt.
+
+    Returns the item and the HTML of its blanks, which follows the question text (for a question in
+    parts, the HTML holds the stem and the parts' prompts too)."""
+    question = model.question
     presentation: list[str] = []
     conditions: list[str] = []
     scientific = False
-    for name, target in zip(names, targets, strict=True):
-        if isinstance(answer, ShapeAnswer):
-            accepted = lms.dimension_texts(answer, target if isinstance(target, str) else int(target))
-        else:
-            accepted = lms.spellings(target, answer.tolerance)
-            scientific = scientific or any("e" in text.lower() for text in accepted[:1])
-        if not accepted:
-            raise ExportError(
-                f"item {question.item_id!r} (variant {question.code}): Canvas would get a blank that accepts "
-                f"no answer (entry {name} = {target!r})"
-            )
-        labels = ""
-        for k, text in enumerate(accepted):
-            label = f"{ident}_{name}_{k}"
-            labels += (
-                f"<response_label ident={quoteattr(label)}>{_mattext(text, 'text/plain')}</response_label>"
-            )
-            conditions.append(
-                f'<respcondition><conditionvar><varequal respident="response_{name}">{label}</varequal>'
-                f'</conditionvar><setvar varname="SCORE" action="Add">{share}</setvar></respcondition>'
-            )
-        presentation.append(
-            f'<response_lid ident="response_{name}"><material><mattext>{name}</mattext></material>'
-            f"<render_choice>{labels}</render_choice></response_lid>"
-        )
-    if not isinstance(answer, ShapeAnswer):
-        warnings.append((AS_TEXT, question.item_id))
-    if scientific:
-        warnings.append((SCIENTIFIC, question.item_id))
-    if len(targets) > 1:
-        warnings.append((CREDIT_BY_BLANK, question.item_id))
-    lms.note_products(answer, question.item_id, "Canvas", warnings)
-    if isinstance(answer, MatrixAnswer):
-        rows, cols = answer.shape
-        cells = "".join(
-            "<tr>" + "".join(f"<td>[{names[r * cols + c]}]</td>" for c in range(cols)) + "</tr>"
-            for r in range(rows)
-        )
-        blank_html = f"<table>{cells}</table>"
-    else:
-        blank_html = "<p>[ " + " , ".join(f"[{n}]" for n in names) + " ]</p>"
-    item = _Item("fill_in_multiple_blanks_question", presentation, conditions, scientific=scientific)
-    incorrect = _mistakes_html(question)
-    if incorrect:
-        item.feedback["general_incorrect_fb"] = incorrect
-    return item, blank_html
+    html = ""
+    count = 0
+    for group in model.groups:
+        names: list[str] = []
+        for blank in group.blanks:
+            count += 1
+            name = f"e{count}"
+            names.append(name)
+            accepted = _accepted(question, blank, name)
+            if model.form == "entries" and group.numbers:
+                scientific = scientific or any("e" in text.lower() for text in accepted[:1])
+            response, tests = _blank_xml(ident, name, accepted, f"{100 * blank.weight:.2f}")
+            presentation.append(response)
+            conditions += tests
+        html += _group_html(model, group, names)
+    _note_limits(model, warnings, scientific=scientific)
+    item = ItemParts("fill_in_multiple_blanks_question", presentation, conditions, scientific=scientific)
+    if model.form == "entries":
+        _add_mistakes(item, question, model.groups[0])
+    return item, html
+
+
+def _group_html(model: LmsQuestion, group: Group, names: list[str]) -> str:
+    """Where a group's blanks go: after the question text for one answer's entries (a matrix's as a
+    table), else after the part's prompt and what to enter."""
+    if model.form != "entries":
+        intro = lms.part_intro(group.label, group.prompt, lms_model.asked(group.answer))
+        return intro + "<p>" + " , ".join(f"[{n}]" for n in names) + "</p>"
+    if isinstance(group.answer, MatrixAnswer):
+        return lms.matrix_table([f"[{n}]" for n in names], *group.answer.shape)
+    return "<p>[ " + " , ".join(f"[{n}]" for n in names) + " ]</p>"
 
 
 MARKED_BY_HAND = (
@@ -289,18 +324,44 @@ MARKED_BY_HAND = (
 )
 
 
-def _essay(question: Question, warnings: lms.Notes) -> _Item:
+def _essay(question: Question, warnings: lms.Notes) -> ItemParts:
     """A concept question: one text box, no automatic score (the teacher grades it in SpeedGrader)."""
     warnings.append((MARKED_BY_HAND, question.item_id))
+    return _essay_item()
+
+
+def _essay_item() -> ItemParts:
+    """An ``essay_question``: one text box that nothing scores."""
     presentation = [
         '<response_str ident="response1" rcardinality="Single"><render_fib>'
         '<response_label ident="answer1" rshuffle="No"/></render_fib></response_str>'
     ]
     condition = '<respcondition continue="No"><conditionvar><other/></conditionvar></respcondition>'
-    return _Item("essay_question", presentation, [condition])
+    return ItemParts("essay_question", presentation, [condition])
 
 
-def _asked(question: Question, item: _Item) -> str | None:
+def _by_hand(model: LmsQuestion, ident: str, warnings: lms.Notes) -> str:
+    """A question no text blank marks rightly (a formula; a shape stated with a product) as an
+    ``essay_question`` for the teacher, with each part's answer, the forms that are right and the
+    named mistakes in the general answer comments (Canvas has no grader-only text; students see
+    them after submitting, as practice shows a solution)."""
+    question = model.question
+    own = (lms_model.CHOICE_AMONG_BLANKS,) if model.has(lms_model.CHOICE_AMONG_BLANKS) else ()
+    for limit in (*model.by_hand, *own):
+        warnings.append((limit.message("Canvas"), question.item_id))
+    warnings.append((COMMENTS_SEEN, question.item_id))
+    item = _essay_item()
+    item.feedback = {"general_fb": lms_hand.grader_html(model, own) + lms.solution_html(question)}
+    return item_element(question, ident, item, lms_hand.question_html(model))
+
+
+COMMENTS_SEEN = (
+    "Canvas has no grader-only text: the answers and accepted forms of the questions marked by hand are "
+    "the general answer comments, which students see after submitting"
+)
+
+
+def _asked(question: Question, item: ItemParts) -> str | None:
     """What to enter, where Canvas needs it said beyond `lms.instructions` (None: nothing more)."""
     asked = lms.instructions(question.answer)
     if item.power:
@@ -313,26 +374,32 @@ def _asked(question: Question, item: _Item) -> str | None:
 
 @images.in_question_folder
 def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
+    model = lms_model.build(question)
     answer = question.answer
-    if isinstance(answer, PartsAnswer | ExpressionAnswer):
-        return lms_parts.canvas_item(question, ident, warnings)
     blank_html = ""
-    if isinstance(answer, NumericAnswer | IntegerAnswer):
-        item = _numerical(question, answer, warnings)
-    elif isinstance(answer, ExplainAnswer):
+    if model.form == "number":
+        item = _numerical(model, warnings)
+    elif model.form == "essay":
         item = _essay(question, warnings)
-    elif isinstance(answer, ChoiceAnswer):
+    elif model.by_hand or model.has(lms_model.CHOICE_AMONG_BLANKS):
+        return _by_hand(model, ident, warnings)
+    elif model.form == "choice" and isinstance(answer, ChoiceAnswer):
         item = _choice(question, answer, ident, warnings)
     else:
-        item, blank_html = _blanks(question, answer, ident, warnings)
-    text = lms.question_html(question, _asked(question, item)) + blank_html
+        item, blank_html = _blanks(model, ident, warnings)
+    if model.form == "parts":
+        text = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt") + blank_html
+        if question.student_note:
+            text += f"<p><small>Note: {escape(question.student_note)}</small></p>"
+    else:
+        text = lms.question_html(question, _asked(question, item)) + blank_html
     item.feedback = {"general_fb": lms.solution_html(question), **item.feedback}
     return item_element(question, ident, item, text)
 
 
-def item_element(question: Question, ident: str, item: _Item, text: str) -> str:
+def item_element(question: Question, ident: str, item: ItemParts, text: str) -> str:
     """The ``<item>`` element of one question: its question text (HTML), blanks or choices, scoring and
-    feedback (also for a question in parts, built by `attnquiz.engine.export.lms_parts`)."""
+    feedback."""
     metadata = _metadata(
         {
             "question_type": item.question_type,
@@ -392,7 +459,7 @@ def assessment_lines(plan: ClassPlan, warnings: lms.Notes, progress: Progress | 
             "<selection_extension><points_per_item>1</points_per_item></selection_extension>"
             "</selection></selection_ordering>"
         )
-        for v, question in enumerate(questions, 1):
+        for v, question in enumerate(lms_model.variants_to_write(questions), 1):
             yield _item_xml(question, f"{aid}_g{g}_v{v}", warnings)
         yield "    </section>"
         if progress is not None:

@@ -162,6 +162,21 @@ def mha_params_formula(rng: np.random.Generator, /) -> Variant:
     )
 
 
+FFN_WIDTH_WORDINGS = (
+    r"in the base model $d_{\text{ff}} = 4 d_{\text{model}}$",
+    r"the base model has $d_{\text{model}} = 512$ and $d_{\text{ff}} = 2048$",
+    r"four times as wide in the base model: $d_{\text{ff}} = 4 d_{\text{model}}$",
+)
+"""How the FFN prompt may describe the base model's widths: each is what the notes say (2048 = 4 × 512)."""
+
+STACK_DEPTH_WORDINGS = (
+    "the base model has $N = 6$",
+    "six in the base model",
+    "the notes' base model stacks $N = 6$",
+)
+"""How the stack prompt may describe the base model's depth: each is what the notes say (six layers)."""
+
+
 @generator
 def ffn_params_formula(rng: np.random.Generator, /) -> Variant:
     """Parameters of the position-wise FFN with biases: 2·d_model·d_ff + d_ff + d_model."""
@@ -192,13 +207,13 @@ def ffn_params_formula(rng: np.random.Generator, /) -> Variant:
             r"$d_{\text{model}}$.",
         ),
     ]
-    drawn = int(rng.integers(2, 5))  # only the wording of the example width varies
+    wording = int(rng.integers(len(FFN_WIDTH_WORDINGS)))  # only the wording of the example varies
     prompt = (
         r"The feed-forward network of a Transformer block is $\operatorname{FFN}(x) = "
         r"\operatorname{ReLU}(xW_1 + b_1)W_2 + b_2$, "
-        r"from $d_{\text{model}}$ to $d_{\text{ff}}$ and back (often $d_{\text{ff}} = "
-        f"{drawn}"
-        r" d_{\text{model}}$). How many parameters does it hold, biases included? Give a formula in "
+        r"from $d_{\text{model}}$ to $d_{\text{ff}}$ and back ("
+        + FFN_WIDTH_WORDINGS[wording]
+        + r"). How many parameters does it hold, biases included? Give a formula in "
         r"$d_{\text{model}}$ and $d_{\text{ff}}$."
     )
     solution = [
@@ -207,7 +222,7 @@ def ffn_params_formula(rng: np.random.Generator, /) -> Variant:
         f"Total: ${answer.tex()}$.",
     ]
     return _variant(
-        prompt, answer, solution, mistakes, {"example_ratio": drawn}, "Two linear maps, each with a bias."
+        prompt, answer, solution, mistakes, {"wording": wording}, "Two linear maps, each with a bias."
     )
 
 
@@ -401,9 +416,9 @@ def stack_params_formula(rng: np.random.Generator, /) -> Variant:
             "That counts the weight matrices only; each block also holds biases and LayerNorms.",
         ),
     ]
-    example = int(pick(rng, [6, 12, 24]))
+    wording = int(rng.integers(len(STACK_DEPTH_WORDINGS)))  # only the wording of the example varies
     prompt = (
-        f"An encoder stacks $N$ blocks (the base model has $N = {example}$ or so), each of width $d$ with an "
+        f"An encoder stacks $N$ blocks ({STACK_DEPTH_WORDINGS[wording]}), each of width $d$ with an "
         f"FFN of "
         r"width $4d$. Counting every weight, bias and LayerNorm parameter, how many parameters does the "
         "stack hold (embeddings aside)? Give a formula in $N$ and $d$."
@@ -413,7 +428,7 @@ def stack_params_formula(rng: np.random.Generator, /) -> Variant:
         f"$N$ independent blocks: ${answer.tex()}$.",
     ]
     return _variant(
-        prompt, answer, solution, mistakes, {"example_N": example}, "One block first, then N of them."
+        prompt, answer, solution, mistakes, {"wording": wording}, "One block first, then N of them."
     )
 
 

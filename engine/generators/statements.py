@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator, m
 
 from attnquiz.engine import markup
 from attnquiz.engine.answers import LETTERS, ChoiceAnswer, Option
+from attnquiz.engine.export import text as md
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
@@ -53,7 +54,7 @@ class Statement(BaseModel):
     @classmethod
     def _supported_markup(cls, value: str) -> str:
         try:
-            markup.check(value)
+            md.check(value)
         except markup.MarkupError as exc:
             raise ValueError(str(exc)) from None
         return value

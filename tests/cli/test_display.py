@@ -9,10 +9,10 @@ from rich.console import Console
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.display import NBSP, fold
 from attnquiz.engine import banks
 from attnquiz.engine.answers import ChoiceAnswer
 from attnquiz.engine.grading import grade
+from attnquiz.folding import NBSP, fold
 
 
 def lines(text: str, width: int, hang: int = 0) -> list[str]:

@@ -148,5 +148,6 @@ def test_a_code_line_of_wide_characters_is_cut_by_terminal_cells(tmp_path: Path)
     pieces = [line for line in out.splitlines() if any("\u4e00" <= ch <= "\u9fff" for ch in line)]
     assert len(pieces) >= 2, out
     assert all(cell_len(line) <= 40 for line in pieces), pieces
-    joined = "".join(line.strip() for line in pieces)
+    joined = "".join(line.strip().removesuffix("\\") for line in pieces)  # each fold is marked
     assert comment in joined.replace(" ", "")
+    assert all(line.endswith(" \\") for line in pieces[:-1]), pieces

@@ -6,7 +6,6 @@ import math
 
 import pytest
 
-from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
@@ -20,6 +19,8 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 from attnquiz.engine.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
 from attnquiz.engine.rounding import rounded_early
 
@@ -394,8 +395,8 @@ def test_grade(key: str, response: str, status: str, score: float, tag: str | No
     assert result.score == pytest.approx(score)
     assert result.counts == (status != INV)
     assert result.feedback
-    markup.check(result.feedback)
-    markup.to_terminal(result.feedback)
+    md.check(result.feedback)
+    plain.to_terminal(result.feedback)
     if status == INV:
         assert result.mistake is None
         assert answer.instructions() in result.feedback, "an invalid response is told what is expected"
@@ -594,11 +595,10 @@ def test_grade_uses_the_question_and_its_variants_mistakes() -> None:
 def test_the_instructions_in_invalid_feedback_show_as_written_once_rendered() -> None:
     """Feedback is Markdown and the instructions plain text: once rendered, `3*d` and `d**2` keep
     their stars and `d_model` its underscore (they were taken for emphasis)."""
-    from attnquiz.engine import markup
     from attnquiz.engine.answers import ExpressionAnswer
 
     answer = ExpressionAnswer("4*d^2 + 4*d", ("d", "d_model"))
     for response in ("2df", "4x", "((d"):
         graded = grade_answer(answer, response, ())
         assert graded.status == "invalid"
-        assert answer.instructions() in markup.to_terminal(graded.feedback), response
+        assert answer.instructions() in plain.to_terminal(graded.feedback), response

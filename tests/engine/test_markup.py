@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from attnquiz.engine import markup
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 
 
 @pytest.mark.parametrize(
@@ -36,12 +38,12 @@ from attnquiz.engine import markup
     ],
 )
 def test_terminal_rendering(text: str, expected: str) -> None:
-    assert markup.to_terminal(text) == expected
+    assert plain.to_terminal(text) == expected
 
 
 def test_display_matrices_are_aligned_tables() -> None:
     text = r"$$\begin{bmatrix}1.5 & -2 \\ 10 & 3\end{bmatrix}$$"
-    assert markup.to_terminal(text).splitlines() == [
+    assert plain.to_terminal(text).splitlines() == [
         "    ⎡ 1.5  −2 ⎤",
         "    ⎣  10   3 ⎦",
     ]
@@ -61,7 +63,7 @@ def test_display_matrices_are_aligned_tables() -> None:
 )
 def test_text_outside_the_subset_is_refused(text: str, problem: str) -> None:
     with pytest.raises(markup.MarkupError, match=problem):
-        markup.check(text)
+        md.check(text)
 
 
 def test_parse_splits_text_and_formulas() -> None:

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from attnquiz.engine import markup, parse
+from attnquiz.engine import parse
+from attnquiz.engine.export import text as md
 from attnquiz.engine.parse import Invalid, Number
 
 
@@ -22,7 +23,7 @@ def read(text: str, *, allow_percent: bool = False) -> Number:
 def refused(text: str, *, allow_percent: bool = False) -> Invalid:
     result = parse.number(text, allow_percent=allow_percent)
     assert isinstance(result, Invalid), result
-    markup.check(result.reason)
+    md.check(result.reason)
     return result
 
 
@@ -409,7 +410,7 @@ def test_unreadable_lists_are_invalid(text: str, words: str) -> None:
     result = parse.structure(text)
     assert isinstance(result, Invalid), result
     assert words in result.reason
-    markup.check(result.reason)
+    md.check(result.reason)
 
 
 def test_ragged_rows_are_echoed() -> None:
@@ -466,7 +467,7 @@ def test_unreadable_shapes_are_invalid(text: str, words: str) -> None:
     result = parse.shape(text)
     assert isinstance(result, Invalid), result
     assert words in result.reason
-    markup.check(result.reason)
+    md.check(result.reason)
 
 
 def test_symbol_names_compare_without_subscript_marks_but_with_case() -> None:
@@ -521,7 +522,7 @@ def test_unreadable_letters_are_invalid(text: str, words: str) -> None:
     result = parse.letters(text, "ABCD", multiple=True)
     assert isinstance(result, Invalid), result
     assert words in result.reason
-    markup.check(result.reason)
+    md.check(result.reason)
 
 
 def test_a_single_choice_takes_exactly_one_letter() -> None:

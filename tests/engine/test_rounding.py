@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks, markup
+from attnquiz.engine import banks
 from attnquiz.engine.answers import Tolerance
+from attnquiz.engine.export import text as md
 from attnquiz.engine.grading import GENERIC_TAGS, grade
 from attnquiz.engine.rounding import ROUNDED_EARLY, rounded_early
 
@@ -25,7 +26,7 @@ def test_the_issue_s_case_is_named() -> None:
         assert result.mistake.tag == ROUNDED_EARLY
         assert "tanh" in result.feedback
         assert "round only the final result" in result.feedback
-        markup.check(result.feedback)
+        md.check(result.feedback)
     assert grade(question, "1.93").status == "correct"
 
 

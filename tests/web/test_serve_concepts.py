@@ -144,8 +144,12 @@ def test_an_exam_keeps_concept_answers_and_shows_the_model_answers_at_the_end(co
         else:
             _post(concepts, session, "answer", page, response="1")
     assert len(concept_at) == 2
-    done = concepts.request("GET", session)  # every question answered: the exam ends
-    assert (done.status, done.headers["location"]) == (303, f"{session}/summary")
+    done = concepts.request("GET", session)  # every question answered: look them over, then hand in
+    assert (done.status, done.headers["location"]) == (303, f"{session}/submit")
+    submit = concepts.request("GET", f"{session}/submit").body
+    assert "Every question has an answer" in submit
+    handed = concepts.request("POST", f"{session}/finish", form={"csrf": csrf_of(submit), "confirm": "yes"})
+    assert handed.headers["location"] == f"{session}/summary"
     results = text_of(concepts.request("GET", f"{session}/summary").body)
     assert "2 concept questions answered: not scored" in results
     assert "/ 1" in results  # the score counts the one scored question only

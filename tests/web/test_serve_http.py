@@ -373,7 +373,13 @@ def test_an_exam_is_navigated_answered_and_submitted(shared: Server) -> None:
     assert "Saved your answer to question 2." in page
     assert "Question 1 of 2" in page  # the first unanswered question comes next
     assert "Not answered yet: 1." in text_of(page)
-    assert post(shared, session, "finish") == f"{session}/summary"
+    # Handing in with a question unanswered is asked first, on the page that lists the answers.
+    assert post(shared, session, "finish") == f"{session}/submit?ask=1"
+    asked = shared.request("GET", f"{session}/submit?ask=1").body
+    assert "1 question has no answer yet: 1. Submit anyway" in text_of(asked)
+    assert "Submit with 1 unanswered" in asked
+    reply = shared.request("POST", f"{session}/finish", form={"csrf": csrf_of(asked), "confirm": "yes"})
+    assert reply.headers["location"] == f"{session}/summary"
     summary = text_of(shared.request("GET", f"{session}/summary").body)
     assert "1 / 2" in summary
     assert "Results" in summary

@@ -13,7 +13,20 @@ function startTimer(timer) {
     text.textContent = h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
     timer.classList.toggle("low", left <= 60);
     if (left <= 0) {
-      form.submit();
+      // The question's own form is sent as the exam's submission, so that what is in its box (typed
+      // but not saved yet) is saved and graded; the page without one sends the bare time-up form.
+      const answer = document.querySelector("form.answer");
+      if (answer) {
+        const reason = document.createElement("input");
+        reason.type = "hidden";
+        reason.name = "reason";
+        reason.value = "time-up";
+        answer.appendChild(reason);
+        answer.action = form.action;
+        answer.submit();
+      } else {
+        form.submit();
+      }
       return;
     }
     window.setTimeout(tick, 250);

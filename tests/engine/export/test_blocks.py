@@ -8,7 +8,7 @@ import time
 import pytest
 
 from attnquiz.engine import markup
-from attnquiz.engine.export import html, lms, markdown, typst
+from attnquiz.engine.export import html, lms, markdown, plain, typst
 from attnquiz.engine.export import text as md
 
 from .golden import check_golden
@@ -51,7 +51,7 @@ def test_code_blocks_are_verbatim_and_never_read_for_maths_or_markdown() -> None
     assert code.text.splitlines()[1] == 'x = torch.randn(2, 5, 64)   # costs $5; a <b> & "c" stay as written'
     assert "$not maths$" in code.text
     assert code.text.count("\n") == 3
-    markup.check(SAMPLE)  # the dollars inside the code are not formulas
+    md.check(SAMPLE)  # the dollars inside the code are not formulas
 
 
 @pytest.mark.parametrize(
@@ -109,7 +109,7 @@ REFUSED = [
 @pytest.mark.parametrize(("source", "words"), REFUSED, ids=[s[:30] for s, _ in REFUSED])
 def test_markdown_outside_the_subset_is_refused(source: str, words: str) -> None:
     with pytest.raises(markup.MarkupError) as caught:
-        markup.check(source)
+        md.check(source)
     assert words in str(caught.value)
 
 
@@ -127,7 +127,7 @@ def test_markdown_outside_the_subset_is_refused(source: str, words: str) -> None
     ],
 )
 def test_text_the_banks_use_is_not_refused(source: str) -> None:
-    markup.check(source)
+    md.check(source)
 
 
 def test_renderers_show_refused_markdown_as_text_rather_than_failing() -> None:
@@ -146,7 +146,7 @@ def test_renderers_show_refused_markdown_as_text_rather_than_failing() -> None:
         ("blocks.typ", typst.content),
         ("blocks.md", markdown.tex),
         ("blocks-lms.html", lms.tex_html),
-        ("blocks-terminal.txt", markup.to_terminal),
+        ("blocks-terminal.txt", plain.to_terminal),
     ],
 )
 def test_tables_and_code_in_every_format(name: str, render: object) -> None:
@@ -219,10 +219,10 @@ def test_hostile_markdown_is_read_or_refused_quickly(source: str) -> None:
     start = time.perf_counter()
     message = ""
     try:
-        markup.check(source)
+        md.check(source)
     except markup.MarkupError as exc:
         message = str(exc)
     assert len(message) < 2_000  # a message, not the whole text
-    for render in (html.content, typst.content, markdown.tex, lms.tex_html, markup.to_terminal):
+    for render in (html.content, typst.content, markdown.tex, lms.tex_html, plain.to_terminal):
         render(source)
     assert time.perf_counter() - start < 10

@@ -99,8 +99,9 @@ def test_lms_feedback_shows_the_formula_typeset() -> None:
 def test_every_shipped_formula_answer_typesets_to_an_equal_formula(bank_name: str) -> None:
     """Over many seeds of every built-in formula answer: the key's TeX is in the supported subset,
     and what it shows is algebraically the answer graded."""
-    from attnquiz.engine import banks, markup
+    from attnquiz.engine import banks
     from attnquiz.engine.answers import PartsAnswer
+    from attnquiz.engine.export import text as md
 
     checked = 0
     for entry in banks.load(bank_name).items:
@@ -109,7 +110,7 @@ def test_every_shipped_formula_answer_typesets_to_an_equal_formula(bank_name: st
             answers = [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
             for each in answers:
                 if isinstance(each, ExpressionAnswer):
-                    markup.check(formula_tex.answer_markup(each))
+                    md.check(formula_tex.answer_markup(each))
                     assert symbolic.agrees(
                         each.formula.tree, _rebuilt(formula_tex.simplify(each.formula.tree))
                     )

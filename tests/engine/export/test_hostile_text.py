@@ -62,7 +62,7 @@ def _plan(text: str) -> ClassPlan:
     return ClassPlan("hostile", "Hostile bank", 1, tuple(q.item_id for q in questions), (sheet,))
 
 
-_BLANK = re.compile(r"\{1:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
+_BLANK = re.compile(r"\{\d+:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
 
 
 @pytest.mark.parametrize("text", HOSTILE)

@@ -9,10 +9,11 @@ import re
 import xml.etree.ElementTree as ET
 import zipfile
 from functools import cache
+from html import escape
 
 import pytest
 
-from attnquiz.engine import banks
+from attnquiz.engine import banks, carry
 from attnquiz.engine.answers import (
     ChoiceAnswer,
     ExplainAnswer,
@@ -26,7 +27,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_parts, moodle, qti
+from attnquiz.engine.export import lms, lms_model, moodle, qti
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
 from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.seeding import variant_code
@@ -59,7 +60,11 @@ def _canvas_items(package: qti.Package) -> list[ET.Element]:
 
 
 def _questions(plan: ClassPlan) -> list[Question]:
-    return [q for _, questions in plan.by_item() for q in questions]
+    """The questions the LMS files hold, in order: every variant, a concept question once per item."""
+    out: list[Question] = []
+    for _, questions in plan.by_item():
+        out += [questions[0]] if isinstance(questions[0].answer, ExplainAnswer) else list(questions)
+    return out
 
 
 def _canvas_number(text: str) -> float:
@@ -67,10 +72,17 @@ def _canvas_number(text: str) -> float:
     return 0.0 if abs(value) < CANVAS_SMALLEST else value
 
 
+def _answers(question: Question) -> list[SingleAnswer]:
+    """The answers that get blanks: every part's, or the question's own."""
+    answer = question.answer
+    assert not isinstance(answer, ExplainAnswer)
+    return [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+
+
 def _entries(question: Question) -> list[tuple[SingleAnswer, float | int | str]]:
     """Each blank's answer and target, in order: every part's blanks for a question in parts."""
     out: list[tuple[SingleAnswer, float | int | str]] = []
-    for _, _, answer, _ in lms_parts.units(question):
+    for answer in _answers(question):
         if isinstance(answer, VectorAnswer):
             out += [(answer, v) for v in answer.values]
         elif isinstance(answer, MatrixAnswer):
@@ -81,6 +93,38 @@ def _entries(question: Question) -> list[tuple[SingleAnswer, float | int | str]]
             out.append((answer, answer.value))
         else:
             out.append((answer, ", ".join(sorted(answer.correct_letters))))
+    return out
+
+
+def _by_hand(question: Question) -> bool:
+    """Whether no text blank can list every right answer: a formula answer, or a shape stated with a
+    product (quiz reads both in endless forms), alone or as a part. The LMS then leaves it to a teacher."""
+    answer = question.answer
+    answers = [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+    return any(
+        isinstance(a, ExpressionAnswer) or (isinstance(a, ShapeAnswer) and lms.lists_products(a))
+        for a in answers
+    )
+
+
+def _answers_in(html: str, question: Question) -> list[str]:
+    """The answers (every part's) that the grader's information of a by-hand question lacks."""
+    answer = question.answer
+    answers = [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
+    return [a.format() for a in answers if f"<code>{escape(a.format(), quote=False)}</code>" not in html]
+
+
+def _rounded_entries(question: Question) -> list[float | int | str]:
+    """Each blank's entry as a student computes it who rounds every earlier part as asked (the exact
+    entry where nothing carries), aligned with `_entries`."""
+    answer = question.answer
+    if not isinstance(answer, PartsAnswer):
+        return [target for _, target in _entries(question)]
+    out: list[float | int | str] = []
+    for link in carry.rounded_chain(answer):
+        single = Question(question.bank, question.item_id, question.source, question.topic, question.seed,
+                          question.code, Variant(prompt="", answer=link.target, solution=()))  # fmt: skip
+        out += [target for _, target in _entries(single)]
     return out
 
 
@@ -106,6 +150,15 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
             if not all(f"<li>{lms.tex_html_inline(point)}</li>" in text for point in answer.points):
                 problems.append(f"{where}: the essay's comments lack a key point")
             continue
+        if _by_hand(question):
+            # No text blank lists every right formula or product: an essay the teacher marks, with
+            # every part's answer in the comments.
+            kind = next(f.findtext(f"{QTI}fieldentry") for f in item.iter(f"{QTI}qtimetadatafield"))
+            if kind != "essay_question" or item.find(f".//{QTI}setvar") is not None:
+                problems.append(f"{where}: a question marked by hand is not an unscored essay question")
+            if _answers_in(text, question):
+                problems.append(f"{where}: the comments lack {_answers_in(text, question)}")
+            continue
         if _single_number(question):
             assert isinstance(answer, NumericAnswer | IntegerAnswer)
             low = _canvas_number(item.findtext(f".//{QTI}vargte") or "nan")
@@ -126,7 +179,8 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
             blanks = item.findall(f".//{QTI}response_lid")
             targets = _entries(question)
             assert len(blanks) == len(targets), where
-            for blank, (blank_answer, target) in zip(blanks, targets, strict=True):
+            rounded = _rounded_entries(question)
+            for blank, (blank_answer, target), alt in zip(blanks, targets, rounded, strict=True):
                 labels = [m.text or "" for m in blank.iter(f"{QTI}mattext")][1:]  # the first names the blank
                 if not labels:
                     problems.append(f"{where}: a blank accepts nothing ({target!r})")
@@ -136,7 +190,14 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
                 else:
                     expected = blank_answer.tolerance.format(float(target))
                     tolerance = blank_answer.tolerance
-                    wrong = [t for t in labels if not tolerance.accepts(float(target), float(t))]
+                    # Right: within tolerance of the exact entry, or of the entry as a student computes
+                    # it from the earlier parts rounded as asked (error carried forward, issue 24).
+                    wrong = [
+                        t
+                        for t in labels
+                        if not tolerance.accepts(float(target), float(t))
+                        and not tolerance.accepts(float(alt), float(t))
+                    ]
                     if wrong:
                         problems.append(f"{where}: the blank for {target!r} accepts {wrong}")
                 if expected not in labels:
@@ -144,7 +205,7 @@ def test_canvas_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
     assert problems == []
 
 
-_BLANK = re.compile(r"\{1:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
+_BLANK = re.compile(r"\{\d+:(NUMERICAL|SHORTANSWER_C|MULTICHOICE_H):(.*?)(?<!\\)\}")
 _ALTERNATIVES = re.compile(r"(?<!\\)~")
 
 
@@ -177,6 +238,13 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
                 problems.append(f"{where}: a concept question is not an essay question")
             if not all(f"<li>{lms.tex_html_inline(point)}</li>" in grader for point in answer.points):
                 problems.append(f"{where}: the grader information lacks key points")
+            continue
+        if _by_hand(question):
+            grader = element.findtext("graderinfo/text") or ""
+            if element.get("type") != "essay" or element.findall("answer"):
+                problems.append(f"{where}: a question marked by hand is not an essay question")
+            if _answers_in(grader, question):
+                problems.append(f"{where}: the grader information lacks {_answers_in(grader, question)}")
             continue
         if _single_number(question):
             assert isinstance(answer, NumericAnswer | IntegerAnswer)
@@ -250,12 +318,15 @@ def _with_products(plan: ClassPlan) -> list[Question]:
     return [q for q in _questions(plan) if isinstance(q.answer, ShapeAnswer) and q.answer.products]
 
 
-def test_a_bank_shape_stated_with_a_product_lists_its_spellings_in_moodle_and_canvas() -> None:
-    """concat-shape-symbols ([B, T, d_model], d_model = h·d_k): the d_model blank of both exports
-    lists h*d_k and its usual spellings, at most MAX_SPELLINGS texts, each graded right by quiz."""
+def test_a_bank_shape_stated_with_a_product_is_marked_by_hand_in_moodle_and_canvas() -> None:
+    """concat-shape-symbols ([B, T, d_model], d_model = h·d_k): quiz reads the product in endless right
+    spellings (h*d_k, d_k*h, 1*h*d_k, h*dₖ, ...), more than a blank lists, so both exports leave it to
+    a teacher, with the answer and the product in the grader's information."""
     plan = _plan("week1")
     questions = _questions(plan)
     assert _with_products(plan)
+    for spelling in ("h*d_k", "d_k*h", "1*h*d_k", "h*dₖ", "h*d_k*1"):  # all right, some no blank listed
+        assert _graded_in_place(_with_products(plan)[0], 2, spelling) == "correct", spelling
     root = ET.fromstring(_moodle("week1").text)
     elements = [q for q in root.findall("question") if q.get("type") != "category"]
     items = _canvas_items(_canvas("week1"))
@@ -264,26 +335,15 @@ def test_a_bank_shape_stated_with_a_product_lists_its_spellings_in_moodle_and_ca
         answer = question.answer
         if not (isinstance(answer, ShapeAnswer) and answer.products):
             continue
-        # Moodle reads a bare * as a wildcard: the blank must hold it escaped.
-        assert "=h\\*d_k~" in (element.findtext("questiontext/text") or "")
-        moodle_blanks = [
-            [a.replace("\\}", "}").replace("\\*", "*") for f, a in _moodle_alternatives(body) if f == "100"]
-            for _, body in _BLANK.findall(element.findtext("questiontext/text") or "")
-        ]
-        canvas_blanks = [
-            [m.text or "" for m in b.iter(f"{QTI}mattext")][1:] for b in item.iter(f"{QTI}response_lid")
-        ]
-        for listed in (moodle_blanks, canvas_blanks):
-            assert len(listed) == len(answer.dims)
-            for position, (dim, texts) in enumerate(zip(answer.dims, listed, strict=True)):
-                assert len(texts) <= lms.MAX_SPELLINGS
-                if dim == "d_model":
-                    assert set(texts) >= PRODUCT_FORMS, texts
-                else:
-                    assert not any("*" in t or "·" in t for t in texts), texts
-                for text in texts:
-                    assert _graded_in_place(question, position, text) == "correct", text
-                checked += 1
+        assert element.get("type") == "essay"
+        assert "{1:" not in (element.findtext("questiontext/text") or "")  # no blank
+        grader = element.findtext("graderinfo/text") or ""
+        assert "d_model = h*d_k" in grader
+        assert f"<code>{escape(answer.format(), quote=False)}</code>" in grader
+        kind = next(f.findtext(f"{QTI}fieldentry") for f in item.iter(f"{QTI}qtimetadatafield"))
+        assert kind == "essay_question"
+        assert item.find(f".//{QTI}response_lid") is None
+        checked += 1
     assert checked
 
 
@@ -319,7 +379,7 @@ def test_a_number_a_product_stands_for_lists_the_product_and_only_what_quiz_read
 
 
 def _note_lines(warnings: list[str], lms_name: str) -> list[str]:
-    return [w for w in warnings if w.startswith(lms.PRODUCT_SPELLINGS.format(lms=lms_name))]
+    return [w for w in warnings if w.startswith(lms_model.PRODUCT_BY_HAND.message(lms_name))]
 
 
 def test_the_product_note_is_one_line_per_export_naming_the_items() -> None:
@@ -342,7 +402,7 @@ def test_no_product_note_without_a_shape_stated_with_products() -> None:
 
 def _parts_plan() -> ClassPlan:
     """One question in parts whose (b) is the concatenated heads' shape, [T, d_model] with
-    d_model = h·d_k: the parts exports (`lms_parts`) build its blanks."""
+    d_model = h·d_k: the parts exports build its blanks."""
     shape = ShapeAnswer(
         ("T", "d_model"),
         symbols=(("T", None), ("d_model", None), ("h", None), ("d_k", None)),
@@ -365,25 +425,19 @@ def _parts_plan() -> ClassPlan:
     )
 
 
-def test_the_parts_exports_list_a_products_spellings_and_note_it() -> None:
+def test_a_question_in_parts_with_a_product_shape_is_marked_by_hand_and_noted() -> None:
     plan = _parts_plan()
-    wanted = set(lms.dimension_texts(_shape_part(plan), "d_model"))
-    assert wanted >= PRODUCT_FORMS
+    assert lms.lists_products(_shape_part(plan))
     built = moodle.build(plan)
-    blanks = _BLANK.findall(
-        ET.fromstring(built.text).findtext("question[@type='cloze']/questiontext/text") or ""
-    )
-    texts = [
-        a.replace("\\}", "}").replace("\\*", "*")
-        for f, a in _moodle_alternatives(blanks[-1][1])
-        if f == "100"
-    ]
-    assert set(texts) == wanted
+    (essay,) = ET.fromstring(built.text).findall("question[@type='essay']")
+    grader = essay.findtext("graderinfo/text") or ""
+    assert "(a) 1 of 2 marks. Answer:" in grader
+    assert "(b) 1 of 2 marks. Answer:" in grader
+    assert "quiz answer samples heads-in-parts --seed 1" in grader
     assert len(_note_lines(built.warnings, "Moodle")) == 1
     package = qti.package(plan)
     (item,) = _canvas_items(package)
-    lids = item.findall(f".//{QTI}response_lid")
-    assert {m.text for m in lids[-1].iter(f"{QTI}mattext")} - {"e3"} == wanted
+    assert item.find(f".//{QTI}response_lid") is None
     assert len(_note_lines(package.warnings, "Canvas")) == 1
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from attnquiz.engine import markup
 from attnquiz.engine.export import markdown
+from attnquiz.engine.export import text as md
 
 from .golden import check_golden
 from .samples import sample_plan
@@ -32,5 +32,5 @@ def test_a_page_break_between_students_and_every_code_once() -> None:
     for sheet in plan.sheets:
         assert text.count(f"`{sheet.code}`") == 1
     for question in plan.sheets[0].questions:
-        markup.check(markdown.tex(question.variant.prompt))  # rewritten formulas stay in the subset
+        md.check(markdown.tex(question.variant.prompt))  # rewritten formulas stay in the subset
     assert text == markdown.worksheets(plan, plan.sheets)

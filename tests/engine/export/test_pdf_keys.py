@@ -14,6 +14,7 @@ from pypdf import PdfReader
 
 from attnquiz.engine import banks, formula_tex
 from attnquiz.engine.answers import Answer, ExplainAnswer
+from attnquiz.engine.carry import key_text
 from attnquiz.engine.export import pdf
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
@@ -76,7 +77,7 @@ def typeset_text(answer: Answer) -> str:
     """The text PDF extraction reads from an answer as a key shows it: a formula typeset (italic
     letters, an upright multi-letter subscript, no TeX commands), any other kind as written."""
     if not formula_tex.is_typeset(answer):
-        return answer.format()
+        return key_text(answer)  # a later part also as it follows from the rounded earlier ones
 
     def formula(match: re.Match[str]) -> str:
         # Typst writes a letter's power before its subscript: d_{k}^{2} reads back as d, 2, k.

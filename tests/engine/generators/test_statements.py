@@ -9,8 +9,8 @@ import numpy as np
 import pydantic
 import pytest
 
-from attnquiz.engine import markup
 from attnquiz.engine.errors import BankError
+from attnquiz.engine.export import text as md
 from attnquiz.engine.generators.statements import Pool, _feasible
 from attnquiz.engine.loader import load_bank_text
 from attnquiz.engine.registry import GeneratorSpec, load_builtin_generators
@@ -321,7 +321,7 @@ def test_solution_judges_every_option_with_its_why_and_names_the_answer() -> Non
         assert step == f"**{letter}** is {verdict}. {option.why}"
     assert variant.solution[-1] == f"So the answer is {answer.format()}."
     for text in (variant.prompt, variant.hint, *variant.solution):
-        markup.check(text)
+        md.check(text)
 
 
 def test_inputs_name_the_pool_statements_shown() -> None:
