@@ -6,12 +6,16 @@ command runs, so no other command pays for it.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from attnquiz.common import fail, say, user_errors
+
+if TYPE_CHECKING:
+    import socket
 
 LOOPBACK = "127.0.0.1"
 LOOPBACK_NAMES = {LOOPBACK, "localhost", "::1"}
@@ -41,6 +45,16 @@ def serve_command(
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the start page in the default web browser.")
     ] = False,
+    time_limit: Annotated[
+        int,
+        typer.Option(
+            "--time-limit",
+            min=1,
+            max=3600,
+            help="CPU seconds a page may compute (loading banks, a plugin's import, the preview's variants) "
+            "before it is stopped with a message; grading one answer has 5.",
+        ),
+    ] = 20,
     db: Annotated[
         Path | None,
         typer.Option(
@@ -57,8 +71,6 @@ def serve_command(
 
     Example: quiz serve week1 week2 --open
     """
-    import socket
-
     from attnquiz.engine import banks
 
     for name in bank or ():
@@ -70,19 +82,40 @@ def serve_command(
             err=True,
         )
     try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        listener = socket.socket(family, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((host, port))
-        listener.listen(128)
+        listener = listen(host, port)
     except (OSError, OverflowError) as exc:
         fail(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}")
     bound_port = listener.getsockname()[1]
-    serve(listener, host, bound_port, tuple(bank or ()), db, open_browser=open_browser)
+    serve(listener, host, bound_port, tuple(bank or ()), db, open_browser=open_browser, time_limit=time_limit)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (0: any free port)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named, so that asyncio knows the accepted sockets for TCP ones and sets
+    # TCP_NODELAY on them (it checks the socket's protocol, which is 0 when left unsaid).
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(128)
+    except BaseException:
+        listener.close()
+        raise
+    return listener
 
 
 def serve(
-    listener: object, host: str, port: int, bank_refs: tuple[str, ...], db: Path | None, *, open_browser: bool
+    listener: object,
+    host: str,
+    port: int,
+    bank_refs: tuple[str, ...],
+    db: Path | None,
+    *,
+    open_browser: bool,
+    time_limit: int = 20,
 ) -> None:
     """Run the server on an already listening socket until Ctrl-C (or SIGTERM)."""
     import socket
@@ -90,21 +123,18 @@ def serve(
     import uvicorn
 
     from attnquiz.web.app import ServeSettings, build_app
+    from attnquiz.web.connections import IDLE_SECONDS, GuardedProtocol
     from attnquiz.web.security import Guard, allowed_hosts, new_token
 
     assert isinstance(listener, socket.socket)
     guard = Guard(token=new_token(), port=port, hosts=allowed_hosts(host, port))
-    app, state = build_app(ServeSettings(banks=bank_refs, db=db), guard)
+    app, state = build_app(ServeSettings(banks=bank_refs, db=db, time_limit=time_limit), guard)
     shown = f"[{host}]" if ":" in host else host
     if host in {"0.0.0.0", "::"}:
         shown = LOOPBACK if host == "0.0.0.0" else "[::1]"
     url = f"http://{shown}:{port}/?token={guard.token}"
     say("quiz serve: open this link in a browser (Ctrl-C stops the server):")
     say(f"    {url}")
-    if open_browser:
-        import webbrowser
-
-        webbrowser.open(url)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -114,14 +144,55 @@ def serve(
         date_header=False,
         # Nothing stands in front of this server: X-Forwarded-* headers are a client's claims.
         proxy_headers=False,
+        http=GuardedProtocol,
+        timeout_keep_alive=int(IDLE_SECONDS),
     )
     server = uvicorn.Server(config)
+    # The redirect file's folder exists from here on, and is removed however the server stops (Ctrl-C
+    # may come while the browser is still being started).
+    opener: Path | None = None
     try:
+        if open_browser:
+            try:
+                opener = _private_folder()
+                _open_in_browser(url, opener)
+            except OSError as exc:
+                say(f"quiz serve: cannot open a browser ({exc.strerror or exc}): open the link", err=True)
         server.run(sockets=[listener])
     finally:
         state.close()
         listener.close()
+        if opener is not None:
+            shutil.rmtree(opener, ignore_errors=True)
         say("quiz serve: stopped (every answer given is in the history)")
+
+
+def _private_folder() -> Path:
+    """A new folder only this user can enter (mode 0700)."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="quiz-serve-"))
+
+
+def _open_in_browser(url: str, folder: Path) -> None:
+    """Open ``url`` in the default browser through a private redirect file, as Jupyter does: the
+    browser's command line, which every local user can read in the process list for as long as
+    the browser runs, names the file, never the token. The file is readable by this user only, in
+    a folder of its own (removed when the server stops), and it holds the link."""
+    import html
+    import os
+    import webbrowser
+
+    page = folder / "open.html"
+    link = html.escape(url, quote=True)
+    descriptor = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(
+            '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+            f'<meta http-equiv="refresh" content="0;url={link}"><title>quiz serve</title></head>'
+            f'<body><p><a href="{link}">Open quiz</a></p></body></html>\n'
+        )
+    webbrowser.open(page.as_uri())
 
 
 __all__ = ["serve_command"]

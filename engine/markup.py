@@ -143,9 +143,15 @@ Segment = Text | Math
 _TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\d+(?:\.\d+)?)|([A-Za-z])|(\s+)|(.)", re.DOTALL)
 
 
+MAX_DEPTH = 32
+"""How deep groups, fractions, roots and scripts may nest in one formula: every renderer walks the
+tree recursively (and Typst lays it out recursively), so a deeper formula is refused when read."""
+
+
 class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
+        self.depth = 0
         self.tokens: list[tuple[str, str]] = []
         for m in _TOKEN.finditer(source):
             command, number, letter, space, other = m.groups()
@@ -217,7 +223,24 @@ class _Parser:
             return self.scripts(Scripts(base, sub, sup), token[1])
         return Scripts(base, sub, sup)
 
+    def deeper(self) -> None:
+        """One level further in (a group or argument, a root's index, a matrix): refused past
+        `MAX_DEPTH`, so that no renderer's recursion over the tree can run out of stack."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise MarkupError(
+                f"the formula nests more than {MAX_DEPTH} deep (groups, fractions, roots, scripts,"
+                f" matrices) in ${_clip(self.source)}$"
+            )
+
     def argument(self) -> Node:
+        self.deeper()
+        try:
+            return self._argument()
+        finally:
+            self.depth -= 1
+
+    def _argument(self) -> Node:
         token = self.peek()
         if token is None:
             raise self.fail("missing argument")
@@ -256,6 +279,9 @@ class _Parser:
         return _rejoin_text(out)
 
     def atom(self) -> Node:
+        return self._atom()
+
+    def _atom(self) -> Node:
         kind, value = self.take()
         if kind == "num":
             return Sym(value, "number")
@@ -281,7 +307,9 @@ class _Parser:
             index: Node | None = None
             if self.peek() == ("char", "["):
                 self.take()
+                self.deeper()
                 index = self.sequence(stop={"]"})
+                self.depth -= 1
                 if self.peek() != ("char", "]"):
                     raise self.fail("missing ]")
                 self.take()
@@ -309,7 +337,10 @@ class _Parser:
                 )
             return Sym("" if token[1] == "." else token[1], "op")
         if name == "begin":
-            return self.environment()
+            self.deeper()
+            matrix = self.environment()
+            self.depth -= 1
+            return matrix
         if name == "\\":
             raise self.fail("\\\\ outside a matrix")
         return self._unknown(name)
@@ -344,6 +375,11 @@ class _Parser:
             raise self.fail("matrix rows of different lengths")
         left, right = MATRIX_ENVIRONMENTS[env]
         return Matrix(tuple(rows), left, right)
+
+
+def _clip(source: str, limit: int = 60) -> str:
+    """The start of a long formula, for a message that stays one readable line."""
+    return source if len(source) <= limit else source[:limit] + "…"
 
 
 def _rejoin_text(tokens: list[tuple[str, str]]) -> str:

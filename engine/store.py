@@ -598,6 +598,19 @@ def _private_file(target: Path, *, tighten: bool) -> None:
     os.close(descriptor)
 
 
+def _refuse_shared(target: Path) -> None:
+    """Refuse quiz's own history where another user could write it or its folder (a shared
+    QUIZ_HOME prepared by someone else), as the bank cache refuses such a folder."""
+    from attnquiz.engine.ownership import file_problem, folder_problem
+
+    problem = folder_problem(target.parent) or file_problem(target)
+    if problem is not None:
+        raise StoreError(
+            f"the history {target} is not private: {problem}; quiz keeps no history where others "
+            "can change it: set QUIZ_HOME to a folder of your own, or give --db FILE"
+        )
+
+
 def _private_folder(folder: Path, *, tighten: bool) -> None:
     """Create ``folder`` (and missing parents) with mode 0700; with ``tighten``, narrow quiz's own one."""
     if not folder.exists():
@@ -668,6 +681,8 @@ class Store:
         own = not explicit
         try:
             _private_folder(target.parent, tighten=own)
+            if own:
+                _refuse_shared(target)  # before anything is written there
             _private_file(target, tighten=own)
         except OSError as exc:
             if not target.parent.is_dir():

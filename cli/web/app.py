@@ -6,17 +6,21 @@ through `Store.record`). Pages are plain HTML forms with POST-redirect-GET, so r
 work without JavaScript; the script only counts an exam's time down and reloads the preview.
 
 Every handler runs on the server's one event-loop thread (none is a threadpool function): a
-session and its SQLite connection are only ever used from the thread that opened them.
+session and its SQLite connection are only ever used from the thread that opened them. What may
+take long (grading a typed response, importing a bank's plugins, the preview's variants, pages
+that load banks) is done or tried first in a forked child with a CPU-time limit
+(`attnquiz.web.isolation`), so one request never stalls the others.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
@@ -29,7 +33,7 @@ from starlette.staticfiles import StaticFiles
 
 from attnquiz.engine import banks as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
-from attnquiz.web import render
+from attnquiz.web import isolation, render
 from attnquiz.web.security import Guard, GuardMiddleware
 from attnquiz.wording import when
 
@@ -96,6 +100,8 @@ class ServeSettings:
 
     banks: tuple[str, ...] = ()
     db: Path | None = None
+    time_limit: int = isolation.PAGE_SECONDS
+    """CPU seconds a page that loads banks or builds variants, or a plugin's import, may take."""
 
 
 class QuizApp:
@@ -184,7 +190,7 @@ class QuizApp:
         cards: list[dict[str, Any]] = []
         for ref in self.refs:
             try:
-                bank = bank_files.load(ref.ref, plugins=True)
+                bank = bank_files.load(ref.ref)  # a listing: no plugin is imported for it
             except QuizError as exc:
                 cards.append({"key": ref.key, "ref": ref.ref, "error": str(exc).splitlines()[-1]})
                 continue
@@ -217,17 +223,23 @@ class QuizApp:
             items = [i.strip() for i in _text(form, "items").split(",") if i.strip()][:100]
             if original and seed is not None:
                 raise QuizError("the past papers' own questions have no seed: leave the seed empty")
-            bank = bank_files.load(ref.ref, plugins=True)
-            plan = plan_practice(
-                bank,
-                seed=seed if seed is not None else _new_seed(),
-                bank_ref=ref.ref,
-                topic=topic,
-                items=items,
-                count=count,
-                original=original,
-                exam=exam,
-                time_limit=limit,
+            chosen = seed if seed is not None else _new_seed()
+
+            def planned() -> Plan:
+                return plan_practice(
+                    bank_files.load(ref.ref, plugins=True),
+                    seed=chosen,
+                    bank_ref=ref.ref,
+                    topic=topic,
+                    items=items,
+                    count=count,
+                    original=original,
+                    exam=exam,
+                    time_limit=limit,
+                )
+
+            plan = await _vetted(
+                planned, self.settings.time_limit, f"bank {ref.key}: preparing its questions"
             )
         except QuizError as exc:
             return await self.home(request, error=str(exc).splitlines()[-1], status=400)
@@ -241,6 +253,8 @@ class QuizApp:
         session = web.session
         if session.exam and session.time_up and not session.finished:
             self.finish_session(web, "time-up")
+        if not session.finished:
+            await _buildable(web, self.settings.time_limit)
         current = session.show() if not session.finished else None
         web.warnings.extend(session.take_warnings())
         if session.exam and not session.finished and (current is None or session.current is None):
@@ -357,7 +371,7 @@ class QuizApp:
         if slot is None or _rating_due(session):  # sent from an older page (Back button), or after the end
             return _see(f"/s/{web.id}")
         response = _response(form)
-        result = session.answer(response)  # the grader bounds what it reads, and says how long it was
+        result = await _graded(session, response)
         web.warnings.extend(session.take_warnings())
         if not result.counts:
             # Kept to refill the field (a huge paste is cut: the page need not carry it back).
@@ -618,27 +632,37 @@ class QuizApp:
         from attnquiz.engine.store import StoreError, open_store, utc_now
 
         form = await self.form(request, _START)
-        limit = _int(form, "limit", 1, 500) or 20
-        new = _int(form, "new", 0, 500)
-        loaded, _ = self._loaded_banks()
-        if not loaded:
-            raise HTTPException(400, "No bank could be loaded.")
         try:
-            store: Store | None = open_store(self.settings.db)
-        except StoreError:
-            store = None
+            limit = _int(form, "limit", 1, 500) or 20
+            new = _int(form, "new", 0, 500)
+        except QuizError as exc:
+            raise HTTPException(400, f"{exc}.") from None
+        seed, now = _new_seed(), utc_now()
+
+        def planned() -> Plan | None:
+            loaded, _ = self._loaded_banks()
+            if not loaded:
+                return None
+            try:
+                store: Store | None = open_store(self.settings.db)
+            except StoreError:
+                store = None
+            try:
+                return plan_review(
+                    loaded, store, seed=seed, now=now, limit=limit, new_per_day=new if new is not None else 10
+                )
+            finally:
+                if store is not None:
+                    store.close()
+
         try:
-            plan = plan_review(
-                loaded,
-                store,
-                seed=_new_seed(),
-                now=utc_now(),
-                limit=limit,
-                new_per_day=new if new is not None else 10,
+            plan = await _vetted(
+                planned, self.settings.time_limit, "loading the banks and choosing the reviews"
             )
-        finally:
-            if store is not None:
-                store.close()
+        except QuizError as exc:
+            raise HTTPException(503, f"{exc} (a plugin that loops?).") from None
+        if plan is None:
+            raise HTTPException(400, "No bank could be loaded.")
         if not plan.questions:
             return _see("/review?nothing=1")
         web = self.add_session(plan, None)
@@ -760,6 +784,83 @@ def _preview_card(entry: Any, seed: int) -> dict[str, Any]:
     return card
 
 
+T = TypeVar("T")
+
+
+async def _vetted(work: Callable[[], T], seconds: int, what: str) -> T:
+    """``work()`` (loading banks with their plugins, planning a session: their code may loop), once a
+    child has shown that it ends within ``seconds`` of computing; else QuizError saying ``what`` was
+    stopped. An error the child met is met again here, and raised as it is."""
+    tried = await isolation.in_child(lambda: _done(work()), cpu_seconds=seconds)
+    if tried.kind == "stopped":
+        raise QuizError(f"{what} was stopped: {tried.error}")
+    return work()
+
+
+async def _buildable(web: WebSession, seconds: int) -> None:
+    """Build the question to show in a child first, the first time it is shown, when the bank's own
+    code builds it: a generator of the bank's plugins that loops would stop the whole server. A
+    question whose building was stopped is left out of the session, as one whose variant fails to
+    build is (`Session.show`), and said."""
+    session = web.session
+    while (slot := session.current) is not None and slot.question is None and slot.broken is None:
+        if not _bank_code(slot.planned.entry):
+            return  # quiz's own generators: bounded, and not worth a process
+        tried = await isolation.in_child(lambda: _done(session.show()), cpu_seconds=seconds)
+        if tried.kind != "stopped":
+            return
+        slot.broken = f"building its variant was stopped: {tried.error}"
+        web.warnings.append(f"question {slot.position} is left out: {slot.broken}")
+
+
+def _bank_code(entry: Any) -> bool:
+    """Whether building ``entry``'s variant runs what a bank wrote: a plugin's generator, or a formula
+    item's expressions (quiz's own generators are known to end)."""
+    return entry.formula is not None or not entry.spec.module.startswith("attnquiz.")
+
+
+def _done(_: object) -> None:
+    """Nothing to send back from a child whose work was only to show that it ends."""
+
+
+def _dry_answer(session: Session, response: str) -> None:
+    """Grade ``response`` on a child's copy of the session, recording nothing (the copy's history is
+    the server's SQLite connection, which a child must not touch)."""
+    session.store = None
+    session.answer(response)
+
+
+async def _graded(session: Session, response: str) -> Grade:
+    """The grade of ``response``, after a child has graded a copy in at most `ANSWER_SECONDS` of
+    computing; when it could not, the response is unreadable (it costs nothing) and says why."""
+    from attnquiz.engine.grading import Grade
+
+    seconds = isolation.ANSWER_SECONDS
+    tried = await isolation.in_child(lambda: _dry_answer(session, response), cpu_seconds=seconds)
+    if tried.kind == "done":
+        return session.answer(response)  # the grader bounds what it reads, and says how long it was
+    reason = (
+        f"This answer was not graded: reading it {tried.error.removeprefix('it ')}."
+        if tried.kind == "stopped"
+        else f"This answer could not be graded ({tried.error})."
+    )
+    advice = "Write it more simply (a number, or a short formula)."
+    return Grade("invalid", 0.0, f"{reason} {advice}", None, "")
+
+
+def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, ...]] | None:
+    """What a preview page depends on, to remember one that was stopped: the page asked for, the
+    bank's file and its plugins' files as they are now (editing any of them tries again)."""
+    ref = request.path_params.get("bank", "")
+    try:
+        found = bank_files.find(quiz.bank_ref(ref).ref)
+        plugins = bank_files.load(str(found.path)).plugins
+        stamps = tuple(f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}" for p in (found.path, *plugins))
+    except (OSError, QuizError, HTTPException):
+        return None
+    return (request.url.path + "?" + request.url.query, ref, stamps)
+
+
 def _response(form: FormData) -> str:
     """The answer a question's form holds: the options ticked, or the text typed."""
     chosen = [str(v) for v in form.getlist("choice")]
@@ -843,14 +944,15 @@ def _int(form: FormData, name: str, low: int, high: int) -> int | None:
     text = _text(form, name).strip()
     if not text:
         return None
-    if not text.isdigit() or len(text) > 12 or not low <= int(text) <= high:
+    # ASCII digits only: "²" and "١" are digits to str.isdigit, and int() refuses the first.
+    if not (text.isascii() and text.isdigit()) or len(text) > 12 or not low <= int(text) <= high:
         raise QuizError(f"{name} must be a whole number from {low} to {high}, not {text[:20]!r}")
     return int(text)
 
 
 def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
     text = request.query_params.get(name, "").strip()
-    if text.isdigit() and len(text) <= 12 and low <= int(text) <= high:
+    if text.isascii() and text.isdigit() and len(text) <= 12 and low <= int(text) <= high:
         return int(text)
     return None
 
@@ -881,8 +983,15 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
     """The app behind its guard (outermost, so even an error page is guarded and carries the headers),
     and the state it serves (closed by the caller at the end)."""
     quiz = QuizApp(settings, guard)
+
+    def isolated(handler: Any, remember: Any = None) -> Any:
+        return isolation.page_in_child(handler, cpu_seconds=settings.time_limit, remember=remember)
+
+    def preview_key(request: Request) -> Any:
+        return _preview_key(quiz, request)
+
     routes = [
-        Route("/", quiz.home),
+        Route("/", isolated(quiz.home)),
         Route("/start", quiz.start, methods=["POST"]),
         Route("/s/{sid}", quiz.question),
         Route("/s/{sid}/answer", quiz.answer, methods=["POST"]),
@@ -895,13 +1004,13 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),
         Route("/s/{sid}/summary", quiz.summary),
-        Route("/review", quiz.review_page),
+        Route("/review", isolated(quiz.review_page)),
         Route("/review/start", quiz.review_start, methods=["POST"]),
-        Route("/stats", quiz.stats),
+        Route("/stats", isolated(quiz.stats)),
         Route("/preview", quiz.preview_index),
-        Route("/preview/{bank}", quiz.preview_bank),
+        Route("/preview/{bank}", isolated(quiz.preview_bank, preview_key)),
         Route("/preview/{bank}/stamp", quiz.preview_stamp),
-        Route("/preview/{bank}/{item}", quiz.preview_item),
+        Route("/preview/{bank}/{item}", isolated(quiz.preview_item, preview_key)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(

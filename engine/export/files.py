@@ -11,6 +11,7 @@ final name, and worksheets and key are replaced together or not at all.
 from __future__ import annotations
 
 import contextlib
+import glob
 import io
 import os
 import stat
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
+from attnquiz.engine.export import stopping
 from attnquiz.engine.export.text_document import TextDocument, utf8, write_together
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
 
@@ -242,23 +244,32 @@ class Staging:
 
     `open` gives a temporary file to write (a device or pipe, ``-o /dev/stdout``, is written
     directly, since it cannot be renamed over); `commit` renames every file into place. Used as a
-    context manager, an error or interruption before `commit` removes the temporary files, so a
-    crash or kill part-way leaves at most a hidden ``.NAME.*.part`` file, never a half-written file
-    under a final name, and the earlier files stay as they were. An `OSError` becomes `ExportError`
+    context manager, an error, Ctrl-C or SIGTERM before `commit` removes the temporary files
+    (`attnquiz.engine.export.stopping` makes sure no signal lands between a file's creation and
+    its noting, or between two renames). Only a kill that nothing can catch (SIGKILL) leaves a
+    hidden ``.NAME.PID.*.part`` file, never a half-written file under a final name; the next export
+    to that folder removes it. An `OSError` becomes `ExportError`
     in one line naming the file.
     """
 
     def __init__(self) -> None:
         self.staged: list[tuple[Path, Path]] = []
         self.current = Path()  # the file being written, named by the error if writing it fails
+        self._signals = contextlib.ExitStack()
 
     def __enter__(self) -> Staging:
+        # SIGTERM, like Ctrl-C, now ends in __exit__'s clean-up rather than with the files left.
+        self._signals.enter_context(stopping.terminated_as_exception())
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
-        for temp, _ in self.staged:
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()  # only left when something failed before the renames
+        try:
+            with stopping.held():  # a second Ctrl-C does not cut the clean-up short
+                for temp, _ in self.staged:
+                    with contextlib.suppress(FileNotFoundError):
+                        temp.unlink()  # only left when something failed before the renames
+        finally:
+            self._signals.close()
         if isinstance(error, OSError):
             raise ExportError(f"cannot write {self.current}: {_why(error)}") from None
 
@@ -271,9 +282,11 @@ class Staging:
                 yield out
             return
         folder = _folder_for(path)
-        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
-        temp = Path(name)
-        self.staged.append((temp, path))
+        _sweep(folder, path.name)
+        with stopping.held():  # no signal between the file's creation and its noting for removal
+            handle, name = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.{os.getpid()}.", suffix=".part")
+            temp = Path(name)
+            self.staged.append((temp, path))
         with os.fdopen(handle, "wb") as out:
             yield out
             out.flush()
@@ -286,10 +299,39 @@ class Staging:
             out.write(data)
 
     def commit(self) -> None:
-        """Rename every staged file into place (all the writing is done by now)."""
-        for temp, final in self.staged:
-            self.current = final
-            temp.replace(final)
+        """Rename every staged file into place (all the writing is done by now), with no signal
+        between two renames: the files are replaced together."""
+        with stopping.held():
+            for temp, final in self.staged:
+                self.current = final
+                temp.replace(final)
+
+
+def _sweep(folder: Path, name: str) -> None:
+    """Remove the temporary files of ``name`` that an export killed outright (SIGKILL, a power cut)
+    left in ``folder``: the user's own, named for a process that no longer runs."""
+    try:
+        leftovers = list(folder.glob(f".{glob.escape(name)}.*.part"))
+    except OSError:
+        return
+    for leftover in leftovers:
+        pid = leftover.name[len(name) + 2 :].partition(".")[0]
+        if not pid.isascii() or not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        getuid = getattr(os, "getuid", None)
+        with contextlib.suppress(OSError):
+            if getuid is None or leftover.lstat().st_uid == getuid():
+                leftover.unlink()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or not a process id: leave its file alone
+    return True
 
 
 def save(outputs: Mapping[Path, bytes]) -> list[Path]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from urllib.parse import quote
 
 from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, PartsAnswer
@@ -39,8 +40,15 @@ _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 escape = markup.escape_markdown  # plain text as Markdown that shows exactly that text
 
 
+# What a Markdown reader without maths would take for markup inside a formula's TeX: ``<`` before
+# a letter, ``/``, ``!`` or ``?`` opens raw HTML or an autolink, ``&`` before a letter or ``#`` an
+# entity, ``](`` a link. A space after each changes nothing in TeX's maths mode (spaces are
+# ignored there) and makes none of them markup.
+_ACTIVE_IN_MATH = re.compile(r"[<&](?=[A-Za-z/!?#])|\](?=\()")
+
+
 def _formula(formula: markup.Math) -> str:
-    source = formula.source.strip()
+    source = _ACTIVE_IN_MATH.sub(lambda m: m.group(0) + " ", formula.source.strip())
     return f"$${source}$$" if formula.display else f"${source}$"
 
 
@@ -109,7 +117,9 @@ def block_markdown(block: md.Table | md.CodeBlock | md.Image) -> str:
     except images.ImageError:
         return escape(f"[image: {block.alt or block.src}]")
     width = f"{{width={block.width}}}" if md.IMAGE_WIDTH.match(block.width) else ""
-    return f"![{escape(block.alt)}]({block.src}){width}"
+    # The path percent-encoded (a reader decodes it to the file's name): no quote, space, bracket
+    # or backtick of a hostile file name can end the link or start markup.
+    return f"![{escape(block.alt)}]({quote(block.src, safe='/._-~')}){width}"
 
 
 def _one_line(text: str) -> str:

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import io
 import os
-import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -34,6 +32,7 @@ from attnquiz.engine.export.pdf_piece import Document as Document
 from attnquiz.engine.export.pdf_piece import Piece as Piece
 from attnquiz.engine.export.pdf_piece import compile_typst as compile_typst
 from attnquiz.engine.export.pdf_piece import make_piece as make_piece
+from attnquiz.engine.export.stopping import Terminated, terminated_as_exception
 from attnquiz.engine.export.worksheet import (
     ClassPlan,
     ExportError,
@@ -220,35 +219,6 @@ def _join(
         outputs.add(piece.document, pdf)
         if progress is not None:
             progress(done, len(order))
-
-
-class Terminated(SystemExit):
-    """SIGTERM arrived while an export was being written: it stopped cleanly (exit status 143)."""
-
-    def __init__(self) -> None:
-        super().__init__(128 + signal.SIGTERM)
-
-
-@contextmanager
-def terminated_as_exception() -> Iterator[None]:
-    """Within the block, SIGTERM raises `Terminated` (in the main thread, where Python runs signal
-    handlers) instead of ending the process at once, so that the export's clean-up runs: worker
-    processes stopped, temporary files removed. A handler already set by the program is kept."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
-        yield
-        return
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise Terminated()
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class _Outputs:

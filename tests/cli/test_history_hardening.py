@@ -209,3 +209,37 @@ def test_default_path_without_a_home_raises_a_store_error(monkeypatch: pytest.Mo
     with pytest.raises(StoreError, match="set QUIZ_HOME"):
         default_path(env={})
     _ = QUIZ
+
+
+def test_a_quiz_home_that_others_can_write_is_refused_for_the_history(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # a folder above QUIZ_HOME that anyone can write in (not sticky)
+    home = shared / "home"
+    result = quiz(home, "run", "demo", "--original", stdin="1.93\n")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "not private: other users can write in the folder" in result.stderr
+    assert "This session runs without history" in result.stderr
+    assert not (home / "history.sqlite3").exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="gives a file to another user (needs root)")
+def test_a_history_file_or_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    fill(tmp_path)
+    history = tmp_path / "history.sqlite3"
+    history.chmod(0o666)
+    os.chown(history, 65534, 65534)  # prepared by another user, writable by all
+    with pytest.raises(StoreError, match="belongs to another user"):
+        Store.open(history, explicit=False)
+    os.chown(history, 0, 0)
+    other = tmp_path / "theirs"
+    other.mkdir()
+    os.chown(other, 65534, 65534)
+    with pytest.raises(StoreError, match=r"the folder .* belongs to another user"):
+        Store.open(other / "history.sqlite3", explicit=False)
+    link = tmp_path / "linked"
+    link.mkdir()
+    (link / "history.sqlite3").symlink_to(history)
+    with pytest.raises(StoreError, match="is a link"):
+        Store.open(link / "history.sqlite3", explicit=False)

@@ -45,7 +45,8 @@ SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20" width="40" height="20">'
     '<rect x="1" y="1" width="38" height="18" fill="#cde"/><use href="#r"/></svg>'
 )
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 64 + b"\xff\xd9"
+JPEG = (Path(__file__).parents[1] / "data" / "images" / "python.jpg").read_bytes()
+"""A real 16 × 16 baseline JPEG (CPython's own test image)."""
 
 BANK = """\
 bank: pictures
@@ -100,12 +101,12 @@ BAD_FILES = [
     (
         "bad.svg",
         b'<svg xmlns="http://www.w3.org/2000/svg"><a href="javascript:alert(1)"/></svg>',
-        "outside itself",
+        "<a> is not allowed",
     ),
     (
         "bad.svg",
         b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="http://www.w3.org/1999/xlink">'
-        b'<image x:href="https://example.org/x.png"/></svg>',
+        b'<use x:href="https://example.org/x.svg#a"/></svg>',
         "outside itself",
     ),
     ("bad.svg", b'<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg>&x;</svg>', "DOCTYPE"),
@@ -114,7 +115,11 @@ BAD_FILES = [
         b'<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><div/></foreignObject></svg>',
         "foreignObject",
     ),
-    ("bad.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(x.css)</style></svg>', "loads"),
+    (
+        "bad.svg",
+        b'<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(x.css)</style></svg>',
+        "selector",
+    ),
     ("bad.svg", b'<svg xmlns="http://www.w3.org/2000/svg" style="fill: url(http://x/y)"/>', "loads"),
 ]
 

@@ -1,0 +1,101 @@
+"""An export interrupted at any moment leaves no file: signals wait through the moments that matter,
+SIGTERM is Ctrl-C's clean-up too, and a kill that nothing catches is cleaned up by the next export.
+
+Each test sends its signal itself, at the moment it names: nothing depends on timing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attnquiz.engine.export import stopping
+from attnquiz.engine.export.files import Staging, save
+
+needs_signals = pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signals")
+
+
+@needs_signals
+def test_a_signal_waits_until_the_held_block_ends() -> None:
+    reached: list[str] = []
+
+    def interrupted_inside() -> None:
+        with stopping.held():
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("the end of the block")  # not interrupted yet
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted_inside()
+    assert reached == ["the end of the block"]
+
+
+@needs_signals
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_staging_removes_every_temporary_file(tmp_path: Path, how: signal.Signals) -> None:
+    (tmp_path / "key.md").write_bytes(b"the old key")
+
+    def export() -> None:
+        with Staging() as stage:
+            stage.write(tmp_path / "worksheets.md", b"new sheets")
+            with stage.open(tmp_path / "key.md") as out:
+                out.write(b"half a new key")
+                os.kill(os.getpid(), how)
+            stage.commit()
+
+    with pytest.raises((KeyboardInterrupt, stopping.Terminated)):
+        export()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["key.md"]
+    assert (tmp_path / "key.md").read_bytes() == b"the old key"
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # put back as it was
+
+
+@needs_signals
+def test_a_signal_during_the_renames_lands_after_all_of_them(tmp_path: Path) -> None:
+    def export() -> None:
+        with Staging() as stage:
+            stage.write(tmp_path / "worksheets.md", b"sheets")
+            stage.write(tmp_path / "key.md", b"key")
+            first, _ = stage.staged[0]
+            original = Path.replace
+
+            def replace_then_interrupt(self: Path, target: Path) -> Path:
+                done = original(self, target)
+                if self == first:
+                    os.kill(os.getpid(), signal.SIGINT)  # between the two renames
+                return done
+
+            Path.replace = replace_then_interrupt  # type: ignore[method-assign,assignment]
+            try:
+                stage.commit()
+            finally:
+                Path.replace = original  # type: ignore[method-assign]
+
+    with pytest.raises(KeyboardInterrupt):
+        export()
+    # Both files were renamed together: never the new sheets with the old (or no) key.
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == {
+        "worksheets.md": b"sheets",
+        "key.md": b"key",
+    }
+
+
+def test_a_temporary_file_of_a_killed_export_is_removed_by_the_next(tmp_path: Path) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    dead_pid = int(gone.stdout)
+    left = tmp_path / f".key.md.{dead_pid}.abc123.part"
+    left.write_bytes(b"half a key, its export killed")
+    running = tmp_path / f".key.md.{os.getppid()}.def456.part"
+    running.write_bytes(b"another export still writing")
+    other = tmp_path / f".notes.md.{dead_pid}.ghi789.part"
+    other.write_bytes(b"not a file this export writes")
+    save({tmp_path / "key.md": b"the whole key"})
+    assert not left.exists()
+    assert running.exists()
+    assert other.exists()
+    assert (tmp_path / "key.md").read_bytes() == b"the whole key"
