@@ -25,6 +25,8 @@ import pytest
 
 from attnquiz.engine import image_raster, image_svg, images, markup
 from attnquiz.engine.errors import BankError
+from attnquiz.engine.export import plain
+from attnquiz.engine.export import text as md
 from attnquiz.engine.loader import load_bank_file
 
 DATA = Path(__file__).parent / "data" / "images"
@@ -368,8 +370,8 @@ def test_a_formula_at_the_depth_limit_renders_everywhere(tmp_path: Path) -> None
         + "}" * (markup.MAX_DEPTH - 1)
         + "$."
     )
-    markup.check(text)
-    assert markup.to_terminal(text)
+    md.check(text)
+    assert plain.to_terminal(text)
     assert "<math" in html.content(text)
     assert "\\frac" in lms.tex_html(text)
     source = f"#set page(width: 30cm, height: auto)\n{typst.content(text)}"
