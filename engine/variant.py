@@ -165,7 +165,17 @@ def _sorted_mistakes(
             # Outside the tolerance, but written at the precision asked for it reads as the answer.
             continue
         if kept:
-            earlier = next((k for k in kept if values_close(tolerance, k.value, value)), None)
+            # As written at the precision asked for, it may read as an earlier one too (14.65 and 14.74
+            # both write 14.7): the student's text can then name only the earlier misconception.
+            written = value if as_is else _written(value, rounded)
+            earlier = next(
+                (
+                    k
+                    for k in kept
+                    if values_close(tolerance, k.value, value) or values_close(tolerance, k.value, written)
+                ),
+                None,
+            )
             if earlier is not None:
                 if duplicates is not None:
                     duplicates.append((mistake.tag, earlier.tag))

@@ -373,3 +373,11 @@ def test_a_count_and_its_mistakes_read_back_with_their_grouping(value: int, wron
     result = grade_answer(answer, mistake.format(answer), [mistake])
     assert result.mistake is not None
     assert result.mistake.tag == "slip"
+
+
+def test_a_mistake_written_like_an_earlier_one_is_not_kept() -> None:
+    """Seed 301386 of base-model-params: no-cross-attention's value (14.7456) is apart from
+    no-embeddings' but is written 14.7, which reads as no-embeddings; it is dropped as a duplicate
+    rather than kept as a mistake no student's text could name (found by Hypothesis)."""
+    entry = next(e for e in SCORED if e.id == "base-model-params")
+    test_each_mistake_grades_as_itself.hypothesis.inner_test(entry=entry, seed=301386)
