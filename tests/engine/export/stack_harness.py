@@ -21,6 +21,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
@@ -35,7 +36,23 @@ def missing() -> str | None:
         return f"STACK's Maxima library is not at {LIBRARY}"
     if shutil.which("maxima") is None:
         return "maxima is not installed (Debian package maxima)"
+    if not _share_library_loads():
+        return "maxima's share library is not installed (Debian package maxima-share)"
     return None
+
+
+@cache
+def _share_library_loads() -> bool:
+    """Whether Maxima finds its share library (STACK loads ``stringproc`` from it): Debian ships
+    it apart, as maxima-share, which an install without recommended packages leaves out."""
+    done = subprocess.run(
+        ["maxima", "--very-quiet", "--batch-string", 'load("stringproc")$ print(sconcat("lo", "aded"))$'],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return "loaded" in done.stdout and "not found" not in done.stdout
 
 
 @dataclass(frozen=True, slots=True)
