@@ -605,6 +605,15 @@ __all__ = [
 RESPONSE_LINES = (5, 10, 15, 20, 25, 30, 35, 40)
 
 
+def question_end(question: Question) -> list[str]:
+    """The closing lines of a question in Moodle XML: its tags (bank and topic), then the end tag.
+    One for every writer of Moodle XML (Moodle's and STACK's files)."""
+    tags = "".join(
+        f"<tag><text>{escape(t, quote=False)}</text></tag>" for t in (question.bank, question.topic)
+    )
+    return [f"    <tags>{tags}</tags>", "  </question>"]
+
+
 def essay_settings(wanted_lines: int, graderinfo: str) -> list[str]:
     """The settings of a Moodle ``essay`` question after its text and grade, as lines: an editor about
     ``wanted_lines`` tall, no attachments, and ``graderinfo`` (the element, written by the caller's

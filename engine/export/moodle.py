@@ -197,11 +197,6 @@ def _header(question: Question, qtype: str) -> list[str]:
     ]
 
 
-def _tags(question: Question) -> list[str]:
-    tags = "".join(f"<tag>{_text(t, html=False)}</tag>" for t in (question.bank, question.topic))
-    return [f"    <tags>{tags}</tags>", "  </question>"]
-
-
 def _numerical(model: LmsQuestion, where: str) -> list[str]:
     question = model.question
     (blank,) = model.blanks
@@ -227,7 +222,7 @@ def _numerical(model: LmsQuestion, where: str) -> list[str]:
         "    <showunits>3</showunits>",
         "    <unitsleft>0</unitsleft>",
     ]
-    return lines + _tags(question)
+    return lines + lms.question_end(question)
 
 
 def _choice(question: Question, answer: ChoiceAnswer, where: str, score: ChoiceScore | None) -> list[str]:
@@ -252,7 +247,7 @@ def _choice(question: Question, answer: ChoiceAnswer, where: str, score: ChoiceS
             f'    <answer fraction="{fraction}" format="html">{_text(lms.tex_html_inline(option.text))}'
             f'<feedback format="html">{feedback}</feedback></answer>'
         )
-    return lines + _tags(question)
+    return lines + lms.question_end(question)
 
 
 def _true_false(question: Question, answer: ChoiceAnswer) -> list[str]:
@@ -268,7 +263,7 @@ def _true_false(question: Question, answer: ChoiceAnswer) -> list[str]:
     lines[2] = (
         f'    <questiontext format="html">{_text(html + "<ul>" + "".join(rows) + "</ul>")}</questiontext>'
     )
-    return lines + _tags(question)
+    return lines + lms.question_end(question)
 
 
 # Characters that end or split a cloze alternative, escaped as Moodle's multianswer parser expects.
@@ -414,7 +409,7 @@ def _cloze(model: LmsQuestion, where: str, warnings: lms.Notes) -> list[str]:
     lines = _header(question, "cloze")
     # Cloze questions carry their answers inside the question text.
     lines[2] = f'    <questiontext format="html">{_text(html)}</questiontext>'
-    return lines + _tags(question)
+    return lines + lms.question_end(question)
 
 
 MARKED_BY_HAND = (
@@ -449,7 +444,7 @@ def _essay_lines(question: Question, lines: list[str], wanted: int, grader: str)
     """An essay's lines after its header: the editor about ``wanted`` lines tall, ``grader`` as the
     grader information."""
     lines += lms.essay_settings(wanted, f'<graderinfo format="html">{_text(grader)}</graderinfo>')
-    return lines + _tags(question)
+    return lines + lms.question_end(question)
 
 
 @images.in_question_folder

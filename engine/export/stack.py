@@ -358,13 +358,8 @@ def stack_xml(question: Question, built: StackQuestion) -> list[str]:
         lines += _prt_xml(prt)
     for number, test in enumerate(built.tests, 1):
         lines += _qtest_xml(number, test)
-    lines += _tags(question)
+    lines += lms.question_end(question)
     return lines
-
-
-def _tags(question: Question) -> list[str]:
-    tags = "".join(f"<tag>{_text(t, html=False)}</tag>" for t in (question.bank, question.topic))
-    return [f"    <tags>{tags}</tags>", "  </question>"]
 
 
 def essay_xml(question: Question, answer: ExplainAnswer, notes: lms.Notes) -> list[str]:
@@ -385,7 +380,7 @@ def essay_xml(question: Question, answer: ExplainAnswer, notes: lms.Notes) -> li
         "    <penalty>0</penalty>",
         "    <hidden>0</hidden>",
         *lms.essay_settings(wanted, _with_files("graderinfo", grader, [])),
-        *_tags(question),
+        *lms.question_end(question),
     ]
 
 

@@ -30,6 +30,7 @@ from attnquiz.engine.export import lms
 from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.lms_model import Group, LmsQuestion
 from attnquiz.engine.export.stack_carry import carry
+from attnquiz.engine.grading import answer_value
 
 # ---------------------------------------------------------------------------------------------
 # The question as STACK stores it
@@ -325,21 +326,6 @@ def units(model: LmsQuestion) -> list[Unit]:
     return [Unit(i, group) for i, group in enumerate(model.groups, 1)]
 
 
-def right_value(answer: SingleAnswer) -> object:
-    """The answer's own value, in the form its mistakes' values take."""
-    if isinstance(answer, IntegerAnswer | NumericAnswer):
-        return answer.value
-    if isinstance(answer, VectorAnswer):
-        return answer.values
-    if isinstance(answer, MatrixAnswer):
-        return answer.rows
-    if isinstance(answer, ShapeAnswer):
-        return answer.dims
-    if isinstance(answer, ExpressionAnswer):
-        return answer.formula
-    return answer.correct_letters
-
-
 def typed(answer: SingleAnswer, value: object) -> str:
     """A value of the answer's kind as the student's input holds it (a STACK test input's value)."""
     if isinstance(answer, IntegerAnswer | NumericAnswer):
@@ -382,7 +368,7 @@ def _flat_value(answer: SingleAnswer, value: object, names: Names | None) -> str
 
 def fits(answer: SingleAnswer, value: object) -> bool:
     """Whether a mistake's value has the answer's form (a vector of the answer's length, ...)."""
-    right = right_value(answer)
+    right = answer_value(answer)
     if isinstance(answer, IntegerAnswer | NumericAnswer):
         return isinstance(value, int | float) and not isinstance(value, bool)
     if isinstance(answer, VectorAnswer | ShapeAnswer):
@@ -417,7 +403,7 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
     """The STACK input of a unit: numerical for a number or count, a grid of boxes (matrix) for a
     vector, matrix or shape, algebraic for a formula, checkbox or radio for a choice."""
     answer = unit.answer
-    tans = typed(answer, right_value(answer))
+    tans = typed(answer, answer_value(answer))
     options = f"validator:{validator}" if names is not None else ""
     allow = ",".join(s for s in names.allowed if len(s) > 1) if names is not None else ""
     if isinstance(answer, ChoiceAnswer):
@@ -474,7 +460,7 @@ def _exact(unit: Unit) -> str:
     answer = unit.answer
     if isinstance(answer, VectorAnswer):
         return mx.vector(answer.values)
-    return typed(answer, right_value(answer))
+    return typed(answer, answer_value(answer))
 
 
 def _comparable(unit: Unit, value: str) -> str:
@@ -529,7 +515,7 @@ class Chain:
         answer = unit.answer
         exact = _exact(unit)
         r, ok, fe, t, mv, ck, cw, sl = (var(n, k) for n in ("r", "ok", "fe", "t", "mv", "ck", "cw", "sl"))
-        own = check(answer, _comparable(unit, r), _comparable(unit, exact), right_value(answer))
+        own = check(answer, _comparable(unit, r), _comparable(unit, exact), answer_value(answer))
         lines = [f"{r}:{_read(unit)}", f"{ok}:{own.boolean}"]
         step = None
         used: list[Unit] = []
@@ -840,7 +826,7 @@ def unit_prt(unit: Unit, chain: Chain, notes: lms.Notes, item_id: str) -> Prt:
     answer = unit.answer
     names = unit_names(answer)
     sans = _sans(unit, names)
-    right = _flat_value(answer, right_value(answer), names)
+    right = _flat_value(answer, answer_value(answer), names)
     own = check(answer, sans, right, answer.value if isinstance(answer, NumericAnswer) else None)
     variables: list[str] = []
     for earlier in chain.needs(unit):
@@ -890,7 +876,6 @@ __all__ = [
     "listed_mistakes",
     "mistake_notes",
     "note",
-    "right_value",
     "score_text",
     "typed",
     "unit_names",

@@ -34,10 +34,9 @@ from attnquiz.engine.export.stack_prt import (
     listed_mistakes,
     mistake_notes,
     note,
-    right_value,
     typed,
 )
-from attnquiz.engine.grading import Grade, grade_answer, grade_parts
+from attnquiz.engine.grading import Grade, answer_value, grade_answer, grade_parts
 from attnquiz.engine.variant import Question
 
 
@@ -203,7 +202,7 @@ def _consistent(all_units: list[Unit], first_wrong: int, wrong: object) -> list[
     for unit in all_units:
         answer = unit.answer
         if unit.index < first_wrong:
-            value = rounded(answer, right_value(answer))
+            value = rounded(answer, answer_value(answer))
         elif unit.index == first_wrong:
             value = wrong
         elif unit.uses:
@@ -211,9 +210,9 @@ def _consistent(all_units: list[Unit], first_wrong: int, wrong: object) -> list[
                 recomputed = unit.group.target_for([given[label] for label in unit.uses])
             except (ArithmeticError, ValueError, TypeError):
                 return None
-            value = rounded(answer, right_value(recomputed))
+            value = rounded(answer, answer_value(recomputed))
         else:
-            value = rounded(answer, right_value(answer))
+            value = rounded(answer, answer_value(answer))
         values.append(value)
         given[unit.label] = value
     return values
@@ -238,13 +237,13 @@ def attempts(question: Question, all_units: list[Unit]) -> list[Attempt]:
     """The responses every exported question is tested on: all right (and each right formula in
     its other forms), each listed mistake in its unit, and for each part that later parts use, a
     wrong value there with the later parts consistent with it."""
-    right = [rounded(u.answer, right_value(u.answer)) for u in all_units]
+    right = [rounded(u.answer, answer_value(u.answer)) for u in all_units]
     found = [Attempt("the right answer", tuple(right))]
     if isinstance(question.answer, PartsAnswer):  # each part from the earlier ones as rounded: right too
         links = rounded_chain(question.answer)
         if any(link.differs for link in links):
             chained = [
-                rounded(u.answer, right_value(link.target)) for u, link in zip(all_units, links, strict=True)
+                rounded(u.answer, answer_value(link.target)) for u, link in zip(all_units, links, strict=True)
             ]
             found.append(Attempt("each part from the earlier ones, rounded as asked", tuple(chained)))
     for unit in all_units:

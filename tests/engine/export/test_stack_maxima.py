@@ -33,10 +33,10 @@ from attnquiz.engine.answers import (
 )
 from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.export import lms_model, stack, stack_prt
-from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, right_value, typed
+from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, typed
 from attnquiz.engine.export.stack_tests import quiz_text, rounded
 from attnquiz.engine.export.worksheet import plan_class
-from attnquiz.engine.grading import grade_answer, grade_parts
+from attnquiz.engine.grading import answer_value, grade_answer, grade_parts
 from attnquiz.engine.variant import Question
 from attnquiz.main import app
 
@@ -114,7 +114,7 @@ def _inputs(built: Built, values: list[object]) -> dict[str, str]:
 
 
 def _right(units: list[Unit]) -> list[object]:
-    return [rounded(u.answer, right_value(u.answer)) for u in units]
+    return [rounded(u.answer, answer_value(u.answer)) for u in units]
 
 
 def _nudged(answer: SingleAnswer) -> object | None:
@@ -154,9 +154,9 @@ def _consistent(units: list[Unit], wrong_at: int, wrong: object) -> list[object]
                 recomputed = unit.group.target_for([given[label] for label in unit.uses])
             except (ArithmeticError, ValueError, TypeError):
                 return None
-            value = rounded(unit.answer, right_value(recomputed))
+            value = rounded(unit.answer, answer_value(recomputed))
         else:
-            value = rounded(unit.answer, right_value(unit.answer))
+            value = rounded(unit.answer, answer_value(unit.answer))
         values.append(value)
         given[unit.label] = value
     return values
@@ -231,7 +231,7 @@ def suite() -> Suite:
             def at(value: object, pos: int = pos, right: list[object] = right) -> list[object]:
                 return [*right[:pos], value, *right[pos + 1 :]]
 
-            exact = right_value(answer)
+            exact = answer_value(answer)
             _add(collected, f"{key}u{unit.index}exact", built, at(exact), "exact")
             nudged = _nudged(answer)
             if nudged is not None:
@@ -263,7 +263,7 @@ def suite() -> Suite:
         if first and isinstance(question.answer, PartsAnswer):  # later parts from the rounded earlier ones
             links = rounded_chain(question.answer)
             chained = [
-                rounded(u.answer, right_value(link.target)) for u, link in zip(units, links, strict=True)
+                rounded(u.answer, answer_value(link.target)) for u, link in zip(units, links, strict=True)
             ]
             _add(collected, f"{key}rounded", built, chained, "rounded")
         used = {label for u in units for label in u.uses}
