@@ -10,8 +10,10 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -166,3 +168,29 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+@contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Debian's Chromium, started headless by Playwright. The test skips, saying why, where
+    Playwright or Chromium is missing or Chromium does not start."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium found (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        except sync_api.Error as exc:
+            pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for a module's browser tests (see `launched_chromium`)."""
+    with launched_chromium() as launched:
+        yield launched

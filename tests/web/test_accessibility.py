@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import CHROMIUM_ARGS, Server, chromium_path, csrf_of, start_server
+from tests.web.conftest import Server, chromium_path, csrf_of, start_server
 from tests.web.test_serve_http import PRACTICE_TOPIC, SEED, answer, post, start
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
@@ -59,17 +59,6 @@ LOOKS = [
 
 def _axe_source() -> str:
     return resources.files("axe_playwright_python").joinpath("axe.min.js").read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
-        yield launched
-        launched.close()
 
 
 def violations(page: Any) -> list[str]:

@@ -15,23 +15,12 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import CHROMIUM_ARGS, Server, chromium_path
+from tests.web.conftest import Server, chromium_path
 from tests.web.test_serve_http import PRACTICE_TOPIC, SEED, planned_questions
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
 CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install chromium)")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 
 from attnquiz.engine.grading import SELF_RATINGS
 from attnquiz.engine.store import Store
-from tests.web.conftest import CHROMIUM_ARGS, Server, chromium_path, csrf_of, start_server
+from tests.web.conftest import Server, csrf_of, launched_chromium, start_server
 from tests.web.test_serve_http import text_of
 
 BANK = Path(__file__).resolve().parents[1] / "data" / "concept" / "concepts.yaml"
@@ -170,54 +170,43 @@ def test_the_preview_shows_the_model_answer_and_key_points(concepts: Server) -> 
 
 # -- in a real browser, from the keyboard ------------------------------------------------------------
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-CHROMIUM = chromium_path()
 
-
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install chromium)")
 def test_a_concept_question_answered_compared_and_rated_from_the_keyboard(concepts: Server) -> None:
     errors: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
-        try:
-            page = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(concepts.url)
-            form = page.locator("form.start").filter(has=page.locator('input[name="bank"][value="concepts"]'))
-            form.locator('select[name="topic"]').select_option("scaled-attention")
-            form.locator('input[name="count"]').fill("1")
-            form.locator('button[type="submit"]').focus()
-            page.keyboard.press("Enter")
-            page.wait_for_url("**/s/*")
+    with launched_chromium() as browser:
+        page = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(concepts.url)
+        form = page.locator("form.start").filter(has=page.locator('input[name="bank"][value="concepts"]'))
+        form.locator('select[name="topic"]').select_option("scaled-attention")
+        form.locator('input[name="count"]').fill("1")
+        form.locator('button[type="submit"]').focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/s/*")
 
-            # The text area has the focus; Enter makes a new line, Tab reaches the button.
-            page.wait_for_function("document.activeElement && document.activeElement.id === 'response'")
-            page.keyboard.type("Large scores saturate the softmax.")
-            page.keyboard.press("Enter")
-            page.keyboard.type("Its gradients vanish.")
-            page.keyboard.press("Tab")
-            assert page.evaluate("document.activeElement.textContent") == "Show the model answer"
-            page.keyboard.press("Enter")
+        # The text area has the focus; Enter makes a new line, Tab reaches the button.
+        page.wait_for_function("document.activeElement && document.activeElement.id === 'response'")
+        page.keyboard.type("Large scores saturate the softmax.")
+        page.keyboard.press("Enter")
+        page.keyboard.type("Its gradients vanish.")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent") == "Show the model answer"
+        page.keyboard.press("Enter")
 
-            page.wait_for_selector("form.rate")
-            assert (
-                page.locator(".own-answer").inner_text()
-                == "Large scores saturate the softmax.\nIts gradients vanish."
-            )
-            assert page.locator(".key-points li").count() == 4
-            assert page.locator(".concept-key math").count() > 0  # the maths typeset as MathML
-            # "Good" has the focus (the usual rating); Shift+Tab goes back to "Hard".
-            page.wait_for_function("document.activeElement && document.activeElement.value === 'good'")
-            page.keyboard.press("Shift+Tab")
-            page.keyboard.press("Enter")
-            page.wait_for_url("**/summary")
-            assert "you rated it hard" in page.locator("table.rows").inner_text()
-        finally:
-            browser.close()
+        page.wait_for_selector("form.rate")
+        assert (
+            page.locator(".own-answer").inner_text()
+            == "Large scores saturate the softmax.\nIts gradients vanish."
+        )
+        assert page.locator(".key-points li").count() == 4
+        assert page.locator(".concept-key math").count() > 0  # the maths typeset as MathML
+        # "Good" has the focus (the usual rating); Shift+Tab goes back to "Hard".
+        page.wait_for_function("document.activeElement && document.activeElement.value === 'good'")
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/summary")
+        assert "you rated it hard" in page.locator("table.rows").inner_text()
     assert errors == []
     attempts, (card,) = _history(concepts)
     assert [(a.status, a.rating) for a in attempts] == [("unscored", "hard")]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from attnquiz.engine.store import Store
-from tests.web.conftest import CHROMIUM_ARGS, Server, chromium_path
+from tests.web.conftest import Server, chromium_path
 from tests.web.test_serve_http import SEED, planned_questions
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
@@ -22,17 +22,6 @@ CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install chromium)")
 TOPIC = "complexity"
 """Its first three questions at SEED are answered in one text field each (no parts, no options)."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
