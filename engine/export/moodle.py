@@ -56,8 +56,9 @@ from xml.sax.saxutils import escape
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
-from attnquiz.engine.export import lms, lms_hand, lms_model, plain
+from attnquiz.engine.export import lms, lms_hand, lms_model, moodle_file, plain
 from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
+from attnquiz.engine.export.moodle_file import text_element as _text
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
 
@@ -80,14 +81,6 @@ class MoodleFile:
 
     text: str
     warnings: list[str]
-
-
-def _cdata(text: str) -> str:
-    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
-
-
-def _text(text: str, *, html: bool = True) -> str:
-    return f"<text>{_cdata(text) if html else escape(text)}</text>"
 
 
 def fraction_text(fraction: float, where: str) -> str:
@@ -528,26 +521,9 @@ def lines(
 ) -> Iterator[str]:
     """The Moodle XML file line by line: a category per item (``$course$/<bank>/<item>``), then its
     variants, each built as it is written (notes on scoring go to ``warnings``)."""
-    yield '<?xml version="1.0" encoding="UTF-8"?>'
-    yield (
-        f"<!-- quiz export of bank {plan.bank}: "
-        + ("past-paper questions" if plan.original else f"master seed {plan.master_seed}")
-        + f", {len(plan.sheets)} variant(s) per item -->"
+    return moodle_file.lines(
+        plan, lambda question: question_xml(question, score, warnings), progress=progress
     )
-    yield "<quiz>"
-    groups = plan.by_item()
-    for done, (item_id, questions) in enumerate(groups, 1):
-        category = f"$course$/{plan.bank}/{item_id}"
-        source = questions[0].source if questions else ""
-        yield '  <question type="category">'
-        yield f"    <category>{_text(category, html=False)}</category>"
-        yield f'    <info format="html">{_text(escape(source))}</info>'
-        yield "  </question>"
-        for question in lms_model.variants_to_write(questions):
-            yield from question_xml(question, score, warnings)
-        if progress is not None:
-            progress(done, len(groups))
-    yield "</quiz>"
 
 
 def write(
@@ -555,17 +531,7 @@ def write(
 ) -> list[str]:
     """Write the Moodle XML file to ``out`` as it is made (UTF-8); returns the warnings."""
     warnings: lms.Notes = []
-    batch: list[str] = []
-    size = 0
-    for line in lines(plan, warnings, score=score, progress=progress):
-        batch.append(line)
-        size += len(line)
-        # Written in batches of about 32 kB: few calls, and little held whatever a line holds (a
-        # question's whole XML, an embedded image).
-        if size >= 32 * 2**10:
-            out.write(("\n".join(batch) + "\n").encode("utf-8"))
-            batch, size = [], 0
-    out.write(("\n".join(batch) + "\n").encode("utf-8") if batch else b"")
+    moodle_file.write(lines(plan, warnings, score=score, progress=progress), out)
     return lms.gather(warnings)
 
 

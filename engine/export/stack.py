@@ -51,7 +51,7 @@ from attnquiz.engine.answers import (
     NumericAnswer,
     PartsAnswer,
 )
-from attnquiz.engine.export import lms, lms_model
+from attnquiz.engine.export import lms, lms_model, moodle_file
 from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.lms_model import LmsQuestion
 from attnquiz.engine.export.stack_prt import (
@@ -195,14 +195,10 @@ def stack_question(model: LmsQuestion, notes: lms.Notes) -> StackQuestion:
 # ---------------------------------------------------------------------------------------------
 
 
-def _cdata(text: str) -> str:
-    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
-
-
 def _text(text: str, *, html: bool = True) -> str:
     if not text:
         return "<text></text>"
-    return f"<text>{_cdata(text) if html else escape(text)}</text>"
+    return moodle_file.text_element(text, html=html)
 
 
 def _element(tag: str, value: str | int | float) -> str:
@@ -399,40 +395,15 @@ def question_xml(question: Question, notes: lms.Notes) -> list[str]:
 
 def lines(plan: ClassPlan, notes: lms.Notes, *, progress: Progress | None = None) -> Iterator[str]:
     """The file line by line: a category per item (``$course$/<bank>/<item>``), then its variants."""
-    yield '<?xml version="1.0" encoding="UTF-8"?>'
-    yield (
-        f"<!-- quiz export of bank {plan.bank} for STACK: "
-        + ("past-paper questions" if plan.original else f"master seed {plan.master_seed}")
-        + f", {len(plan.sheets)} variant(s) per item -->"
+    return moodle_file.lines(
+        plan, lambda question: question_xml(question, notes), made_for=" for STACK", progress=progress
     )
-    yield "<quiz>"
-    groups = plan.by_item()
-    for done, (item_id, questions) in enumerate(groups, 1):
-        source = questions[0].source if questions else ""
-        yield '  <question type="category">'
-        yield f"    <category>{_text(f'$course$/{plan.bank}/{item_id}', html=False)}</category>"
-        yield f'    <info format="html">{_text(escape(source))}</info>'
-        yield "  </question>"
-        for question in lms_model.variants_to_write(questions):
-            yield from question_xml(question, notes)
-        if progress is not None:
-            progress(done, len(groups))
-    yield "</quiz>"
 
 
 def write(plan: ClassPlan, out: BinaryIO, *, progress: Progress | None = None) -> list[str]:
     """Write the file to ``out`` as it is made (UTF-8, in batches of about 32 kB); the notes."""
     notes: lms.Notes = []
-    batch: list[str] = []
-    size = 0
-    for line in lines(plan, notes, progress=progress):
-        batch.append(line)
-        size += len(line)
-        if size >= 32 * 2**10:
-            out.write(("\n".join(batch) + "\n").encode("utf-8"))
-            batch, size = [], 0
-    if batch:
-        out.write(("\n".join(batch) + "\n").encode("utf-8"))
+    moodle_file.write(lines(plan, notes, progress=progress), out)
     return _said(notes)
 
 
