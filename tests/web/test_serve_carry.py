@@ -12,29 +12,19 @@ from attnquiz.engine.answers import PartsAnswer
 from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.session import plan_practice
 from tests.web.conftest import Server, csrf_of, start_server
+from tests.web.test_serve_http import answer, start
 
 SEED = 7
 
 
 def _start(server: Server, item: str) -> str:
-    home = server.request("GET", "/")
-    form = {"csrf": csrf_of(home.body), "bank": "week1", "mode": "practice", "items": item, "count": "1"}
-    reply = server.request("POST", "/start", form={**form, "seed": str(SEED)})
-    assert reply.status == 303, reply.body
-    return reply.headers["location"]
+    return start(server, items=item, count="1", seed=str(SEED))
 
 
 def _answer(server: Server, session: str, response: str) -> tuple[str, str]:
-    page = server.request("GET", session)
-    assert page.status == 200, page.body
-    position = re.search(r'name="position" value="(\d+)"', page.body)
-    assert position
-    form = {"csrf": csrf_of(page.body), "position": position.group(1), "response": response}
-    reply = server.request("POST", f"{session}/answer", form=form)
-    assert reply.status == 303, (reply.status, reply.body[:500])
-    page = server.request("GET", reply.headers["location"])
-    assert page.status == 200, page.body[:500]
-    return reply.headers["location"], " ".join(unescape(re.sub(r"<[^>]+>", " ", page.body)).split())
+    """`test_serve_http.answer`, with the page it leads to as its words (tags and spacing dropped)."""
+    where, page = answer(server, session, response)
+    return where, " ".join(unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
 def test_a_huge_earlier_part_gives_a_readable_grade_in_the_browser(shared: Server) -> None:
