@@ -20,7 +20,7 @@ from attnquiz.engine import banks
 from attnquiz.engine.export import figure_table, pdf
 from attnquiz.engine.export.pdf import compile_typst
 from attnquiz.engine.export.pdfjoin import NUMBER_TREE_FANOUT, PdfJoin
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.figures import Figure
 
 FIGURE_ITEMS = (
@@ -89,22 +89,24 @@ def _read(data: bytes) -> Tagged:
         node = reference.get_object()
         found = Element(str(node["/S"]), {k: node[k] for k in node if k in ("/Alt", "/ID", "/A", "/T")})
         page = node.raw_get("/Pg") if "/Pg" in node else None
-        kids = node.raw_get("/K") if "/K" in node else ArrayObject()
+        kids: Any = node.raw_get("/K") if "/K" in node else ArrayObject()
         kids = kids.get_object() if isinstance(kids, IndirectObject) else kids
+        kid: Any
         for kid in kids if isinstance(kids, ArrayObject) else [kids]:
             if isinstance(kid, int):
                 assert page is not None, "marked content of an element with no page"
                 found.content.append((pages[page.idnum], int(kid)))
                 continue
-            value = kid.get_object()
+            value: Any = kid.get_object()
             if value.get("/Type") == "/MCR":
-                where = value.raw_get("/Pg") if "/Pg" in value else page
+                where: Any = value.raw_get("/Pg") if "/Pg" in value else page
                 found.content.append((pages[where.idnum], int(value["/MCID"])))
             elif value.get("/Type") != "/OBJR":
                 found.kids.append(element(kid))
         return found
 
-    root = reader.trailer["/Root"]["/StructTreeRoot"]
+    catalog: Any = reader.trailer["/Root"]
+    root: Any = catalog["/StructTreeRoot"]
     top = root.raw_get("/K")
     top = top if isinstance(top, ArrayObject) else [top]
     assert len(top) == 1, "one /Document element at the root"
@@ -158,7 +160,8 @@ def _check_parent_tree(tagged: Tagged) -> None:
     leads back to the element whose content it is; the tree's keys are unique and below
     /ParentTreeNextKey; every /Headers ID of a table cell is in the ID tree."""
     reader = tagged.reader
-    root = reader.trailer["/Root"]["/StructTreeRoot"]
+    catalog: Any = reader.trailer["/Root"]
+    root: Any = catalog["/StructTreeRoot"]
     entries: dict[int, Any] = {}
     pending = [root["/ParentTree"]]
     while pending:
@@ -174,12 +177,12 @@ def _check_parent_tree(tagged: Tagged) -> None:
     assert max(entries) < int(root["/ParentTreeNextKey"])
     owner: dict[tuple[int, int], str] = {}
     for element in tagged.document.walk():
-        for key in element.content:
-            owner[key] = element.kind
+        for mark in element.content:
+            owner[mark] = element.kind
     drawn = _mcids_drawn(reader)
     assert drawn == set(owner), "every marked content is an element's, and every element's is drawn"
     for number, page in enumerate(reader.pages):
-        parents = entries[int(page["/StructParents"])].get_object()
+        parents = entries[int(page["/StructParents"])].get_object()  # type: ignore[call-overload]
         for n, mcid in drawn:
             if n == number:
                 assert str(parents[mcid].get_object()["/S"]) == owner[(n, mcid)]
@@ -280,7 +283,7 @@ def test_each_figures_table_holds_its_values_with_headers(
 def test_the_joined_file_says_its_language_and_title(class_of_100: tuple[ClassPlan, bytes, Tagged]) -> None:
     plan, data, _ = class_of_100
     reader = PdfReader(io.BytesIO(data), strict=True)
-    catalog = reader.trailer["/Root"]
+    catalog: Any = reader.trailer["/Root"]
     assert catalog["/Lang"] == "en"
     assert bool(catalog["/MarkInfo"]["/Marked"])
     assert bool(catalog["/ViewerPreferences"]["/DisplayDocTitle"])
@@ -294,11 +297,12 @@ def test_the_joined_file_says_its_language_and_title(class_of_100: tuple[ClassPl
 
 
 @pytest.mark.parametrize("style", ["full", "grid"])
-def test_a_single_piece_says_its_language_and_title_too(style: str) -> None:
+def test_a_single_piece_says_its_language_and_title_too(style: KeyStyle) -> None:
     plan = _plan(1)
-    data = pdf.key(plan, plan.sheets, style=style, jobs=1)  # type: ignore[arg-type]
+    data = pdf.key(plan, plan.sheets, style=style, jobs=1)
     reader = PdfReader(io.BytesIO(data), strict=True)
-    assert reader.trailer["/Root"]["/Lang"] == "en"
+    catalog: Any = reader.trailer["/Root"]
+    assert catalog["/Lang"] == "en"
     assert reader.metadata is not None
     assert reader.metadata.title in {f"{plan.title}: answer key", f"{plan.title}: marking grid"}
     _check_parent_tree(_read(data))
@@ -318,7 +322,9 @@ def test_the_brief_key_is_read_column_by_column_as_it_is_printed() -> None:
     for element in tagged.document.walk():
         if element.kind == "/TR":
             first = next((key for cell in element.kids for e in cell.walk() for key in e.content), None)
-            mark = tagged.mark(first) if first is not None else None
+            if first is None:
+                continue
+            mark = tagged.mark(first)
             if mark is not None:
                 spots.append((first[0], mark.x > width / 2, -mark.y))
     assert len(spots) > 50 * len(FIGURE_ITEMS)
