@@ -137,4 +137,23 @@ def lms_html(figure: Figure) -> str:
     return table_html(figure)
 
 
-__all__ = ["alt_text", "description", "details_html", "lms_html", "shown_points", "table_html"]
+def values(figure: Figure) -> tuple[str, list[str], list[list[str]], str]:
+    """The figure's table as plain text, for a renderer that builds its own table (the PDF's
+    tagged table): its caption, column headers, rows (the first cell of each its row header) and a
+    note on the points left out ("" when none are); the same cells as `table_html`."""
+    caption = f"Values of {_name(figure)}"
+    if isinstance(figure, Heatmap):
+        head = [plain(corner_text(figure))] + [plain(c) for c in figure.cols]
+        rows = [
+            [plain(label)] + [figure.cell_text(i, j) for j in range(len(figure.values[0]))]
+            for i, label in enumerate(figure.rows)
+        ]
+        return caption, head, rows, ""
+    shown = shown_points(figure)
+    head = [plain(figure.x_label) or "x"] + [plain(s.label) for s in figure.series]
+    rows = [[x_text(figure.x[n])] + [y_text(s.values[n]) for s in figure.series] for n in shown]
+    note = f"{len(shown)} of the {len(figure.x)} points are listed." if len(shown) < len(figure.x) else ""
+    return caption, head, rows, note
+
+
+__all__ = ["alt_text", "description", "details_html", "lms_html", "shown_points", "table_html", "values"]

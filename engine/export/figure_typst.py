@@ -4,12 +4,19 @@ A heatmap is a ``table`` of filled cells with the values printed in them; a line
 size ``box`` of placed lines, tick labels and one ``curve`` per series. Every label's plain text
 is escaped (a Typst string literal, or escaped markup around typeset maths), so bank text never
 becomes markup.
+
+For a screen reader (tagged PDF, issue 31) the drawing is a ``figure`` whose alternative text is
+`figure_table.alt_text` (its name, what it shows, the range of its values), followed by the
+figure's values as a real table (`figure_table.values`: a header row, a row header per row, a
+caption), tagged but not printed: it is drawn in a box of no size that clips it, the PDF's
+"visually hidden", so the page looks as it did. The title and caption stay visible text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from attnquiz.engine.export import figure_table
 from attnquiz.engine.figures import (
     MASKED_RGB,
     SERIES_DASH,
@@ -64,8 +71,9 @@ def heatmap(figure: Heatmap, text: FigureText = unicode_text) -> str:
     """A heatmap as a Typst table: a shaded cell per value, the value printed in it."""
     n_cols = len(figure.values[0])
     corner = corner_text(figure)
-    cells = [f"table.cell(stroke: none, text(size: 7.5pt, fill: luma(90), {text(corner)}))"]
-    cells += [f'text(weight: "bold", {text(c)})' for c in figure.cols]
+    head = [f"table.cell(stroke: none, text(size: 7.5pt, fill: luma(90), {text(corner)}))"]
+    head += [f'text(weight: "bold", {text(c)})' for c in figure.cols]
+    cells = [f"table.header({', '.join(head)})"]
     for i, row_label in enumerate(figure.rows):
         cells.append(f'table.cell(align: right + horizon, text(weight: "bold", {text(row_label)}))')
         for j in range(n_cols):
@@ -78,13 +86,13 @@ def heatmap(figure: Heatmap, text: FigureText = unicode_text) -> str:
     body = ",\n    ".join(cells)
     return (
         "#block(breakable: false, above: 0.8em, below: 0.8em, {\n"
-        "  set text(size: 8.5pt)\n" + _title(figure, text) + "  table(\n"
+        "  set text(size: 8.5pt)\n" + _FIGURE_SHOW + _title(figure, text) + _figure_open(figure) + "table(\n"
         f"    columns: (auto,) + (auto,) * {n_cols},\n"
         "    align: center + horizon,\n"
         "    inset: (x: 5pt, y: 3.5pt),\n"
         "    stroke: 0.8pt + white,\n"
         f"    {body},\n"
-        "  )\n" + _caption(figure, text) + "})\n"
+        "  ))\n" + _hidden_table(figure) + _caption(figure, text) + "})\n"
     )
 
 
@@ -166,13 +174,46 @@ def line_plot(figure: LinePlot, text: FigureText = unicode_text) -> str:
     return (
         "#block(breakable: false, above: 0.8em, below: 0.8em, {\n"
         "  set text(size: 8.5pt)\n"
+        + _FIGURE_SHOW
         + _title(figure, text)
-        + f"  box(width: {left + _W + 12:.2f}pt, height: {height:.2f}pt, {{\n"
+        + _figure_open(figure)
+        + f"box(width: {left + _W + 12:.2f}pt, height: {height:.2f}pt, {{\n"
         + "".join("  " + piece for piece in out)
-        + "  })\n"
+        + "  }))\n"
+        + _hidden_table(figure)
         + _caption(figure, text)
         + "})\n"
     )
+
+
+_FIGURE_SHOW = '  show figure.where(kind: "quiz-figure"): it => align(left, it.body)\n'
+"""Inside a figure's block: the drawing as it is (a figure would centre it and number it)."""
+
+
+def _figure_open(figure: Figure) -> str:
+    """The start of the tagged figure around the drawing, with its alternative text."""
+    alt = string(figure_table.alt_text(figure))
+    return f'  figure(kind: "quiz-figure", supplement: none, numbering: none, outlined: false, alt: {alt}, '
+
+
+def _hidden_table(figure: Figure) -> str:
+    """The figure's values as a table for a screen reader, tagged but not printed (laid out at a
+    page's width, clipped to a box of no size, out of the flow)."""
+    caption, head, rows, note = figure_table.values(figure)
+    header = ", ".join(f"[{_markup(cell)}]" for cell in head)
+    body = ", ".join(f"[{_markup(cell)}]" for row in rows for cell in row)
+    title = caption + (f" ({note})" if note else "")
+    return (
+        "  place(top + left, box(width: 0pt, height: 0pt, clip: true, block(width: 16cm, "
+        "figure(kind: table, supplement: none, numbering: none, outlined: false, "
+        f"caption: [{_markup(title)}], "
+        f"table(columns: {len(head)}, table.header({header}), {body})))))\n"
+    )
+
+
+def _markup(text: str) -> str:
+    """Plain text as Typst markup showing exactly that text."""
+    return f"#{string(text)}"
 
 
 def _stroke(k: int) -> str:

@@ -157,9 +157,9 @@ def write_documents(
     and the plan's own sheets (`ClassSheets`); without them, or for a small export, the pieces are
     made in this process. A file is opened at its first piece and closed after its last (a split
     class of a thousand students never has two thousand files open). A document of one piece is
-    written exactly as Typst made it (tagged PDF); a longer one is joined. ``sheets`` defaults to
-    the plan's. SIGTERM while this runs (in the main thread) stops it as Ctrl-C does: workers
-    stopped, no file left, `Terminated` raised.
+    written exactly as Typst made it (tagged PDF); a longer one is joined, its tags merged.
+    ``sheets`` defaults to the plan's. SIGTERM while this runs (in the main thread) stops it as
+    Ctrl-C does: workers stopped, no file left, `Terminated` raised.
     """
     chosen = plan.sheets if sheets is None else sheets
     jobs = default_jobs() if jobs is None else jobs

@@ -21,10 +21,9 @@ DocumentKind = Literal["worksheets", "key", "answer-sheets"]
 def compile_typst(source: str, *, tagged: bool = True) -> bytes:
     """Compile Typst source to PDF bytes; a Typst error or warning is a bug here, so it raises.
 
-    ``tagged``: with the tagged-PDF structure (for screen readers). A piece that is joined to others
-    is compiled without it: the join cannot merge the pieces' structure trees and drops them, and
-    the marked content left in the pages would be dead weight (untagged, a piece compiles in about
-    two thirds of the time and is half the size)."""
+    ``tagged``: with the tagged-PDF structure (for screen readers: headings, reading order, the
+    alternative text of formulas and figures). Every piece of an export is tagged, and the join
+    merges the pieces' structure trees (`pdfjoin`); untagged output is half the size."""
     import typst  # imported here: loading the compiler is not free, and most commands never need it
 
     files = typst_source.image_files(source)  # the images of the bank's texts that the source shows
@@ -112,11 +111,11 @@ class Piece:
 def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: Piece) -> bytes:
     """One piece as PDF bytes: its students' sheets (built here when ``sheets`` builds them when
     read), their Typst source and the compile. What a worker process runs, and this process with
-    one job: the same function, so the same bytes. A document of one piece is written as Typst
-    makes it, tagged; the pieces of a longer one are joined, and compiled untagged."""
+    one job: the same function, so the same bytes. Every piece is tagged: a document of one piece
+    is written as Typst makes it; the pieces of a longer one are joined with their tags."""
     chosen = [sheets[position] for position in range(piece.start, piece.stop)]
     source = doc.source(plan, chosen, piece.first_page, last=piece.stop == doc.positions(len(sheets)).stop)
-    return compile_typst(source, tagged=doc.pieces(len(sheets)) == 1)
+    return compile_typst(source)
 
 
 __all__ = ["Document", "DocumentKind", "Piece", "compile_typst", "make_piece"]

@@ -43,13 +43,21 @@ _ACCENTS = {"hat": "hat", "bar": "overline", "tilde": "tilde", "vec": "arrow"}
 
 @lru_cache(maxsize=16384)
 def math(formula: markup.Math) -> str:
-    """One formula as Typst maths: ``$...$`` inline, ``$ ... $`` (spaced) for display."""
+    """One formula as a Typst equation, inline or displayed, with its spoken form as its
+    alternative text (`math_speech`: what a screen reader says of the tagged PDF's /Formula, and
+    what PDF/UA asks of every formula)."""
+    from attnquiz.engine.export.math_speech import speech
+
     body = _node(formula.tree, formula.display)
-    return f"$ {body} $" if formula.display else f"${body}$"
+    alt = _string(speech(formula) or formula.source.strip() or "formula")
+    block = "true" if formula.display else "false"
+    # A call in markup: the text after it is escaped (`escape`), so nothing can continue the call.
+    return f"#math.equation(block: {block}, alt: {alt}, $ {body} $.body)"
 
 
 def _string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return '"' + escaped + '"'
 
 
 def _node(node: Node, display: bool) -> str:
@@ -114,8 +122,9 @@ def _matrix(node: Matrix, display: bool) -> str:
 # Text
 # ---------------------------------------------------------------------------------------------
 
-# `(` too: right after `#strong[...]` or `#raw(...)` it would read as more arguments.
-_TEXT_ESCAPE = str.maketrans({ch: "\\" + ch for ch in "\\#$*_`<>@[]()~/=+-."})
+# `(` too: right after `#strong[...]`, `#raw(...)` or a formula's `#math.equation(...)` it would read
+# as more arguments, and a `;` there would end the call and vanish.
+_TEXT_ESCAPE = str.maketrans({ch: "\\" + ch for ch in "\\#$*_`<>@[]()~/=+-.;"})
 
 
 def escape(text: str) -> str:
@@ -194,10 +203,13 @@ def block_typst(block: md.Table | md.CodeBlock | md.Image) -> str:
     except images.ImageError as exc:
         return f"#emph[{escape(f'[image: {block.alt or block.src}] ({exc})')}]"
     _IMAGE_BYTES.setdefault(image.name, image.data)
-    return (
-        f'#block(breakable: false, image("/{IMAGE_FOLDER}/{image.name}", alt: {_string(block.alt)}, '
-        f'fit: "contain", width: {_image_width(block.width)}, height: auto))'
+    shown = (
+        f'image("/{IMAGE_FOLDER}/{image.name}", alt: {_string(block.alt)}, '
+        f'fit: "contain", width: {_image_width(block.width)}, height: auto)'
     )
+    if not block.alt.strip():  # no alternative text: decoration, which a screen reader skips (an artifact)
+        shown = f"pdf.artifact({shown})"
+    return f"#block(breakable: false, {shown})"
 
 
 def _image_width(width: str) -> str:
@@ -256,6 +268,12 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
 #set text(font: "New Computer Modern", size: 11pt, lang: "en", hyphenate: false)
 #set par(justify: false, leading: 0.62em, spacing: 0.9em)
 #show math.equation: set text(font: "New Computer Modern Math")
+// Headings tag the sheet's and each question's title for a screen reader (the tagged PDF's H1, H2);
+// each is drawn as its body, where it stands, as that text was before it was a heading.
+// (Typst sets a heading's text larger and bold before any show rule: undone here.)
+#show heading: it => it.body
+#show heading.where(level: 1): set text(size: 1em / 1.4, weight: "regular")
+#show heading.where(level: 2): set text(size: 1em / 1.2, weight: "regular")
 #show raw: set text(font: "DejaVu Sans Mono", size: 0.9em)
 #set enum(spacing: 0.7em)
 #let code(c) = text(font: "DejaVu Sans Mono", size: 0.95em, c)
@@ -268,7 +286,7 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
   grid(
     columns: (1fr, auto),
     gutter: 6pt,
-    [#text(size: 13pt, weight: "bold", title) \ #text(fill: luma(70), subtitle)],
+    [#heading(level: 1, text(size: 13pt, weight: "bold", title)) \ #text(fill: luma(70), subtitle)],
     if student == none { [] } else {
       align(right)[Student #text(weight: "bold", student) \ Variant #code(code-text)]
     },
@@ -282,7 +300,8 @@ _PREAMBLE = r"""#set document(title: TITLE, author: "quiz", date: none)
   v(4pt)
 }
 #let question(number, source, body) = block(breakable: false, width: 100%, above: 1.4em)[
-  #text(weight: "bold")[Question #number] #h(0.6em) #text(size: 9pt, fill: luma(80), source)
+  #heading(level: 2)[#text(weight: "bold")[Question #number] #h(0.6em)
+    #text(size: 9pt, fill: luma(80), source)]
   #v(-2pt)
   #body
 ]
@@ -421,8 +440,8 @@ def worksheets(plan: ClassPlan, sheets: Iterable[Sheet], paper: Paper = "a4") ->
 def _concept_entry(number: int, question: Question, answer: ExplainAnswer) -> str:
     """A concept question in the full key: the model answer and the key points to mark by."""
     head = (
-        f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
-        f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
+        f'#heading(level: 2)[#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
+        f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})]] #h(1fr) "
         f"#emph[{escape('Marked by hand')}]"
     )
     points = "\n".join(f"+ {_inlines_of(point)}" for point in answer.points)
@@ -447,8 +466,8 @@ def _key_entry(number: int, question: Question, style: KeyStyle) -> str:
     if isinstance(answer, ExplainAnswer):
         return _concept_entry(number, question, answer)
     head = (
-        f'#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
-        f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})] #h(1fr) "
+        f'#heading(level: 2)[#text(weight: "bold")[{number}.] #h(0.3em) {escape(question.item_id)} '
+        f"#text(size: 9pt, fill: luma(80))[({escape(question.source)})]] #h(1fr) "
         f'Answer: #text(weight: "bold")[{_answer(answer)}]'
     )
     parts = [head]
@@ -583,8 +602,8 @@ def grid(
         out.append(
             # sticky: the heading goes to the next page with its table, never alone at a page's foot
             "#block(breakable: true, sticky: true, above: 0pt, below: 5pt)"
-            f'[#text(size: 10pt, weight: "bold")[{title}'
-            f" · {escape(questions)}]]\n"
+            f'[#heading(level: 1, text(size: 10pt, weight: "bold")[{title}'
+            f" · {escape(questions)}])]\n"
             f"#table(columns: (auto, auto, {', '.join(['1fr'] * len(columns))}), inset: (x: 3pt, y: 2.5pt),\n"
             "  stroke: 0.4pt + luma(160), fill: (x, y) => if y > 0 and calc.even(y) { luma(240) },\n"
             f"  table.header({', '.join(head)}),\n" + "\n".join(rows) + "\n)\n#v(10pt)"
@@ -619,14 +638,15 @@ def _grid_key_points(plan: ClassPlan, sheets: list[Sheet]) -> list[str]:
             listed = "\n".join(f"+ {_inlines_of(point)}" for point in points)
             heading = escape(f"Question {position + 1}, {item}: {len(points)} key points, a mark each")
             out.append(
-                f'#block(breakable: false, above: 0.8em)[#text(size: 9pt, weight: "bold")[{heading}]\n'
+                "#block(breakable: false, above: 0.8em)"
+                f'[#heading(level: 2, text(size: 9pt, weight: "bold")[{heading}])\n'
                 f"#set text(size: 8.5pt)\n{listed}\n]"
             )
     if out:
         out.insert(
             0,
             "#block(above: 1em, sticky: true)"
-            '[#text(size: 10pt, weight: "bold")[Concept questions: key points]]',
+            '[#heading(level: 1, text(size: 10pt, weight: "bold")[Concept questions: key points])]',
         )
     return out
 
@@ -658,19 +678,25 @@ def key(
     if style == "brief":
         out.append(f"#sheet-label.update[{escape(plan.bank + ' · answer key')}]")
         out.extend(_first_page(first_page))
-        out.append(f'#text(size: 13pt, weight: "bold")[{intro}]\n#line(length: 100%, stroke: 0.8pt)')
+        out.append(
+            f'#heading(level: 1, text(size: 13pt, weight: "bold")[{intro}])\n'
+            "#line(length: 100%, stroke: 0.8pt)"
+        )
         out.append("#show: columns.with(2, gutter: 8mm)")
     for sheet in sheets:
         heading = escape(f"Student {sheet.student} · variant ") + f"#code({_string(sheet.code)})"
         if style == "full":
             out.append(f"#start-sheet({_label(plan, sheet)})")
             out.append(f"#text(size: 9pt, fill: luma(80))[{intro}]\n")
-            out.append(f'#text(size: 13pt, weight: "bold")[{heading}]\n#line(length: 100%, stroke: 0.5pt)')
+            out.append(
+                f'#heading(level: 1, text(size: 13pt, weight: "bold")[{heading}])\n'
+                "#line(length: 100%, stroke: 0.5pt)"
+            )
             out.extend(_key_entry(n, q, style) for n, q in enumerate(sheet.questions, 1))
         else:
             # Several students share a page; a long list continues in the next column, headed again.
             cells = "\n".join(_brief_cells(n, q) for n, q in enumerate(sheet.questions, 1))
-            out.append(f'#brief-answers(text(weight: "bold")[{heading}],\n{cells}\n)')
+            out.append(f'#brief-answers(heading(level: 2, text(weight: "bold")[{heading}]),\n{cells}\n)')
     return "\n".join(out) + "\n"
 
 

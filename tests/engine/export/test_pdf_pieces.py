@@ -30,7 +30,7 @@ def _class(students: int, count: int | None = 6) -> ClassPlan:
 def test_the_joined_file_has_every_page_of_every_piece_in_order_and_shares_the_fonts() -> None:
     plan = _class(5, count=None)  # a whole bank: one student a piece
     sheets = pdf.documents(plan, "a4", None)[0]
-    pieces = [compile_typst(sheets.source(plan, [sheet]), tagged=False) for sheet in plan.sheets]
+    pieces = [compile_typst(sheets.source(plan, [sheet])) for sheet in plan.sheets]
     buffer = io.BytesIO()
     join = PdfJoin(buffer)
     for piece in pieces:
@@ -43,14 +43,18 @@ def test_the_joined_file_has_every_page_of_every_piece_in_order_and_shares_the_f
     assert joined.metadata.title == f"{plan.title}: worksheets"
     # Objects that are byte for byte the same in several pieces (fonts, their descriptors and
     # encodings) are written once: fewer objects, and fewer bytes, than the pieces side by side.
+    # (Structure elements, each with one place in the tree, are never shared: not counted.)
     objects = [_count_objects(piece) for piece in pieces]
     assert _count_objects(buffer.getvalue()) < 0.8 * sum(objects)
-    assert len(buffer.getvalue()) < 0.95 * sum(len(p) for p in pieces)
+    # The fonts are shared; the tags (marked content, structure elements), about half of each
+    # tagged piece, are every piece's own.
+    assert len(buffer.getvalue()) < 0.98 * sum(len(p) for p in pieces)
     assert buffer.getvalue() == pdf.worksheets(plan, plan.sheets)  # what the export writes
 
 
 def _count_objects(data: bytes) -> int:
-    return len(re.findall(rb"\d+ 0 obj", data))
+    """Objects other than structure elements (every one of those is a piece's own)."""
+    return len(re.findall(rb"\d+ 0 obj", data)) - len(re.findall(rb"/Type ?/StructElem", data))
 
 
 def test_links_between_pages_of_a_piece_survive_the_join() -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import re
+
 import pytest
+from pypdf import PdfReader
 
 from attnquiz.engine import markup
 from attnquiz.engine.export import typst as ts
@@ -10,11 +14,25 @@ from attnquiz.engine.export.pdf import compile_typst
 
 from .samples import sample_plan
 
+_EQUATION = re.compile(
+    r'#math\.equation\(block: (true|false), alt: "((?:[^"\\]|\\.)*)", \$ (.*) \$\.body\)', re.S
+)
 
-def _math(tex: str, display: bool = False) -> str:
+
+def _equation(tex: str, display: bool = False) -> tuple[str, str, str]:
+    """The formula's Typst call, taken apart: whether it is displayed, its alternative text, its maths."""
     (segment,) = markup.parse(f"$${tex}$$" if display else f"${tex}$")
     assert isinstance(segment, markup.Math)
-    return ts.math(segment)
+    found = _EQUATION.fullmatch(ts.math(segment))
+    assert found is not None, ts.math(segment)
+    return found.group(1), found.group(2), found.group(3)
+
+
+def _math(tex: str, display: bool = False) -> str:
+    """The formula's maths as ``$...$`` (inline) or ``$ ... $`` (displayed), as Typst would write it."""
+    block, _, body = _equation(tex, display)
+    assert block == ("true" if display else "false")
+    return f"$ {body} $" if display else f"${body}$"
 
 
 @pytest.mark.parametrize(
@@ -51,8 +69,40 @@ def test_plain_text_is_escaped(text: str, expected: str) -> None:
     assert ts.escape(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("tex", "spoken"),
+    [
+        (r"d_k", "d sub k"),
+        (
+            r"\frac{QK^\top}{\sqrt{d_k}}",
+            "fraction Q K transpose over square root of d sub k end root end fraction",
+        ),
+        (r"x^2 + \alpha_{t-1}", "x squared plus α sub t minus 1 end sub"),
+        (r'\text{say "hi"}', 'say \\" hi \\"'),  # a quote in the spoken form stays inside the string
+    ],
+)
+def test_every_formula_carries_its_spoken_form_as_alternative_text(tex: str, spoken: str) -> None:
+    """PDF/UA asks every formula for an alternative text: the tagged PDF's /Formula gets the
+    spoken form HTML's MathML ``alttext`` has (`math_speech`)."""
+    _, alt, _ = _equation(tex)
+    assert alt == spoken
+
+
 def test_markdown_becomes_typst_markup() -> None:
-    assert ts.content("**A** is *true*\n\n- one\n- $x$") == "#strong[A] is #emph[true]\n\n- one\n- $x$"
+    assert ts.content("**A** is *true*\n\n- one\n- $x$") == (
+        '#strong[A] is #emph[true]\n\n- one\n- #math.equation(block: false, alt: "x", $ x $.body)'
+    )
+
+
+def test_a_semicolon_after_a_formula_or_a_styled_span_is_kept() -> None:
+    """In Typst markup a ``;`` right after a ``#call(...)`` ends the call and is swallowed: text
+    escapes it, so "$x$; then" keeps its semicolon in the PDF."""
+    source = ts.content("Take $x$; then **y**; done")
+    assert "\\; then" in source
+    assert "\\; done" in source
+    text = PdfReader(io.BytesIO(compile_typst(source))).pages[0].extract_text()
+    assert "; then" in text
+    assert "; done" in text
 
 
 def test_text_right_after_a_styled_span_is_not_read_as_arguments() -> None:
