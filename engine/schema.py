@@ -31,7 +31,7 @@ NAME = r"^[A-Za-z][A-Za-z0-9_]*$"
 class StrictModel(BaseModel):
     """Base of every bank model: unknown keys are errors and nothing changes after loading."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, defer_build=True)
 
 
 class ToleranceSpec(StrictModel):
