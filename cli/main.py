@@ -15,8 +15,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-from gettext import gettext
 from collections.abc import Callable, Iterator, MutableMapping
+from gettext import gettext
 from typing import Annotated, Any
 
 import typer
@@ -120,6 +120,10 @@ class QuizGroup(PlainValuesGroup):
         super().__init__(**options)
         self.commands = LazyCommands()
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        # Typer's own lists them from commands.items(), which would build every one.
+        return list(self.commands)
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         # As typer's TyperGroup.format_commands (no command of quiz is hidden), from the docstrings.
         commands = self.commands
@@ -131,6 +135,7 @@ class QuizGroup(PlainValuesGroup):
         rows = [(name, commands.short_help(name, limit)) for name in names]
         with formatter.section(gettext("Commands")):
             formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="quiz",
