@@ -295,6 +295,7 @@ STARTUP_RATIO_BUDGETS = {
     "quiz --help": 5.0,
     "quiz list week1": 8.0,
     "quiz run week1: first question": 15.0,
+    "quiz show week1: an original": 15.0,
     "quiz answer: a formula answer": 15.0,
 }
 """Start-up budgets as multiples of a bare ``python -c pass`` in the same run (issue 17): a ratio holds
@@ -314,7 +315,8 @@ def _ratio_rows(figure: Figure, bare: Figure) -> list[Figure]:
 
 
 def startup_figures(repeats: int, home: Path) -> list[Figure]:
-    """Bare python, ``quiz --help``, ``quiz list week1`` and the first question of ``quiz run week1``."""
+    """Bare python, ``quiz --help``, ``quiz list week1``, the first question of ``quiz run week1``, an
+    original shown by ``quiz show`` and a formula answer graded by ``quiz answer``."""
     env = environment(home)
     cold_env = {**env, "QUIZ_NO_CACHE": "1"}
     runs = [*QUIZ, "run", "week1", "--seed", "1"]
@@ -337,6 +339,13 @@ def startup_figures(repeats: int, home: Path) -> list[Figure]:
             cold_env,
             repeats,
             until=FIRST_QUESTION,
+            group="startup",
+        ),
+        measure(
+            "quiz show week1: an original",
+            [*QUIZ, "show", "week1", "additive-score", "--original"],
+            env,
+            repeats,
             group="startup",
         ),
         # Issue 28: a formula answer graded without sympy (it cost 0.4–0.5 s of imports).

@@ -8,6 +8,8 @@ plain cases itself, exactly as typer's adapter would:
 - a ``str`` parameter given a string: the string;
 - an ``int`` parameter (no ``clamp``, no ``parser``) given an int, or a string of ASCII digits,
   within its ``min``/``max``: the int;
+- a ``list[str]`` parameter (an argument that takes several, an option given again) given a tuple or
+  list of strings: a list of them (`quiz answer`'s responses);
 - an enum or ``Literal`` parameter: typer's own choice matching (`coerce_cli_choice`, which
   imports no pydantic) when the value is one of the choices.
 
@@ -46,6 +48,10 @@ def plain_value(annotation: Any, info: Any, value: Any) -> Any:
         return _UNHANDLED
     if annotation is str:
         return value if type(value) is str else _UNHANDLED
+    if annotation == list[str]:
+        if type(value) in (tuple, list) and all(type(each) is str for each in value):
+            return list(value)
+        return _UNHANDLED
     if annotation is int and not info.clamp:
         if type(value) is str and _DIGITS.fullmatch(value):
             number = int(value)

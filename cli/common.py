@@ -7,7 +7,6 @@ The command modules (`lookup`, `practice`, `answer`, `exporting`, `authoring`) i
 from __future__ import annotations
 
 import json
-import secrets
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -79,4 +78,6 @@ def print_json(data: Any) -> None:
 
 def new_seed() -> int:
     """A fresh seed for a user who gave none (printed, so the variant can be rebuilt)."""
+    import secrets  # hmac and hashlib: imported by the commands that need a seed, not by --help
+
     return secrets.randbelow(1_000_000)

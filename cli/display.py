@@ -20,7 +20,6 @@ from rich.segment import Segment
 from rich.text import Text
 
 from attnquiz.folding import NBSP, put
-from attnquiz.markdown_terminal import print_markdown
 from attnquiz.terminal import strip_control
 from attnquiz.wording import LABELS, MARKS
 
@@ -63,6 +62,14 @@ STYLES = {
     "skipped": "dim",
     "unanswered": "dim",
 }
+
+
+def print_markdown(target: Console, markdown: str, **options: Any) -> None:
+    """`attnquiz.markdown_terminal.print_markdown`, imported when first used: it brings the Markdown
+    reader and its renderer (a tenth of `quiz list`'s start-up), and `quiz list` prints no Markdown."""
+    from attnquiz.markdown_terminal import print_markdown as draw
+
+    draw(target, markdown, **options)
 
 
 SEP = "  ·  "

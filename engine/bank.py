@@ -17,10 +17,13 @@ from attnquiz.engine.formula import Formula, FormulaError
 
 if TYPE_CHECKING:
     from attnquiz.engine.explain import Explain
-from attnquiz.engine.registry import GeneratorSpec
+from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
 from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
 from attnquiz.engine.variant import Question, Variant
+
+_BUILTIN_NAME = "builtin_generator"
+"""Where a pickled item keeps its built-in generator's name (see `BankItem.__getstate__`)."""
 
 
 class NoOriginalError(QuizError):
@@ -45,6 +48,36 @@ class BankItem:
     explain: Explain | None = None
     folder: str = ""
     """The bank's folder, where the images its texts show are found (`attnquiz.engine.images`)."""
+
+    # A cached bank (`attnquiz.engine.banks`) stores a built-in generator by its name, and an item
+    # read back looks its generator up when it is first used: the first question of `quiz run`
+    # imports the module of its own generator, not those of all the bank's items (a fifth of the
+    # cached bank's start-up).
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        spec = state.get("spec")
+        if isinstance(spec, GeneratorSpec) and is_builtin(spec):
+            del state["spec"]
+            state[_BUILTIN_NAME] = spec.name
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        name = state.get(_BUILTIN_NAME)
+        if name is not None and name not in generators:
+            # A generator renamed since the entry was written: the cache reads the file instead.
+            raise LookupError(f"no built-in generator {name!r}")
+        self.__dict__.update(state)
+
+    if not TYPE_CHECKING:  # for the type checker `spec` is a field like any other
+
+        def __getattr__(self, name: str) -> Any:
+            # Called only for an attribute not set: the spec of an item read back from the cache.
+            builtin = self.__dict__.get(_BUILTIN_NAME)
+            if name != "spec" or builtin is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            spec = builtin_spec(builtin)
+            object.__setattr__(self, "spec", spec)
+            return spec
 
     @property
     def id(self) -> str:

@@ -115,7 +115,7 @@ class GeneratorSpec:
     def __reduce__(self) -> tuple[Any, ...]:
         # A built-in generator pickles as its name (so a cached bank refers to the code of the
         # running quiz, imported on demand); any other spec as its parts.
-        if generators._specs.get(self.name) is self:
+        if is_builtin(self):
             return (_builtin_spec, (self.name,))
         # A model built from fields is a class made at run time (not importable): rebuilt on use instead.
         model = self._model if self._fields is None else None
@@ -176,6 +176,16 @@ def catalogue(registry: Registry | None = None) -> list[dict[str, Any]]:
             }
         )
     return listed
+
+
+def is_builtin(spec: GeneratorSpec) -> bool:
+    """Whether ``spec`` is the built-in generator of its name (it pickles as that name)."""
+    return generators._specs.get(spec.name) is spec
+
+
+def builtin_spec(name: str) -> GeneratorSpec:
+    """The built-in generator of that name, its module imported now (see `is_builtin`)."""
+    return _builtin_spec(name)
 
 
 def _builtin_spec(name: str) -> GeneratorSpec:

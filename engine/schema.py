@@ -29,9 +29,13 @@ NAME = r"^[A-Za-z][A-Za-z0-9_]*$"
 
 
 class StrictModel(BaseModel):
-    """Base of every bank model: unknown keys are errors and nothing changes after loading."""
+    """Base of every bank model: unknown keys are errors and nothing changes after loading.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    ``defer_build``: a model's validator is built when a bank file is first validated, not when the
+    module is imported, so a bank read back from the cache (`attnquiz.engine.banks`) never builds one.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, defer_build=True)
 
 
 class ToleranceSpec(StrictModel):

@@ -17,16 +17,22 @@ import typer.main
 from typer._click import Context
 from typer._coercion import build_runtime_param
 
-from attnquiz import coercion
+from attnquiz import coercion, main
 from attnquiz.main import app
 
-HEAVY = {"numpy", "pydantic", "yaml", "sympy", "starlette", "typst"}
+HEAVY = {"numpy", "pydantic", "yaml", "sympy", "starlette", "typst", "rich"}
+COMMAND_MODULES = {
+    f"attnquiz.{name}" for name in ("practice", "lookup", "answer", "exporting", "scanning", "authoring")
+} | {"attnquiz.generators", "attnquiz.serve"}
+"""The modules of quiz's commands: only the one whose command runs is imported (help imports all)."""
 
-# Runs quiz as its console script does, then prints on stderr the heavy packages it imported.
+# Runs quiz as its console script does, then prints on stderr the heavy packages it imported (and
+# the command modules, as "attnquiz.lookup" and so on).
 PROBE = (
     "import sys, atexit, json\n"
-    "atexit.register(lambda: print('IMPORTED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules}"
-    f" & set({sorted(HEAVY)!r}))), file=sys.stderr))\n"
+    f"heavy, commands = set({sorted(HEAVY)!r}), set({sorted(COMMAND_MODULES)!r})\n"
+    "atexit.register(lambda: print('IMPORTED ' + json.dumps(sorted(({m.split('.')[0] for m in sys.modules}"
+    " & heavy) | (set(sys.modules) & commands))), file=sys.stderr))\n"
     "from attnquiz.main import main\n"
     "main()\n"
 )
@@ -52,11 +58,61 @@ def probe(
     return done, set(json.loads(line.removeprefix("IMPORTED ")))
 
 
+def heavy(imported: set[str]) -> set[str]:
+    """The heavy packages among what `probe` saw imported."""
+    return imported & HEAVY
+
+
 def test_help_imports_none_of_the_heavy_packages(tmp_path: Path) -> None:
-    for args in (["--help"], ["list", "--help"], ["run", "--help"], ["--version"]):
+    for args in (["--help"], ["list", "--help"], ["run", "--help"], ["answer", "--help"], ["--version"]):
         done, imported = probe(tmp_path, *args)
         assert done.returncode == 0, done.stderr
-        assert imported == set(), args
+        assert heavy(imported) == set(), args
+
+
+@pytest.mark.parametrize(
+    ("args", "module"),
+    [
+        (["list", "--help"], "attnquiz.lookup"),
+        (["run", "--help"], "attnquiz.practice"),
+        (["answer", "--help"], "attnquiz.answer"),
+        (["export", "--help"], "attnquiz.exporting"),
+        (["serve", "--help"], "attnquiz.serve"),
+    ],
+)
+def test_a_command_imports_only_its_own_module(tmp_path: Path, args: list[str], module: str) -> None:
+    done, imported = probe(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert imported & COMMAND_MODULES == {module}
+
+
+def test_the_command_list_imports_every_command_module_and_builds_none(tmp_path: Path) -> None:
+    done, imported = probe(tmp_path, "--help")
+    assert imported & COMMAND_MODULES == COMMAND_MODULES  # each command's first line is its docstring's
+    assert "  list        List a bank's items" in done.stdout
+    assert [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()] == [
+        name for name, _, _ in main.COMMANDS
+    ]
+
+
+def test_the_command_list_says_what_typer_says_of_the_built_commands() -> None:
+    """`quiz --help` takes each command's line from its docstring: the line typer gives once built."""
+    for width in (80, 40, 200):
+        group = typer.main.get_command(app)
+        lazy = group.get_help(Context(group, terminal_width=width, max_content_width=width))
+        assert isinstance(group, main.QuizGroup)
+        assert isinstance(group.commands, main.LazyCommands)
+        assert group.commands.built == {}
+        built = dict(group.commands.items())  # every command built
+        assert set(built) == {name for name, _, _ in main.COMMANDS}
+        assert group.get_help(Context(group, terminal_width=width, max_content_width=width)) == lazy
+
+
+def test_an_unknown_command_is_refused_with_the_closest_names(tmp_path: Path) -> None:
+    done, imported = probe(tmp_path, "lsit", "week1")
+    assert done.returncode == 2
+    assert "No such command 'lsit'. Did you mean 'list'?" in done.stderr
+    assert heavy(imported) == set()
 
 
 @pytest.mark.parametrize("bank", ["week1", "week2"])
@@ -66,7 +122,8 @@ def test_listing_a_bank_with_a_warm_cache_needs_no_numpy_pydantic_or_yaml(tmp_pa
     assert {"numpy", "pydantic", "yaml"} <= cold_imported
     warm, imported = probe(tmp_path, "list", bank)
     assert warm.returncode == 0, warm.stderr
-    assert imported & {"numpy", "pydantic", "yaml"} == set()
+    assert heavy(imported) == {"rich"}  # the table is drawn with rich; no numpy, pydantic, yaml, sympy, typst
+    assert imported & COMMAND_MODULES == {"attnquiz.lookup"}
     uncached, _ = probe(tmp_path, "list", bank, QUIZ_NO_CACHE="1")
     assert warm.stdout == cold.stdout == uncached.stdout
     warm_json, imported = probe(tmp_path, "list", bank, "--json")
@@ -81,6 +138,20 @@ def test_the_first_question_imports_no_yaml_sympy_or_web_pieces(tmp_path: Path) 
     done, imported = probe(tmp_path, "run", "week1", "--seed", "1", "--count", "3", stdin="q\n")
     assert "Give " in done.stdout or "Choose one" in done.stdout or "Select all" in done.stdout, done.stdout
     assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
+
+
+def test_an_original_shown_and_a_formula_answered_import_no_yaml_sympy_or_typst(tmp_path: Path) -> None:
+    probe(tmp_path, "list", "week1")  # fills the bank cache
+    done, imported = probe(tmp_path, "show", "week1", "additive-score", "--original")
+    assert done.returncode == 0, done.stderr
+    assert "Answer: 1.93" in done.stdout
+    assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
+    args = ["answer", "week1", "block-params-formula", "--seed", "1", "--", "d(12d + 13)"]
+    done, imported = probe(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert "Correct" in done.stdout
+    assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
+    assert imported & COMMAND_MODULES == {"attnquiz.answer"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,6 +237,10 @@ def test_plain_conversion_handles_the_values_quiz_commands_get() -> None:
         ("run count", "500", 500),
         ("run solutions", "never", "never"),
         ("show seed", 7, 7),
+        ("answer responses", ("d(12d + 13)",), ["d(12d + 13)"]),
+        ("answer responses", ("64", "-0.5"), ["64", "-0.5"]),
+        ("answer responses", (), []),
+        ("run item", ("additive-score", "concat-width"), ["additive-score", "concat-width"]),
     ]
     for label, value, expected in cases:
         info = params[label].type_descriptor
@@ -176,6 +251,8 @@ def test_plain_conversion_handles_the_values_quiz_commands_get() -> None:
         ("run count", "501"),
         ("run count", "1_0"),
         ("run solutions", "no"),
+        ("answer responses", "d"),
+        ("answer responses", ("a", 1)),
     ]:
         info = params[label].type_descriptor
         assert coercion.plain_value(info.annotation, info.parameter_info, value) is coercion._UNHANDLED
@@ -203,3 +280,41 @@ def test_a_bad_value_is_refused_in_typers_own_words(tmp_path: Path, args: list[s
     done, _ = probe(tmp_path, *args)
     assert done.returncode == 2
     assert message in " ".join(done.stderr.split())
+
+
+def test_a_cached_bank_imports_only_the_generators_of_the_questions_asked(tmp_path: Path) -> None:
+    """An item read back from the cache looks its generator up when first used; its questions are the
+    ones the bank read from its file gives."""
+    code = (
+        "import json, sys\n"
+        "from attnquiz.engine import banks\n"
+        "bank = banks.load('week1')\n"
+        "def loaded(): return sorted(m for m in sys.modules if m.startswith('attnquiz.engine.generators.'))\n"
+        "before = loaded()\n"
+        "entry = bank.get('concat-width')\n"
+        "question = entry.question(7).to_json()\n"
+        "print(json.dumps({'before': before, 'after': loaded(), 'question': question,"
+        " 'names': [e.spec.name for e in bank.items]}))\n"
+    )
+    environment = {**os.environ, "QUIZ_HOME": str(tmp_path)}
+    environment.pop("QUIZ_NO_CACHE", None)
+
+    def run(**env: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**environment, **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+    cold, warm, uncached = run(), run(), run(QUIZ_NO_CACHE="1")
+    assert len(cold["before"]) > 10  # read from the file: every generator checked
+    # Read back from the cache: no generator looked up yet. The statements module only because the
+    # parameters of its items are statement pools, instances of its own class.
+    assert set(warm["before"]) <= {"attnquiz.engine.generators.statements"}
+    assert 0 < len(warm["after"]) - len(warm["before"]) <= 3  # the item's own module (and what it imports)
+    assert warm["question"] == cold["question"] == uncached["question"]
+    assert warm["names"] == cold["names"] == uncached["names"]  # every generator still found on use
