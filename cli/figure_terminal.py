@@ -76,8 +76,8 @@ def print_figure(target: Console, figure: Figure, *, indent: int = 0) -> None:
     its values."""
     margin = " " * indent
     if plain_mode():
-        for line in value_lines(figure):
-            put(target, margin + line, hang=indent + 2)
+        for said in value_lines(figure):
+            put(target, margin + said, hang=indent + 2)
         return
     for runs in figure_lines(figure, target.width - indent, _spell(target), cell_len):
         line = Text(margin)
