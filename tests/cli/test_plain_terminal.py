@@ -171,3 +171,24 @@ def test_the_environment_variable(monkeypatch: pytest.MonkeyPatch, value: str, p
 
     monkeypatch.setenv("QUIZ_PLAIN", value)
     assert plain_mode() is plain
+
+
+def test_a_plain_line_plot_lists_its_points_in_words() -> None:
+    from attnquiz.engine.figures import LinePlot, Series
+    from attnquiz.figure_terminal import value_lines
+
+    figure = LinePlot(
+        x=[0, 1, 2],
+        series=[Series("$\\sin$", [0, 0.5, -1]), Series("b", [1, 1, 1])],
+        title="PE",
+        x_label="$p$",
+    )
+    lines = value_lines(figure)
+    assert lines[0].startswith("Figure: PE. Line plot of 2 curves")
+    assert lines[1] == "Values, a point a line (3 of 3 points):"
+    assert lines[2:] == [
+        "p 0: sin: 0.000; b: 1.000.",
+        "p 1: sin: 0.500; b: 1.000.",
+        "p 2: sin: −1.000; b: 1.000.",
+    ]
+    assert not any(BOX.search(line) for line in lines)
