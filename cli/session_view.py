@@ -559,7 +559,9 @@ class SessionView:
             for d in days:
                 width = max(1, round(12 * d.attempts / most))
                 shown = f"{100 * d.accuracy:.0f} %" if d.attempts > d.unscored else "self-rated"
-                table.add_row(d.day, f"{'█' * width} {d.attempts}", shown)
+                # --plain: the count alone (a bar is read out as a row of block characters).
+                drawn = str(d.attempts) if plain_mode() else f"{'█' * width} {d.attempts}"
+                table.add_row(d.day, drawn, shown)
             print_table(c, table)
         c.print()
         if total_due:
@@ -640,7 +642,10 @@ def _percent(group: GroupStats) -> str:
 
 
 def bar(fraction: float, width: int = 10) -> Text:
-    """A small horizontal bar with the percentage, coloured by how good it is."""
+    """A small horizontal bar with the percentage, coloured by how good it is (under --plain the
+    percentage alone)."""
+    if plain_mode():
+        return Text(f"{100 * fraction:.0f} %")
     filled = round(max(0.0, min(1.0, fraction)) * width)
     style = "green" if fraction >= 0.8 else "yellow" if fraction >= 0.5 else "red"
     text = Text()

@@ -120,16 +120,28 @@ def test_piped_plain_commands_write_no_escapes_or_boxes_even_with_force_color(
 
 def test_a_piped_plain_session_review_and_stats(tmp_path: Path) -> None:
     run = quiz(
-        tmp_path, "--plain", "run", "week2", "--count", "3", "--seed", "3", stdin="1\n2\n3\n", FORCE_COLOR="1"
+        tmp_path,
+        "--plain",
+        "run",
+        *FIGURE_ITEM[:1],
+        "--item",
+        FIGURE_ITEM[1],
+        "--item",
+        "additive-score",
+        "--original",
+        stdin="0.98\n0.5\n",
+        FORCE_COLOR="1",
     )
     assert run.returncode == 0, run.stderr
     assert_plain(run.stdout + run.stderr)
     assert "Summary" in run.stdout
+    assert "2 answers saved" in run.stdout
     for command in ("review", "stats"):
         shown = quiz(tmp_path, "--plain", command, FORCE_COLOR="1")
         assert shown.returncode == 0, shown.stderr
         assert shown.stdout.strip()
         assert_plain(shown.stdout + shown.stderr)
+        assert not re.search(r"#{3,}|\.{5,}", shown.stdout)  # no bar, not even spelled in ASCII
 
 
 def test_a_plain_figure_lists_every_value_of_the_figure(tmp_path: Path) -> None:
