@@ -20,7 +20,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from attnquiz.folding import NBSP, put
-from attnquiz.terminal import strip_control
+from attnquiz.terminal import plain_mode, strip_control, unboxed
 from attnquiz.wording import LABELS, MARKS
 
 if TYPE_CHECKING:
@@ -37,6 +37,12 @@ class TerminalConsole(Console):
     The text of every segment is cleaned as it is written, after rich has laid it out, so tables,
     rules and folded paragraphs are all covered; rich's own style and cursor codes are separate
     (control) segments or are added from the style, and stay.
+
+    Under ``quiz --plain`` (`attnquiz.terminal.plain_mode`) neither stays: no style is written (no
+    colour, bold or hyperlink escape), no control segment (no cursor move, no clearing), and any
+    box-drawing character left in the text is spelled in ASCII. What is drawn is chosen for a
+    screen reader where it is built (`rule`, the tables of `markdown_terminal`, the figures of
+    `figure_terminal`); this is the guarantee that nothing else slips through.
     """
 
     def __init__(self, **options: Any) -> None:
@@ -44,6 +50,10 @@ class TerminalConsole(Console):
         super().__init__(markup=False, emoji=False, **options)
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        if plain_mode():
+            return super()._render_buffer(
+                Segment(unboxed(strip_control(segment.text))) for segment in buffer if not segment.control
+            )
         return super()._render_buffer(
             segment if segment.control else Segment(strip_control(segment.text), segment.style)
             for segment in buffer
@@ -72,6 +82,20 @@ def print_markdown(target: Console, markdown: str, **options: Any) -> None:
     draw(target, markdown, **options)
 
 
+def rule(target: Console, title: str) -> None:
+    """A section heading: a dim rule with ``title`` at its left, or under ``--plain`` the title
+    alone on its line (a screen reader would read a rule as a row of dashes)."""
+    from rich.rule import Rule
+
+    if plain_mode():
+        put(target, title)
+    elif target.width < len(title) + 4:
+        # A rule would cut its title (and a variant code with it): the title is folded instead.
+        put(target, Text(title, style="dim"), hang=2)
+    else:
+        target.print(Rule(title, align="left", style="dim"))
+
+
 SEP = "  ·  "
 """Separates the facts of one line (a header, a verdict)."""
 
@@ -80,7 +104,7 @@ def markdown_paragraphs(markdown: str) -> list[str]:
     """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
     from attnquiz.engine.export.plain import to_terminal
 
-    rendered = to_terminal(markdown)
+    rendered = to_terminal(markdown, spoken=plain_mode())
     return [p for p in rendered.split("\n\n") if p.strip()]
 
 
@@ -186,7 +210,11 @@ def print_question(
     if isinstance(answer, ChoiceAnswer):
         for letter, option in zip(answer.letters, answer.options, strict=False):
             label = f"  {letter}. "
-            put(target, Text.assemble((label, "bold"), to_terminal(option.text)), hang=len(label) - 2)
+            put(
+                target,
+                Text.assemble((label, "bold"), to_terminal(option.text, spoken=plain_mode())),
+                hang=len(label) - 2,
+            )
         target.print()
     put(target, answer.instructions(), style="italic")
     if note and question.student_note:
@@ -203,7 +231,7 @@ def print_part(target: Console, part: Part) -> None:
     if isinstance(part.answer, ChoiceAnswer):
         for letter, option in zip(part.answer.letters, part.answer.options, strict=False):
             option_label = f"    {letter}. "
-            line = Text.assemble((option_label, "bold"), to_terminal(option.text))
+            line = Text.assemble((option_label, "bold"), to_terminal(option.text, spoken=plain_mode()))
             put(target, line, hang=len(option_label))
     put(target, " " * len(label) + part.answer.instructions(), style="italic", hang=len(label))
 
@@ -269,7 +297,11 @@ def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 
     target.print(Text(margin + "Key points", style="bold green"))
     for point in answer.points:
         # Each point hangs under its first word, so the list reads as a list when folded.
-        put(target, Text(margin + "  • ") + Text(" ".join(to_terminal(point).split())), hang=2)
+        put(
+            target,
+            Text(margin + "  • ") + Text(" ".join(to_terminal(point, spoken=plain_mode()).split())),
+            hang=2,
+        )
 
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
@@ -301,7 +333,7 @@ def show_question(question: Question, *, with_answer: bool, with_solution: bool)
                         "  " + where,
                         (mistake.format(answer), "yellow"),
                         (f"  {mistake.tag}: ", "dim"),
-                        to_terminal(mistake.feedback),
+                        to_terminal(mistake.feedback, spoken=plain_mode()),
                     )
                     put(console, line, hang=2)
 

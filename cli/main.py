@@ -165,8 +165,20 @@ def _global_options(
             "--version", callback=_print_version, is_eager=True, help="Print quiz's version and exit."
         ),
     ] = False,
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain",
+            help="Output for screen readers: no colour, boxes or redrawing; maths in words, figures as "
+            "their values (also QUIZ_PLAIN=1).",
+        ),
+    ] = False,
 ) -> None:
-    """Options that come before the command (quiz --version)."""
+    """Options that come before the command (quiz --version, quiz --plain run BANK)."""
+    if plain:
+        from attnquiz.terminal import set_plain
+
+        set_plain()
 
 
 def main() -> None:

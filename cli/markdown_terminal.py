@@ -21,7 +21,7 @@ from rich.text import Text
 
 from attnquiz.engine.export import plain
 from attnquiz.folding import ascii_text, print_table, put
-from attnquiz.terminal import can_encode, strip_control, to_ascii
+from attnquiz.terminal import can_encode, plain_mode, strip_control, to_ascii
 
 if TYPE_CHECKING:
     from attnquiz.engine.export import text as md
@@ -54,7 +54,7 @@ def print_markdown(
     from attnquiz.engine.export import text as md
 
     if not has_blocks(markdown):
-        put(target, (first or Text()) + Text(plain.to_terminal(markdown)), hang=hang)
+        put(target, (first or Text()) + Text(plain.to_terminal(markdown, spoken=plain_mode())), hang=hang)
         return
     margin = " " * (indent + hang)
     spaced = first is None  # a prompt: blocks apart, as its paragraphs; a labelled step stays compact
@@ -73,7 +73,7 @@ def print_markdown(
         if not flow:
             return
         gap()
-        text = plain.to_terminal_blocks(flow)
+        text = plain.to_terminal_blocks(flow, spoken=plain_mode())
         if lead is not None:
             put(target, lead + Text(text), hang=hang)
             lead = None
@@ -96,7 +96,13 @@ def print_markdown(
             label.rstrip()
             put(target, label, hang=hang)
             lead = None
-        if isinstance(block, md.Table):
+        if isinstance(block, md.Table) and plain_mode():
+            # A screen reader: a row a line, each cell after its header, no box to read out.
+            put(
+                target,
+                "\n".join(margin + line for line in plain.terminal_block(block, spoken=True).splitlines()),
+            )
+        elif isinstance(block, md.Table):
             print_table(target, Padding(_table(target, block), (0, 0, 0, len(margin) + 2)))
         elif isinstance(block, md.CodeBlock):
             _code(target, block, margin)
@@ -119,7 +125,7 @@ def _table(target: Console, block: md.Table) -> Table:
     )
 
     def cell(nodes: tuple[md.Inline, ...]) -> Text:
-        text = Text(" ".join(plain.terminal_inlines(nodes).split()))
+        text = Text(" ".join(plain.terminal_inlines(nodes, spoken=plain_mode()).split()))
         return text if unicode or can_encode(target.file, text.plain) else ascii_text(text)
 
     for header, how in zip(block.header, block.align, strict=True):

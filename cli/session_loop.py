@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 
 from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
+from attnquiz.terminal import plain_mode
 from attnquiz.wording import clock
 
 if TYPE_CHECKING:
@@ -113,8 +114,10 @@ class LineReader:
     def __init__(self, stream: TextIO, *, interactive: bool) -> None:
         self.stream = stream
         self.interactive = interactive
-        if interactive:
-            # Importing readline is what gives input() line editing and a history of answers.
+        if interactive and not plain_mode():
+            # Importing readline is what gives input() line editing and a history of answers. Not
+            # under --plain: readline redraws the line and writes terminal modes (bracketed paste),
+            # escapes a screen reader reads out; the terminal's own line editing is left.
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401
 

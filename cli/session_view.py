@@ -11,13 +11,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
 from attnquiz import display
 from attnquiz.display import SEP, STYLES
 from attnquiz.folding import NBSP, print_table, put
+from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
@@ -171,11 +171,7 @@ class SessionView:
         # The code (not the seed) is what rebuilds this variant: quiz show BANK ITEM --code CODE.
         title += f" · {display.variant_label(question, seed=False)}".replace(NBSP, " ")
         c.print()
-        if c.width < len(title) + 4:
-            # A rule would cut its title (and the variant code with it): the title is folded instead.
-            put(c, Text(title, style="dim"), hang=2)
-        else:
-            c.print(Rule(title, align="left", style="dim"))
+        display.rule(c, title)
         display.print_question(c, question, variant=False, note=False)
         if session.exam and slot.answered:
             put(c, Text.assemble(("Your answer: ", "dim"), slot.response))
@@ -189,7 +185,7 @@ class SessionView:
         from attnquiz.engine.export.plain import to_terminal
 
         if text:
-            put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text)))
+            put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text, spoken=plain_mode())))
         else:
             self.note("This question has no hint.")
 
@@ -292,7 +288,7 @@ class SessionView:
 
         c = self.console
         c.print()
-        c.print(Rule("Results", align="left", style="dim"))
+        display.rule(c, "Results")
         shown = 0
         for slot in session.slots:
             status = slot.status
@@ -362,7 +358,7 @@ class SessionView:
             "completed": "",
             "submitted": "",
         }
-        c.print(Rule(f"Summary{endings[summary.ended]}", align="left", style="dim"))
+        display.rule(c, f"Summary{endings[summary.ended]}")
         if not summary.rows:
             self.note("No questions were answered.")
         elif not summary.out_of:
@@ -563,7 +559,9 @@ class SessionView:
             for d in days:
                 width = max(1, round(12 * d.attempts / most))
                 shown = f"{100 * d.accuracy:.0f} %" if d.attempts > d.unscored else "self-rated"
-                table.add_row(d.day, f"{'█' * width} {d.attempts}", shown)
+                # --plain: the count alone (a bar is read out as a row of block characters).
+                drawn = str(d.attempts) if plain_mode() else f"{'█' * width} {d.attempts}"
+                table.add_row(d.day, drawn, shown)
             print_table(c, table)
         c.print()
         if total_due:
@@ -644,7 +642,10 @@ def _percent(group: GroupStats) -> str:
 
 
 def bar(fraction: float, width: int = 10) -> Text:
-    """A small horizontal bar with the percentage, coloured by how good it is."""
+    """A small horizontal bar with the percentage, coloured by how good it is (under --plain the
+    percentage alone)."""
+    if plain_mode():
+        return Text(f"{100 * fraction:.0f} %")
     filled = round(max(0.0, min(1.0, fraction)) * width)
     style = "green" if fraction >= 0.8 else "yellow" if fraction >= 0.5 else "red"
     text = Text()

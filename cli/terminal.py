@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import re
 import sys
 import unicodedata
@@ -224,4 +225,44 @@ def strip_control(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-__all__ = ["ERRORS", "can_encode", "is_unicode", "prepare_streams", "strip_control", "to_ascii"]
+PLAIN_ENV = "QUIZ_PLAIN"
+"""The environment variable that turns on the plain terminal (``QUIZ_PLAIN=1``, as ``quiz --plain``)."""
+
+
+def plain_mode() -> bool:
+    """Whether output is for a screen reader (``quiz --plain`` or ``QUIZ_PLAIN`` set and not ``0``).
+
+    Plain output has no colour or other escape sequences, no box drawing or rules, no redrawn
+    lines; maths is written in words (``square root of d sub k``), tables as one line a row, and
+    figures as their values.
+    """
+    return os.environ.get(PLAIN_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def set_plain() -> None:
+    """Turn on plain output for this process and the processes it starts."""
+    os.environ[PLAIN_ENV] = "1"
+
+
+_BOX = re.compile("[\u2500-\u259f]")
+
+
+def unboxed(text: str) -> str:
+    """``text`` with box-drawing and block characters (U+2500–U+259F) spelled in ASCII (─ → -)."""
+    if not _BOX.search(text):
+        return text
+    return _BOX.sub(lambda m: _ASCII.get(m.group(), " "), text)
+
+
+__all__ = [
+    "ERRORS",
+    "PLAIN_ENV",
+    "can_encode",
+    "is_unicode",
+    "plain_mode",
+    "prepare_streams",
+    "set_plain",
+    "strip_control",
+    "to_ascii",
+    "unboxed",
+]

@@ -29,7 +29,7 @@ from attnquiz.engine.answers import (
     ShapeAnswer,
     Tolerance,
 )
-from attnquiz.engine.export import figure_table
+from attnquiz.engine.export import figure_table, math_speech
 from attnquiz.engine.export import text as md
 from attnquiz.engine.export.html import table_html
 from attnquiz.engine.figures import plain
@@ -52,10 +52,33 @@ def _inlines(nodes: Iterable[md.Inline]) -> str:
     return "".join(out)
 
 
+SPOKEN_CLASS = "sr-only visually-hidden screenreader-only"
+"""The classes of a formula's spoken form: the visually hidden class of Moodle's Bootstrap 4
+themes (``sr-only``), of its Bootstrap 5 themes (``visually-hidden``) and of Canvas
+(``screenreader-only``); both platforms keep ``class``. No inline CSS as well: Moodle's purifier
+drops the properties that hide text (``position``, ``clip``, ``overflow``), and repeating it on
+every formula doubled the size of an export."""
+
+
 def tex_formula(formula: markup.Math) -> str:
-    """A formula as MathJax TeX, HTML-escaped: ``\\(...\\)`` inline, ``\\[...\\]`` displayed."""
+    """A formula as MathJax TeX, HTML-escaped (``\\(...\\)`` inline, ``\\[...\\]`` displayed),
+    with its spoken form for screen readers (issue 31).
+
+    The TeX is kept for the platform's MathJax, in a span hidden from assistive technology; beside
+    it a visually hidden span says the formula in words (`math_speech`: "square root of d sub k"),
+    the same text as the ``alttext`` of the HTML export's MathML. Moodle's HTML purifier and
+    Canvas's sanitizer both keep spans and their classes (MathML, ``role`` and ``aria-label`` are
+    not kept by every Moodle configuration), so a screen reader reads the words wherever the
+    question is shown; where ``aria-hidden`` were dropped it would also read MathJax's own
+    rendering, never nothing.
+    """
     source = escape(formula.source.strip(), quote=False)
-    return f"\\[{source}\\]" if formula.display else f"\\({source}\\)"
+    tex = f"\\[{source}\\]" if formula.display else f"\\({source}\\)"
+    said = escape(math_speech.speech(formula), quote=False)
+    return (
+        f'<span class="quiz-math"><span aria-hidden="true">{tex}</span>'
+        f'<span class="{SPOKEN_CLASS}">{said}</span></span>'
+    )
 
 
 def tex_html(source: str) -> str:
@@ -576,6 +599,7 @@ __all__ = [
     "IN_DIGITS",
     "MAX_SPELLINGS",
     "PRODUCT_SPELLINGS",
+    "SPOKEN_CLASS",
     "Notes",
     "dimension_spellings",
     "dimension_texts",

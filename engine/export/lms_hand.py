@@ -16,6 +16,7 @@ import shlex
 from collections.abc import Sequence
 from html import escape
 
+from attnquiz.engine import markup
 from attnquiz.engine.answers import ExpressionAnswer, NumericAnswer, PartsAnswer, ShapeAnswer, VectorAnswer
 from attnquiz.engine.export import lms
 from attnquiz.engine.export.lms_model import (
@@ -109,7 +110,13 @@ def _answer_html(group: Group) -> str:
     answer = group.answer
     written = f"<code>{escape(answer.format(), quote=False)}</code>"
     if isinstance(answer, ExpressionAnswer):
-        return f"{written}, that is \\({escape(answer.tex(), quote=False)}\\)"
+        # Typeset with its spoken form, as every formula of the export (`lms.tex_formula`). TeX
+        # outside the Markdown subset stays bare TeX: the <code> before it already reads it out.
+        try:
+            typeset = lms.tex_html_inline(f"${answer.tex()}$")
+        except markup.MarkupError:
+            typeset = f"\\({escape(answer.tex(), quote=False)}\\)"
+        return f"{written}, that is {typeset}"
     if isinstance(answer, NumericAnswer | VectorAnswer):
         return f"{written} ({escape(answer.tolerance.describe(), quote=False)})"
     return written

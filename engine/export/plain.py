@@ -3,6 +3,10 @@
 Built on the Markdown reader (`attnquiz.engine.export.text`), which is built on the TeX reader
 (`attnquiz.engine.markup`); formulas are written by `markup.to_unicode`, tables by
 `markup.table_lines`.
+
+``spoken=True`` is the terminal for screen readers (``quiz --plain``): formulas in words
+(`attnquiz.engine.export.math_speech`: ``\\sqrt{d_k}`` as "square root of d sub k"), and a table
+as one line a row, each cell after its column's header, with no rule or alignment padding.
 """
 
 from __future__ import annotations
@@ -12,26 +16,30 @@ from collections.abc import Iterable
 from typing import Any
 
 from attnquiz.engine import markup
+from attnquiz.engine.export import math_speech
 from attnquiz.engine.export import text as md
 
 
-def terminal_inlines(nodes: Iterable[Any]) -> str:
+def terminal_inlines(nodes: Iterable[Any], *, spoken: bool = False) -> str:
     """Inline content of the Markdown tree (`attnquiz.engine.export.text`) as plain Unicode text."""
-    return _terminal_inlines(nodes)
+    return _terminal_inlines(nodes, spoken)
 
 
-def terminal_block(block: Any) -> str:
+def terminal_block(block: Any, *, spoken: bool = False) -> str:
     """One block of the Markdown tree as `to_terminal` writes it."""
-    return to_terminal_blocks((block,))
+    return to_terminal_blocks((block,), spoken=spoken)
 
 
-def _terminal_inlines(nodes: Iterable[Any]) -> str:
+def _terminal_inlines(nodes: Iterable[Any], spoken: bool = False) -> str:
     out: list[str] = []
     for node in nodes:
         if isinstance(node, md.Plain | md.Code):
             out.append(node.text)
         elif isinstance(node, md.Strong | md.Emph):
-            out.append(_terminal_inlines(node.children))
+            out.append(_terminal_inlines(node.children, spoken))
+        elif spoken:
+            said = math_speech.speech(node.math)
+            out.append(f"\n    {said}\n" if node.math.display else said)
         elif node.math.display:
             rendered = markup.to_unicode(node.math.tree, display=True).strip()
             out.append("\n" + "\n".join("    " + line for line in rendered.splitlines()) + "\n")
@@ -40,29 +48,48 @@ def _terminal_inlines(nodes: Iterable[Any]) -> str:
     return "".join(out)
 
 
-def to_terminal(text: str) -> str:
+def to_terminal(text: str, *, spoken: bool = False) -> str:
     """Markdown with TeX maths as plain Unicode text (display formulas on lines of their own,
-    tables aligned, code blocks indented, images as their alt text and file)."""
-    return to_terminal_blocks(md.blocks(text))
+    tables aligned, code blocks indented, images as their alt text and file); ``spoken``: maths
+    in words and tables a row a line, for a screen reader."""
+    return to_terminal_blocks(md.blocks(text), spoken=spoken)
 
 
-def to_terminal_blocks(blocks: Iterable[Any]) -> str:
+def spoken_rows(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A table for a listener: one line a row, each cell after its column's header (an empty
+    header cell is left out, an empty cell said as "empty")."""
+    lines = []
+    for row in rows:
+        cells = [
+            f"{name}: {cell or 'empty'}" if name else (cell or "empty")
+            for name, cell in zip(header, row, strict=True)
+        ]
+        lines.append("; ".join(cells) + ".")
+    return lines
+
+
+def to_terminal_blocks(blocks: Iterable[Any], *, spoken: bool = False) -> str:
     """Blocks of the Markdown tree as `to_terminal` writes them."""
     out: list[str] = []
     for block in blocks:
         if isinstance(block, md.Paragraph):
-            out.append(_terminal_inlines(block.inlines).strip("\n"))
+            out.append(_terminal_inlines(block.inlines, spoken).strip("\n"))
         elif isinstance(block, md.ListBlock):
             out.append(
                 "\n".join(
-                    (f"{n}. " if block.ordered else "- ") + _terminal_inlines(item).strip("\n")
+                    (f"{n}. " if block.ordered else "- ") + _terminal_inlines(item, spoken).strip("\n")
                     for n, item in enumerate(block.items, 1)
                 )
             )
         elif isinstance(block, md.Table):
-            header = [_terminal_inlines(cell).replace("\n", " ") for cell in block.header]
-            rows = [[_terminal_inlines(cell).replace("\n", " ") for cell in row] for row in block.rows]
-            out.append("\n".join("  " + line for line in markup.table_lines(header, rows, block.align)))
+            header = [" ".join(_terminal_inlines(cell, spoken).split()) for cell in block.header]
+            rows = [[" ".join(_terminal_inlines(cell, spoken).split()) for cell in row] for row in block.rows]
+            if spoken:
+                out.append("\n".join(spoken_rows(header, rows)))
+            else:
+                header = [_terminal_inlines(cell).replace("\n", " ") for cell in block.header]
+                rows = [[_terminal_inlines(cell).replace("\n", " ") for cell in row] for row in block.rows]
+                out.append("\n".join("  " + line for line in markup.table_lines(header, rows, block.align)))
         elif isinstance(block, md.CodeBlock):
             out.append("\n".join("    " + line for line in block.text.split("\n")))
         else:
@@ -71,4 +98,4 @@ def to_terminal_blocks(blocks: Iterable[Any]) -> str:
     return re.sub(r"\n{3,}", "\n\n", joined).strip("\n")
 
 
-__all__ = ["terminal_block", "terminal_inlines", "to_terminal", "to_terminal_blocks"]
+__all__ = ["spoken_rows", "terminal_block", "terminal_inlines", "to_terminal", "to_terminal_blocks"]
