@@ -99,3 +99,41 @@ def test_a_temporary_file_of_a_killed_export_is_removed_by_the_next(tmp_path: Pa
     assert running.exists()
     assert other.exists()
     assert (tmp_path / "key.md").read_bytes() == b"the whole key"
+
+
+# A worker started as an export starts one, reporting how SIGINT is handled at the first line of
+# code it runs (before `pdf_workers.serve` sets anything itself).
+_FIRST_HANDLER = """
+import signal
+from attnquiz.engine.export import pdf_workers
+
+def report(there):
+    there.send(repr(signal.getsignal(signal.SIGINT)))
+
+if __name__ == "__main__":
+    ctx = pdf_workers.context()
+    here, there = ctx.Pipe()
+    worker = ctx.Process(target=report, args=(there,))
+    worker.start()
+    print(here.recv())
+    worker.join()
+"""
+
+
+@needs_signals
+def test_a_pdf_worker_ignores_ctrl_c_from_its_very_start(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal reaches every process of the export's group, a worker too, even while it
+    is still starting: it must never die of it with a traceback (the export says "interrupted"
+    itself). The fork server's preload sets SIGINT ignored, so each worker is forked ignoring it."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork server: spawn workers start with the parent's mask (pdf_workers)")
+    script = tmp_path / "first_handler.py"
+    script.write_text(_FIRST_HANDLER)
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=root, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr(signal.SIG_IGN), done.stdout
