@@ -356,6 +356,7 @@ def key(
 __all__ = [
     "Document",
     "Piece",
+    "RecentSheets",
     "Terminated",
     "compile_typst",
     "default_jobs",

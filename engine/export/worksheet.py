@@ -112,7 +112,8 @@ class ClassSheets(Sequence[Sheet]):
         if student == 1 and self._first is not None:
             return self._first
         seed = student_seed(self.master_seed, student)
-        sheet = Sheet(student, seed, variant_code(seed), tuple(entry.question(seed) for entry in self.entries))
+        questions = tuple(entry.question(seed) for entry in self.entries)
+        sheet = Sheet(student, seed, variant_code(seed), questions)
         if student == 1:
             # Built by `plan_class` to fail before any file is begun, and read again by every export:
             # kept (one sheet), so that it is built once (issue 28).

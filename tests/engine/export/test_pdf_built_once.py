@@ -11,7 +11,8 @@ import pytest
 
 from attnquiz.engine import banks
 from attnquiz.engine.bank import BankItem
-from attnquiz.engine.export import files, pdf
+from attnquiz.engine.export import pdf
+from attnquiz.engine.export.files import write as write_files
 from attnquiz.engine.export.worksheet import KeyStyle, Sheet, plan_class
 from attnquiz.engine.variant import Question
 
@@ -30,7 +31,7 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, int]]:
 
 def _export(tmp_path: Path, key: KeyStyle) -> dict[str, bytes]:
     plan = plan_class(banks.load("week1"), students=9, master_seed=2026, count=6)
-    written = files.write(plan, "pdf", tmp_path, key=key, jobs=1)
+    written = write_files(plan, "pdf", tmp_path, key=key, jobs=1)
     return {path.name: path.read_bytes() for path in written.files}
 
 
