@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import io
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, overload
 
 # Document, Piece, compile_typst and make_piece are re-exported: callers know them as this module's.
 from attnquiz.engine.export.pdf_piece import Document as Document
@@ -161,10 +162,13 @@ def write_documents(
     ``sheets`` defaults to the plan's. SIGTERM while this runs (in the main thread) stops it as
     Ctrl-C does: workers stopped, no file left, `Terminated` raised.
     """
-    chosen = plan.sheets if sheets is None else sheets
+    given = plan.sheets if sheets is None else sheets
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ExportError(f"jobs must be at least 1, not {jobs}")
+    # Made in this process, a student's worksheet piece and key piece read the same sheets: kept for
+    # as long as the pieces that read them are being made, each sheet is built once (issue 28).
+    chosen: Sequence[Sheet] = RecentSheets(given, sum(doc.per_piece for doc in docs))
     order, made_first = _numbered(
         list(pieces(docs, len(chosen))),
         docs,
@@ -177,7 +181,7 @@ def write_documents(
         progress(0, total)
     with _Outputs(docs, open_file, len(chosen)) as outputs, terminated_as_exception():
         recipe = None
-        if workers > 1 and bank is not None and chosen is plan.sheets:
+        if workers > 1 and bank is not None and given is plan.sheets:
             from attnquiz.engine.export import pdf_workers  # the process pool, only for jobs above 1
 
             recipe = pdf_workers.recipe(plan, bank)
@@ -192,6 +196,44 @@ def write_documents(
         else:
             made = (made_first.get(piece) or remake(piece) for piece in order)
             _join(order, made, outputs, progress, remake)
+
+
+class RecentSheets(Sequence[Sheet]):
+    """``sheets`` with the last ``keep`` sheets read kept: reading one again does not build it again.
+
+    The pieces of the documents are made in class order (`pieces`), so the key piece of a student
+    comes at most one piece of each document after the worksheet piece that built the sheet: keeping
+    a piece's worth of students per document builds each sheet once, and memory stays that of a few
+    pieces whatever the size of the class. ``builds`` counts the sheets actually read from ``sheets``.
+    """
+
+    def __init__(self, sheets: Sequence[Sheet], keep: int) -> None:
+        self.sheets = sheets
+        self.keep = max(1, keep)
+        self.kept: OrderedDict[int, Sheet] = OrderedDict()
+        self.builds = 0
+
+    def __len__(self) -> int:
+        return len(self.sheets)
+
+    @overload
+    def __getitem__(self, index: int) -> Sheet: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Sheet]: ...
+    def __getitem__(self, index: int | slice) -> Sheet | Sequence[Sheet]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = index + len(self) if index < 0 else index
+        sheet = self.kept.get(position)
+        if sheet is not None:
+            self.kept.move_to_end(position)
+            return sheet
+        sheet = self.sheets[position]
+        self.builds += 1
+        self.kept[position] = sheet
+        if len(self.kept) > self.keep:
+            self.kept.popitem(last=False)
+        return sheet
 
 
 def _merged(order: Sequence[Piece], ready: dict[Piece, bytes], made: Iterator[bytes]) -> Iterator[bytes]:
@@ -314,6 +356,7 @@ def key(
 __all__ = [
     "Document",
     "Piece",
+    "RecentSheets",
     "Terminated",
     "compile_typst",
     "default_jobs",

@@ -85,7 +85,8 @@ class ClassSheets(Sequence[Sheet]):
     """Every student's sheet, built when it is read and not kept: a class of any size costs the
     memory of one sheet (a whole bank for a thousand students would be hundreds of MB).
 
-    Reading the same sheet twice builds it twice, with the same result (its seed fixes it).
+    Reading the same sheet twice builds it twice, with the same result (its seed fixes it), except the
+    first student's, which is kept.
     """
 
     def __init__(self, entries: tuple[BankItem, ...], master_seed: int | None, students: int) -> None:
@@ -93,6 +94,7 @@ class ClassSheets(Sequence[Sheet]):
         self.master_seed = master_seed
         self.students = students
         self._originals: tuple[Question, ...] | None = None
+        self._first: Sheet | None = None
 
     def __len__(self) -> int:
         return self.students
@@ -107,8 +109,16 @@ class ClassSheets(Sequence[Sheet]):
         student = self._student(index)
         if self.master_seed is None:
             return Sheet(student, None, ORIGINAL_CODE, self.originals())
+        if student == 1 and self._first is not None:
+            return self._first
         seed = student_seed(self.master_seed, student)
-        return Sheet(student, seed, variant_code(seed), tuple(entry.question(seed) for entry in self.entries))
+        questions = tuple(entry.question(seed) for entry in self.entries)
+        sheet = Sheet(student, seed, variant_code(seed), questions)
+        if student == 1:
+            # Built by `plan_class` to fail before any file is begun, and read again by every export:
+            # kept (one sheet), so that it is built once (issue 28).
+            self._first = sheet
+        return sheet
 
     def _student(self, index: int) -> int:
         """The 1-based student number of a (possibly negative) index."""
