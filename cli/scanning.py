@@ -184,25 +184,22 @@ def _fix(review_path: Path, answers: Path) -> None:
             break
         if value.strip() == "skip" or (item.kind in ("page", "missing") and not item.rereadable):
             continue
+        if item.kind not in ("page", "field"):
+            continue
+        try:
+            added = scan.settle_answer(review_path, answers, item, value, items, doc)
+        except scan.AnswerRefused as exc:
+            typer.echo(f"    {exc}")
+            queue.insert(0, item)  # asked again
+            continue
+        except scan.ScanError as exc:
+            typer.echo(f"    {exc}")
+            continue
         if item.kind == "page":
-            numbers = value.split()
-            if len(numbers) != 2 or not all(n.isdigit() for n in numbers):
-                typer.echo("    give the student number and the page of their sheet, e.g. 12 1")
-                queue.insert(0, item)
-                continue
-            try:
-                added = scan.settle_page(
-                    review_path, answers, item, int(numbers[0]), int(numbers[1]), items, doc
-                )
-            except scan.ScanError as exc:
-                typer.echo(f"    {exc}")
-                continue
-            typer.echo(f"    read as student {numbers[0]}'s page {numbers[1]}" + (
+            student, sheet_page = value.split()
+            typer.echo(f"    read as student {int(student)}'s page {int(sheet_page)}" + (
                 f"; {len(added)} field(s) on it to settle" if added else ""))  # fmt: skip
             queue[:0] = added
-            settled += 1
-            continue
-        scan.settle(review_path, answers, item, value.strip(), items, doc)
         settled += 1
     left = sum(1 for item in items if item.value is None)
     typer.echo(f"\nSettled {settled}; {left} left. {answers} is updated.")

@@ -63,6 +63,15 @@ def serve_command(
             dir_okay=False,
         ),
     ] = None,
+    scan: Annotated[
+        Path | None,
+        typer.Option(
+            "--scan",
+            help="The answers.csv of a `quiz scan`: its review (ANSWERS.review.json) can be settled "
+            "at /scan, as `quiz scan --fix` does.",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Practise, review, see your stats and preview banks in a web browser on this computer.
 
@@ -73,6 +82,8 @@ def serve_command(
     """
     from attnquiz.engine import banks
 
+    if scan is not None and not scan.is_file():
+        fail(f"{scan}: no answers file (run `quiz scan` first)", 2)
     for name in bank or ():
         banks.find(name)  # an unknown bank is one clear line now, not an error page later
     if host not in LOOPBACK_NAMES:
@@ -86,7 +97,16 @@ def serve_command(
     except (OSError, OverflowError) as exc:
         fail(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}")
     bound_port = listener.getsockname()[1]
-    serve(listener, host, bound_port, tuple(bank or ()), db, open_browser=open_browser, time_limit=time_limit)
+    serve(
+        listener,
+        host,
+        bound_port,
+        tuple(bank or ()),
+        db,
+        open_browser=open_browser,
+        time_limit=time_limit,
+        scan=scan.resolve() if scan is not None else None,
+    )
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -116,6 +136,7 @@ def serve(
     *,
     open_browser: bool,
     time_limit: int = 20,
+    scan: Path | None = None,
 ) -> None:
     """Run the server on an already listening socket until Ctrl-C (or SIGTERM)."""
     import socket
@@ -128,7 +149,7 @@ def serve(
 
     assert isinstance(listener, socket.socket)
     guard = Guard(token=new_token(), port=port, hosts=allowed_hosts(host, port))
-    app, state = build_app(ServeSettings(banks=bank_refs, db=db, time_limit=time_limit), guard)
+    app, state = build_app(ServeSettings(banks=bank_refs, db=db, time_limit=time_limit, scan=scan), guard)
     shown = f"[{host}]" if ":" in host else host
     if host in {"0.0.0.0", "::"}:
         shown = LOOPBACK if host == "0.0.0.0" else "[::1]"

@@ -551,11 +551,16 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
     text = _response(response, decimal_comma)
     if not text:
         return Cell(question.item_id, "", "blank", 0.0, None, "No answer.")
+    if text.startswith(UNDER_REVIEW):  # `quiz scan` could not decide it: never graded as an answer
+        awaiting = "Awaits the scan's review: settle it with `quiz scan --fix` (or `quiz serve --scan`)."
+        return Cell(question.item_id, text, "unmarked", 0.0, None, awaiting)
     result = grade(question, text)
     mistake = result.mistake.tag if result.mistake is not None else None
     return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
 
 
+UNDER_REVIEW = "?review "
+"""How `quiz scan` writes a cell it left for review (its ``REVIEW_PREFIX``; scan is a layer above)."""
 _MARK = re.compile(r"\+?(\d{1,4}(?:[.,]\d{1,4})?)")
 
 

@@ -60,6 +60,10 @@ class ScanError(QuizError):
 # ---------------------------------------------------------------------------------------------
 
 
+class AnswerRefused(ScanError):
+    """What the instructor gave cannot settle this item (too long, malformed): ask again."""
+
+
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
     id: str
@@ -1013,6 +1017,59 @@ def settle(
     )
 
 
+MAX_SETTLED_LENGTH = 500
+"""Characters an instructor's answer may have (a matrix of a few dozen entries fits)."""
+
+
+def readings(item: ReviewItem) -> list[str]:
+    """The readings to offer for a field as choices: each option filled on a choice question with a
+    doubtful mark (``A``, ``C``), and all of them together; nothing for digit grids and formulas (their
+    answer is typed)."""
+    parts = [p.strip() for p in item.read.split(",") if p.strip()]
+    if (
+        item.kind != "field"
+        or not parts
+        or not all(len(p) == 1 and p.isalpha() and p.isupper() for p in parts)
+    ):
+        return []
+    return parts + ([", ".join(parts)] if len(parts) > 1 else [])
+
+
+def settle_answer(
+    review_path: Path,
+    answers: Path,
+    item: ReviewItem,
+    value: str,
+    items: list[ReviewItem],
+    doc: dict[str, Any],
+) -> list[ReviewItem]:
+    """Settle ``item`` with what the instructor gave, as `quiz scan --fix` and the `quiz serve` page
+    both do: a field takes the answer as the student wrote it (empty: no answer); a page whose QR
+    code could not be read takes ``STUDENT PAGE`` and is read (what it leaves is returned, and added
+    to the review); a page missing or scanned twice can only be scanned again. Refused with a
+    `ScanError` that says why, with nothing written."""
+    if item.value is not None:
+        raise ScanError(f"item {item.n} was already settled ({item.value or 'no answer'})")
+    text = value.strip()
+    if len(text) > MAX_SETTLED_LENGTH:
+        raise AnswerRefused(f"an answer of at most {MAX_SETTLED_LENGTH} characters, please")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise AnswerRefused("an answer on one line, without control characters")
+    if item.kind == "page":
+        if not item.rereadable:
+            raise ScanError("this page's image cannot be read: scan it again")
+        numbers = text.split()
+        if len(numbers) != 2 or not all(n.isascii() and n.isdigit() and len(n) <= 9 for n in numbers):
+            raise AnswerRefused("give the student number and the page of their sheet, e.g. 12 1")
+        return settle_page(review_path, answers, item, int(numbers[0]), int(numbers[1]), items, doc)
+    if item.kind != "field":
+        raise ScanError("scan this page again (with --overwrite, or into another file)")
+    if text.startswith(REVIEW_PREFIX.strip()):
+        raise AnswerRefused(f"{text!r} is how the answers file marks a cell under review, not an answer")
+    settle(review_path, answers, item, text, items, doc)
+    return []
+
+
 def _upright(image: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.uint8]:
     """A resampled page turned the right way up: the sheet's title and instructions are at the top left,
     where the bottom right is empty; a page that shows neither way is refused, not guessed."""
@@ -1112,6 +1169,7 @@ def settle_page(
 
 
 __all__ = [
+    "AnswerRefused",
     "ClassScan",
     "Flag",
     "Layout",
@@ -1128,7 +1186,9 @@ __all__ = [
     "read_image",
     "read_page",
     "read_scans",
+    "readings",
     "settle",
+    "settle_answer",
     "settle_page",
     "write_outputs",
 ]

@@ -102,6 +102,8 @@ class ServeSettings:
     db: Path | None = None
     time_limit: int = isolation.PAGE_SECONDS
     """CPU seconds a page that loads banks or builds variants, or a plugin's import, may take."""
+    scan: Path | None = None
+    """The answers file of a `quiz scan` whose review the /scan page settles (None: no such page)."""
 
 
 class QuizApp:
@@ -135,7 +137,10 @@ class QuizApp:
 
     def page(self, request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
         body = self.templates.get_template(template).render(
-            path=request.url.path, start_csrf=self.guard.csrf_token(_START), **context
+            path=request.url.path,
+            start_csrf=self.guard.csrf_token(_START),
+            scan_page=self.settings.scan is not None,
+            **context,
         )
         return HTMLResponse(body, status_code=code)
 
@@ -1013,6 +1018,18 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/preview/{bank}/{item}", isolated(quiz.preview_item, preview_key)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
+    if settings.scan is not None:
+        from attnquiz.web import scan_review
+
+        review = scan_review.ScanReviewPage(
+            answers=settings.scan,
+            review=scan_review.default_review(settings.scan),
+            render=quiz.page,
+            read_form=quiz.form,
+            csrf=guard.csrf_token(scan_review.SCOPE),
+            cpu_seconds=settings.time_limit,
+        )
+        routes[-1:-1] = scan_review.routes(review)
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: quiz.not_found, 500: quiz.not_found},

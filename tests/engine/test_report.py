@@ -83,3 +83,20 @@ def test_the_files_are_escaped_and_self_contained() -> None:
     assert "&lt;script&gt;" in page  # the hostile answer, shown as text
     students = list(csv.reader(io.StringIO(files["students.csv"].decode())))
     assert students[1][1].startswith("<script")  # not a formula: kept as it is
+
+
+def test_a_cell_left_for_the_scan_review_is_not_graded_as_an_answer() -> None:
+    """`?review N` (a mark `quiz scan` could not decide) awaits its review: never graded "invalid"."""
+    bank = banks.load("week1")
+    plan = plan_class(bank, students=2, master_seed=77, items=["weighted-sum-first-element"])
+    rows = list(csv.reader(io.StringIO(template_csv(plan))))
+    column = rows[0].index("weighted-sum-first-element")
+    rows[1][column] = "?review 1"
+    rows[2][column] = "?review"  # not how the scan writes one: an answer like any other
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    marks = grade_text(bank, buffer.getvalue(), master_seed=77, students=2)
+    first, second = (row.cells[0] for row in marks.rows)
+    assert first.status == "unmarked"
+    assert "quiz scan --fix" in first.feedback
+    assert second.status == "invalid"

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.web.conftest import Server, chromium_path, csrf_of, start_server
+from tests.web.scan_review_fixture import scanned_class
 from tests.web.test_serve_http import PRACTICE_TOPIC, SEED, answer, post, start
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
@@ -90,7 +91,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dic
     broken = folder / "broken.yaml"
     text = (Path(__file__).resolve().parents[2] / "questions" / "week1.yaml").read_text(encoding="utf-8")
     broken.write_text(text.replace("params: {dim: 2}", "params: {dim: many}", 1), encoding="utf-8")
-    server = start_server("week1", str(CONCEPTS), str(broken), db=folder / "history.sqlite3")
+    scanned = scanned_class(folder)  # a scan with every kind of item left for review
+    server = start_server(
+        "week1", str(CONCEPTS), str(broken), "--scan", str(scanned.answers), db=folder / "history.sqlite3"
+    )
     try:
         pages = {"home": "/", "preview": "/preview", "preview-week1": "/preview/week1"}
         pages["preview-errors"] = "/preview/broken"
@@ -137,6 +141,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dic
 
         pages["review"] = "/review"
         pages["stats"] = "/stats"
+        pages["scan-review"] = "/scan"
+        # One item settled: the notice and the table of what was settled shown too.
+        scan_csrf = csrf_of(server.request("GET", "/scan").body)
+        choice = next(i["n"] for i in scanned.items() if i["kind"] == "field" and i["read"])
+        settled = server.request("POST", f"/scan/{choice}", form={"csrf": scan_csrf, "choice": "blank"})
+        pages["scan-review-settled"] = settled.headers["location"].split("#")[0]
         yield server, pages
     finally:
         server.stop()
@@ -158,6 +168,8 @@ PAGES = [
     "exam-summary",
     "review",
     "stats",
+    "scan-review",
+    "scan-review-settled",
     "preview",
     "preview-week1",
     "preview-figures",
@@ -266,6 +278,7 @@ KEYBOARD_PAGES = [
     "exam-summary",
     "review",
     "stats",
+    "scan-review",
     "preview-figures",
     "preview-errors",
     "not-found",
