@@ -13,26 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_hostile_media import DEEP_BANK
 from tests.web.conftest import Server, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 TOWERS = ROOT / "tests" / "data" / "bad_formula_banks" / "towers.yaml"
 DEEP_TEX = "\\\\sqrt{" * 300 + "a" + "}" * 300
-DEEP_BANK = f"""\
-bank: deep
-title: Deep
-items:
-  - id: deep
-    kind: formula
-    source: "test"
-    topic: demo
-    params:
-      a: {{range: [2, 9]}}
-    prompt: "What is ${DEEP_TEX}$ for $a = {{{{a}}}}$?"
-    answer: {{kind: integer, value: "2*a"}}
-    solution:
-      - "It is ${{{{2*a}}}}$."
-"""
 HANG = 60.0
 """Seconds that only a hang reaches (the tower took minutes before the cost model; the machine may be
 loaded, so the test bounds nothing finer)."""
@@ -45,7 +31,7 @@ def _words(html: str) -> str:
 @pytest.fixture(scope="module")
 def deep_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("deep") / "deep.yaml"
-    path.write_text(DEEP_BANK, encoding="utf-8")
+    path.write_text(DEEP_BANK.format(tex=DEEP_TEX), encoding="utf-8")
     return path
 
 
