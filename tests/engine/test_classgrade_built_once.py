@@ -8,24 +8,16 @@ from collections import Counter
 import pytest
 
 from attnquiz.engine import banks
-from attnquiz.engine.bank import BankItem
 from attnquiz.engine.classgrade import grade_text, template_csv
 from attnquiz.engine.export.worksheet import plan_class, student_seed
-from attnquiz.engine.variant import Question
+from tests.builds import counted_builds
 
 
 def test_grading_builds_each_students_variant_of_each_item_once(monkeypatch: pytest.MonkeyPatch) -> None:
     bank = banks.load("week1")
     plan = plan_class(bank, students=12, master_seed=2026)  # the whole bank
     text = template_csv(plan)
-    builds: Counter[tuple[str, int]] = Counter()
-    build = BankItem.question
-
-    def question(self: BankItem, seed: int) -> Question:
-        builds[self.id, seed] += 1
-        return build(self, seed)
-
-    monkeypatch.setattr(BankItem, "question", question)
+    builds = counted_builds(monkeypatch)
     marks = grade_text(bank, text, master_seed=2026)
     assert not marks.problems
     assert len(marks.rows) == 12

@@ -3,30 +3,16 @@ student's variants once, with the same bytes as when each document built its own
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from attnquiz.engine import banks
-from attnquiz.engine.bank import BankItem
 from attnquiz.engine.export import pdf
 from attnquiz.engine.export.files import write as write_files
 from attnquiz.engine.export.worksheet import KeyStyle, Sheet, plan_class
-from attnquiz.engine.variant import Question
-
-
-def _counted(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, int]]:
-    builds: Counter[tuple[str, int]] = Counter()
-    build = BankItem.question
-
-    def question(self: BankItem, seed: int) -> Question:
-        builds[self.id, seed] += 1
-        return build(self, seed)
-
-    monkeypatch.setattr(BankItem, "question", question)
-    return builds
+from tests.builds import counted_builds
 
 
 def _export(tmp_path: Path, key: KeyStyle) -> dict[str, bytes]:
@@ -39,7 +25,7 @@ def _export(tmp_path: Path, key: KeyStyle) -> dict[str, bytes]:
 def test_each_variant_is_built_once_and_the_files_are_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: KeyStyle
 ) -> None:
-    builds = _counted(monkeypatch)
+    builds = counted_builds(monkeypatch)
     once = _export(tmp_path / "once", key)
     assert len(once) == 2  # worksheets and key
     assert builds, "the export built no variant"
