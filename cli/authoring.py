@@ -40,6 +40,16 @@ def check_command(
             help="Seconds a bank's plugins may take to import, and each variant they build.",
         ),
     ] = 5.0,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            max=256,
+            help="Items checked at once, each by a worker process (default: every CPU; 1: no workers).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Test every item of a bank over many seeds: it builds, grades its own answer and mistakes, renders.
@@ -54,9 +64,10 @@ def check_command(
     Example: quiz check mybank.yaml --variants 500 --json
     """
     from attnquiz.engine.check import check_path
+    from attnquiz.engine.parallel import default_jobs
 
     progress = None if as_json or not sys.stderr.isatty() else _progress_printer()
-    report = check_path(bank, variants, progress, time_limit)
+    report = check_path(bank, variants, progress, time_limit, jobs=default_jobs() if jobs is None else jobs)
     if progress is not None:
         typer.echo("\r\033[K", err=True, nl=False)
     if as_json:

@@ -403,6 +403,16 @@ def grade_command(
             "a result page per student, and CSV tables.",
         ),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            max=256,
+            help="Rows graded at once, each by a worker process, for a large class (default: every CPU).",
+        ),
+    ] = None,
 ) -> None:
     """Grade a class: rebuild each student's variants and mark every answer with the shared grader.
 
@@ -417,6 +427,7 @@ def grade_command(
     """
     from attnquiz.engine import banks
     from attnquiz.engine.classgrade import grade_file, marks_file, template_csv
+    from attnquiz.engine.parallel import default_jobs
 
     loaded = banks.load(bank, plugins=True)
     if template:
@@ -442,7 +453,9 @@ def grade_command(
     if items or topic or count is not None or original or every:
         fail("the answers file's header names the items: --items, --topic, --count, --all and --original "
              "are for --template", 2)  # fmt: skip
-    marks = grade_file(loaded, answers, master_seed=seed, students=students)
+    marks = grade_file(
+        loaded, answers, master_seed=seed, students=students, jobs=default_jobs() if jobs is None else jobs
+    )
     if output is not None:
         _save_csv(output, marks_file(marks))
     if report_dir is not None:

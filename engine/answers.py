@@ -7,6 +7,7 @@ scoring it is `attnquiz.engine.grading`'s; this module only says what the target
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -213,10 +214,18 @@ class Formula:
     def of(cls, text: str, symbols: Sequence[str]) -> Formula:
         """An item's own formula, read by the same reader as students' formulas (a `ValueError`
         with the reason if it refuses it)."""
-        from attnquiz.engine import parse, symbolic
+        return _item_formula(text, tuple(symbols))
 
-        tree = symbolic.read(text, tuple(symbols))
-        return cls(parse.formula_text(tree), tree)
+
+@functools.lru_cache(maxsize=4096)
+def _item_formula(text: str, symbols: tuple[str, ...]) -> Formula:
+    """`Formula.of`, read once per text: an item writes the same few formulas in every variant (the
+    answer and its mistakes), and a class's worth of variants would read them thousands of times.
+    A refusal raises and is not remembered; a `Formula` is immutable, so sharing one is safe."""
+    from attnquiz.engine import parse, symbolic
+
+    tree = symbolic.read(text, symbols)
+    return Formula(parse.formula_text(tree), tree)
 
 
 MistakeValue = float | int | Vector | Matrix | ShapeValue | frozenset[str] | Formula

@@ -113,11 +113,13 @@ def check_path(
     variants: int = DEFAULT_VARIANTS,
     progress: Progress | None = None,
     time_limit: float = TIME_LIMIT,
+    jobs: int = 1,
 ) -> BankReport:
     """Find, load and check a bank; load errors (all of them) make a report of their own.
 
     A bank with plugins is checked in a child process (see `attnquiz.engine.check_child`): its
-    code may loop or sleep, and ``time_limit`` bounds its import and each generation.
+    code may loop or sleep, and ``time_limit`` bounds its import and each generation. Any other
+    bank's items are checked ``jobs`` at a time (`attnquiz.engine.parallel`).
 
     Raises:
         BankNotFoundError: no bank of that name or path.
@@ -135,7 +137,7 @@ def check_path(
         from attnquiz.engine.check_child import check_in_child
 
         return check_in_child(name_or_path, bank, variants, progress, time_limit)
-    return check_bank(bank, variants, progress)
+    return check_bank(bank, variants, progress, jobs=jobs)
 
 
 def check_bank(
@@ -145,22 +147,33 @@ def check_bank(
     *,
     start: int = 0,
     on_item: Callable[[ItemReport], None] | None = None,
+    jobs: int = 1,
 ) -> BankReport:
     """Check every item of a loaded bank over the seeds ``0 .. variants-1`` (and its original).
 
-    ``start``: the index of the first item checked; ``on_item`` receives each item's report at once.
+    ``start``: the index of the first item checked; ``on_item`` receives each item's report at once;
+    ``jobs``: items checked at once, each in a worker process (the report is the same, in bank order).
     """
+    from attnquiz.engine.parallel import ordered_map
+
     if variants < 1:
         raise QuizError(f"--variants must be at least 1, not {variants}")
     report = BankReport(bank=bank.name, path=bank.path, variants=variants, title=bank.title)
-    for done, entry in enumerate(bank.items[start:], start + 1):
-        item_report = check_item(bank, entry, variants)
+    indexes = range(start, len(bank.items))
+    checked = ordered_map(_check_at, (bank, variants), indexes, jobs=jobs)
+    for done, (index, item_report) in enumerate(zip(indexes, checked, strict=True), start + 1):
         report.items.append(item_report)
         if on_item is not None:
             on_item(item_report)
         if progress is not None:
-            progress(done, len(bank.items), entry.id)
+            progress(done, len(bank.items), bank.items[index].id)
     return report
+
+
+def _check_at(work: tuple[Bank, int], index: int) -> ItemReport:
+    """The report of the bank's item at ``index`` (a task of `check_bank`, maybe in a worker)."""
+    bank, variants = work
+    return check_item(bank, bank.items[index], variants)
 
 
 def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) -> ItemReport:

@@ -35,6 +35,7 @@ from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import QuizError, VariantCodeError
 from attnquiz.engine.export.worksheet import ClassPlan, student_seed
 from attnquiz.engine.grading import Status, grade, grade_parts
+from attnquiz.engine.parallel import ordered_map
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.variant import Question
 
@@ -636,17 +637,19 @@ def grade_text(
     master_seed: int | None = None,
     students: int | None = None,
     bom: bool = False,
+    jobs: int = 1,
 ) -> ClassMarks:
     """Grade the answers in ``text`` (CSV with a header row); see the module docstring.
 
-    ``bom`` says the file began with a UTF-8 byte-order mark (so the marks are written with one).
+    ``bom`` says the file began with a UTF-8 byte-order mark (so the marks are written with one);
+    ``jobs``: processes grading rows at once for a large class (the marks are the same).
     """
     if text.startswith("\ufeff"):
         text, bom = text[1:], True
     delimiter = _dialect(text.lstrip("\r\n").split("\n", 1)[0])
     # Closed however grading ends (a bad header raises): the reader's field limit is put back then.
     with contextlib.closing(_rows(text, delimiter)) as rows:
-        return _graded(bank, rows, file, delimiter, master_seed, students, bom)
+        return _graded(bank, rows, file, delimiter, master_seed, students, bom, jobs)
 
 
 def _graded(
@@ -657,6 +660,7 @@ def _graded(
     master_seed: int | None,
     students: int | None,
     bom: bool,
+    jobs: int = 1,
 ) -> ClassMarks:
     decimal_comma = delimiter == ";"
     first = next(rows, None)
@@ -673,7 +677,9 @@ def _graded(
     columns = sorted(whole + [(i, item, lab) for i, item, lab in header.parts])
     item_ids = tuple(item if label is None else header.headings[item, label] for _, item, label in columns)
     entries = {item: bank.get(item) for _, item, _ in columns}
-    out: list[Row] = []
+    # Each row is checked here, in file order (a student given twice is found by the rows before);
+    # then the rows to grade are graded, maybe by several processes, and put back in that order.
+    out: list[Row | _Pending] = []
     seen_students: dict[int, int] = {}
     seen_variants: dict[tuple[int | None, str], tuple[int, str]] = {}
 
@@ -699,21 +705,73 @@ def _graded(
                 )
             seed, shown = _seed_of(student, code, master_seed, students)
             _check_once(student, seed, shown, line, seen_students, seen_variants)
-            graded = tuple(
-                _row_cells(
-                    columns, entries, seed, cells, decimal_comma, header.headings, header.marks, mark_only
-                )
-            )
         except _RowProblem as problem:
             out.append(Row(line, student, name, code, problem=str(problem)))
             continue
-        except QuizError as exc:  # e.g. an item with no original asked for with code "original"
+        except QuizError as exc:  # e.g. a code that is not a variant code
             out.append(Row(line, student, name, code, problem=str(exc)))
             continue
-        out.append(Row(line, student, name, shown, graded))
+        out.append(_Pending(line, student, name, code, shown, seed, cells))
+    pending = [row for row in out if isinstance(row, _Pending)]
+    grader = _RowGrader(columns, entries, decimal_comma, header.headings, header.marks, mark_only)
+    # Workers pay for themselves from a few thousand cells (a cell takes about 0.2 ms).
+    enough = -(-_PARALLEL_CELLS // max(1, len(columns)))
+    graded = iter(ordered_map(_grade_row, grader, pending, jobs=jobs, min_tasks=enough, chunk=8))
+    marked = tuple(next(graded) if isinstance(row, _Pending) else row for row in out)
     return ClassMarks(
-        bank.name, file, item_ids, tuple(out), has_names=header.name is not None, delimiter=delimiter, bom=bom
+        bank.name, file, item_ids, marked, has_names=header.name is not None, delimiter=delimiter, bom=bom
     )
+
+
+_PARALLEL_CELLS = 3000
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A row that passed the file-order checks, to be graded."""
+
+    line: int
+    student: str
+    name: str
+    code: str
+    shown: str
+    seed: int | None
+    cells: list[str]
+
+
+@dataclass(frozen=True)
+class _RowGrader:
+    """What grading any row needs: the columns, the items, and how the file writes numbers."""
+
+    columns: list[tuple[int, str, str | None]]
+    entries: dict[str, BankItem]
+    decimal_comma: bool
+    headings: dict[tuple[str, str], str]
+    marks: dict[str, tuple[int, str, int | None]]
+    mark_only: frozenset[str]
+
+
+def _grade_row(grader: _RowGrader, row: _Pending) -> Row:
+    """One row's graded `Row`, or the row with the reason it cannot be graded (a task of `_graded`,
+    maybe in a worker process: every problem is returned as text, never raised)."""
+    try:
+        graded = tuple(
+            _row_cells(
+                grader.columns,
+                grader.entries,
+                row.seed,
+                row.cells,
+                grader.decimal_comma,
+                grader.headings,
+                grader.marks,
+                grader.mark_only,
+            )
+        )
+    except _RowProblem as problem:
+        return Row(row.line, row.student, row.name, row.code, problem=str(problem))
+    except QuizError as exc:  # e.g. an item with no original asked for with code "original"
+        return Row(row.line, row.student, row.name, row.code, problem=str(exc))
+    return Row(row.line, row.student, row.name, row.shown, graded)
 
 
 def _check_once(
@@ -740,9 +798,9 @@ def _check_once(
 
 
 def grade_file(
-    bank: Bank, path: Path, *, master_seed: int | None = None, students: int | None = None
+    bank: Bank, path: Path, *, master_seed: int | None = None, students: int | None = None, jobs: int = 1
 ) -> ClassMarks:
-    """Grade an answers file on disk."""
+    """Grade an answers file on disk (``jobs``: processes at once for a large class)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -754,6 +812,7 @@ def grade_file(
         master_seed=master_seed,
         students=students,
         bom=data.startswith(codecs.BOM_UTF8),
+        jobs=jobs,
     )
 
 

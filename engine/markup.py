@@ -441,8 +441,12 @@ _LINK_CLOSE = re.compile(r"\][(\[:]")
 def escape_markdown(text: str) -> str:
     """Plain text as Markdown that shows exactly that text (never emphasis, HTML, a link or an
     entity): ``3*d`` stays ``3*d`` where feedback, a worksheet or a figure's label is Markdown."""
-    special = _MARKDOWN_SPECIAL | {"[", "]"} if _LINK_CLOSE.search(text) else _MARKDOWN_SPECIAL
-    return "".join("\\" + ch if ch in special else ch for ch in text)
+    special = _MARKDOWN_SPECIAL_OR_BRACKET if _LINK_CLOSE.search(text) else _MARKDOWN_SPECIAL_CHARACTER
+    return special.sub(r"\\\g<0>", text)
+
+
+_MARKDOWN_SPECIAL_CHARACTER = re.compile("[" + re.escape("".join(sorted(_MARKDOWN_SPECIAL))) + "]")
+_MARKDOWN_SPECIAL_OR_BRACKET = re.compile("[" + re.escape("".join(sorted(_MARKDOWN_SPECIAL)) + "[]") + "]")
 
 
 # ---------------------------------------------------------------------------------------------

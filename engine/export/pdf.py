@@ -21,14 +21,14 @@ are made one after another in this process, by the same function.
 from __future__ import annotations
 
 import io
-import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO, overload
 
-# Document, Piece, compile_typst and make_piece are re-exported: callers know them as this module's.
+# Document, Piece, compile_typst, make_piece and default_jobs are re-exported: callers know them as this
+# module's.
 from attnquiz.engine.export.pdf_piece import Document as Document
 from attnquiz.engine.export.pdf_piece import Piece as Piece
 from attnquiz.engine.export.pdf_piece import compile_typst as compile_typst
@@ -42,6 +42,7 @@ from attnquiz.engine.export.worksheet import (
     Progress,
     Sheet,
 )
+from attnquiz.engine.parallel import default_jobs as default_jobs
 
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdfjoin import PdfJoin
@@ -56,17 +57,6 @@ MIN_PIECES_PER_WORKER = 3
 """Worker processes are started only for exports of at least this many pieces per worker: starting
 one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
 two or three pieces, so a small export is made faster in this process alone."""
-
-
-def default_jobs() -> int:
-    """Pieces made at once when not told: every CPU this process may use."""
-    count = getattr(os, "process_cpu_count", None)  # Python 3.13: the CPUs this process may use
-    if count is not None:
-        return max(1, count() or 1)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS and Windows have no affinity
-        return max(1, os.cpu_count() or 1)
 
 
 def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:

@@ -206,6 +206,13 @@ class _AtRow(Exception):
 def check(text: str) -> None:
     """Raise `markup.MarkupError` if ``text`` uses TeX or Markdown outside the supported subset (a
     `MarkdownError`, with the line, for Markdown found on one line)."""
+    _checked(text)
+
+
+@lru_cache(maxsize=8192)
+def _checked(text: str) -> None:
+    """`check`, remembered for texts that pass (a raise is not cached): every renderer of a
+    variant, and every check of `quiz check`, reads the same texts again."""
     _read(text, strict=True)
 
 
@@ -520,8 +527,17 @@ def _inlines(source: str, formulas: list[markup.Math], depth: int = 0) -> tuple[
                 continue
         buffer.append(ch)
         i += 1
+        # Ordinary characters up to the next one that may start a mark are copied at once.
+        plain_run = _ORDINARY_RUN.match(source, i)
+        if plain_run is not None:
+            buffer.append(plain_run.group())
+            i = plain_run.end()
     flush()
     return tuple(out)
+
+
+_ORDINARY_RUN = re.compile(f"[^\\\\`*_{_OPEN}]+")
+"""A run of characters none of which can start an escape, a formula, code or emphasis."""
 
 
 def _closing(source: str, start: int, mark: str) -> int | None:

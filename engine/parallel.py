@@ -1,0 +1,106 @@
+"""Whole-class work (``quiz grade``, ``quiz check``) split across the CPUs, results in order.
+
+Work is handed to processes forked from this one, so each worker has the loaded bank without
+pickling it or loading it again, and only each task's input and result cross between processes.
+Forking is used only where it is safe and cheap: on Linux, in a process with one thread (a
+forked copy of a threaded process can deadlock on a lock another thread held) that has not loaded
+Typst (whose compiler's own threads are not there in a copy), and for enough tasks to pay for the
+workers. Anywhere else the same function runs here, one task after another,
+and gives the same results: the split never changes what is computed, only where.
+
+Workers ignore Ctrl-C (the terminal sends it to the whole process group): this process alone
+stops, cancels what is not started and ends its workers, so a Ctrl-C prints one message, not a
+traceback per worker.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+Context = TypeVar("Context")
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+_SHARED: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {}
+"""The function and its context in a worker, under "work": set before the fork, so inherited,
+never pickled."""
+
+
+def default_jobs() -> int:
+    """Processes at once when not told: every CPU this process may use."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13: the CPUs this process may use
+    if count is not None:
+        return max(1, count() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS and Windows have no affinity
+        return max(1, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    """Whether workers may be forked from this process now: on Linux, with no other Python thread,
+    and before Typst was loaded here (its compiler keeps native threads that a forked copy lacks,
+    and a worker compiling a figure then waits for them for ever)."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1 and "typst" not in sys.modules
+
+
+def ordered_map(
+    function: Callable[[Context, Task], Result],
+    context: Context,
+    tasks: Sequence[Task],
+    *,
+    jobs: int,
+    min_tasks: int = 2,
+    chunk: int = 1,
+) -> Iterator[Result]:
+    """``function(context, task)`` for each task, yielded in the order of ``tasks``.
+
+    With ``jobs`` > 1, at least ``min_tasks`` tasks and `can_fork`, the tasks run in ``jobs``
+    forked workers, ``chunk`` tasks to a message; otherwise here. ``function`` must be a module's
+    top-level function (a worker finds it by name); each task and result is pickled, ``context``
+    never is. An exception raised by ``function`` reaches the caller as from a call made here, so
+    it must survive pickling: catch the ones that carry more than a message inside ``function``.
+    """
+    if jobs <= 1 or len(tasks) < max(2, min_tasks) or not can_fork():
+        for task in tasks:
+            yield function(context, task)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _SHARED["work"] = (function, context)
+    pool = ProcessPoolExecutor(
+        min(jobs, len(tasks)), mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+    )
+    finished = False
+    try:
+        yield from pool.map(_run, tasks, chunksize=max(1, chunk))
+        finished = True
+    finally:
+        _SHARED.clear()
+        if finished:
+            pool.shutdown(wait=True)
+        else:  # stopped (Ctrl-C, an error, the caller gave up): no task more, and no worker left
+            workers = list(getattr(pool, "_processes", {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.terminate()
+            for worker in workers:
+                worker.join()
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(task: Any) -> Any:
+    function, context = _SHARED["work"]  # set before this worker was forked
+    return function(context, task)
+
+
+__all__ = ["can_fork", "default_jobs", "ordered_map"]

@@ -1,0 +1,239 @@
+"""Issue 28: `quiz grade` and `quiz check` split a class's work across the CPUs, with the same results.
+
+The split is `attnquiz.engine.parallel.ordered_map`: forked workers where that is safe, else here.
+Each test compares the work done by workers with the same work done in one process, so a worker
+that dropped, reordered or changed a result fails it; none measures time. The tests that need
+workers run in a fresh interpreter: this one has usually loaded Typst (through other tests), after
+which `can_fork` rightly refuses to fork.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attnquiz.engine import banks, parallel
+from attnquiz.engine.export.worksheet import plan_class
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="workers are forked on Linux only"
+)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _fresh(code: str) -> Any:
+    """What ``code``, run in a new interpreter with this test module importable, prints as JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _square_and_where(offset: int, task: int) -> tuple[int, int]:
+    return task * task + offset, os.getpid()
+
+
+def _fails_at_seven(offset: int, task: int) -> int:
+    if task == 7:
+        raise ValueError(f"task {task} is refused")
+    return task + offset
+
+
+def _children() -> list[int]:
+    """This process's live (not zombie) child processes."""
+    me = str(os.getpid())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_results_come_in_task_order_from_workers() -> None:
+    found = _fresh(
+        """
+        import json, os
+        from attnquiz.engine import parallel
+        from tests.engine.test_parallel import _square_and_where
+        results = list(parallel.ordered_map(_square_and_where, 5, list(range(60)), jobs=2, chunk=3))
+        print(json.dumps({"values": [v for v, _ in results], "pids": sorted({p for _, p in results}),
+                          "me": os.getpid()}))
+        """
+    )
+    assert found["values"] == [t * t + 5 for t in range(60)]
+    assert found["me"] not in found["pids"]  # done by workers, not here
+
+
+@pytest.mark.parametrize(
+    ("jobs", "tasks", "min_tasks"),
+    [(1, 60, 2), (2, 1, 2), (2, 10, 11)],
+    ids=["one job", "one task", "too few tasks"],
+)
+def test_small_or_single_work_runs_here(jobs: int, tasks: int, min_tasks: int) -> None:
+    results = list(
+        parallel.ordered_map(_square_and_where, 0, list(range(tasks)), jobs=jobs, min_tasks=min_tasks)
+    )
+    assert [value for value, _ in results] == [t * t for t in range(tasks)]
+    assert {pid for _, pid in results} == {os.getpid()}
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    """A forked copy of a threaded process can deadlock on a lock another thread held (the web
+    server has threads): there the work runs here."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not parallel.can_fork()
+        results = list(parallel.ordered_map(_square_and_where, 0, list(range(20)), jobs=2))
+    finally:
+        stop.set()
+        other.join()
+    assert {pid for _, pid in results} == {os.getpid()}
+
+
+def test_no_fork_once_typst_is_loaded() -> None:
+    """Found by this test suite: a worker forked after Typst compiled here waited for ever for the
+    compiler's threads, which a forked copy does not have."""
+    assert _fresh(
+        """
+        import json
+        from attnquiz.engine import parallel
+        before = parallel.can_fork()
+        from attnquiz.engine.export.pdf import compile_typst
+        compile_typst("x")
+        print(json.dumps([before, parallel.can_fork()]))
+        """
+    ) == [True, False]
+
+
+def test_a_workers_error_reaches_the_caller_and_no_worker_is_left() -> None:
+    found = _fresh(
+        """
+        import json
+        from attnquiz.engine import parallel
+        from tests.engine.test_parallel import _children, _fails_at_seven, _square_and_where
+        try:
+            list(parallel.ordered_map(_fails_at_seven, 0, list(range(40)), jobs=2))
+            error = None
+        except ValueError as exc:
+            error = str(exc)
+        after_error = _children()
+        early = parallel.ordered_map(_square_and_where, 0, list(range(200)), jobs=2)
+        first = next(early)[0]
+        early.close()
+        print(json.dumps({"error": error, "after_error": after_error, "first": first,
+                          "after_close": _children()}))
+        """
+    )
+    assert found["error"] == "task 7 is refused"
+    assert found["after_error"] == []
+    assert found["first"] == 0
+    assert found["after_close"] == []  # a caller that stops early leaves no worker either
+
+
+def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
+    found = _fresh(
+        """
+        import json, os
+        from attnquiz.engine import banks
+        from attnquiz.engine.classgrade import grade_text, marks_csv
+        from tests.engine.test_parallel import class_answers
+        bank = banks.load("week1")
+        text = class_answers(students=40)  # 40 rows × every item: above the cells that pay for workers
+        forked = []
+        fork = os.fork
+        def counted_fork():
+            pid = fork()
+            if pid:
+                forked.append(pid)
+            return pid
+        os.fork = counted_fork
+        split = grade_text(bank, text, master_seed=2026, jobs=2)
+        os.fork = fork
+        alone = grade_text(bank, text, master_seed=2026, jobs=1)
+        print(json.dumps({
+            "forked": len(forked),
+            "same_marks": marks_csv(split) == marks_csv(alone),
+            "same_summary": split.summary() == alone.summary(),
+            "problems": [row.problem for row in split.rows],
+            "problems_alone": [row.problem for row in alone.rows],
+        }))
+        """
+    )
+    assert found["forked"] == 2
+    assert found["same_marks"]
+    assert found["same_summary"]
+    assert found["problems"] == found["problems_alone"]
+    assert found["problems"][:-2] == [""] * 40
+    assert all(found["problems"][-2:])  # the student twice and the code that is no code
+
+
+def test_a_bank_checked_by_workers_gives_the_report_of_one_process() -> None:
+    found = _fresh(
+        """
+        import json
+        from attnquiz.engine import banks
+        from attnquiz.engine.check import check_bank
+        bank = banks.load("week1")
+        seen = []
+        split = check_bank(bank, variants=2, jobs=2, progress=lambda done, total, item: seen.append(
+            f"{done}/{total} {item}"))
+        alone = check_bank(bank, variants=2, jobs=1)
+        print(json.dumps({"same": split.to_json() == alone.to_json(), "seen": seen,
+                          "expected": [f"{n}/{len(bank.items)} {e.id}" for n, e in enumerate(bank.items, 1)],
+                          "ok": split.ok}))
+        """
+    )
+    assert found["same"]
+    assert found["seen"] == found["expected"]  # progress in bank order
+    assert found["ok"]
+
+
+def class_answers(students: int) -> str:
+    """A class on every week-1 item: right answers, known mistakes, junk and blanks, then rows that
+    cannot be graded (a student twice, a code that is no code)."""
+    plan = plan_class(banks.load("week1"), students=students, master_seed=2026)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["student", "name", "code", *plan.items])
+    for sheet in plan.sheets:
+        row = [str(sheet.student), f"Student {sheet.student}", sheet.code]
+        for number, question in enumerate(sheet.questions):
+            mistakes = question.variant.mistakes
+            kind = (sheet.student + number) % 4
+            if kind == 0 and mistakes:
+                row.append(mistakes[0].format(question.answer))
+            elif kind == 1:
+                row.append("no idea")
+            elif kind == 2:
+                row.append("")
+            else:
+                row.append(question.answer.format())
+        writer.writerow(row)
+    blank = [""] * len(plan.items)
+    writer.writerow(["3", "Student 3 again", "", *blank])
+    writer.writerow(["", "Nobody", "ZZZZ-ZZZZ", *blank])
+    return out.getvalue()
