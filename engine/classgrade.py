@@ -551,13 +551,17 @@ def _question(entry: BankItem, seed: int | None) -> Question:
 def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cell:
     text = _response(response, decimal_comma)
     if not text:
-        return Cell(question.item_id, "", "blank", 0.0, None, "No answer.")
+        return _blank(question.item_id)
     if text.startswith(UNDER_REVIEW):  # `quiz scan` could not decide it: never graded as an answer
         awaiting = "Awaits the scan's review: settle it with `quiz scan --fix` (or `quiz serve --scan`)."
         return Cell(question.item_id, text, "unmarked", 0.0, None, awaiting)
     result = grade(question, text)
     mistake = result.mistake.tag if result.mistake is not None else None
     return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
+
+
+def _blank(item: str) -> Cell:
+    return Cell(item, "", "blank", 0.0, None, "No answer.")
 
 
 UNDER_REVIEW = "?review "
@@ -610,7 +614,13 @@ def _row_cells(
     built: dict[str, Question] = {}  # a question in parts has a column per part: built once a row
     for index, item, label in columns:
         if item not in built:
-            built[item] = _question(entries[item], seed)
+            entry = entries[item]
+            if label is None and entry.explain is None and not _response(cells[index], decimal_comma):
+                # A blank answer to a question with one answer is "No answer." whatever the variant:
+                # it is not built (a class leaves many blanks, and building is most of the work).
+                yield _blank(item)
+                continue
+            built[item] = _question(entry, seed)
         question = built[item]
         if label is None and isinstance(question.answer, ExplainAnswer):
             response = "" if item in mark_only else cells[index]
