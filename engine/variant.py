@@ -143,20 +143,43 @@ def kept_mistakes(answer: Answer, mistakes: Iterable[Mistake]) -> tuple[Mistake,
     This runs for every variant drawn (and for every redraw of a generator that checks its
     mistakes), so the answer's methods are looked up once rather than per mistake.
     """
-    return _sorted_mistakes(answer, mistakes, None)
+    listed = tuple(mistakes)
+    # A generator checks its mistakes (`keeps_all`) and then builds the variant with the same answer
+    # and the same mistakes, often with more after them: the decision for the ones already decided
+    # is taken from the last call (the same objects, immutable, held here so none is another's id).
+    last = _LAST_KEPT.get("last")
+    if (
+        last is not None
+        and last[0] is answer
+        and len(last[1]) <= len(listed)
+        and all(a is b for a, b in zip(last[1], listed, strict=False))
+    ):
+        kept = _sorted_mistakes(answer, listed[len(last[1]) :], None, list(last[2]))
+    else:
+        kept = _sorted_mistakes(answer, listed, None)
+    _LAST_KEPT["last"] = (answer, listed, kept)
+    return kept
+
+
+_LAST_KEPT: dict[str, tuple[Answer, tuple[Mistake, ...], tuple[Mistake, ...]]] = {}
+"""The last call of `kept_mistakes`: its answer, the mistakes listed and those kept (one entry,
+replaced whole, so a thread reads one call's entry or another's, never a mix)."""
 
 
 def _sorted_mistakes(
-    answer: Answer, mistakes: Iterable[Mistake], duplicates: list[tuple[str, str]] | None
+    answer: Answer,
+    mistakes: Iterable[Mistake],
+    duplicates: list[tuple[str, str]] | None,
+    kept: list[Mistake] | None = None,
 ) -> tuple[Mistake, ...]:
     """`kept_mistakes`, adding (tag, the earlier tag) to ``duplicates`` for each mistake dropped
-    because an earlier one has its value."""
+    because an earlier one has its value; ``kept``: those already kept of the mistakes before these."""
     matches = answer.matches
     tolerance = answer.tolerance
     # For these kinds a value is written as it is, so "as written" cannot match where the value did not.
     as_is = isinstance(answer, ChoiceAnswer | ShapeAnswer | ExpressionAnswer | PartsAnswer)
     rounded = tolerance.rounded
-    kept: list[Mistake] = []
+    kept = [] if kept is None else kept
     for mistake in mistakes:
         value = mistake.value
         if _is_nonfinite(value) or matches(value):
