@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from attnquiz.common import BankArg, JsonOpt, fail, print_json, user_errors
+from attnquiz.common import BankArg, JobsOpt, JsonOpt, fail, print_json, user_errors
 
 if TYPE_CHECKING:
     from attnquiz.engine.check import BankReport
@@ -40,16 +40,7 @@ def check_command(
             help="Seconds a bank's plugins may take to import, and each variant they build.",
         ),
     ] = 5.0,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            max=256,
-            help="Items checked at once, each by a worker process (default: every CPU; 1: no workers).",
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Test every item of a bank over many seeds: it builds, grades its own answer and mistakes, renders.

@@ -17,6 +17,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 BankArg = Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        max=256,
+        help="Worker processes at once: export's PDF pieces, check's items, grade's rows (default: every "
+        "CPU; 1: no workers, all in this process).",
+    ),
+]
 
 
 def say(message: str, *, err: bool = False) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from attnquiz.common import BankArg, JsonOpt, fail, new_seed, print_json, user_errors
+from attnquiz.common import BankArg, JobsOpt, JsonOpt, fail, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -206,16 +206,7 @@ def export_command(
     ] = "grid",
     split: Annotated[bool, typer.Option("--split", help="One file per student (pdf, html, md).")] = False,
     paper: Annotated[PaperName, typer.Option("--paper", help="Page size: a4 or us-letter.")] = "a4",
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            max=256,
-            help="PDF pieces made at once, each by a worker process (default: every CPU; 1: no workers).",
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
     answer_sheet: Annotated[
         bool,
         typer.Option(
@@ -403,16 +394,7 @@ def grade_command(
             "a result page per student, and CSV tables.",
         ),
     ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            max=256,
-            help="Rows graded at once, each by a worker process, for a large class (default: every CPU).",
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
 ) -> None:
     """Grade a class: rebuild each student's variants and mark every answer with the shared grader.
 
