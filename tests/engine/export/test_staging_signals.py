@@ -137,3 +137,32 @@ def test_a_pdf_worker_ignores_ctrl_c_from_its_very_start(tmp_path: Path) -> None
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == repr(signal.SIG_IGN), done.stdout
+
+
+@needs_signals
+def test_the_signal_tests_hold_when_the_suite_starts_with_ctrl_c_ignored() -> None:
+    """A shell starts a background command (`nohup pytest &`) with SIGINT ignored, which every process
+    after it inherits: the suite's conftest gives Ctrl-C back its handler, so these tests still test
+    quiz (found when the README's test command ran under nohup: five signal tests saw nothing)."""
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(Path(__file__)),
+            "-k",
+            "held_block",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
