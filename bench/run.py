@@ -1054,6 +1054,97 @@ def classwork_figures(home: Path, work: Path) -> list[Figure]:
     ]
 
 
+SERVE_CLIENTS = 8
+SERVE_REQUESTS = 100  # per client, after a few unmeasured ones
+SERVE_LINK = re.compile(r"http://[^/ ]+:(\d+)/\?token=([A-Za-z0-9_-]+)")
+SERVE_PAGES = (
+    ("/", "the home page (rendered in a forked child, issue 25)", 5.0),
+    ("/static/app.css", "the stylesheet (served by the event loop)", None),
+)
+
+
+def serve_figures(home: Path) -> list[Figure]:
+    """Issue 28: pages of ``quiz serve`` for 8 clients at once, each on its own kept-alive connection
+    (p50 ≤ 5 ms); every request's time from sending to the last byte read."""
+    env = {**environment(home), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [*QUIZ, "serve", "week1", "--db", str(home / "serve.sqlite3")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    figures = []
+    try:
+        assert process.stdout is not None
+        found = None
+        for _ in range(10):
+            found = SERVE_LINK.search(process.stdout.readline())
+            if found:
+                break
+        if found is None:
+            raise RuntimeError("quiz serve printed no link")
+        port, token = int(found.group(1)), found.group(2)
+        for path, what, budget in SERVE_PAGES:
+            times = _kept_alive_clients(port, token, path)
+            ordered = sorted(times)
+            p90 = ordered[int(len(ordered) * 0.9)] * 1000
+            figures.append(
+                Figure(
+                    f"quiz serve {path}: p50, {SERVE_CLIENTS} kept-alive clients",
+                    "ms",
+                    [ordered[len(ordered) // 2] * 1000],
+                    budget=budget,
+                    group="serve",
+                    note=f"{what}; p90 {p90:.2f} ms over {len(times)} requests",
+                )
+            )
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    return figures
+
+
+def _kept_alive_clients(port: int, token: str, path: str) -> list[float]:
+    """Each request's seconds, from `SERVE_CLIENTS` threads each asking for ``path`` on one connection."""
+    import http.client
+    import threading
+
+    headers = {"Host": f"127.0.0.1:{port}", "Cookie": f"quiz_token_{port}={token}"}
+    times: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        mine: list[float] = []
+        try:
+            for number in range(SERVE_REQUESTS + 5):
+                began = time.perf_counter()
+                connection.request("GET", path, headers=headers)
+                reply = connection.getresponse()
+                reply.read()
+                took = time.perf_counter() - began
+                if reply.status != 200 or reply.will_close:
+                    failures.append(f"{path}: status {reply.status}, will close: {reply.will_close}")
+                    return
+                if number >= 5:
+                    mine.append(took)
+        finally:
+            connection.close()
+        with lock:
+            times.extend(mine)
+
+    clients = [threading.Thread(target=client) for _ in range(SERVE_CLIENTS)]
+    for thread in clients:
+        thread.start()
+    for thread in clients:
+        thread.join()
+    if failures or not times:
+        raise RuntimeError(f"quiz serve did not answer every request: {failures[:1]}")
+    return times
+
+
 def class_answers(work: Path, students: int = 300) -> Path:
     """An answers.csv for a class on every week-1 item: right answers, known mistakes and junk."""
     from attnquiz.engine import banks
@@ -1168,7 +1259,18 @@ def compare(old_path: str, new_path: str) -> int:
     return 0
 
 
-GROUPS = ("startup", "session", "generation", "grading", "export", "class", "history", "classwork", "rexams")
+GROUPS = (
+    "startup",
+    "session",
+    "serve",
+    "generation",
+    "grading",
+    "export",
+    "class",
+    "history",
+    "classwork",
+    "rexams",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1203,6 +1305,7 @@ def main(argv: list[str] | None = None) -> int:
         steps: dict[str, Callable[[], list[Figure]]] = {
             "startup": lambda: startup_figures(repeats, home),
             "session": lambda: session_figures(args.quick, home),
+            "serve": lambda: serve_figures(home),
             "generation": lambda: generation_figures(args.quick),
             "grading": lambda: grading_figures(args.quick),
             "export": lambda: export_figures(repeats, home, work),
