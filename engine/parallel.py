@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from attnquiz.engine.errors import QuizError
+
 Context = TypeVar("Context")
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -72,6 +74,7 @@ def ordered_map(
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     _SHARED["work"] = (function, context)
     pool = ProcessPoolExecutor(
@@ -81,6 +84,11 @@ def ordered_map(
     try:
         yield from pool.map(_run, tasks, chunksize=max(1, chunk))
         finished = True
+    except BrokenProcessPool as exc:  # a worker killed from outside (out of memory, kill -9)
+        raise WorkerDiedError(
+            "a worker process died before its work was done (out of memory, or killed): nothing was "
+            "written; run the command again, or with --jobs 1 to work in one process"
+        ) from exc
     finally:
         _SHARED.clear()
         if finished:
@@ -94,6 +102,10 @@ def ordered_map(
                 worker.join()
 
 
+class WorkerDiedError(QuizError):
+    """A worker process ended before it returned its work: said in one line, never a traceback."""
+
+
 def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -103,4 +115,4 @@ def _run(task: Any) -> Any:
     return function(context, task)
 
 
-__all__ = ["can_fork", "default_jobs", "ordered_map"]
+__all__ = ["WorkerDiedError", "can_fork", "default_jobs", "ordered_map"]

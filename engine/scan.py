@@ -688,7 +688,7 @@ def read_scans(
     tasks = pages_of(paths)
     if progress is not None:
         progress(0, len(tasks))
-    from attnquiz.engine.export.pdf import default_jobs
+    from attnquiz.engine.parallel import default_jobs
 
     jobs = default_jobs() if jobs is None else jobs
     out: list[PageRead] = []

@@ -55,6 +55,12 @@ def _fails_at_seven(offset: int, task: int) -> int:
     return task + offset
 
 
+def _dies_at_five(offset: int, task: int) -> int:
+    if task == 5:
+        os.kill(os.getpid(), 9)  # as the out-of-memory killer or another `kill -9` would
+    return task + offset
+
+
 def _children() -> list[int]:
     """This process's live (not zombie) child processes."""
     me = str(os.getpid())
@@ -225,3 +231,22 @@ def class_answers(students: int) -> str:
     writer.writerow(["3", "Student 3 again", "", *[""] * (width - 3)])
     writer.writerow(["", "Nobody", "ZZZZ-ZZZZ", *[""] * (width - 3)])
     return text + out.getvalue()
+
+
+def test_a_worker_killed_from_outside_is_one_clear_error_and_no_worker_is_left() -> None:
+    found = _fresh(
+        """
+        import json
+        from attnquiz.engine import parallel
+        from tests.engine.test_parallel import _children, _dies_at_five
+        try:
+            list(parallel.ordered_map(_dies_at_five, 0, list(range(40)), jobs=2))
+            error = None
+        except parallel.WorkerDiedError as exc:
+            error = str(exc)
+        print(json.dumps({"error": error, "left": _children()}))
+        """
+    )
+    assert found["error"] is not None
+    assert "--jobs 1" in found["error"]
+    assert found["left"] == []
