@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from attnquiz.engine import banks
 from attnquiz.engine.classgrade import template_csv
 from attnquiz.engine.export.worksheet import plan_class
 from tests.cli.test_run_pty import finish, spawn
+from tests.engine.test_parallel import children
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux")
 
@@ -34,11 +34,6 @@ def _class(path: Path, students: int) -> Path:
     return path
 
 
-def _children(pid: int) -> list[int]:
-    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
-    return [int(p) for p in found.stdout.split()]
-
-
 def _alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
@@ -54,7 +49,7 @@ def test_ctrl_c_stops_a_class_graded_by_workers_and_leaves_nothing(tmp_path: Pat
     workers: list[int] = []
     deadline = time.monotonic() + 120
     while len(workers) < 2 and time.monotonic() < deadline:  # the workers start once the rows are read
-        workers = _children(child.pid)
+        workers = children(child.pid)
         time.sleep(0.05)
     assert len(workers) == 2, "no workers were started"
     child.sendintr()

@@ -61,9 +61,9 @@ def _dies_at_five(offset: int, task: int) -> int:
     return task + offset
 
 
-def _children() -> list[int]:
-    """This process's live (not zombie) child processes."""
-    me = str(os.getpid())
+def children(parent: int | None = None) -> list[int]:
+    """The live (not zombie) child processes of ``parent`` (this process by default)."""
+    me = str(os.getpid() if parent is None else parent)
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -140,18 +140,18 @@ def test_a_workers_error_reaches_the_caller_and_no_worker_is_left() -> None:
         """
         import json
         from attnquiz.engine import parallel
-        from tests.engine.test_parallel import _children, _fails_at_seven, _square_and_where
+        from tests.engine.test_parallel import children, _fails_at_seven, _square_and_where
         try:
             list(parallel.ordered_map(_fails_at_seven, 0, list(range(40)), jobs=2))
             error = None
         except ValueError as exc:
             error = str(exc)
-        after_error = _children()
+        after_error = children()
         early = parallel.ordered_map(_square_and_where, 0, list(range(200)), jobs=2)
         first = next(early)[0]
         early.close()
         print(json.dumps({"error": error, "after_error": after_error, "first": first,
-                          "after_close": _children()}))
+                          "after_close": children()}))
         """
     )
     assert found["error"] == "task 7 is refused"
@@ -238,13 +238,13 @@ def test_a_worker_killed_from_outside_is_one_clear_error_and_no_worker_is_left()
         """
         import json
         from attnquiz.engine import parallel
-        from tests.engine.test_parallel import _children, _dies_at_five
+        from tests.engine.test_parallel import children, _dies_at_five
         try:
             list(parallel.ordered_map(_dies_at_five, 0, list(range(40)), jobs=2))
             error = None
         except parallel.WorkerDiedError as exc:
             error = str(exc)
-        print(json.dumps({"error": error, "left": _children()}))
+        print(json.dumps({"error": error, "left": children()}))
         """
     )
     assert found["error"] is not None
