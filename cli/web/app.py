@@ -28,12 +28,12 @@ from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from attnquiz.engine import banks as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
 from attnquiz.web import isolation, render
+from attnquiz.web.assets import Assets
 from attnquiz.web.security import Guard, GuardMiddleware
 from attnquiz.wording import when
 
@@ -52,6 +52,15 @@ MAX_FORM_FIELDS = 200
 TIME_UP_GRACE = 30.0
 """Seconds after a timed exam's end during which the answer its page sends is still taken: the page
 submits what is in the box when its clock runs out, and the request takes a moment to arrive."""
+CHILD_PAGE_MODULES = (
+    "numpy.random",
+    "platformdirs",
+    "attnquiz.engine.review",
+    "attnquiz.engine.session",
+    "attnquiz.engine.store",
+    "attnquiz.web.history",
+)
+"""The modules that the pages rendered in a child import (`QuizApp.prepare`)."""
 _START = "start"
 """The CSRF scope of the forms that are not a session's (start a practice or a review)."""
 
@@ -132,6 +141,25 @@ class QuizApp:
             clock=_clock,
             when=_when,
         )
+
+    def prepare(self) -> None:
+        """Import what the pages rendered in a child use, and compile every template, here in the
+        server, once. A child forked from the server starts with them (copy-on-write); otherwise
+        each child imported and compiled them again, some 30 ms per page, and threw them away
+        when it ended. This runs only the server's own code, never a bank's: banks are still
+        loaded in the children."""
+        import importlib
+
+        from attnquiz.engine.generators import MODULES
+        from attnquiz.engine.registry import load_builtin_generators
+
+        for module in CHILD_PAGE_MODULES:
+            importlib.import_module(module)
+        builtin = load_builtin_generators()  # a bank read from the cache names its generators
+        for generator in MODULES:
+            builtin.get(generator)
+        for name in self.templates.list_templates(extensions=["html"]):
+            self.templates.get_template(name)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -866,6 +894,24 @@ def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, 
     return (request.url.path + "?" + request.url.query, ref, stamps)
 
 
+def _home_key(quiz: QuizApp, request: Request) -> tuple[str, tuple[tuple[object, ...], ...]]:
+    """What the home page depends on, to send it again without a child: the address asked for and
+    each offered bank's file as it is now (which file the name finds, and that file's identity,
+    size and times). The home page lists banks without their plugins, so their files are all."""
+    return (request.url.path + "?" + request.url.query, tuple(_file_identity(ref) for ref in quiz.refs))
+
+
+def _file_identity(ref: BankRef) -> tuple[object, ...]:
+    """The file ``ref`` finds now, as stat sees it (the change time moves with any write or
+    rename, even one that sets the modification time back), or why none is found."""
+    try:
+        path = bank_files.find(ref.ref).path
+        info = path.stat()
+    except (OSError, QuizError) as exc:
+        return (ref.ref, type(exc).__name__, str(exc))
+    return (ref.ref, str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def _response(form: FormData) -> str:
     """The answer a question's form holds: the options ticked, or the text typed."""
     chosen = [str(v) for v in form.getlist("choice")]
@@ -988,15 +1034,21 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
     """The app behind its guard (outermost, so even an error page is guarded and carries the headers),
     and the state it serves (closed by the caller at the end)."""
     quiz = QuizApp(settings, guard)
+    quiz.prepare()
 
-    def isolated(handler: Any, remember: Any = None) -> Any:
-        return isolation.page_in_child(handler, cpu_seconds=settings.time_limit, remember=remember)
+    def isolated(handler: Any, remember: Any = None, reuse: Any = None) -> Any:
+        return isolation.page_in_child(
+            handler, cpu_seconds=settings.time_limit, remember=remember, reuse=reuse
+        )
 
     def preview_key(request: Request) -> Any:
         return _preview_key(quiz, request)
 
+    def home_key(request: Request) -> Any:
+        return _home_key(quiz, request)
+
     routes = [
-        Route("/", isolated(quiz.home)),
+        Route("/", isolated(quiz.home, reuse=home_key)),
         Route("/start", quiz.start, methods=["POST"]),
         Route("/s/{sid}", quiz.question),
         Route("/s/{sid}/answer", quiz.answer, methods=["POST"]),
@@ -1016,7 +1068,7 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/preview/{bank}", isolated(quiz.preview_bank, preview_key)),
         Route("/preview/{bank}/stamp", quiz.preview_stamp),
         Route("/preview/{bank}/{item}", isolated(quiz.preview_item, preview_key)),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Assets(HERE / "static").route("/static"),
     ]
     if settings.scan is not None:
         from attnquiz.web import scan_review

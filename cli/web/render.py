@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -22,14 +23,31 @@ from attnquiz.wording import LABELS, MARKS
 def markdown(source: str, question: Question | None = None) -> Markup:
     """Bank Markdown with TeX maths: paragraphs, lists, tables, code and images (of ``question``'s
     bank folder), maths as MathML."""
+    if _IMAGE not in source:
+        return _remembered(source, block=True)
     with _images_of(question):
         return Markup(html_export.content(source))  # the export escapes every text node
 
 
 def inline(source: str, question: Question | None = None) -> Markup:
     """Bank Markdown for a list item or a table cell (no paragraph tags)."""
+    if _IMAGE not in source:
+        return _remembered(source, block=False)
     with _images_of(question):
         return Markup(html_export.inline_content(source))  # the export escapes every text node
+
+
+_IMAGE = "!["
+"""Markdown's image syntax: a text with an image reads its file, which may change, so it is made
+afresh each time."""
+
+
+@lru_cache(maxsize=2048)
+def _remembered(source: str, *, block: bool) -> Markup:
+    """A text without images as HTML, made once: a question page is sent again at every reload and
+    every answer of its session, and its Markdown and MathML are a pure function of the text."""
+    made = html_export.content(source) if block else html_export.inline_content(source)
+    return Markup(made)  # the export escapes every text node
 
 
 def _images_of(question: Question | None) -> AbstractContextManager[None]:
