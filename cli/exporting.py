@@ -272,7 +272,7 @@ def export_command(
             2,
         )
     target = output if output is not None else default_output(fmt, loaded.name)
-    from attnquiz.engine.export.pdf import Terminated
+    from attnquiz.engine.export.stopping import Terminated
 
     try:
         with _Bar(f"Writing {fmt}") as bar:

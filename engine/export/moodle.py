@@ -52,7 +52,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import BinaryIO
-from xml.sax.saxutils import escape
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
@@ -61,6 +60,7 @@ from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.moodle_file import text_element as _text
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
+from attnquiz.engine.xml_text import escape
 
 # Moodle's grade fractions (question/engine/bank.php), as percentages in the text Moodle writes.
 MOODLE_FRACTIONS: tuple[str, ...] = (

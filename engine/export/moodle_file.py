@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
-from xml.sax.saxutils import escape
 
 from attnquiz.engine.export import lms_model
 from attnquiz.engine.export.worksheet import ClassPlan, Progress
 from attnquiz.engine.variant import Question
+from attnquiz.engine.xml_text import escape
 
 _BATCH = 32 * 2**10
 """Bytes (about) written at once: few calls, and little held whatever a line holds (a question's

@@ -39,7 +39,8 @@ import io
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
-from xml.sax.saxutils import escape as xml_escape
+
+from attnquiz.engine.xml_text import escape as xml_escape
 
 _HEADER = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
 _SKIPPED_PAGE_KEYS = frozenset({"/Parent"})

@@ -54,7 +54,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
-from xml.sax.saxutils import escape, quoteattr
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, MatrixAnswer
@@ -62,6 +61,7 @@ from attnquiz.engine.export import lms, lms_hand, lms_model
 from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
+from attnquiz.engine.xml_text import escape, quoteattr
 
 _QTI_NS = (
     'xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" '

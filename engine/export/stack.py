@@ -41,7 +41,6 @@ import base64
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import BinaryIO
-from xml.sax.saxutils import escape
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import (
@@ -75,6 +74,7 @@ from attnquiz.engine.export.stack_prt import (
 from attnquiz.engine.export.stack_tests import QTest, question_tests
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
+from attnquiz.engine.xml_text import escape
 
 
 @dataclass

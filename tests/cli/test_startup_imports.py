@@ -318,3 +318,40 @@ def test_a_cached_bank_imports_only_the_generators_of_the_questions_asked(tmp_pa
     assert 0 < len(warm["after"]) - len(warm["before"]) <= 3  # the item's own module (and what it imports)
     assert warm["question"] == cold["question"] == uncached["question"]
     assert warm["names"] == cold["names"] == uncached["names"]  # every generator still found on use
+
+
+THREADS_PROBE = (
+    "import atexit, os, sys\n"
+    "atexit.register(lambda: print('THREADS', len(os.listdir('/proc/self/task')),"
+    " os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules, file=sys.stderr))\n"
+    "from attnquiz.main import main\n"
+    "main()\n"
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("3", "3")])
+def test_a_command_that_computes_runs_in_one_thread_unless_the_user_asks(
+    tmp_path: Path, given: str | None, kept: str
+) -> None:
+    # numpy's OpenBLAS starts a pool of threads when imported; quiz's matrices are tiny, and its
+    # worker processes are forked from a process that must have one thread. A user's own setting wins.
+    environment = {**os.environ, "QUIZ_HOME": str(tmp_path), "NO_COLOR": "1"}
+    environment.pop("OPENBLAS_NUM_THREADS", None)
+    if given is not None:
+        environment["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", THREADS_PROBE, "show", "week1", "additive-score", "--original"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("THREADS ")]
+    _, threads, setting, numpy_imported = line.split()
+    assert numpy_imported == "True"
+    assert setting == kept
+    if given is None:
+        assert threads == "1"
