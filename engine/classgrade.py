@@ -26,7 +26,7 @@ import io
 import re
 from collections import Counter
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -96,6 +96,11 @@ class Cell:
         """What the cell earns: its score times what it is worth."""
         return self.score * self.worth
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A worker sends its rows back pickled: the fields in order, rebuilt by the constructor (a
+        # frozen slots dataclass is otherwise restored one object.__setattr__ per field).
+        return (Cell, tuple(getattr(self, name) for name in _CELL_FIELDS))
+
 
 @dataclass(frozen=True, slots=True)
 class Row:
@@ -108,6 +113,9 @@ class Row:
     cells: tuple[Cell, ...] = ()
     problem: str = ""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Row, tuple(getattr(self, name) for name in _ROW_FIELDS))
+
     @property
     def graded(self) -> bool:
         """Whether the row was graded (it has no problem)."""
@@ -117,6 +125,10 @@ class Row:
     def total(self) -> float:
         """The sum of the row's marks (each cell's score times what it is worth)."""
         return sum(cell.marks for cell in self.cells)
+
+
+_CELL_FIELDS = tuple(f.name for f in fields(Cell))
+_ROW_FIELDS = tuple(f.name for f in fields(Row))
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ divided by a tiny exact value is computed exactly before it is rounded.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 import unicodedata
@@ -806,6 +807,7 @@ def _known(name: str) -> bool:
     return key in FUNCTIONS or key in CONSTANTS
 
 
+@functools.lru_cache(maxsize=512)  # the same junk ("no idea") in many rows: difflib once per word
 def unknown_name_reason(name: str) -> str:
     """Why a name cannot be used in an answer, naming it and listing the allowed ones."""
     shown = f"`{_clip(name)}`"
@@ -834,6 +836,7 @@ def _number_from(val: _Val) -> Number:
 # ---------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
 def number(text: str, *, allow_percent: bool = False) -> Number | Invalid:
     """Read one number, or an arithmetic expression of numbers.
 
@@ -1127,6 +1130,7 @@ def _lists(text: str, read: EntryReader, *, names: bool) -> tuple[list[Nested], 
     return _read_entries(lists, items, read), whole
 
 
+@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
 def structure(text: str) -> Structure | Invalid:
     """Read a number, a vector or a matrix, whichever the response is.
 
@@ -1184,6 +1188,7 @@ def spell_dimensions(text: str) -> str:
     return _SUBSCRIPT_BRACES.sub(r"_\1", _TEX_WORD.sub(r"\1", _subscripts_as_underscores(text)))
 
 
+@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
 def shape(text: str) -> tuple[Dim, ...] | Invalid:
     """Read a tensor shape: ``[50, 512]``, ``(50,512)``, ``50x512``, ``50 × 512``, ``50 by 512``,
     ``[T, 512]``, ``(B, T, d_model)``. Each dimension is a whole number (or an expression giving
@@ -1234,6 +1239,7 @@ def canonical_symbol(name: str) -> str:
 _CHOICE_SPLIT = re.compile(r"[\s,;/&+()\[\]{}]+")
 
 
+@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
 def letters(text: str, options: str, *, multiple: bool) -> frozenset[str] | Invalid:
     """Read the letters of a choice: ``B``, ``b``, ``(b)``, ``B.``, ``A, C, D``, ``acd``, ``C D A``,
     ``A and C``, ``{A,C}``. Duplicates are ignored; letters outside ``options`` and an empty
@@ -1874,6 +1880,7 @@ class _FormulaReader:
 _TERM = re.compile(r"[A-Za-z0-9_.]+")
 
 
+@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
 def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
     """Read a formula in the declared ``symbols`` (any spelling `canonical_symbol` folds: ``d_model``,
     ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) into a tree, or say why it cannot be graded.

@@ -68,6 +68,7 @@ def _check_char(digits: str) -> str:
     return _ALPHABET[total]
 
 
+@lru_cache(maxsize=256)  # a class's row asks it for every item of the same seed
 def variant_code(seed: int) -> str:
     """The printable code of a seed, e.g. ``0000-007E`` for seed 7 (four, a dash, four)."""
     check_seed(seed)

@@ -213,7 +213,10 @@ def unscaled_saturation(
 def _saturation_plot(z: np.ndarray, width: int) -> LinePlot:
     """Largest weight against log₂ d_k from 1 to 4096: unscaled (√d_k · z) and scaled (z)."""
     exponents = np.linspace(0.0, 12.0, 49)
-    unscaled = [float(numerics.softmax(math.sqrt(2.0**e) * z).max()) for e in exponents]
+    # Every curve point at once: row i is √(2^eᵢ)·z (the same factors and products as one point at a
+    # time), and the softmax of each row is what the softmax of that row alone gives.
+    factors = np.array([math.sqrt(2.0**e) for e in exponents])
+    unscaled = numerics.softmax(factors[:, None] * z).max(axis=-1).tolist()
     scaled = [float(numerics.softmax(z).max())] * len(exponents)
     return LinePlot(
         x=exponents.tolist(),

@@ -69,3 +69,17 @@ def test_a_blank_answer_is_graded_without_building_its_variant(monkeypatch: pyte
     cells = [cell for row in again.rows for cell in row.cells if cell.item in left_blank]
     assert len(cells) == STUDENTS * len(left_blank)
     assert {(cell.status, cell.score, cell.feedback) for cell in cells} == {("blank", 0.0, "No answer.")}
+
+
+def test_rows_and_cells_come_back_from_a_worker_whole() -> None:
+    # Workers send rows back pickled, each rebuilt by its constructor from every field in order.
+    import dataclasses
+    import pickle
+
+    from attnquiz.engine.classgrade import Cell, Row
+
+    cell = Cell("additive-score", "0.5", "wrong", 0.25, "forgot-tanh", "feedback", 0.25, 1, 2.0, "")
+    row = Row(7, "s1", "Ann", "0000-007E", (cell, dataclasses.replace(cell, item="mha")), "")
+    again = pickle.loads(pickle.dumps(row))
+    assert again == row
+    assert [dataclasses.asdict(c) for c in again.cells] == [dataclasses.asdict(c) for c in row.cells]
