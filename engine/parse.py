@@ -38,7 +38,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, ParamSpec, TypeVar
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -126,6 +126,32 @@ Dim = int | str
 Vector = tuple[Number, ...]
 Matrix = tuple[tuple[Number, ...], ...]
 Structure = Number | Vector | Matrix
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+REMEMBERED = 4096
+"""Texts each reader remembers its reading of (`_remembered`)."""
+
+
+def _remembered(read: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``read``, remembering its last `REMEMBERED` readings of texts within `MAX_LENGTH`.
+
+    A reader is pure and its result immutable, and the same texts come back: grading reads a
+    part's text up to four times, a formula item's generator reads the same formula for every
+    variant, and a class writes the same answers. A longer text is refused unread anyway, and is
+    never kept: a server that remembered hostile megabyte responses would grow without bound.
+    """
+    cached = functools.lru_cache(maxsize=REMEMBERED)(read)
+
+    @functools.wraps(read)
+    def reader(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        text = args[0] if args else kwargs.get("text")
+        if isinstance(text, str) and len(text) <= MAX_LENGTH:
+            return cached(*args, **kwargs)  # type: ignore[arg-type]
+        return read(*args, **kwargs)
+
+    return reader
 
 
 def format_plain(value: float) -> str:
@@ -836,7 +862,7 @@ def _number_from(val: _Val) -> Number:
 # ---------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
+@_remembered
 def number(text: str, *, allow_percent: bool = False) -> Number | Invalid:
     """Read one number, or an arithmetic expression of numbers.
 
@@ -1130,7 +1156,7 @@ def _lists(text: str, read: EntryReader, *, names: bool) -> tuple[list[Nested], 
     return _read_entries(lists, items, read), whole
 
 
-@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
+@_remembered
 def structure(text: str) -> Structure | Invalid:
     """Read a number, a vector or a matrix, whichever the response is.
 
@@ -1188,7 +1214,7 @@ def spell_dimensions(text: str) -> str:
     return _SUBSCRIPT_BRACES.sub(r"_\1", _TEX_WORD.sub(r"\1", _subscripts_as_underscores(text)))
 
 
-@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
+@_remembered
 def shape(text: str) -> tuple[Dim, ...] | Invalid:
     """Read a tensor shape: ``[50, 512]``, ``(50,512)``, ``50x512``, ``50 × 512``, ``50 by 512``,
     ``[T, 512]``, ``(B, T, d_model)``. Each dimension is a whole number (or an expression giving
@@ -1239,7 +1265,7 @@ def canonical_symbol(name: str) -> str:
 _CHOICE_SPLIT = re.compile(r"[\s,;/&+()\[\]{}]+")
 
 
-@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
+@_remembered
 def letters(text: str, options: str, *, multiple: bool) -> frozenset[str] | Invalid:
     """Read the letters of a choice: ``B``, ``b``, ``(b)``, ``B.``, ``A, C, D``, ``acd``, ``C D A``,
     ``A and C``, ``{A,C}``. Duplicates are ignored; letters outside ``options`` and an empty
@@ -1880,7 +1906,7 @@ class _FormulaReader:
 _TERM = re.compile(r"[A-Za-z0-9_.]+")
 
 
-@functools.lru_cache(maxsize=4096)  # pure, its result immutable: grading reads a part's text several times
+@_remembered
 def formula(text: str, symbols: tuple[str, ...]) -> Tree | Invalid:
     """Read a formula in the declared ``symbols`` (any spelling `canonical_symbol` folds: ``d_model``,
     ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) into a tree, or say why it cannot be graded.

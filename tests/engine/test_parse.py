@@ -538,3 +538,28 @@ def test_describe_char_names_characters_that_cannot_be_shown() -> None:
     assert parse.describe_char("$") == "U+0024 (dollar sign)"
     assert parse.describe_char("`") == "U+0060 (grave accent)"
     assert parse.describe_char("\x00") == "U+0000"
+
+
+def test_readings_are_remembered_but_never_a_text_too_long_to_read() -> None:
+    # The readers remember texts (a server grades the same answers again), but a hostile response
+    # of a hundred kilobytes, refused unread, must not stay in memory: 40 of them leave it flat.
+    import tracemalloc
+
+    from attnquiz.engine import parse
+
+    assert parse.number("0.25") == parse.number("0.25")
+    assert parse.formula("2 d^2", ("d",)) == parse.formula("2 d^2", ("d",))
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for n in range(40):
+            text = f"{n}" + "1" * 100_000
+            assert isinstance(parse.number(text), parse.Invalid)
+            assert isinstance(parse.structure(text), parse.Invalid)
+            assert isinstance(parse.shape(text), parse.Invalid)
+            assert isinstance(parse.letters(text, "ABCD", multiple=True), parse.Invalid)
+            assert isinstance(parse.formula(text, ("d",)), parse.Invalid)
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert after - before < 1_000_000
