@@ -901,15 +901,30 @@ def _home_key(quiz: QuizApp, request: Request) -> tuple[str, tuple[tuple[object,
     return (request.url.path + "?" + request.url.query, tuple(_file_identity(ref) for ref in quiz.refs))
 
 
+RACY_SECONDS = 2.0
+"""A file changed this recently is also identified by its bytes (`_file_identity`)."""
+
+
 def _file_identity(ref: BankRef) -> tuple[object, ...]:
     """The file ``ref`` finds now, as stat sees it (the change time moves with any write or
-    rename, even one that sets the modification time back), or why none is found."""
+    rename, even one that sets the modification time back), or why none is found.
+
+    A file system whose clock ticks coarsely can give two writes in one tick the same times, and
+    two versions of the same size the same identity. As git does with its index, a file changed
+    in the last `RACY_SECONDS` is identified by a digest of its bytes too (a bank is at most
+    `MAX_BANK_BYTES`, and is read only while it is being edited)."""
+    import time
+
     try:
         path = bank_files.find(ref.ref).path
         info = path.stat()
+        recent = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_SECONDS * 1e9
+        readable = info.st_size <= bank_files.MAX_BANK_BYTES  # a larger one is refused unread
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if recent and readable else ""
     except (OSError, QuizError) as exc:
         return (ref.ref, type(exc).__name__, str(exc))
-    return (ref.ref, str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return (ref.ref, str(path), *stamp, digest)
 
 
 def _response(form: FormData) -> str:

@@ -165,3 +165,27 @@ def test_a_text_without_images_is_the_same_page_every_time() -> None:
     assert render.markdown(text) is render.markdown(text)  # made once
     assert "<math" in render.markdown(text)
     assert str(render.inline(text)) != str(render.markdown(text))  # block and inline kept apart
+
+
+def test_a_bank_changed_within_one_clock_tick_is_told_by_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A coarse file-system clock can give two writes of the same size the same times: while the
+    # file is recent, its bytes tell the versions apart; once it has settled, stat alone is enough.
+    import time
+
+    from attnquiz.web import app
+
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("title: one\n", encoding="utf-8")
+    seen = bank.stat()
+    ref = app.BankRef("bank", str(bank))
+    monkeypatch.setattr(Path, "stat", lambda self, **_: seen)  # every version: the same times and size
+    first = app._file_identity(ref)
+    bank.write_text("title: two\n", encoding="utf-8")
+    assert app._file_identity(ref) != first
+    later = seen.st_ctime_ns + int(app.RACY_SECONDS * 1e9) + 1
+    monkeypatch.setattr(time, "time_ns", lambda: later)
+    settled = app._file_identity(ref)
+    bank.write_text("title: six\n", encoding="utf-8")
+    assert app._file_identity(ref) == settled
