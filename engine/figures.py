@@ -392,18 +392,18 @@ def _labels(labels: Any, count: int, name: str, what: str) -> tuple[str, ...]:
 def _text(value: Any, name: str, what: str, limit: int) -> str:
     if not isinstance(value, str):
         raise FigureError(f"{what}: {name} must be text, not {type(value).__name__}")
-    problem = _text_problem(value, limit)
+    if len(value) > limit:  # before the remembered check: a text kept there is at most ``limit`` long
+        raise FigureError(f"{what}: {name} is {len(value)} characters long (at most {limit})")
+    problem = _text_problem(value)
     if problem:
         raise FigureError(f"{what}: {name} {problem}")
     return value
 
 
 @functools.lru_cache(maxsize=2048)
-def _text_problem(value: str, limit: int) -> str:
+def _text_problem(value: str) -> str:
     """Why ``value`` cannot be a figure's text ("" when it can). Checked once per text: generators
     give every variant the same titles and labels, and a class's grading builds thousands."""
-    if len(value) > limit:
-        return f"is {len(value)} characters long (at most {limit})"
     if any(not c.isprintable() for c in value):
         return f"{value!r} holds a control character"
     try:
