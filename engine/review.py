@@ -228,6 +228,18 @@ def is_due(record: CardRecord, now: datetime) -> bool:
     return record.due < end_of_day
 
 
+def next_change(records: Iterable[CardRecord], now: datetime) -> datetime:
+    """The first moment after ``now`` at which `is_due` may answer differently for one of
+    ``records`` (a learning card at its due time, a card in review at the start of its due day), or
+    the local day ends (the new items of a day, a day's column): what counts due cards holds until
+    then, whatever else is unchanged."""
+    local_now = now.astimezone()
+    moments = [datetime.combine(local_now.date() + timedelta(days=1), time(0), tzinfo=local_now.tzinfo)]
+    for record in records:
+        moments.extend(moment for moment in (start_of_day(record.due), record.due) if moment > now)
+    return min(moments)
+
+
 def in_review(record: CardRecord) -> bool:
     """Whether the item has been learnt (FSRS's Review state) rather than still in its first steps."""
     from fsrs import State

@@ -34,6 +34,7 @@ from attnquiz.engine import banks as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
 from attnquiz.web import isolation, render
 from attnquiz.web.assets import Assets
+from attnquiz.web.history import HistoryVersion
 from attnquiz.web.security import Guard, GuardMiddleware
 from attnquiz.wording import when
 
@@ -123,6 +124,7 @@ class QuizApp:
         self.guard = guard
         self.sessions: OrderedDict[str, WebSession] = OrderedDict()
         self.refs = _bank_refs(settings.banks)
+        self.history_version = HistoryVersion(_history_path(settings.db))
         self.templates = Environment(
             loader=FileSystemLoader(HERE / "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -216,6 +218,7 @@ class QuizApp:
         """Close every session's history (the server is stopping)."""
         for web in self.sessions.values():
             web.close()
+        self.history_version.close()
 
     # -- home and starting ------------------------------------------------------------------------
 
@@ -630,6 +633,7 @@ class QuizApp:
         due_rows: list[dict[str, Any]] = []
         upcoming: list[dict[str, Any]] = []
         started: set[tuple[str, str]] = set()
+        cards: list[Any] = []
         if path.exists():
             try:
                 with Store.open(path, explicit=self.settings.db is not None) as store:
@@ -649,6 +653,17 @@ class QuizApp:
                 }
                 (due_rows if review.is_due(card, now) else upcoming).append(row)
         unstarted = sum((b.name, e.id) not in started for b in loaded for e in b.items)
+        # The page holds while the banks' and plugins' files and the history are as they are (the
+        # key of `review_key`, and the files said here), until a card falls due or the day ends;
+        # "in 5 min" is at most `RELATIVE_SECONDS` old. A bank that failed to load is tried again.
+        until = review.next_change(cards, now).timestamp()
+        soon = now.timestamp() + 3600 + RELATIVE_SECONDS
+        if any(row["due"].timestamp() < soon for row in upcoming[:10]):
+            until = min(until, now.timestamp() + RELATIVE_SECONDS)
+        isolation.depends_on(
+            [b.path for b in loaded] + [str(f) for b in loaded for f in b.plugins],
+            until=now.timestamp() if problems else until,
+        )
         return self.page(
             request,
             "review.html",
@@ -706,6 +721,12 @@ class QuizApp:
 
         days = _query_int(request, "days", 1, 3650) or 14
         report = collect(self.settings.db, days=days)
+        # The page holds while the history is as it is (the key of `stats_key`) until a card falls
+        # due or the day ends; a damaged or unreadable history is read again at every request.
+        if report.warning:
+            isolation.depends_on(until=0.0)
+        elif report.holds_until is not None:
+            isolation.depends_on(until=report.holds_until.timestamp())
         return self.page(request, "stats.html", report=report, days=days)
 
     # -- preview for authors --------------------------------------------------------------------
@@ -901,8 +922,37 @@ def _home_key(quiz: QuizApp, request: Request) -> tuple[str, tuple[tuple[object,
     return (request.url.path + "?" + request.url.query, tuple(_file_identity(ref) for ref in quiz.refs))
 
 
-RACY_SECONDS = 2.0
+def _stats_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
+    """What the stats page depends on besides the clock: the address asked for and the history's
+    version (None when it cannot be told: the page is made afresh)."""
+    version = quiz.history_version.now()
+    return None if version is None else (request.url.path + "?" + request.url.query, version)
+
+
+def _review_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
+    """What the review page depends on besides the clock and the plugin files it names: the
+    address, the history's version and each offered bank's file as it is now."""
+    version = quiz.history_version.now()
+    if version is None:
+        return None
+    banks = tuple(_file_identity(ref) for ref in quiz.refs)
+    return (request.url.path + "?" + request.url.query, version, banks)
+
+
+def _history_path(db: Path | None) -> Path | None:
+    """The history file the pages read, or None where there is none to find (no home folder)."""
+    from attnquiz.engine.store import StoreError, default_path
+
+    try:
+        return default_path(db)
+    except StoreError:
+        return None
+
+
+RACY_SECONDS = isolation.RACY_SECONDS
 """A file changed this recently is also identified by its bytes (`_file_identity`)."""
+RELATIVE_SECONDS = 30.0
+"""How old a page's "in 5 min" may be when it is sent again (a page in the browser ages too)."""
 
 
 def _file_identity(ref: BankRef) -> tuple[object, ...]:
@@ -1062,6 +1112,12 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
     def home_key(request: Request) -> Any:
         return _home_key(quiz, request)
 
+    def stats_key(request: Request) -> Any:
+        return _stats_key(quiz, request)
+
+    def review_key(request: Request) -> Any:
+        return _review_key(quiz, request)
+
     routes = [
         Route("/", isolated(quiz.home, reuse=home_key)),
         Route("/start", quiz.start, methods=["POST"]),
@@ -1076,9 +1132,9 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),
         Route("/s/{sid}/summary", quiz.summary),
-        Route("/review", isolated(quiz.review_page)),
+        Route("/review", isolated(quiz.review_page, reuse=review_key)),
         Route("/review/start", quiz.review_start, methods=["POST"]),
-        Route("/stats", isolated(quiz.stats)),
+        Route("/stats", isolated(quiz.stats, reuse=stats_key)),
         Route("/preview", quiz.preview_index),
         Route("/preview/{bank}", isolated(quiz.preview_bank, preview_key)),
         Route("/preview/{bank}/stamp", quiz.preview_stamp),

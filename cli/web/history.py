@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ class Report:
     days: list[render.Day] = field(default_factory=list)
     due: int = 0
     warning: str | None = None
+    holds_until: datetime | None = None
+    """When a due count or the days of the chart change next, the history unchanged."""
 
     def topic_chart(self) -> Any:
         """A bar per topic: its accuracy, with the number of answers."""
@@ -71,6 +74,7 @@ def collect(db: Path | None, *, days: int = 14) -> Report:
         key = (card.bank, card.topic)
         due[key] = due.get(key, 0) + review.is_due(card, now)
     report.due = sum(due.values())
+    report.holds_until = review.next_change(cards, now)
     report.banks = [
         {
             "bank": g.bank,
@@ -113,4 +117,47 @@ def collect(db: Path | None, *, days: int = 14) -> Report:
     return report
 
 
-__all__ = ["Report", "collect"]
+class HistoryVersion:
+    """Which version of the history file a page would read now, so that a page made from it is sent
+    again only while it is the same: the file (device and inode) and SQLite's ``data_version``,
+    which changes with every transaction any other connection commits (a session of this server,
+    `quiz run` in a terminal). Read through one read-only connection of its own that asks nothing
+    else, never waiting for a lock; whatever goes wrong, the answer is "unknown" (None), and the
+    page is made afresh."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._connection: sqlite3.Connection | None = None
+        self._file: tuple[int, int] | None = None
+
+    def now(self) -> tuple[object, ...] | None:
+        if self.path is None:
+            return None
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            self.close()
+            return ("no history",)
+        except OSError:
+            self.close()
+            return None
+        try:
+            if self._connection is None or self._file != (info.st_dev, info.st_ino):
+                self.close()
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                self._connection = sqlite3.connect(uri, uri=True, timeout=0, isolation_level=None)
+                self._file = (info.st_dev, info.st_ino)
+            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            self.close()
+            return None
+        return (info.st_dev, info.st_ino, version)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        self._connection = None
+        self._file = None
+
+
+__all__ = ["HistoryVersion", "Report", "collect"]

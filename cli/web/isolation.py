@@ -29,9 +29,11 @@ import pickle
 import resource
 import signal
 import sys
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Hashable
+from collections.abc import Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
 T = TypeVar("T")
@@ -143,6 +145,49 @@ _REAPING: set[asyncio.Task[int]] = set()
 Handler = Callable[[Any], Coroutine[Any, Any, Any]]
 """A Starlette endpoint: a request in, a response out."""
 MAX_REMEMBERED = 64
+RACY_SECONDS = 2.0
+"""A page that read a file changed this shortly before the page was asked for is not kept: a
+file system whose clock ticks coarsely can give two writes in one tick the same times, so only a
+file that had settled when its page was made is known by its times alone (git's rule for its index)."""
+
+FileIdentity = tuple[int, int, int, int, int]
+"""A file as stat sees it: device, inode, size, modification and change time (ns)."""
+
+
+def file_identity(path: str | os.PathLike[str]) -> FileIdentity | None:
+    """``path``'s identity now (any write or rename moves its change time), or None if it is gone."""
+    try:
+        info = Path(path).stat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+@dataclass(frozen=True)
+class _Made:
+    """A page made in a child, and what it holds while: its files unchanged, its moment not come."""
+
+    page: tuple[int, bytes, list[tuple[bytes, bytes]]]
+    files: tuple[tuple[str, FileIdentity | None], ...]
+    until: float | None
+
+    def still_right(self) -> bool:
+        if self.until is not None and time.time() >= self.until:
+            return False
+        return all(file_identity(path) == known for path, known in self.files)
+
+
+_declared_files: list[str] = []
+_declared_until: list[float] = []
+
+
+def depends_on(files: Iterable[str | os.PathLike[str]] = (), *, until: float | None = None) -> None:
+    """Said by a page made in a child (`page_in_child` with ``reuse``): the files it read, and the
+    moment (seconds since the epoch) until which it holds. The server sends the page again only
+    while each of those files is unchanged and that moment has not come."""
+    _declared_files.extend(os.fspath(f) for f in files)
+    if until is not None:
+        _declared_until.append(until)
 
 
 def page_in_child(
@@ -159,17 +204,17 @@ def page_in_child(
     are, say): asking again gets the same answer at once, without running the stuck code again,
     until the key changes.
 
-    ``reuse(request)``, for a page that is a function of what it names (the page asked for and the
-    files it reads, as they are now): a page made under that key is sent again while the key is
-    unchanged, without a child. A child costs 4 ms to fork and end, and more to load the banks
-    again; eight clients at once would queue for children making a page that changes only when a
-    file does.
+    ``reuse(request)``, for a page that is a function of that key (the page asked for, and what
+    it reads as it is now) and of what the handler declares with `depends_on`: a page made under
+    the key is sent again, without a child, while the key is unchanged and the files and moment the
+    page declared still hold. A child costs 4 ms to fork and end, and more to load the banks
+    again; eight clients at once would queue for children making a page that has not changed.
     """
     from starlette.exceptions import HTTPException
     from starlette.responses import Response
 
     stopped: OrderedDict[Hashable, str] = OrderedDict()
-    made: OrderedDict[Hashable, tuple[int, bytes, list[tuple[bytes, bytes]]]] = OrderedDict()
+    made: OrderedDict[Hashable, _Made] = OrderedDict()
 
     def response_of(page: tuple[int, bytes, list[tuple[bytes, bytes]]]) -> Response:
         status, body, headers = page
@@ -181,20 +226,29 @@ def page_in_child(
         key = remember(request) if remember is not None else None
         if key is not None and key in stopped:
             raise HTTPException(503, stopped[key])
+        asked = time.time_ns()
+        # Keyed as things were before the page is made: a change while it is being made changes
+        # the key, so the next request makes the page again.
         reused = reuse(request) if reuse is not None else None
-        if reused is not None and reused in made:
-            made.move_to_end(reused)
-            return response_of(made[reused])
+        if reused is not None:
+            known = made.get(reused)
+            if known is not None and known.still_right():
+                made.move_to_end(reused)
+                return response_of(known.page)
+            made.pop(reused, None)
         outcome = await in_child(lambda: _rendered(handler, request), cpu_seconds=cpu_seconds)
         if outcome.kind == "done":
             assert outcome.value is not None
-            # Keyed as the files were before the page was made: an edit while it was being made
-            # changes the key, so the next request makes the page again.
-            if reused is not None:
-                made[reused] = outcome.value
+            page, files, until = outcome.value
+            settled = all(
+                identity is not None and max(identity[3], identity[4]) < asked - RACY_SECONDS * 1e9
+                for _, identity in files
+            )
+            if reused is not None and settled:
+                made[reused] = _Made(page, files, until)
                 while len(made) > MAX_REMEMBERED:
                     made.popitem(last=False)
-            return response_of(outcome.value)
+            return response_of(page)
         if isinstance(outcome.exception, HTTPException):
             raise outcome.exception
         if outcome.kind == "stopped":
@@ -213,14 +267,24 @@ def page_in_child(
     return endpoint
 
 
-def _rendered(handler: Handler, request: Any) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
-    """Run a page handler that never waits on anything (it reads no body) to its response."""
+_Rendered = tuple[
+    tuple[int, bytes, list[tuple[bytes, bytes]]], tuple[tuple[str, FileIdentity | None], ...], float | None
+]
+
+
+def _rendered(handler: Handler, request: Any) -> _Rendered:
+    """Run a page handler that never waits on anything (it reads no body) to its response, with
+    what it declared it depends on (`depends_on`): each file's identity as the page was made."""
+    _declared_files.clear()
+    _declared_until.clear()
     coroutine = handler(request)
     try:
         coroutine.send(None)
     except StopIteration as stop:
         response = stop.value
-        return response.status_code, bytes(response.body), list(response.raw_headers)
+        page = (response.status_code, bytes(response.body), list(response.raw_headers))
+        files = tuple((path, file_identity(path)) for path in dict.fromkeys(_declared_files))
+        return page, files, min(_declared_until, default=None)
     coroutine.close()
     name = getattr(handler, "__name__", handler)
     raise RuntimeError(f"{name} waits on I/O: it cannot be rendered in a child")
@@ -276,4 +340,13 @@ def _how(status: int) -> str:
     return f"exit status {os.WEXITSTATUS(status)}"
 
 
-__all__ = ["ANSWER_SECONDS", "MAX_CHILDREN", "PAGE_SECONDS", "Outcome", "in_child", "page_in_child"]
+__all__ = [
+    "ANSWER_SECONDS",
+    "MAX_CHILDREN",
+    "PAGE_SECONDS",
+    "Outcome",
+    "depends_on",
+    "file_identity",
+    "in_child",
+    "page_in_child",
+]
