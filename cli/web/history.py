@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -139,6 +140,9 @@ class HistoryVersion:
             self.close()
             return ("no history",)
         except OSError:
+            self.close()
+            return None
+        if not stat.S_ISREG(info.st_mode):  # opening a FIFO would wait for a writer, and the loop with it
             self.close()
             return None
         try:

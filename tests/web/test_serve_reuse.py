@@ -353,3 +353,21 @@ def test_a_page_that_read_a_file_changed_just_before_is_not_kept(tmp_path: Path)
     assert run.returncode == 0, run.stderr
     pids = [page.split()[0] for page in json.loads(run.stdout)]
     assert len(set(pids)) == len(pids)  # every page made afresh: its file had not settled
+
+
+def test_a_history_that_is_not_a_file_is_never_opened_by_the_server(tmp_path: Path) -> None:
+    # A FIFO where the history should be: opening it would wait for a writer, and the server's loop
+    # with it. The server's own watcher does not open it; the page is made (or refused) in a child.
+    from attnquiz.web.history import HistoryVersion
+
+    fifo = tmp_path / "history.sqlite3"
+    os.mkfifo(fifo)
+    watcher = HistoryVersion(fifo)
+    assert watcher.now() is None
+    (tmp_path / "folder.sqlite3").mkdir()
+    assert HistoryVersion(tmp_path / "folder.sqlite3").now() is None
+    assert HistoryVersion(tmp_path / "absent.sqlite3").now() == ("no history",)
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"not a database at all" * 100)
+    assert HistoryVersion(garbage).now() is None
+    assert HistoryVersion(None).now() is None
