@@ -226,6 +226,7 @@ class QuizApp:
         cards: list[dict[str, Any]] = []
         for ref in self.refs:
             try:
+                isolation.depends_on([bank_files.find(ref.ref).path])  # kept while it is unchanged
                 bank = bank_files.load(ref.ref)  # a listing: no plugin is imported for it
             except QuizError as exc:
                 cards.append({"key": ref.key, "ref": ref.ref, "error": str(exc).splitlines()[-1]})
@@ -672,7 +673,7 @@ class QuizApp:
             unstarted=unstarted,
             problems=problems,
             history=str(path),
-            nothing=request.query_params.get("nothing") == "1",
+            nothing=_nothing_due(request),
         )
 
     async def review_start(self, request: Request) -> Response:
@@ -719,7 +720,7 @@ class QuizApp:
     async def stats(self, request: Request) -> Response:
         from attnquiz.web.history import collect
 
-        days = _query_int(request, "days", 1, 3650) or 14
+        days = _stats_days(request)
         report = collect(self.settings.db, days=days)
         # The page holds while the history is as it is (the key of `stats_key`) until a card falls
         # due or the day ends; a damaged or unreadable history is read again at every request.
@@ -915,28 +916,47 @@ def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, 
     return (request.url.path + "?" + request.url.query, ref, stamps)
 
 
-def _home_key(quiz: QuizApp, request: Request) -> tuple[str, tuple[tuple[object, ...], ...]]:
-    """What the home page depends on, to send it again without a child: the address asked for and
-    each offered bank's file as it is now (which file the name finds, and that file's identity,
-    size and times). The home page lists banks without their plugins, so their files are all."""
-    return (request.url.path + "?" + request.url.query, tuple(_file_identity(ref) for ref in quiz.refs))
+def _home_key(quiz: QuizApp, request: Request) -> tuple[object, ...]:
+    """What the home page depends on besides the bank files it says it read (`isolation.depends_on`):
+    which file each offered bank's name finds now (a QUIZ_PATH file may come to hide a built-in one)."""
+    return ("home", _found_files(quiz))
 
 
 def _stats_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
-    """What the stats page depends on besides the clock: the address asked for and the history's
-    version (None when it cannot be told: the page is made afresh)."""
+    """What the stats page depends on besides the clock: the days it shows and the history's
+    version (None when that cannot be told: the page is made afresh)."""
     version = quiz.history_version.now()
-    return None if version is None else (request.url.path + "?" + request.url.query, version)
+    return None if version is None else ("stats", _stats_days(request), version)
 
 
 def _review_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
-    """What the review page depends on besides the clock and the plugin files it names: the
-    address, the history's version and each offered bank's file as it is now."""
+    """What the review page depends on besides the clock and the files it says it read: whether it
+    says that nothing was due, the history's version and which file each bank's name finds."""
     version = quiz.history_version.now()
     if version is None:
         return None
-    banks = tuple(_file_identity(ref) for ref in quiz.refs)
-    return (request.url.path + "?" + request.url.query, version, banks)
+    return ("review", _nothing_due(request), version, _found_files(quiz))
+
+
+def _found_files(quiz: QuizApp) -> tuple[str, ...]:
+    """The file each offered bank's name finds now, or why none is found."""
+    found = []
+    for ref in quiz.refs:
+        try:
+            found.append(str(bank_files.find(ref.ref).path))
+        except QuizError as exc:
+            found.append(f"{ref.ref}: {exc}")
+    return tuple(found)
+
+
+def _stats_days(request: Request) -> int:
+    """The days the stats page's chart shows (14 unless asked for, from 1 to 3650)."""
+    return _query_int(request, "days", 1, 3650) or 14
+
+
+def _nothing_due(request: Request) -> bool:
+    """Whether the review page is shown after a review that found nothing to ask."""
+    return request.query_params.get("nothing") == "1"
 
 
 def _history_path(db: Path | None) -> Path | None:
@@ -949,32 +969,8 @@ def _history_path(db: Path | None) -> Path | None:
         return None
 
 
-RACY_SECONDS = isolation.RACY_SECONDS
-"""A file changed this recently is also identified by its bytes (`_file_identity`)."""
 RELATIVE_SECONDS = 30.0
 """How old a page's "in 5 min" may be when it is sent again (a page in the browser ages too)."""
-
-
-def _file_identity(ref: BankRef) -> tuple[object, ...]:
-    """The file ``ref`` finds now, as stat sees it (the change time moves with any write or
-    rename, even one that sets the modification time back), or why none is found.
-
-    A file system whose clock ticks coarsely can give two writes in one tick the same times, and
-    two versions of the same size the same identity. As git does with its index, a file changed
-    in the last `RACY_SECONDS` is identified by a digest of its bytes too (a bank is at most
-    `MAX_BANK_BYTES`, and is read only while it is being edited)."""
-    import time
-
-    try:
-        path = bank_files.find(ref.ref).path
-        info = path.stat()
-        recent = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_SECONDS * 1e9
-        readable = info.st_size <= bank_files.MAX_BANK_BYTES  # a larger one is refused unread
-        digest = hashlib.sha256(path.read_bytes()).hexdigest() if recent and readable else ""
-    except (OSError, QuizError) as exc:
-        return (ref.ref, type(exc).__name__, str(exc))
-    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    return (ref.ref, str(path), *stamp, digest)
 
 
 def _response(form: FormData) -> str:

@@ -177,17 +177,25 @@ class _Made:
         return all(file_identity(path) == known for path, known in self.files)
 
 
-_declared_files: list[str] = []
-_declared_until: list[float] = []
+@dataclass
+class _Declared:
+    files: list[str]
+    until: list[float]
+
+
+_declaring: list[_Declared] = []
+"""What the page being made in this child has declared (empty anywhere else)."""
 
 
 def depends_on(files: Iterable[str | os.PathLike[str]] = (), *, until: float | None = None) -> None:
     """Said by a page made in a child (`page_in_child` with ``reuse``): the files it read, and the
     moment (seconds since the epoch) until which it holds. The server sends the page again only
-    while each of those files is unchanged and that moment has not come."""
-    _declared_files.extend(os.fspath(f) for f in files)
-    if until is not None:
-        _declared_until.append(until)
+    while each of those files is unchanged and that moment has not come. A handler run in the
+    server itself (the home page of a refused start form) declares nothing: nothing is kept."""
+    if _declaring:
+        _declaring[-1].files.extend(os.fspath(f) for f in files)
+        if until is not None:
+            _declaring[-1].until.append(until)
 
 
 def page_in_child(
@@ -275,16 +283,19 @@ _Rendered = tuple[
 def _rendered(handler: Handler, request: Any) -> _Rendered:
     """Run a page handler that never waits on anything (it reads no body) to its response, with
     what it declared it depends on (`depends_on`): each file's identity as the page was made."""
-    _declared_files.clear()
-    _declared_until.clear()
-    coroutine = handler(request)
+    declared = _Declared([], [])
+    _declaring.append(declared)
     try:
-        coroutine.send(None)
-    except StopIteration as stop:
-        response = stop.value
-        page = (response.status_code, bytes(response.body), list(response.raw_headers))
-        files = tuple((path, file_identity(path)) for path in dict.fromkeys(_declared_files))
-        return page, files, min(_declared_until, default=None)
+        coroutine = handler(request)
+        try:
+            coroutine.send(None)
+        except StopIteration as stop:
+            response = stop.value
+            page = (response.status_code, bytes(response.body), list(response.raw_headers))
+            files = tuple((path, file_identity(path)) for path in dict.fromkeys(declared.files))
+            return page, files, min(declared.until, default=None)
+    finally:
+        _declaring.pop()
     coroutine.close()
     name = getattr(handler, "__name__", handler)
     raise RuntimeError(f"{name} waits on I/O: it cannot be rendered in a child")

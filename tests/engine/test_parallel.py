@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _fresh(code: str) -> Any:
+def fresh_json(code: str) -> Any:
     """What ``code``, run in a new interpreter with this test module importable, prints as JSON."""
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -78,7 +78,7 @@ def children(parent: int | None = None) -> list[int]:
 
 
 def test_results_come_in_task_order_from_workers() -> None:
-    found = _fresh(
+    found = fresh_json(
         """
         import json, os
         from attnquiz.engine import parallel
@@ -123,7 +123,7 @@ def test_no_fork_while_another_thread_runs() -> None:
 def test_no_fork_once_typst_is_loaded() -> None:
     """Found by this test suite: a worker forked after Typst compiled here waited for ever for the
     compiler's threads, which a forked copy does not have."""
-    assert _fresh(
+    assert fresh_json(
         """
         import json
         from attnquiz.engine import parallel
@@ -136,7 +136,7 @@ def test_no_fork_once_typst_is_loaded() -> None:
 
 
 def test_a_workers_error_reaches_the_caller_and_no_worker_is_left() -> None:
-    found = _fresh(
+    found = fresh_json(
         """
         import json
         from attnquiz.engine import parallel
@@ -161,7 +161,7 @@ def test_a_workers_error_reaches_the_caller_and_no_worker_is_left() -> None:
 
 
 def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
-    found = _fresh(
+    found = fresh_json(
         """
         import json, os
         from attnquiz.engine import banks
@@ -198,7 +198,7 @@ def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
 
 
 def test_a_bank_checked_by_workers_gives_the_report_of_one_process() -> None:
-    found = _fresh(
+    found = fresh_json(
         """
         import json
         from attnquiz.engine import banks
@@ -234,7 +234,7 @@ def class_answers(students: int) -> str:
 
 
 def test_a_worker_killed_from_outside_is_one_clear_error_and_no_worker_is_left() -> None:
-    found = _fresh(
+    found = fresh_json(
         """
         import json
         from attnquiz.engine import parallel

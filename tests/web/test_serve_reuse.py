@@ -1,7 +1,8 @@
 """`quiz serve` sends again what it has already made, and only while it is still right (issue 28).
 
-- the home page, made in a forked child, is sent again while the banks' files are unchanged, and
-  made afresh after any change to one (an edit, a write that puts the time back, a removal);
+- the home, stats and review pages, made in a forked child, are sent again while what they read
+  is unchanged (the banks' files, the history) and their moment has not come, and made afresh
+  after any change (an edit, a write that puts the time back, a removal, an answer);
 - the stylesheet and script come from memory, with an ETag and 304 Not Modified, and a changed
   file is read again;
 - a question's Markdown is made once per text, except a text with an image, whose file may change.
@@ -9,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -24,7 +24,9 @@ import pytest
 
 from attnquiz.web import render
 from attnquiz.web.assets import Assets
+from tests.engine.test_parallel import fresh_json
 from tests.web.conftest import Server
+from tests.web.test_serve_http import answer, planned_questions, start
 
 TITLE = 'title: "Week 1: attention'
 
@@ -90,11 +92,7 @@ asyncio.run(main())
 
 def test_a_page_is_made_once_per_key_and_again_for_a_new_one() -> None:
     # A fresh interpreter of one thread, as the server is (the module forks).
-    run = subprocess.run(
-        [sys.executable, "-c", REUSE_SCRIPT], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert run.returncode == 0, run.stderr
-    a, a_again, b, b_again, a_last = json.loads(run.stdout)
+    a, a_again, b, b_again, a_last = fresh_json(REUSE_SCRIPT)
     assert a == a_again == a_last  # one child made it; the others sent its page again
     assert b == b_again != a
     assert int(a) != os.getpid()
@@ -169,30 +167,6 @@ def test_a_text_without_images_is_the_same_page_every_time() -> None:
     assert str(render.inline(text)) != str(render.markdown(text))  # block and inline kept apart
 
 
-def test_a_bank_changed_within_one_clock_tick_is_told_by_its_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A coarse file-system clock can give two writes of the same size the same times: while the
-    # file is recent, its bytes tell the versions apart; once it has settled, stat alone is enough.
-    import time
-
-    from attnquiz.web import app
-
-    bank = tmp_path / "bank.yaml"
-    bank.write_text("title: one\n", encoding="utf-8")
-    seen = bank.stat()
-    ref = app.BankRef("bank", str(bank))
-    monkeypatch.setattr(Path, "stat", lambda self, **_: seen)  # every version: the same times and size
-    first = app._file_identity(ref)
-    bank.write_text("title: two\n", encoding="utf-8")
-    assert app._file_identity(ref) != first
-    later = seen.st_ctime_ns + int(app.RACY_SECONDS * 1e9) + 1
-    monkeypatch.setattr(time, "time_ns", lambda: later)
-    settled = app._file_identity(ref)
-    bank.write_text("title: six\n", encoding="utf-8")
-    assert app._file_identity(ref) == settled
-
-
 # -- pages made from the history: stats and review ----------------------------------------------
 
 
@@ -203,8 +177,6 @@ def stats_text(server: Server) -> str:
 
 
 def test_stats_and_review_follow_every_answer_from_the_server_or_a_terminal(server: Server) -> None:
-    from tests.web.test_serve_http import answer, planned_questions, start
-
     first, second = planned_questions("complexity", 2)
     wrong = second.variant.mistakes[0].format(second.answer)
     session = start(server, topic="complexity", count="2", seed="7")
@@ -236,8 +208,6 @@ def test_stats_and_review_follow_every_answer_from_the_server_or_a_terminal(serv
 
 
 def test_a_history_replaced_by_another_file_is_read_again(server: Server) -> None:
-    from tests.web.test_serve_http import answer, planned_questions, start
-
     (question,) = planned_questions("complexity", 1)
     answer(server, start(server, topic="complexity", count="1", seed="7"), question.answer.format())
     assert "100% of 1" in stats_text(server)
@@ -285,8 +255,8 @@ from attnquiz.web import isolation
 from starlette.requests import Request
 from starlette.responses import Response
 
-isolation.RACY_SECONDS = 0.0  # the file below is new; the rule for settled files is tested apart
-folder = sys.argv[1]
+isolation.RACY_SECONDS = __RACY__
+folder = __FOLDER__
 watched = os.path.join(folder, "plugin.py")
 until = [None]
 
@@ -322,16 +292,16 @@ asyncio.run(main())
 """
 
 
+def declared(tmp_path: Path, racy_seconds: float) -> list[list[str]]:
+    """The pages of `DECLARED_SCRIPT` (each: the process that made it, the file's text)."""
+    script = DECLARED_SCRIPT.replace("__FOLDER__", repr(str(tmp_path)))
+    script = script.replace("__RACY__", repr(racy_seconds))
+    return [page.split() for page in fresh_json(script)]
+
+
 def test_a_page_is_made_again_when_a_file_it_read_changes_or_its_moment_passes(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, "-c", DECLARED_SCRIPT, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    one, one_again, two, two_again, six, late, late_again = (page.split() for page in json.loads(run.stdout))
+    # The file is new: the rule for files that have not settled is the next test's.
+    one, one_again, two, two_again, six, late, late_again = declared(tmp_path, 0.0)
     assert one == one_again
     assert one[1] == "one"
     assert two == two_again != one
@@ -342,17 +312,26 @@ def test_a_page_is_made_again_when_a_file_it_read_changes_or_its_moment_passes(t
 
 
 def test_a_page_that_read_a_file_changed_just_before_is_not_kept(tmp_path: Path) -> None:
-    script = DECLARED_SCRIPT.replace("isolation.RACY_SECONDS = 0.0", "isolation.RACY_SECONDS = 3600.0")
-    run = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    pids = [page.split()[0] for page in json.loads(run.stdout)]
+    pids = [page[0] for page in declared(tmp_path, 3600.0)]
     assert len(set(pids)) == len(pids)  # every page made afresh: its file had not settled
+
+
+def test_a_handler_run_in_the_server_itself_keeps_nothing_of_what_it_declares(tmp_path: Path) -> None:
+    # The home page of a refused start form is made in the server: what it says it read must not
+    # pile up there, growing with every refused form.
+    import tracemalloc
+
+    from attnquiz.web import isolation
+
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for number in range(20_000):
+            isolation.depends_on([f"{tmp_path}/bank{number}.yaml"], until=float(number))
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert after - before < 100_000
 
 
 def test_a_history_that_is_not_a_file_is_never_opened_by_the_server(tmp_path: Path) -> None:
