@@ -42,11 +42,27 @@ def probe(
     home: Path, *args: str, stdin: str = "", **env: str
 ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run ``quiz ARGS`` in a fresh process; its result and the heavy packages it imported."""
+    done, line = probed(PROBE, "IMPORTED ", home, *args, stdin=stdin, env=env)
+    return done, set(json.loads(line))
+
+
+def probed(
+    script: str,
+    mark: str,
+    home: Path,
+    *args: str,
+    stdin: str = "",
+    unset: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """Run ``script`` (which runs quiz with ``ARGS``) in a fresh process, with the environment's
+    ``unset`` names removed and ``env`` added; its result and what it printed on stderr after ``mark``."""
     environment = {**os.environ, "QUIZ_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "80"}
-    environment.pop("QUIZ_NO_CACHE", None)
-    environment.update(env)
+    for name in ("QUIZ_NO_CACHE", *unset):
+        environment.pop(name, None)
+    environment.update(env or {})
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
+        [sys.executable, "-c", script, *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -54,8 +70,8 @@ def probe(
         timeout=120,
         check=False,
     )
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("IMPORTED ")] or [done.stderr]
-    return done, set(json.loads(line.removeprefix("IMPORTED ")))
+    [line] = [line for line in done.stderr.splitlines() if line.startswith(mark)] or [done.stderr]
+    return done, line.removeprefix(mark)
 
 
 def heavy(imported: set[str]) -> set[str]:
@@ -336,22 +352,13 @@ def test_a_command_that_computes_runs_in_one_thread_unless_the_user_asks(
 ) -> None:
     # numpy's OpenBLAS starts a pool of threads when imported; quiz's matrices are tiny, and its
     # worker processes are forked from a process that must have one thread. A user's own setting wins.
-    environment = {**os.environ, "QUIZ_HOME": str(tmp_path), "NO_COLOR": "1"}
-    environment.pop("OPENBLAS_NUM_THREADS", None)
-    if given is not None:
-        environment["OPENBLAS_NUM_THREADS"] = given
-    done = subprocess.run(
-        [sys.executable, "-c", THREADS_PROBE, "show", "week1", "additive-score", "--original"],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=120,
-        check=False,
-    )
+    setting = {} if given is None else {"OPENBLAS_NUM_THREADS": given}
+    args = ("show", "week1", "additive-score", "--original")
+    unset = ("OPENBLAS_NUM_THREADS",)
+    done, line = probed(THREADS_PROBE, "THREADS ", tmp_path, *args, unset=unset, env=setting)
     assert done.returncode == 0, done.stderr
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("THREADS ")]
-    _, threads, setting, numpy_imported = line.split()
+    threads, kept_setting, numpy_imported = line.split()
     assert numpy_imported == "True"
-    assert setting == kept
+    assert kept_setting == kept
     if given is None:
         assert threads == "1"
