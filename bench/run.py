@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.install import normal_install
 from bench.layout import installed_layout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -217,14 +218,18 @@ def run(
     until: re.Pattern[str] | None = None,
     *,
     tree: bool = False,
+    whole_tree: bool = True,
 ) -> Run:
     """Run ``command`` to the end (or until a line of its output matches ``until``, then stop it).
 
     The child is reaped with ``os.wait4`` so that its own CPU time and peak memory are known (the
     peak of the largest single process among it and the children it reaped: not a sum). ``tree``:
-    also sample the whole tree of processes it starts (`TreeSampler`).
+    also sample the whole tree of processes it starts (`TreeSampler`). ``whole_tree=False``: measure
+    the process itself, as a command stopped at a line is, so that figures compared with each other
+    (start-up and the bare interpreter) are all taken the same way.
     """
-    wrapped = until is None  # a command stopped at a line (start-up figures) is measured directly
+    # A command stopped at a line is measured directly: the wrapper would count its kill, not its work.
+    wrapped = until is None and whole_tree
     with tempfile.TemporaryFile("w+") as errors, tempfile.TemporaryDirectory() as scratch:
         usage_file = Path(scratch) / "usage.json"
         argv = [*WRAPPER, str(usage_file), *command] if wrapped else list(command)
@@ -307,74 +312,135 @@ def measure(
 
 
 STARTUP_RATIO_BUDGETS = {
-    "quiz --help": 5.0,
-    "quiz list week1": 8.0,
-    "quiz run week1: first question": 15.0,
-    "quiz show week1: an original": 15.0,
-    "quiz answer: a formula answer": 15.0,
+    "quiz --help": 4.0,
+    "quiz list week1": 6.0,
+    "quiz run week1: first question": 12.0,
+    "quiz show week1: an original": 12.0,
+    "quiz answer: a formula answer": 12.0,
 }
-"""Start-up budgets as multiples of a bare ``python -c pass`` in the same run (issue 17): a ratio holds
-on a loaded or a slower machine, where seconds would say more about the machine than about quiz."""
+"""Start-up budgets as multiples of the CPU time of a bare ``python -c pass`` of the same venv, taken in
+the same run (issue 43): a ratio holds on a loaded or a slower machine, where seconds would say more
+about the machine than about quiz."""
+
+BASELINE_SLACK = 2.0
+"""The bare interpreter of the bench's venv may cost at most this many times a plain ``python -S -c
+pass`` (the base interpreter without site: what no venv, ``.pth`` file or import hook can slow).
+More, and something slows the baseline itself (an editable install's finder, a folder of links first
+on the path, a wrapper), which would flatter every ratio: the bench then stops instead of printing
+ratios. Measured here: a normal install's venv 1.2×, an editable one 2.5×."""
 
 
-def _ratio_rows(figure: Figure, bare: Figure) -> list[Figure]:
-    """The figure as multiples of the bare interpreter's median, with its budget (none if it has none)."""
-    budget = STARTUP_RATIO_BUDGETS.get(figure.name)
-    if budget is None:
-        return []
-    samples = [sample / bare.median for sample in figure.samples]
-    name = f"{figure.name}, × bare python"
-    return [
-        Figure(name, "×", samples, budget, note="each run ÷ the median of python -c pass", group=figure.group)
-    ]
+class BaselineError(RuntimeError):
+    """The start-up baseline is not a bare interpreter: no honest ratio can be printed."""
+
+
+def installed_environment(home: Path) -> dict[str, str]:
+    """The environment of a user's shell for the normal install: no ``PYTHON*`` variables, private home."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    env.pop("QUIZ_NO_CACHE", None)
+    return env | {"NO_COLOR": "1", "COLUMNS": "80", "QUIZ_HOME": str(home)}
+
+
+@dataclass
+class _Startup:
+    """One start-up command and its runs, each run measured as the process itself (not through a wrapper)."""
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    until: re.Pattern[str] | None = None
+    runs: list[Run] = field(default_factory=list)
+
+    def cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.runs)
+
+    def wall(self) -> float:
+        return statistics.median(r.wall for r in self.runs)
+
+
+def _run_interleaved(commands: list[_Startup], repeats: int) -> None:
+    """One warm-up of each, then ``repeats`` rounds of every command in turn, so a change of the machine's
+    load during the run touches the baseline and quiz alike."""
+    for command in commands:
+        run(command.command, command.env, "", command.until, whole_tree=False)
+    for _ in range(repeats):
+        for command in commands:
+            command.runs.append(run(command.command, command.env, "", command.until, whole_tree=False))
+
+
+def check_baseline(bare: _Startup, plain: _Startup) -> None:
+    """Raise `BaselineError` if the bare interpreter costs more than `BASELINE_SLACK` times the plain one."""
+    if bare.cpu() > BASELINE_SLACK * plain.cpu():
+        raise BaselineError(
+            f"the start-up baseline ({' '.join(bare.command)}) takes {bare.cpu() * 1000:.1f} ms of CPU, "
+            f"{bare.cpu() / plain.cpu():.1f}× a plain `python -S -c pass` ({plain.cpu() * 1000:.1f} ms): "
+            f"more than {BASELINE_SLACK:g}×, so every start-up ratio would be flattered; find what slows "
+            "the baseline (an editable install, PYTHONPATH, a .pth file) before reading any ratio"
+        )
 
 
 def startup_figures(repeats: int, home: Path) -> list[Figure]:
     """Bare python, ``quiz --help``, ``quiz list week1``, the first question of ``quiz run week1``, an
-    original shown by ``quiz show`` and a formula answer graded by ``quiz answer``."""
-    env = environment(home)
+    original shown by ``quiz show`` and a formula answer graded by ``quiz answer``: each the CPU time of
+    its process, from a normal install (`bench.install`), as multiples of the bare interpreter."""
+    venv = normal_install()
+    python, quiz = str(venv / "bin" / "python"), str(venv / "bin" / "quiz")
+    env = installed_environment(home)
     cold_env = {**env, "QUIZ_NO_CACHE": "1"}
-    runs = [*QUIZ, "run", "week1", "--seed", "1"]
-    bare = measure("python -c pass", [sys.executable, "-c", "pass"], env, repeats, group="startup")
-    figures = [
+    runs = [quiz, "run", "week1", "--seed", "1"]
+    plain_python = getattr(sys, "_base_executable", sys.executable)
+    # The interpreter's floor: no site, so no venv, .pth file or import hook can slow it.
+    plain = _Startup("python -S -c pass (no site: the floor)", [plain_python, "-S", "-c", "pass"], env)
+    bare = _Startup("python -c pass", [python, "-c", "pass"], env)
+    commands = [
+        plain,
         bare,
-        measure("quiz --help", [*QUIZ, "--help"], env, repeats, group="startup"),
-        measure("quiz list week1", [*QUIZ, "list", "week1"], env, repeats, group="startup"),
-        measure(
-            "quiz run week1: first question",
-            runs,
-            env,
-            repeats,
-            until=FIRST_QUESTION,
-            group="startup",
-        ),
-        measure(
-            "  … bank cache off (first run after an edit)",
-            runs,
-            cold_env,
-            repeats,
-            until=FIRST_QUESTION,
-            group="startup",
-        ),
-        measure(
-            "quiz show week1: an original",
-            [*QUIZ, "show", "week1", "additive-score", "--original"],
-            env,
-            repeats,
-            group="startup",
+        _Startup("quiz --help", [quiz, "--help"], env),
+        _Startup("quiz list week1", [quiz, "list", "week1"], env),
+        _Startup("quiz run week1: first question", runs, env, FIRST_QUESTION),
+        _Startup("  … bank cache off (first run after an edit)", runs, cold_env, FIRST_QUESTION),
+        _Startup(
+            "quiz show week1: an original", [quiz, "show", "week1", "additive-score", "--original"], env
         ),
         # Issue 28: a formula answer graded without sympy (it cost 0.4–0.5 s of imports).
-        measure(
+        _Startup(
             "quiz answer: a formula answer",
-            [*QUIZ, "answer", "week1", "block-params-formula", "--seed", "1", "--", "d(12d + 13)"],
+            [quiz, "answer", "week1", "block-params-formula", "--seed", "1", "--", "d(12d + 13)"],
             env,
-            repeats,
-            group="startup",
         ),
     ]
-    for figure in figures[1:]:
-        figure.note = f"{figure.median / bare.median:.1f}× bare python; {figure.note}"
-    figures = [row for figure in figures for row in (figure, *_ratio_rows(figure, bare))]
+    _run_interleaved(commands, repeats)
+    check_baseline(bare, plain)
+    figures: list[Figure] = []
+    for command in commands:
+        note = f"wall {command.wall():.3f} s"
+        if command not in (plain, bare):
+            ratios = (
+                f"{command.cpu() / bare.cpu():.1f}× bare CPU, {command.wall() / bare.wall():.1f}× bare wall"
+            )
+            note = f"{ratios}; {note}"
+        figures.append(
+            Figure(
+                f"{command.name} (cpu)",
+                "s",
+                [r.cpu for r in command.runs],
+                note=note,
+                peak_mb=max(r.peak_mb for r in command.runs),
+                group="startup",
+            )
+        )
+        budget = STARTUP_RATIO_BUDGETS.get(command.name)
+        if budget is not None:
+            figures.append(
+                Figure(
+                    f"{command.name}, × bare python",
+                    "×",
+                    [r.cpu / bare.cpu() for r in command.runs],
+                    budget,
+                    note="each run's CPU ÷ the median CPU of python -c pass, same venv, same run",
+                    group="startup",
+                )
+            )
     session = measure("quiz run week1: a question, then quit", runs, env, 1, stdin="q\n", group="startup")
     figures.append(
         Figure(
@@ -382,7 +448,7 @@ def startup_figures(repeats: int, home: Path) -> list[Figure]:
             "MB",
             [session.peak_mb or 0.0],
             150,
-            note="whole session to quit",
+            note="whole session to quit, normal install",
             group="startup",
         )
     )
@@ -1385,6 +1451,9 @@ def main(argv: list[str] | None = None) -> int:
         for group in groups:
             try:
                 figures.extend(steps[group]())
+            except BaselineError as exc:
+                print(f"bench: refusing to print start-up ratios: {exc}", file=sys.stderr)
+                return 2
             except (subprocess.SubprocessError, OSError, RuntimeError, ImportError) as exc:
                 figures.append(
                     Figure(f"{group}: could not be measured", "", note=str(exc)[:150], group=group)
