@@ -379,8 +379,9 @@ class SessionView:
             if summary.planned > asked:
                 line.append(f"{SEP}{asked} of {summary.planned} asked", style="dim")
             put(c, line)
-            if summary.unscored:
-                n = summary.unscored
+            if summary.concepts:
+                # Every concept question asked, answered or not: none is in the score.
+                n = summary.concepts
                 self.note(
                     f"{n} concept question{'s' if n != 1 else ''} not in the score "
                     f"(self-rated, never scored)."

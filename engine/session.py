@@ -399,6 +399,8 @@ class Summary:
     """Items of the session's banks due for review now (None: no history to tell)."""
     next_due: datetime | None = None
     """When the next review falls due, when nothing is due now (None: unknown, or nothing scheduled)."""
+    concepts: int = 0
+    """Concept questions among the rows, answered or not: none is in the score."""
 
     @property
     def correct(self) -> int:
@@ -1096,6 +1098,7 @@ class Session:
             history=self.history,
             stored=self.stored,
             unscored=sum(row.status == "unscored" for row in rows),
+            concepts=sum(row.concept for row in rows),
             due_now=due_now,
             next_due=next_due,
         )
