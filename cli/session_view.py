@@ -21,6 +21,7 @@ from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
+    from attnquiz.engine.exam_state import SavedExam
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.session import Plan, Session, Slot, Summary, SummaryRow
     from attnquiz.engine.store import DayStats, GroupStats, MistakeStats
@@ -179,6 +180,11 @@ class SessionView:
     def echo(self, line: str) -> None:
         """The response read from a pipe, so that the transcript reads like a session."""
         put(self.console, Text.assemble(("› ", "dim"), line), hang=2)
+
+    def resumed(self, saved: SavedExam) -> None:
+        """An exam taken up again: when it was left, and where it stands."""
+        left = saved.saved_at.astimezone()
+        self.note(f"Resuming the exam left on {left:%a %d %b at %H:%M}: {saved.describe()}.")
 
     def hint(self, text: str) -> None:
         """The current question's hint."""
@@ -395,6 +401,12 @@ class SessionView:
             self.note(nothing_due(summary))
         else:
             again = "Go on reviewing:" if summary.mode == "review" else "Repeat this session:"
+            if (
+                summary.mode == "exam"
+                and "--seed" not in summary.repeat
+                and "--original" not in summary.repeat
+            ):
+                again = "Another exam like this one (fresh questions):"
             self._command(again, summary.repeat)
         if summary.follow_up:
             self._command("Practise what you missed:", summary.follow_up)

@@ -477,6 +477,9 @@ class Session:
         self._visit_started: float | None = None
         self._finished_at: float | None = None
         self._due_at_end: tuple[int | None, datetime | None] | None = None
+        self.on_change: Callable[[Session], None] | None = None
+        """Called after every change an exam must not lose (an answer, a move, the end): what keeps
+        its state on disk for resuming (`attnquiz.engine.exam_state`)."""
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -528,6 +531,15 @@ class Session:
                 )
                 return None
         return slot.question
+
+    def note_warning(self, message: str) -> None:
+        """Add a warning for the front end to show (see `take_warnings`)."""
+        self._warnings.append(message)
+
+    def _changed(self) -> None:
+        """Tell `on_change` that the exam's state changed."""
+        if self.exam and self.on_change is not None:
+            self.on_change(self)
 
     def take_warnings(self) -> list[str]:
         """Warnings not yet shown (e.g. that history could not be written), cleared once taken."""
@@ -608,6 +620,12 @@ class Session:
         on. In an exam it is stored without review (so that it survives a crash) and the session
         moves to the next question; answering again replaces it.
         """
+        result = self._answered(response)
+        if result.counts:
+            self._changed()
+        return result
+
+    def _answered(self, response: str) -> Grade:
         from attnquiz.engine.grading import grade
 
         slot = self.current
@@ -774,6 +792,7 @@ class Session:
         self._stop_timer()
         if self.exam:
             self._advance_exam()
+            self._changed()
         else:
             slot.skipped = True
             self._record_skip(slot)
@@ -820,6 +839,7 @@ class Session:
             raise ValueError(f"question {position} was left out: its variant could not be built")
         self._stop_timer()
         self.index = position - 1
+        self._changed()
 
     def next(self) -> None:
         """The exam's next question (from the last, the first), passing over those left out."""
@@ -882,6 +902,7 @@ class Session:
             # What is due is read once, at the end: the summary is the same however often it is
             # drawn, and after the history is closed.
             self._due_at_end = self._due()
+            self._changed()
         return self.summary()
 
     def _attempt(
@@ -1093,7 +1114,7 @@ class Session:
             ended=self.ended or "quit",
             revisit=tuple(weak),
             mistakes=mistakes,
-            repeat=self.plan.repeat,
+            repeat=self._repeat(),
             follow_up=self._follow_up(rows, due_now),
             history=self.history,
             stored=self.stored,
@@ -1102,6 +1123,17 @@ class Session:
             due_now=due_now,
             next_due=next_due,
         )
+
+    def _repeat(self) -> str:
+        """The command that runs the session again. An exam handed in has shown its answers and worked
+        solutions: its seed would ask the very questions just solved, so it gets fresh variants."""
+        if not self.exam or self.ended is None:
+            return self.plan.repeat
+        words = shlex.split(self.plan.repeat)
+        if "--seed" in words:
+            at = words.index("--seed")
+            del words[at : at + 2]
+        return shlex.join(words)
 
     def _due(self) -> tuple[int | None, datetime | None]:
         """How many of the banks' items are due now, and (when none is) when the next one falls due."""
