@@ -13,13 +13,14 @@ import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.terminal import plain_mode
-from attnquiz.wording import clock
+from attnquiz.wording import clock, span
 
 if TYPE_CHECKING:
     from attnquiz.engine.answers import Part
@@ -447,7 +448,7 @@ class SessionLoop:
             part = session.pending_part(slot)  # a question in parts is answered part by part
             label = f" ({part.label})" if part is not None else ""
             prompt = f"[{slot.position}/{len(session.slots)}]{label} › "
-            line = self._read(prompt)
+            line = self._read_answer(prompt)
             if line is None:
                 return "end-of-input"
             command = parse_command(line)
@@ -462,10 +463,12 @@ class SessionLoop:
                 if self.visible:
                     self.view.reminder(exam=False)
             elif command.name == "hint":
-                text = session.hint()
-                self._emit({"type": "hint", "position": slot.position, "hint": text})
+                text, step, steps = session.next_hint()
+                self._emit(
+                    {"type": "hint", "position": slot.position, "hint": text, "step": step, "of": steps}
+                )
                 if self.visible:
-                    self.view.hint(text)
+                    self.view.hint(text, step, steps)
             elif command.name == "help":
                 if self.visible:
                     self.view.help(exam=False, choice=bool(letters))
@@ -492,6 +495,8 @@ class SessionLoop:
             elif command.name in ("next", "back", "go", "submit", "list"):
                 if self.visible:
                     self.view.note("That is for exams; here, s skips and q stops.")
+            elif not self._reads_as_meant(slot, line):
+                continue
             else:
                 with held_signals():
                     result = session.answer(line)
@@ -505,8 +510,9 @@ class SessionLoop:
         """After a concept answer (shown with the model answer): the student's own rating, asked until
         it is one of the four. The typed answer is already stored; quitting here keeps it unrated."""
         session = self.session
+        prompt = rating_prompt(session.rating_intervals(slot))
         while True:
-            line = self._read(self._fitted(RATING_PROMPT))
+            line = self._read(self._fitted(prompt))
             if line is None:
                 return "end-of-input"
             text = line.strip().lower()
@@ -579,13 +585,17 @@ class SessionLoop:
         session = self.session
         slot = self._answered_slot(question)
         shown = shown or not has_solution(question)
+        missed = slot is not None and slot.grade is not None and slot.grade.status in ("wrong", "partial")
         while True:
             action = "summary" if session.finished else "next"
             offers = [f"Enter {action}"]
+            if missed:
+                offers.append("a another like this")
             if not shown:
                 offers.append("w solution")
             if slot is not None and session.can_rerate(slot) and slot.rating not in (None, "again"):
-                offers.append("g guessed")
+                again = session.rating_intervals(slot).get("again")
+                offers.append("g guessed" + (f" ({span(again)})" if again is not None else ""))
             offers.append("q quit")
             line = self.reader.read(self._fitted(" · ".join(offers) + " › "))
             if line is None:
@@ -601,6 +611,10 @@ class SessionLoop:
                 continue
             if command.name == "quit":
                 return "quit"
+            if missed and slot is not None and text in ANOTHER:
+                # A fresh variant of the same item, asked now (the next question follows it).
+                session.another(slot.position)
+                return None
             rating = GUESS.get(text) or RATINGS.get(text)
             if rating is not None and slot is not None and session.can_rerate(slot):
                 with held_signals():
@@ -744,6 +758,8 @@ class SessionLoop:
                 if self.visible:
                     self.view.note("Every question has an answer: submit, or g N to revisit.")
                 redraw = False
+            elif not self._reads_as_meant(slot, line):
+                redraw = False
             else:
                 with held_signals():
                     result = session.answer(line)
@@ -758,6 +774,26 @@ class SessionLoop:
                         self.view.saved(slot)
                 else:
                     redraw = False
+
+    def _reads_as_meant(self, slot: Slot, line: str) -> bool:
+        """A formula answer at a terminal whose reading is not the text typed (``12d^2+13d`` read as
+        ``12*d^2 + 13*d``): said before it is graded, and asked to confirm (Enter: yes). No puts the line
+        back on the prompt, to edit. True: grade it."""
+        from attnquiz.engine.grading import formula_reading
+
+        if not self.interactive:
+            return True
+        part = self.session.pending_part(slot)
+        answer = part.answer if part is not None else self.session.question(slot).answer
+        read = formula_reading(answer, line)
+        if read is None or _squeezed(read) == _squeezed(line):
+            return True
+        self.view.reading(read)
+        reply = self.reader.read("Grade it as read? [Y/n] › ")
+        if reply is None or reply.strip().lower() in {"", "y", "yes"}:
+            return True
+        self._prefill = line
+        return False
 
     def _confirm_submit(self) -> bool:
         missing = self.session.unanswered()
@@ -791,11 +827,29 @@ RATINGS = {
 """What may be typed to rate a concept answer: a key 1-4 or the rating's word."""
 GUESS = {"g": "again", "guess": "again", "guessed": "again"}
 """What may be typed after a scored answer to say it was a guess (rated Again: it comes back soon)."""
+ANOTHER = {"a", "another"}
+"""What may be typed after a wrong or partly right answer for a fresh variant of the same item, now."""
 RATING_PROMPT = "Rate your answer: 1 again · 2 hard · 3 good · 4 easy › "
+
+
+def rating_prompt(intervals: dict[str, timedelta]) -> str:
+    """The rating prompt, each rating with the interval it gives (`RATING_PROMPT` without history)."""
+    if not intervals:
+        return RATING_PROMPT
+    keys = ("1 again", "2 hard", "3 good", "4 easy")
+    choices = [f"{key} ({span(intervals[key[2:]])})" for key in keys if key[2:] in intervals]
+    return "Rate your answer: " + " · ".join(choices) + " › "
+
+
 RATING_HELP = (
     "Type 1 again (you missed it), 2 hard (partly), 3 good (the key points) or 4 easy (all of it, "
     "at once); q stops here (your answer is kept, unrated)."
 )
+
+
+def _squeezed(formula: str) -> str:
+    """A formula without spaces, with ``**`` as ``^``: how it was typed, up to what cannot mislead."""
+    return "".join(formula.split()).replace("**", "^")
 
 
 def _explains(question: Question | None) -> bool:

@@ -186,14 +186,22 @@ class SessionView:
         left = saved.saved_at.astimezone()
         self.note(f"Resuming the exam left on {left:%a %d %b at %H:%M}: {saved.describe()}.")
 
-    def hint(self, text: str) -> None:
-        """The current question's hint."""
+    def hint(self, text: str, step: int = 1, steps: int = 1) -> None:
+        """The current question's next hint (``step`` of ``steps``: a hint, then the worked solution's
+        steps but the last), or that there is none (left)."""
         from attnquiz.engine.export.plain import to_terminal
 
         if text:
-            put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text, spoken=plain_mode())))
+            label = "Hint: " if steps <= 1 else f"Hint {step} of {steps}: "
+            put(self.console, Text.assemble((label, "bold"), to_terminal(text, spoken=plain_mode())))
+        elif steps:
+            self.note("No more hints: the next step is the answer (s skips and shows it).")
         else:
             self.note("This question has no hint.")
+
+    def reading(self, formula: str) -> None:
+        """How a formula answer is read, before it is graded."""
+        put(self.console, Text.assemble(("Read as: ", "bold"), (formula, "cyan")))
 
     def invalid(self, grade: Grade, response: str = "") -> None:
         """Why a response could not be read (it cost nothing)."""
