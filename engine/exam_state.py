@@ -39,6 +39,8 @@ FORMAT = 1
 """The version of the state file's layout (a file of another version is not resumed)."""
 MAX_BYTES = 4 * 1024 * 1024
 """A state file larger than this is not read: an exam's answers are a few kilobytes."""
+DRAFT_LIMIT = 10_000
+"""The most of a line being typed that is kept with a left exam (characters)."""
 _ID = re.compile(r"^[0-9a-f]{8,64}$")
 
 
@@ -124,7 +126,10 @@ def state_of(session: Session, *, bank_path: str = "", draft: str = "") -> dict[
         "elapsed": session.elapsed(),
         "index": session.index,
         "saved_at": utc_now().isoformat(),
-        "draft": {"position": current.position, "text": draft} if draft and current is not None else None,
+        # A line being typed is short; a pasted megabyte is cut, so that the state stays readable.
+        "draft": {"position": current.position, "text": draft[:DRAFT_LIMIT]}
+        if draft and current is not None
+        else None,
         "slots": slots,
     }
 
