@@ -157,3 +157,16 @@ def test_resume_refuses_options_that_would_change_the_exam_and_a_bank_edited_sin
     bare.expect("which bank")
     finish(bare)
     assert bare.exitstatus == 2
+
+
+def test_time_up_keeps_the_line_being_typed_as_the_answer(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "run", "demo", "--original", "--time", "8s")
+    child.expect(r"\[1/3 · 0:0\d left\] › ")
+    child.send("1.93")  # typed, not entered, when the time runs out
+    child.expect("1.93")
+    child.expect("Time is up: the line you were typing, '1.93', is saved as your answer.", timeout=60)
+    child.expect("Time is up: the exam was submitted.")
+    child.expect("Score 1 / 3")
+    finish(child)
+    assert sorted(attempts(tmp_path)) == [("score-a", "correct")]
+    assert not list((tmp_path / "history-exams").glob("*.json"))
