@@ -170,3 +170,22 @@ def test_time_up_keeps_the_line_being_typed_as_the_answer(tmp_path: Path) -> Non
     finish(child)
     assert sorted(attempts(tmp_path)) == [("score-a", "correct")]
     assert not list((tmp_path / "history-exams").glob("*.json"))
+
+
+def test_a_new_session_says_an_unfinished_exam_is_kept(tmp_path: Path) -> None:
+    from tests.cli.test_run_piped import quiz
+
+    child = spawn(tmp_path, "run", "demo", "--seed", "3", "--exam", "--time", "20m")
+    child.sendline("0.5")
+    child.expect("Saved your answer to question 1")
+    child.expect(LEFT)
+    os.kill(child.pid, signal.SIGTERM)  # SIGTERM, like a closed terminal, keeps it unsubmitted
+    child.expect("Continue it with: quiz run --resume")
+    finish(child)
+    assert child.exitstatus == 128 + signal.SIGTERM
+    result = quiz(tmp_path, "run", "demo", "--original", stdin="q\n")
+    said = " ".join(result.stdout.split())
+    kept = (
+        r"An unfinished exam \(demo, 1 of 4 answered, \d+:\d\d left\) is kept: quiz run --resume continues it"
+    )
+    assert re.search(kept, said), said
