@@ -16,7 +16,8 @@ import typer
 from attnquiz.common import fail, json_text, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
-    from attnquiz.engine.session import Plan, Summary
+    from attnquiz.engine.exam_state import SavedExam
+    from attnquiz.engine.session import Plan, Session, Summary
     from attnquiz.engine.store import Store
     from attnquiz.session_view import SessionView
 
@@ -70,25 +71,118 @@ def _open_store(db: Path | None, view: SessionView) -> Store | None:
 
 
 def _run_plan(
-    plan: Plan, store: Store | None, view: SessionView, *, solutions: Solutions, as_json: bool
+    plan: Plan,
+    store: Store | None,
+    view: SessionView,
+    *,
+    solutions: Solutions,
+    as_json: bool,
+    bank_path: str = "",
+    resumed: tuple[Session, SavedExam, str] | None = None,
 ) -> Summary:
+    """Run a session (``resumed``: an exam taken up again, the one it was, and the line being typed
+    when it was left). An exam left unsubmitted to be resumed exits with 128 + its signal."""
     from attnquiz.engine.session import Session
     from attnquiz.session_loop import LineReader, SessionLoop, stdin_is_terminal
 
-    # Piped answers arrive all at once: their times say nothing about how well the student knows them.
-    session = Session(plan, store=store, timed=stdin_is_terminal())
+    draft = ""
+    if resumed is not None:
+        session, saved, draft = resumed
+    else:
+        # Piped answers arrive all at once: their times say nothing about how well the student knows them.
+        session = Session(plan, store=store, timed=stdin_is_terminal())
+    keeper = None
+    if plan.mode == "exam":
+        from attnquiz.engine.exam_state import ExamKeeper, keep
+
+        kept = session.on_change  # a resumed exam is kept already
+        keeper = kept if isinstance(kept, ExamKeeper) else keep(session, bank_path=bank_path)
     if not as_json:
         view.header(plan, history=session.history)
+        if resumed is not None:
+            view.resumed(saved)
     reader = LineReader(sys.stdin, interactive=stdin_is_terminal() and not as_json)
     loop = SessionLoop(
-        session, view, reader, solutions=solutions.value, json_out=sys.stdout if as_json else None
+        session,
+        view,
+        reader,
+        solutions=solutions.value,
+        json_out=sys.stdout if as_json else None,
+        keeper=keeper,
+        draft=draft,
     )
     try:
-        return loop.run()
+        summary = loop.run()
     finally:
         if store is not None:
             _report_damage(store, view)
             store.close()
+    if summary is None:
+        from attnquiz.session_loop import left_status
+
+        raise typer.Exit(left_status(loop.left))
+    return summary
+
+
+def _waiting_exams(store: Store | None, view: SessionView) -> None:
+    """Say that an exam left unsubmitted is kept, and how to continue it."""
+    if store is None:
+        return
+    from attnquiz.engine.exam_state import saved_exams
+
+    found, _problems = saved_exams(store.path)
+    if found:
+        others = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        view.note(
+            f"An unfinished exam ({found[0].describe()}){others} is kept: quiz run --resume continues it."
+        )
+
+
+def _resume(
+    bank: str | None, db: Path | None, view: SessionView, *, solutions: Solutions, as_json: bool
+) -> Summary:
+    """`quiz run --resume`: the exam most recently left unsubmitted (of ``bank``, if given), continued."""
+    from attnquiz.engine import banks
+    from attnquiz.engine.exam_state import ResumeError, resume, saved_exams, set_aside
+    from attnquiz.session_loop import stdin_is_terminal
+
+    store = _open_store(db, view)
+    if store is None:
+        fail("--resume needs the history, where exams in progress are kept")
+    try:
+        found, problems = saved_exams(store.path)
+        for problem in problems:
+            view.warning(problem)
+        if bank is not None:
+            found = [e for e in found if bank in {e.bank, e.bank_ref}]
+        if not found:
+            of = f" of bank {bank}" if bank is not None else ""
+            fail(f"there is no unfinished exam{of} to resume; start one with: quiz run week1 --exam")
+        chosen = found[0]
+        reference = chosen.data["bank_path"]
+        loaded = banks.load(
+            reference if reference and Path(reference).is_file() else chosen.bank_ref, plugins=True
+        )
+        try:
+            session, draft = resume(chosen, loaded, store, timed=stdin_is_terminal() and not as_json)
+        except ResumeError as exc:
+            kept = set_aside(chosen)
+            where = f"; it is kept as {kept}" if kept is not None else ""
+            fail(f"{exc}{where}")
+    except BaseException:
+        store.close()
+        raise
+    if len(found) > 1:
+        view.note(f"{len(found) - 1} more unfinished exam(s); quiz run BANK --resume picks one by its bank.")
+    return _run_plan(
+        session.plan,
+        store,
+        view,
+        solutions=solutions,
+        as_json=as_json,
+        bank_path=loaded.path,
+        resumed=(session, chosen, draft),
+    )
 
 
 def _report_damage(store: Store, view: SessionView) -> None:
@@ -106,7 +200,10 @@ def _exit_for(summary: Summary) -> None:
 
 @user_errors
 def run_command(
-    bank: Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")],
+    bank: Annotated[
+        str | None,
+        typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.", show_default=False),
+    ] = None,
     topic: Annotated[str | None, typer.Option("--topic", "-t", help="Only this topic's items.")] = None,
     item: Annotated[
         list[str] | None,
@@ -130,6 +227,14 @@ def run_command(
     db: DbOpt = None,
     no_history: NoHistoryOpt = False,
     as_json: JsonOpt = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the exam you left unsubmitted (Ctrl-C, a closed terminal): its questions, "
+            "answers and time left.",
+        ),
+    ] = False,
 ) -> None:
     """Practise a bank: fresh variants one at a time, graded at once, saved to your history.
 
@@ -140,6 +245,28 @@ def run_command(
     from attnquiz.engine import banks
     from attnquiz.engine.session import parse_duration, plan_practice
     from attnquiz.session_view import SessionView
+
+    if resume:
+        chosen = [
+            name
+            for name, given in (
+                ("--topic", topic),
+                ("--item", item),
+                ("--count", count),
+                ("--seed", seed),
+                ("--original", original),
+                ("--exam", exam),
+                ("--time", time_limit),
+                ("--no-history", no_history),
+            )
+            if given
+        ]
+        if chosen:
+            fail(f"--resume continues an exam as it was left: drop {', '.join(chosen)}", 2)
+        _resume(bank, db, SessionView(), solutions=solutions, as_json=as_json)
+        return
+    if bank is None:
+        fail("which bank? e.g. quiz run week1 (or quiz run --resume to continue an exam)", 2)
 
     limit = parse_duration(time_limit) if time_limit is not None else None
     if original and seed is not None:
@@ -159,7 +286,9 @@ def run_command(
     )
     view = SessionView()
     store = None if no_history else _open_store(db, view)
-    _exit_for(_run_plan(plan, store, view, solutions=solutions, as_json=as_json))
+    if not as_json:
+        _waiting_exams(store, view)
+    _exit_for(_run_plan(plan, store, view, solutions=solutions, as_json=as_json, bank_path=loaded.path))
 
 
 @user_errors

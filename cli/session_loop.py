@@ -13,16 +13,18 @@ import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.terminal import plain_mode
-from attnquiz.wording import clock
+from attnquiz.wording import clock, span
 
 if TYPE_CHECKING:
     from attnquiz.engine.answers import Part
+    from attnquiz.engine.exam_state import ExamKeeper
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.session import Ending, Session, Slot, SolutionPolicy, Summary
     from attnquiz.engine.variant import Question
@@ -30,6 +32,14 @@ if TYPE_CHECKING:
 
 class TimeUp(Exception):
     """Raised by the exam alarm when the time limit is reached."""
+
+
+class Leave(Exception):
+    """An exam is left unsubmitted, to be resumed (a closed terminal, SIGTERM, or Ctrl-C twice)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 CommandName = Literal[
@@ -121,15 +131,31 @@ class LineReader:
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401
 
-    def read(self, prompt: str) -> str | None:
-        """The next line without its newline; None at end of input."""
+    def read(self, prompt: str, prefill: str = "") -> str | None:
+        """The next line without its newline; None at end of input. ``prefill``: text put on the line
+        already, to edit (what was being typed when the question was left, with readline)."""
         if self.interactive:
+            editor = sys.modules.get("readline")
             try:
+                if prefill and editor is not None:
+
+                    def put_back() -> None:
+                        editor.insert_text(prefill)
+                        editor.redisplay()
+
+                    editor.set_pre_input_hook(put_back)
+                    try:
+                        return input(prompt)
+                    finally:
+                        editor.set_pre_input_hook()
                 return input(prompt)
             except EOFError:
                 # Ctrl-D leaves the cursor after the prompt: what follows starts on a line of its own.
-                sys.stdout.write("\n")
-                sys.stdout.flush()
+                # (Not when the terminal is gone, closed under the session: its end of input is said
+                # by returning None, as Ctrl-D's is.)
+                with contextlib.suppress(OSError):
+                    sys.stdout.write("\n")
+                    sys.stdout.flush()
                 return None
         line = self.stream.readline()
         if not line:
@@ -142,6 +168,21 @@ class LineReader:
 # ---------------------------------------------------------------------------------------------
 
 _HELD = {signal.SIGINT, signal.SIGTERM} | ({signal.SIGALRM} if hasattr(signal, "SIGALRM") else set())
+_HANGUP = {signal.SIGHUP} if hasattr(signal, "SIGHUP") else set()
+"""Also caught in an exam: a closed terminal leaves the exam to be resumed instead of killing it."""
+_LEAVE_STATUS = 128
+"""Added to the signal's number for the exit status of an exam left to be resumed."""
+
+
+def typed_so_far() -> str:
+    """The line being typed at a readline prompt (read in a signal handler, before input() gives it up)."""
+    editor = sys.modules.get("readline")
+    if editor is None:
+        return ""
+    try:
+        return str(editor.get_line_buffer())
+    except (AttributeError, ValueError):
+        return ""
 
 
 @contextlib.contextmanager
@@ -182,15 +223,26 @@ class SessionLoop:
         *,
         solutions: SolutionPolicy = "wrong",
         json_out: TextIO | None = None,
+        keeper: ExamKeeper | None = None,
+        draft: str = "",
     ) -> None:
         self.session = session
         self.view = view
         self.reader = reader
         self.solutions = solutions
         self.json_out = json_out
+        self.keeper = keeper
         self._timer = False
         self._closing = False
         self._warmed_up = False
+        self._reading_answer = False
+        self._terminated = False
+        self._typed = ""
+        """The line being typed at an answer prompt when a signal came (kept at time-up and on leaving)."""
+        self._prefill = draft
+        """Put back on the next answer prompt of the current question (after Ctrl-C answered no)."""
+        self.left: int | None = None
+        """The signal that left the exam to be resumed (None: the session ended)."""
 
     @property
     def interactive(self) -> bool:
@@ -213,14 +265,28 @@ class SessionLoop:
         for message in self.session.take_warnings():
             self.view.warning(message)
 
-    def _read(self, prompt: str) -> str | None:
+    def _read_answer(self, prompt: str) -> str | None:
+        """An answer prompt: what is typed there is kept if the exam's time runs out or it is left."""
+        prefill, self._prefill = self._prefill, ""
+        self._typed = ""
+        self._reading_answer = True
+        try:
+            line = self._read(prompt, prefill)
+        finally:
+            self._reading_answer = False
+        if line is None and not self._typed:
+            # The end of input of a terminal closed under the prompt: readline still holds the line.
+            self._typed = typed_so_far()
+        return line
+
+    def _read(self, prompt: str, prefill: str = "") -> str | None:
         if not self._warmed_up and self.interactive:
             # The first question is on screen: load the grader and FSRS (tens of milliseconds) before
             # the prompt, so that the first answer is graded as quickly as the others. Not in a
             # thread: a Python thread busy at the prompt can leave Ctrl-C unseen until the next key.
             self._warmed_up = True
             _load_grading()
-        line = self.reader.read(prompt)
+        line = self.reader.read(prompt, prefill)
         if line is not None and not self.reader.interactive and self.json_out is None:
             self.view.echo(line)
         return line
@@ -236,9 +302,13 @@ class SessionLoop:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self) -> Summary:
-        """Ask every question (or until the student stops), then end the session and return its summary."""
-        previous = {signum: signal.signal(signum, self._on_signal) for signum in _HELD}
+    def run(self) -> Summary | None:
+        """Ask every question (or until the student stops), then end the session and return its summary.
+
+        None: an exam was left unsubmitted, kept to be resumed (`left` says by which signal).
+        """
+        caught = _HELD | (_HANGUP if self.session.exam else set())
+        previous = {signum: signal.signal(signum, self._on_signal) for signum in caught}
         ending: Ending
         try:
             try:
@@ -251,6 +321,14 @@ class SessionLoop:
             except TimeUp:
                 self._closing = True
                 ending = "time-up"
+                self._stop_timer()
+                self._keep_typed_at_time_up()
+            except Leave as left:
+                self._closing = True
+                self._stop_timer()
+                self.left = left.signum
+                self._leave()
+                return None
             self._stop_timer()
             with held_signals():
                 summary = self.session.finish(ending)
@@ -279,12 +357,61 @@ class SessionLoop:
         return summary
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        """Ctrl-C and SIGTERM stop the session, the alarm ends the exam; once it is closing, neither does."""
+        """Ctrl-C and SIGTERM stop the session, the alarm ends the exam; once it is closing, neither does.
+
+        In an exam kept for resuming, SIGTERM and a closed terminal (SIGHUP) leave it unsubmitted, and
+        Ctrl-C asks first (see `_exam`). The line being typed is read here, before input() drops it.
+        """
         if self._closing:
             return
+        if self._reading_answer:
+            self._typed = typed_so_far()
         if hasattr(signal, "SIGALRM") and signum == signal.SIGALRM:
             raise TimeUp
+        if signum != signal.SIGINT:
+            if self.session.exam and self.keeper is not None and not self.keeper.failed:
+                raise Leave(signum)
+            self._terminated = True  # not asked: nobody may be there to answer
         raise KeyboardInterrupt
+
+    def _keep_typed_at_time_up(self) -> None:
+        """Time ran out while an answer was being typed: the line is saved as the answer (the browser
+        likewise keeps what is in the box), when it reads."""
+        typed, self._typed = self._typed.strip(), ""
+        slot = self.session.current
+        if not typed or slot is None or parse_command(typed, exam=True).name != "answer":
+            return
+        with held_signals():
+            result = self.session.answer(typed)
+        if self.visible:
+            self.view.console.print()
+            if result.counts:
+                self.view.note(
+                    f"Time is up: the line you were typing, {typed[:60]!r}, is saved as your answer."
+                )
+            else:
+                self.view.note(f"Time is up: the line you were typing, {typed[:60]!r}, could not be read:")
+                self.view.invalid(result, typed)
+
+    def _leave(self) -> None:
+        """Keep the exam for resuming (with the line being typed) and say how to take it up again. The
+        terminal may be gone (a closed window): nothing here may fail for want of it."""
+        typed, self._typed = self._typed, ""
+        saved = self.keeper.save(draft=typed) if self.keeper is not None else False
+        if not self.visible:
+            return
+        with contextlib.suppress(OSError):
+            self.view.console.print()
+            if saved:
+                answered = sum(s.answered for s in self.session.slots)
+                remaining = self.session.remaining()
+                left = f", {clock(remaining)} left" if remaining is not None else ""
+                total = len(self.session.slots)
+                self.view.note(f"The exam is kept, not submitted ({answered} of {total} answered{left}).")
+                self.view.note("Continue it with: quiz run --resume")
+            else:
+                self.view.note("The exam was left unsubmitted; it could not be kept for resuming.")
+            self._warnings()
 
     def _start_timer(self) -> None:
         remaining = self.session.remaining()
@@ -321,7 +448,7 @@ class SessionLoop:
             part = session.pending_part(slot)  # a question in parts is answered part by part
             label = f" ({part.label})" if part is not None else ""
             prompt = f"[{slot.position}/{len(session.slots)}]{label} › "
-            line = self._read(prompt)
+            line = self._read_answer(prompt)
             if line is None:
                 return "end-of-input"
             command = parse_command(line)
@@ -336,10 +463,12 @@ class SessionLoop:
                 if self.visible:
                     self.view.reminder(exam=False)
             elif command.name == "hint":
-                text = session.hint()
-                self._emit({"type": "hint", "position": slot.position, "hint": text})
+                text, step, steps = session.next_hint()
+                self._emit(
+                    {"type": "hint", "position": slot.position, "hint": text, "step": step, "of": steps}
+                )
                 if self.visible:
-                    self.view.hint(text)
+                    self.view.hint(text, step, steps)
             elif command.name == "help":
                 if self.visible:
                     self.view.help(exam=False, choice=bool(letters))
@@ -366,6 +495,8 @@ class SessionLoop:
             elif command.name in ("next", "back", "go", "submit", "list"):
                 if self.visible:
                     self.view.note("That is for exams; here, s skips and q stops.")
+            elif not self._reads_as_meant(slot, line):
+                continue
             else:
                 with held_signals():
                     result = session.answer(line)
@@ -379,8 +510,9 @@ class SessionLoop:
         """After a concept answer (shown with the model answer): the student's own rating, asked until
         it is one of the four. The typed answer is already stored; quitting here keeps it unrated."""
         session = self.session
+        prompt = rating_prompt(session.rating_intervals(slot))
         while True:
-            line = self._read(self._fitted(RATING_PROMPT))
+            line = self._read(self._fitted(prompt))
             if line is None:
                 return "end-of-input"
             text = line.strip().lower()
@@ -453,13 +585,17 @@ class SessionLoop:
         session = self.session
         slot = self._answered_slot(question)
         shown = shown or not has_solution(question)
+        missed = slot is not None and slot.grade is not None and slot.grade.status in ("wrong", "partial")
         while True:
             action = "summary" if session.finished else "next"
             offers = [f"Enter {action}"]
+            if missed:
+                offers.append("a another like this")
             if not shown:
                 offers.append("w solution")
             if slot is not None and session.can_rerate(slot) and slot.rating not in (None, "again"):
-                offers.append("g guessed")
+                again = session.rating_intervals(slot).get("again")
+                offers.append("g guessed" + (f" ({span(again)})" if again is not None else ""))
             offers.append("q quit")
             line = self.reader.read(self._fitted(" · ".join(offers) + " › "))
             if line is None:
@@ -475,6 +611,10 @@ class SessionLoop:
                 continue
             if command.name == "quit":
                 return "quit"
+            if missed and slot is not None and text in ANOTHER:
+                # A fresh variant of the same item, asked now (the next question follows it).
+                session.another(slot.position)
+                return None
             rating = GUESS.get(text) or RATINGS.get(text)
             if rating is not None and slot is not None and session.can_rerate(slot):
                 with held_signals():
@@ -509,8 +649,48 @@ class SessionLoop:
         return f"[{where}] › "
 
     def _exam(self) -> Ending:
-        session = self.session
+        """Runs the exam; Ctrl-C at a terminal asks as ``q`` does (no: back to the question)."""
         redraw = True
+        while True:
+            try:
+                return self._exam_loop(redraw)
+            except KeyboardInterrupt:
+                if not self.interactive or self._closing or self._terminated:
+                    raise
+                try:
+                    submit = self._interrupted()
+                except OSError:
+                    # The terminal is gone (its window closed: reads end, writes fail): kept, not submitted.
+                    raise Leave(int(signal.SIGHUP) if _HANGUP else int(signal.SIGINT)) from None
+                if submit:
+                    return "submitted"
+                redraw = False
+
+    def _interrupted(self) -> bool:
+        """Ctrl-C (or end of input) during an exam at a terminal: submit? True: yes. No puts the line
+        being typed back; Ctrl-C or end of input again leaves the exam, kept to be resumed (without
+        history to keep it in, it is submitted, as before)."""
+        self.view.console.print()
+        self.view.overview(self.session)
+        missing = self.session.unanswered()
+        if self.keeper is not None and not self.keeper.failed:
+            self.view.note("Ctrl-C again leaves it unsubmitted: quiz run --resume continues it later.")
+        asked = f"Submit with {len(missing)} unanswered? [y/N] › " if missing else "Submit the exam? [y/N] › "
+        try:
+            line = self.reader.read(asked)
+        except KeyboardInterrupt:
+            line = None
+        if line is None:
+            if self.keeper is None or self.keeper.failed:
+                return True
+            raise Leave(signal.SIGINT)  # the line being typed is kept with the exam
+        if line.strip().lower() in {"y", "yes", "submit"}:
+            return True
+        self._prefill, self._typed = self._typed, ""
+        return False
+
+    def _exam_loop(self, redraw: bool) -> Ending:
+        session = self.session
         # A command that is also an option letter of the question it was typed at: said after the
         # question it leads to is drawn, where the student looks next.
         shadowed: tuple[str, CommandName, str, int | None] | None = None
@@ -531,7 +711,10 @@ class SessionLoop:
                 self.view.shadowed(*shadowed)
             redraw = True
             letters = _letters(question) if question is not None else ""
-            line = self._read(self._exam_prompt(slot))
+            line = self._read_answer(self._exam_prompt(slot))
+            if line is None and self.interactive:
+                # Ctrl-D, or a terminal closed under the exam: asked, as Ctrl-C is.
+                raise KeyboardInterrupt
             if line is None:
                 return "end-of-input"
             command = parse_command(line, exam=True)
@@ -575,6 +758,8 @@ class SessionLoop:
                 if self.visible:
                     self.view.note("Every question has an answer: submit, or g N to revisit.")
                 redraw = False
+            elif not self._reads_as_meant(slot, line):
+                redraw = False
             else:
                 with held_signals():
                     result = session.answer(line)
@@ -589,6 +774,26 @@ class SessionLoop:
                         self.view.saved(slot)
                 else:
                     redraw = False
+
+    def _reads_as_meant(self, slot: Slot, line: str) -> bool:
+        """A formula answer at a terminal whose reading is not the text typed (``12d^2+13d`` read as
+        ``12*d^2 + 13*d``): said before it is graded, and asked to confirm (Enter: yes). No puts the line
+        back on the prompt, to edit. True: grade it."""
+        from attnquiz.engine.grading import formula_reading
+
+        if not self.interactive:
+            return True
+        part = self.session.pending_part(slot)
+        answer = part.answer if part is not None else self.session.question(slot).answer
+        read = formula_reading(answer, line)
+        if read is None or _squeezed(read) == _squeezed(line):
+            return True
+        self.view.reading(read)
+        reply = self.reader.read("Grade it as read? [Y/n] › ")
+        if reply is None or reply.strip().lower() in {"", "y", "yes"}:
+            return True
+        self._prefill = line
+        return False
 
     def _confirm_submit(self) -> bool:
         missing = self.session.unanswered()
@@ -622,11 +827,29 @@ RATINGS = {
 """What may be typed to rate a concept answer: a key 1-4 or the rating's word."""
 GUESS = {"g": "again", "guess": "again", "guessed": "again"}
 """What may be typed after a scored answer to say it was a guess (rated Again: it comes back soon)."""
+ANOTHER = {"a", "another"}
+"""What may be typed after a wrong or partly right answer for a fresh variant of the same item, now."""
 RATING_PROMPT = "Rate your answer: 1 again · 2 hard · 3 good · 4 easy › "
+
+
+def rating_prompt(intervals: dict[str, timedelta]) -> str:
+    """The rating prompt, each rating with the interval it gives (`RATING_PROMPT` without history)."""
+    if not intervals:
+        return RATING_PROMPT
+    keys = ("1 again", "2 hard", "3 good", "4 easy")
+    choices = [f"{key} ({span(intervals[key[2:]])})" for key in keys if key[2:] in intervals]
+    return "Rate your answer: " + " · ".join(choices) + " › "
+
+
 RATING_HELP = (
     "Type 1 again (you missed it), 2 hard (partly), 3 good (the key points) or 4 easy (all of it, "
     "at once); q stops here (your answer is kept, unrated)."
 )
+
+
+def _squeezed(formula: str) -> str:
+    """A formula without spaces, with ``**`` as ``^``: how it was typed, up to what cannot mislead."""
+    return "".join(formula.split()).replace("**", "^")
 
 
 def _explains(question: Question | None) -> bool:
@@ -642,6 +865,11 @@ def _letters(question: Question | None) -> str:
     if question is not None and isinstance(question.answer, ChoiceAnswer):
         return question.answer.letters
     return ""
+
+
+def left_status(signum: int | None) -> int:
+    """The exit status of an exam left unsubmitted by ``signum`` (128 + its number, the shell's way)."""
+    return _LEAVE_STATUS + (signum if signum is not None else int(signal.SIGINT))
 
 
 def stdin_is_terminal() -> bool:

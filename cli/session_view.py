@@ -21,6 +21,7 @@ from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
+    from attnquiz.engine.exam_state import SavedExam
     from attnquiz.engine.grading import Grade
     from attnquiz.engine.session import Plan, Session, Slot, Summary, SummaryRow
     from attnquiz.engine.store import DayStats, GroupStats, MistakeStats
@@ -180,14 +181,27 @@ class SessionView:
         """The response read from a pipe, so that the transcript reads like a session."""
         put(self.console, Text.assemble(("› ", "dim"), line), hang=2)
 
-    def hint(self, text: str) -> None:
-        """The current question's hint."""
+    def resumed(self, saved: SavedExam) -> None:
+        """An exam taken up again: when it was left, and where it stands."""
+        left = saved.saved_at.astimezone()
+        self.note(f"Resuming the exam left on {left:%a %d %b at %H:%M}: {saved.describe()}.")
+
+    def hint(self, text: str, step: int = 1, steps: int = 1) -> None:
+        """The current question's next hint (``step`` of ``steps``: a hint, then the worked solution's
+        steps but the last), or that there is none (left)."""
         from attnquiz.engine.export.plain import to_terminal
 
         if text:
-            put(self.console, Text.assemble(("Hint: ", "bold"), to_terminal(text, spoken=plain_mode())))
+            label = "Hint: " if steps <= 1 else f"Hint {step} of {steps}: "
+            put(self.console, Text.assemble((label, "bold"), to_terminal(text, spoken=plain_mode())))
+        elif steps:
+            self.note("No more hints: the next step is the answer (s skips and shows it).")
         else:
             self.note("This question has no hint.")
+
+    def reading(self, formula: str) -> None:
+        """How a formula answer is read, before it is graded."""
+        put(self.console, Text.assemble(("Read as: ", "bold"), (formula, "cyan")))
 
     def invalid(self, grade: Grade, response: str = "") -> None:
         """Why a response could not be read (it cost nothing)."""
@@ -379,8 +393,9 @@ class SessionView:
             if summary.planned > asked:
                 line.append(f"{SEP}{asked} of {summary.planned} asked", style="dim")
             put(c, line)
-            if summary.unscored:
-                n = summary.unscored
+            if summary.concepts:
+                # Every concept question asked, answered or not: none is in the score.
+                n = summary.concepts
                 self.note(
                     f"{n} concept question{'s' if n != 1 else ''} not in the score "
                     f"(self-rated, never scored)."
@@ -394,6 +409,12 @@ class SessionView:
             self.note(nothing_due(summary))
         else:
             again = "Go on reviewing:" if summary.mode == "review" else "Repeat this session:"
+            if (
+                summary.mode == "exam"
+                and "--seed" not in summary.repeat
+                and "--original" not in summary.repeat
+            ):
+                again = "Another exam like this one (fresh questions):"
             self._command(again, summary.repeat)
         if summary.follow_up:
             self._command("Practise what you missed:", summary.follow_up)

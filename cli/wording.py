@@ -6,7 +6,7 @@ verdict or a due date reads the same whichever front end shows it.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 LABELS = {
     "correct": "Correct",
@@ -54,3 +54,19 @@ def clock(seconds: float) -> str:
     minutes, secs = divmod(total, 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def span(interval: timedelta) -> str:
+    """A review interval as a rating button shows it: ``10 min``, ``5 h``, ``1 day``, ``12 days``,
+    ``4 months``."""
+    minutes = max(1, round(interval.total_seconds() / 60))
+    if minutes < 60:
+        return f"{minutes} min"
+    hours = round(minutes / 60)
+    if hours < 24:
+        return f"{hours} h"
+    days = round(hours / 24)
+    if days < 100:
+        return f"{days} day{'s' if days != 1 else ''}"
+    months = round(days / 30.44)
+    return f"{months} months" if months < 24 else f"{days / 365.25:.0f} years"

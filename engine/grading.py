@@ -175,6 +175,18 @@ def grade(question: Question, response: str) -> Grade:
     return grade_answer(question.answer, response, question.variant.mistakes)
 
 
+def formula_reading(answer: Answer, response: str) -> str | None:
+    """How a response to a formula answer is read, written back as a formula (``12d^2+13d`` is
+    ``12*d^2 + 13*d``), so that the student can check it before it is graded; None when ``answer``
+    is not a formula or the response cannot be read (grading it says why)."""
+    if not isinstance(answer, ExpressionAnswer):
+        return None
+    tree = parse.formula(response, answer.symbols)
+    if isinstance(tree, parse.Invalid):
+        return None
+    return parse.formula_text(tree)
+
+
 def grade_answer(answer: Answer, response: str, mistakes: Sequence[Mistake] = ()) -> Grade:
     """Grade a response against an answer, naming the first of ``mistakes`` it matches."""
     if isinstance(answer, NumericAnswer | IntegerAnswer):

@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -399,6 +399,8 @@ class Summary:
     """Items of the session's banks due for review now (None: no history to tell)."""
     next_due: datetime | None = None
     """When the next review falls due, when nothing is due now (None: unknown, or nothing scheduled)."""
+    concepts: int = 0
+    """Concept questions among the rows, answered or not: none is in the score."""
 
     @property
     def correct(self) -> int:
@@ -475,6 +477,9 @@ class Session:
         self._visit_started: float | None = None
         self._finished_at: float | None = None
         self._due_at_end: tuple[int | None, datetime | None] | None = None
+        self.on_change: Callable[[Session], None] | None = None
+        """Called after every change an exam must not lose (an answer, a move, the end): what keeps
+        its state on disk for resuming (`attnquiz.engine.exam_state`)."""
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -526,6 +531,15 @@ class Session:
                 )
                 return None
         return slot.question
+
+    def note_warning(self, message: str) -> None:
+        """Add a warning for the front end to show (see `take_warnings`)."""
+        self._warnings.append(message)
+
+    def _changed(self) -> None:
+        """Tell `on_change` that the exam's state changed."""
+        if self.exam and self.on_change is not None:
+            self.on_change(self)
 
     def take_warnings(self) -> list[str]:
         """Warnings not yet shown (e.g. that history could not be written), cleared once taken."""
@@ -598,6 +612,86 @@ class Session:
         slot.hints += 1
         return self.question(slot).variant.hint
 
+    def next_hint(self) -> tuple[str, int, int]:
+        """The current question's next hint, in steps: (Markdown, its number, how many there are).
+
+        The first is the item's hint; each one after it is the next step of the worked solution, the
+        last step excepted (it states the answer). Every hint shown counts against an Easy rating.
+        ("", n, n) when every hint has been given (the count is then unchanged).
+        """
+        slot = self.current
+        if slot is None:
+            return "", 0, 0
+        steps = hint_steps(self.question(slot))
+        if slot.hints >= len(steps):
+            return "", len(steps), len(steps)
+        slot.hints += 1
+        return steps[slot.hints - 1], slot.hints, len(steps)
+
+    def rating_intervals(self, slot: Slot) -> dict[str, timedelta]:
+        """How long until the item comes back after each rating the student may give now (again, hard,
+        good, easy), from its review card: a concept answer waiting for its rating, or a scored answer
+        that may be re-rated. Empty without history, or when there is nothing to rate."""
+        if self.store is None or slot.question is None or slot.grade is None:
+            return {}
+        question = slot.question
+        if slot.awaiting_rating:
+            try:
+                current = self.store.card(question.bank, question.item_id)
+            except StoreError:
+                return {}
+        elif self.can_rerate(slot):
+            current = slot.card_before
+        else:
+            return {}
+        return review.intervals(
+            current,
+            bank=question.bank,
+            item=question.item_id,
+            topic=question.topic,
+            when=self._now(),
+            fsrs_scheduler=self._scheduler,
+        )
+
+    def another(self, position: int) -> Slot:
+        """A fresh variant of question ``position``'s item, asked next ("another like this"), in practice
+        or review: the session goes on with it, even after its last question.
+
+        Raises:
+            ValueError: an exam (feedback waits for submission), no such question, or it was never asked.
+        """
+        if self.exam:
+            raise ValueError("an exam asks only its own questions")
+        if not 1 <= position <= len(self.slots) or self.slots[position - 1].question is None:
+            raise ValueError(f"question {position} has not been asked")
+        asked = self.slots[position - 1]
+        entry = asked.planned.entry
+        before = asked.question
+        assert before is not None
+        question = None
+        for attempt in range(8):
+            candidate = entry.question(
+                derive_seed(self.plan.seed, entry.bank, entry.id, "another", position, attempt)
+            )
+            question = candidate
+            if candidate.code != before.code:
+                break  # an item with few variants may give the same one back: tried again, then taken
+        assert question is not None
+        # Asked right after the question it is like: the slots after it (none asked yet in practice)
+        # move down one place.
+        at = self.index if self.index is not None else len(self.slots)
+        slot = Slot(at + 1, Planned(entry, question.seed, "another like this", question), question)
+        self.slots.insert(at, slot)
+        for later in self.slots[at + 1 :]:
+            later.position += 1
+        self.index = at
+        if self.ended is not None:
+            # The last question's answer ended the session: it goes on with this one.
+            self.ended = None
+            self._finished_at = None
+            self._due_at_end = None
+        return slot
+
     def answer(self, response: str) -> Grade:
         """Grade a response to the current question.
 
@@ -606,6 +700,12 @@ class Session:
         on. In an exam it is stored without review (so that it survives a crash) and the session
         moves to the next question; answering again replaces it.
         """
+        result = self._answered(response)
+        if result.counts:
+            self._changed()
+        return result
+
+    def _answered(self, response: str) -> Grade:
         from attnquiz.engine.grading import grade
 
         slot = self.current
@@ -772,6 +872,7 @@ class Session:
         self._stop_timer()
         if self.exam:
             self._advance_exam()
+            self._changed()
         else:
             slot.skipped = True
             self._record_skip(slot)
@@ -818,6 +919,7 @@ class Session:
             raise ValueError(f"question {position} was left out: its variant could not be built")
         self._stop_timer()
         self.index = position - 1
+        self._changed()
 
     def next(self) -> None:
         """The exam's next question (from the last, the first), passing over those left out."""
@@ -880,6 +982,7 @@ class Session:
             # What is due is read once, at the end: the summary is the same however often it is
             # drawn, and after the history is closed.
             self._due_at_end = self._due()
+            self._changed()
         return self.summary()
 
     def _attempt(
@@ -1091,14 +1194,26 @@ class Session:
             ended=self.ended or "quit",
             revisit=tuple(weak),
             mistakes=mistakes,
-            repeat=self.plan.repeat,
+            repeat=self._repeat(),
             follow_up=self._follow_up(rows, due_now),
             history=self.history,
             stored=self.stored,
             unscored=sum(row.status == "unscored" for row in rows),
+            concepts=sum(row.concept for row in rows),
             due_now=due_now,
             next_due=next_due,
         )
+
+    def _repeat(self) -> str:
+        """The command that runs the session again. An exam handed in has shown its answers and worked
+        solutions: its seed would ask the very questions just solved, so it gets fresh variants."""
+        if not self.exam or self.ended is None:
+            return self.plan.repeat
+        words = shlex.split(self.plan.repeat)
+        if "--seed" in words:
+            at = words.index("--seed")
+            del words[at : at + 2]
+        return shlex.join(words)
 
     def _due(self) -> tuple[int | None, datetime | None]:
         """How many of the banks' items are due now, and (when none is) when the next one falls due."""
@@ -1135,6 +1250,16 @@ class Session:
         return shlex.join(words)
 
 
+def hint_steps(question: Question) -> list[str]:
+    """The hints of a question, in the order they are given: its hint, then the steps of its worked
+    solution but the last (which states the answer). A question in parts has its hint only: its
+    steps run through every part, later ones included."""
+    steps = [question.variant.hint] if question.variant.hint else []
+    if not question.variant.parts and not isinstance(question.answer, ExplainAnswer):
+        steps += list(question.variant.solution[:-1])
+    return steps
+
+
 def graded_json(session: Session, slot: Slot, result: Grade, response: str) -> dict[str, Any]:
     """The object ``quiz run --json`` prints for one response: the grade and the question it answers."""
     question = session.question(slot)
@@ -1169,6 +1294,7 @@ __all__ = [
     "SummaryRow",
     "format_duration",
     "graded_json",
+    "hint_steps",
     "parse_duration",
     "plan_practice",
     "plan_review",

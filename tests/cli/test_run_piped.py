@@ -195,7 +195,7 @@ def test_solutions_always_and_never(tmp_path: Path) -> None:
 
 def test_a_hint_is_shown_and_the_session_goes_on(tmp_path: Path) -> None:
     result = quiz(tmp_path, "run", "demo", "--item", "score-a", "--seed", "3", stdin="?\nq\n")
-    assert "Hint: Add the two projected vectors" in result.stdout
+    assert "Hint 1 of 3: Add the two projected vectors" in result.stdout  # the first of its hints in steps
     assert "No questions were answered." in result.stdout
 
 

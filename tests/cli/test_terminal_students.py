@@ -241,11 +241,12 @@ def test_at_40_columns_the_choices_after_an_answer_are_folded_whole(tmp_path: Pa
     child = spawn(tmp_path, "run", "demo", "--original", columns=40)
     child.expect(r"\[1/3\] › ")
     child.sendline("2")  # wrong: the solution is shown, then the choices
-    child.expect("Enter next · q quit › ")  # short enough for one line
+    child.expect(r"Enter next ·(\x1b\[[0-9;]*m|\s)+a another like this ·(\x1b\[[0-9;]*m|\s)+q quit")
     child.sendline("")
     child.expect(r"\[2/3\] › ")
     child.sendline("0")  # right
-    child.expect(r"Enter next · w solution · g guessed ·(\x1b\[[0-9;]*m|\s)+q quit")  # folded between choices
+    gap = r"(\x1b\[[0-9;]*m|\s)+"  # folded between choices, never inside one
+    child.expect(rf"Enter next · w solution ·{gap}g guessed{gap}\(\d+{gap}min\)")
     child.expect("› ")
     child.sendline("g")
     child.expect("A guess: rated again")
