@@ -29,6 +29,11 @@ already written (after renumbering; a font file, a font, an image) is written on
 which is what keeps the file of a whole class close to the sum of its pages. Structure elements
 are never shared: each has one place in the tree.
 
+Every object that is not a stream (structure elements, the parent tree's arrays, pages, font
+dictionaries: most objects of a tagged file) is written into a compressed object stream of up to
+`OBJECTS_PER_STREAM` objects, and the cross-reference is a stream too (PDF 1.5): written one by one,
+a class's tags took two thirds of its file. Only the batch being filled is held.
+
 The output depends only on the pieces and their order, so the same pieces give the same bytes.
 """
 
@@ -37,6 +42,8 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+import zlib
+from array import array
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
@@ -47,6 +54,9 @@ _SKIPPED_PAGE_KEYS = frozenset({"/Parent"})
 _PARENT_KEYS = frozenset({"/StructParents", "/StructParent"})
 NUMBER_TREE_FANOUT = 64
 """Entries (leaves or nodes) per node of the joined parent tree above its leaves."""
+OBJECTS_PER_STREAM = 200
+"""Objects per object stream: enough for compression to find the structure elements' repetitions,
+few enough that a reader's random access unpacks little (and the batch held here stays small)."""
 
 
 class PdfJoin:
@@ -54,7 +64,11 @@ class PdfJoin:
 
     def __init__(self, out: BinaryIO) -> None:
         self.out = out
-        self.offsets: list[int] = [0]  # offsets[n] is where object n starts; 0 is the free object
+        # Where object n is: offsets[n] is its file offset when streams[n] is 0, and its index in the
+        # object stream numbered streams[n] otherwise. Arrays: a class has a million objects.
+        self.offsets = array("q", [0])  # 0 is the free object
+        self.streams = array("q", [0])
+        self.batch: list[tuple[int, bytes]] = []  # objects waiting for the next object stream
         self.pages: list[int] = []
         self.shared: dict[bytes, int] = {}  # digest of an object's bytes → its number in the output
         self.info: dict[str, Any] | None = None
@@ -82,11 +96,44 @@ class PdfJoin:
 
     def _reserve(self) -> int:
         self.offsets.append(0)
+        self.streams.append(0)
         return len(self.offsets) - 1
 
     def _object(self, number: int, body: bytes) -> None:
+        """Object ``number``: a stream is written now, anything else into the next object stream."""
+        if body.endswith(b"\nendstream"):  # how every stream here ends (`_serialise`, the XMP packet)
+            self._direct(number, body)
+            return
+        self.batch.append((number, body))
+        if len(self.batch) >= OBJECTS_PER_STREAM:
+            self._flush_batch()
+
+    def _direct(self, number: int, body: bytes) -> None:
         self.offsets[number] = self.position
         self._write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+
+    def _flush_batch(self) -> None:
+        """Write the waiting objects as one compressed object stream (``/Type /ObjStm``)."""
+        if not self.batch:
+            return
+        stream = self._reserve()
+        header: list[bytes] = []
+        bodies: list[bytes] = []
+        position = 0
+        for index, (number, body) in enumerate(self.batch):
+            header.append(b"%d %d" % (number, position))
+            bodies.append(body)
+            position += len(body) + 1
+            self.offsets[number] = index
+            self.streams[number] = stream
+        head = b" ".join(header) + b"\n"
+        packed = zlib.compress(head + b"\n".join(bodies) + b"\n", 6)
+        self.batch = []
+        self._direct(
+            stream,
+            b"<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+            % (len(header), len(head), len(packed), packed),
+        )
 
     def add(self, pdf: bytes) -> None:
         """Append every page of ``pdf`` (a whole PDF file) to the output, and its structure tree."""
@@ -197,19 +244,34 @@ class PdfJoin:
             if not _has_reference(value)
         )
         self._object(info_number, b"<<" + entries + b">>")
+        self._flush_batch()
         instance = self.digest.hexdigest()[:32].encode()
+        xref = self._reserve()
         start = self.position
-        lines = [b"xref\n0 %d\n" % len(self.offsets), b"0000000000 65535 f \n"]
-        lines.extend(b"%010d 00000 n \n" % offset for offset in self.offsets[1:])
-        self._write(b"".join(lines))
+        self.offsets[xref] = start
+        # One row per object (PDF 1.7, 7.5.8.3): type 0 free, 1 at a file offset, 2 in an object stream.
+        rows = bytearray(b"\x00" + (0).to_bytes(5, "big") + (65535).to_bytes(2, "big"))
+        for number in range(1, len(self.offsets)):
+            stream = self.streams[number]
+            if stream:
+                rows += b"\x02" + stream.to_bytes(5, "big") + self.offsets[number].to_bytes(2, "big")
+            elif self.offsets[number] == 0:  # reserved and never written (the tree of an untagged file)
+                rows += b"\x00" * 8
+            else:
+                rows += b"\x01" + self.offsets[number].to_bytes(5, "big") + b"\x00\x00"
+        packed = zlib.compress(bytes(rows), 6)
         self._write(
-            b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R /ID [<%s> <%s>] >>\nstartxref\n%d\n%%%%EOF\n"
+            b"%d 0 obj\n<< /Type /XRef /Size %d /W [1 5 2] /Root %d 0 R /Info %d 0 R /ID [<%s> <%s>] "
+            b"/Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n"
             % (
+                xref,
                 len(self.offsets),
                 catalog_number,
                 info_number,
                 self.document_id.hex().encode(),
                 instance,
+                len(packed),
+                packed,
                 start,
             )
         )
@@ -603,4 +665,4 @@ def _serialise(
     return buffer.getvalue()
 
 
-__all__ = ["NUMBER_TREE_FANOUT", "PdfJoin"]
+__all__ = ["NUMBER_TREE_FANOUT", "OBJECTS_PER_STREAM", "PdfJoin"]

@@ -17,7 +17,7 @@ import typer.main
 from typer._click import Context
 from typer._coercion import build_runtime_param
 
-from attnquiz import coercion, main
+from attnquiz import coercion, group_help, typer_app
 from attnquiz.main import app
 
 HEAVY = {"numpy", "pydantic", "yaml", "sympy", "starlette", "typst", "rich"}
@@ -102,13 +102,47 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path, args: list[str], 
     assert imported & COMMAND_MODULES == {module}
 
 
-def test_the_command_list_imports_every_command_module_and_builds_none(tmp_path: Path) -> None:
-    done, imported = probe(tmp_path, "--help")
-    assert imported & COMMAND_MODULES == COMMAND_MODULES  # each command's first line is its docstring's
-    assert "  list        List a bank's items" in done.stdout
-    assert [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()] == [
-        name for name, _, _ in main.COMMANDS
-    ]
+def test_the_command_list_imports_no_command_module_and_not_typer(tmp_path: Path) -> None:
+    for args in (["--help"], ["-h"]):
+        done, imported = probe(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        assert imported & COMMAND_MODULES == set()  # each command's first line is read from its source
+        assert "  list        List a bank's items" in done.stdout
+        assert [
+            line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()
+        ] == [name for name, _, _ in group_help.COMMANDS]
+    done, line = probed(
+        "import sys, atexit\n"
+        "atexit.register(lambda: print('TYPER', 'typer' in sys.modules, file=sys.stderr))\n"
+        "from attnquiz.main import main\nmain()\n",
+        "TYPER ",
+        tmp_path,
+        "--help",
+    )
+    assert line.strip() == "False"
+
+
+@pytest.mark.parametrize("columns", [*range(10, 130, 3), 200, 1000])
+def test_the_help_page_without_typer_is_typers_at_every_width(
+    columns: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page `quiz --help` prints without typer is the one typer prints, at every terminal width."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.setenv("LINES", "24")
+    # Typer's own page, in this process (click's test runner would force a width of 80).
+    typer.main.get_command(app).main(["--help"], prog_name="quiz", standalone_mode=False)
+    assert capsys.readouterr().out == group_help.group_help()
+    assert group_help.group_help(columns) == group_help.group_help()
+
+
+def test_each_commands_summary_is_read_from_its_source_as_python_reads_it() -> None:
+    import importlib
+    import inspect
+
+    for _, module, function in group_help.COMMANDS:
+        imported = getattr(importlib.import_module(f"attnquiz.{module}"), function)
+        first_paragraph = (inspect.getdoc(imported) or "").split("\n\n")[0]
+        assert group_help.summary(module, function) == first_paragraph, function
 
 
 def test_the_command_list_says_what_typer_says_of_the_built_commands() -> None:
@@ -116,11 +150,11 @@ def test_the_command_list_says_what_typer_says_of_the_built_commands() -> None:
     for width in (80, 40, 200):
         group = typer.main.get_command(app)
         lazy = group.get_help(Context(group, terminal_width=width, max_content_width=width))
-        assert isinstance(group, main.QuizGroup)
-        assert isinstance(group.commands, main.LazyCommands)
+        assert isinstance(group, typer_app.QuizGroup)
+        assert isinstance(group.commands, typer_app.LazyCommands)
         assert group.commands.built == {}
         built = dict(group.commands.items())  # every command built
-        assert set(built) == {name for name, _, _ in main.COMMANDS}
+        assert set(built) == {name for name, _, _ in group_help.COMMANDS}
         assert group.get_help(Context(group, terminal_width=width, max_content_width=width)) == lazy
 
 
