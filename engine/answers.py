@@ -536,11 +536,9 @@ class ExpressionAnswer:
 
     def instructions(self) -> str:
         """What the student should type."""
-        names = ", ".join(self.symbols)
-        return (
-            f"Give a formula in {names}: products as 3d, 3 d or 3*d, powers as d^2 or d**2, "
-            "fractions as T/2; any equivalent form is right."
-        )
+        from attnquiz.engine import parse
+
+        return parse.formula_instructions(self.symbols)
 
     def json_value(self) -> Any:
         """The answer's value in JSON: the formula as the reader accepts it."""

@@ -1116,9 +1116,11 @@ def _unreadable_names(
                 f"{strange[0]} is not a number: this question gives every size, so each dimension is "
                 "a number."
             )
+        meant = parse.similar_symbols(strange[0], spelled)
+        guess = f" Did you mean {' or '.join(meant)}?" if meant else ""
         return (
             f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses "
-            f"{', '.join(spelled)})."
+            f"{', '.join(spelled)}).{guess}"
         )
     if not answer.symbolic:
         unknown = [d for d in names if declared.get(parse.canonical_symbol(d)) is None]
