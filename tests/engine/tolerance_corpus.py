@@ -16,7 +16,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
-from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     MatrixAnswer,
     NumericAnswer,
@@ -25,6 +24,7 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.banks import load
 from attnquiz.engine.grading import grade_answer
 
 SEEDS = range(30)
@@ -101,7 +101,7 @@ def build() -> list[Response]:
     (every entry of a vector or matrix at the same offset)."""
     corpus: list[Response] = []
     for name in BANKS:
-        bank = banks.load(name)
+        bank = load(name)
         for entry in bank.items:
             for seed in SEEDS:
                 answer = entry.question(seed).answer
@@ -120,7 +120,7 @@ def grade(corpus: list[Response]) -> dict[str, Any]:
     """The grades of the corpus: a digest of every (status, score, mistake), and counts per offset."""
     digest = hashlib.sha256()
     counts: dict[str, dict[str, int]] = {}
-    loaded = {name: banks.load(name) for name in BANKS}
+    loaded = {name: load(name) for name in BANKS}
     questions: dict[tuple[str, str, int], Any] = {}
     for name, item, seed, index, text, kind in corpus:
         key = (name, item, seed)
@@ -146,8 +146,11 @@ def main(argv: list[str]) -> None:
     if command == "build":
         path.write_text(json.dumps(build()), encoding="utf-8")
     else:
-        corpus = [tuple(r) for r in json.loads(path.read_text(encoding="utf-8"))]
-        print(json.dumps(grade(corpus)))  # type: ignore[arg-type]
+        corpus: list[Response] = [
+            (str(b), str(i), int(s), int(p), str(t), str(k))
+            for b, i, s, p, t, k in json.loads(path.read_text(encoding="utf-8"))
+        ]
+        print(json.dumps(grade(corpus)))
 
 
 if __name__ == "__main__":
