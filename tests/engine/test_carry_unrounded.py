@@ -245,3 +245,17 @@ def test_quiz_run_marks_the_unrounded_student_right_after_a_slip(tmp_path: Path)
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     summary = next(e for e in events if e.get("type") == "summary")
     assert summary["score"] == pytest.approx(2 / 3, abs=1e-4)  # the summary writes 4 decimals
+
+
+def test_quiz_check_catches_a_grader_that_punishes_the_unrounded_student(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from attnquiz.engine import grading
+    from attnquiz.engine.parts import part_problems
+
+    answer = _answer("additive-chain", 0)
+    assert list(part_problems(answer)) == []
+    # Grading as before: only the values as typed are carried forward.
+    monkeypatch.setattr(grading, "_unrounded_targets", lambda *_args: [])
+    problems = [message for check, message, _ in part_problems(answer) if check == "carry"]
+    assert any("goes on from the unrounded values" in m and "part (c)" in m for m in problems), problems
