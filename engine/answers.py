@@ -800,8 +800,8 @@ class PartsAnswer:
         earns = "full marks" if self.carried_score == 1 else f"{self.carried_score:g} of its marks"
         return (
             f"Marks carry forward: {'; '.join(uses)}. A later part that follows correctly from the student's "
-            f"own earlier answer as written earns full marks when that answer was right (rounded as asked), "
-            f"{earns} when it was wrong (quiz grade applies this)."
+            f"own earlier answer, as written or as they computed it before rounding, earns full marks when "
+            f"that answer was right (rounded as asked), {earns} when it was wrong (quiz grade applies this)."
         )
 
     def json_value(self) -> Any:
