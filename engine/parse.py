@@ -294,12 +294,15 @@ _AFTER_OPERAND = set(")]}.") | set("0123456789")
 def _power_of_ten_may_bind(text: str, start: int) -> bool:
     """Whether the decimal at ``start`` is a whole factor of its term, so that reading ``a × 10^k``
     as one literal keeps the value: not after ``^``, ``*`` or ``/`` (2^3 × 10^2 is 800, not 2^300),
-    nor after a sign that follows one of them."""
+    nor after a sign that follows one of them; after a space that follows an operand it starts the
+    next entry of a list."""
     j = start - 1
     while j >= 0 and text[j] == " ":
         j -= 1
     if j < 0 or text[j] in "([{,;\n":
         return True
+    if j < start - 1 and (text[j] in _AFTER_OPERAND or text[j].isalpha()):
+        return True  # an entry of a list separated by spaces: 1x10^2 3x10^2
     if text[j] not in "+-":
         return False
     k = j - 1

@@ -154,3 +154,16 @@ def test_a_power_of_ten_read_as_one_literal_keeps_the_value(response: str, value
 @pytest.mark.parametrize("response", ["≈", "≈≈1.93", "1.93≈", "x 10^3", "2 x 10^", "2 x 10^99999999"])
 def test_malformed_approximations_and_powers_are_invalid_not_a_traceback(response: str) -> None:
     assert isinstance(parse.number(response), parse.Invalid)
+
+
+@pytest.mark.parametrize(
+    ("response", "values"),
+    [("1x10^2 3x10^2", (100.0, 300.0)), ("[1 × 10^-3 2 × 10^-3]", (1e-3, 2e-3)), ("[2.0 x 10^-9, ≈3]", None)],
+)
+def test_powers_of_ten_in_a_list(response: str, values: tuple[float, ...] | None) -> None:
+    found = parse.structure(response)
+    if values is None:  # ≈ qualifies a whole response, not an entry
+        assert isinstance(found, parse.Invalid)
+        return
+    assert isinstance(found, tuple)
+    assert tuple(n.value for n in found if isinstance(n, parse.Number)) == pytest.approx(values)
