@@ -119,7 +119,8 @@ class Tolerance:
         elif self.mode == "sigfigs":
             place = min(place, exact.adjusted() - self.places - 3)
         elif self.mode == "relative":
-            place = min(place, exact.adjusted() + math.floor(math.log10(self.rtol)) - 3)
+            if self.rtol > 0:
+                place = min(place, exact.adjusted() + math.floor(math.log10(self.rtol)) - 3)
             place = min(place, math.floor(math.log10(self.atol)) - 3) if self.atol > 0 else place
         place = max(place, exact.adjusted() - 16)  # never finer than the float itself
         return exact.quantize(Decimal(1).scaleb(place), rounding=ROUND_HALF_EVEN, context=_DECIMAL)

@@ -126,6 +126,11 @@ def test_the_issue_s_edge_value_is_right_under_every_setting(setting: str) -> No
         (Tolerance.decimals(2), 1e300, 1e300, True),
         (Tolerance.decimals(2), 1e300, 1.0000000000000002e300, False),
         (Tolerance.sigfigs(3), 5e-324, 5e-324, True),
+        (Tolerance.relative(0.0, 1e-9), 0.0, 1e-9, True),  # an absolute tolerance only
+        (Tolerance.relative(0.0, 1e-9), 0.0, 1.1e-9, False),
+        (Tolerance.relative(0.0, 0.0), 1.0, 1.0000000000000002, False),
+        (Tolerance.decimals(-3), 12345.0, 12000.0, True),  # to thousands
+        (Tolerance.decimals(30), 1 / 3, 0.3333333333333333, True),
         (Tolerance.decimals(2), 1.58, float("nan"), False),
         (Tolerance.decimals(2), float("inf"), float("inf"), False),
     ],
