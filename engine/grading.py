@@ -313,7 +313,7 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str], *, unanswered: st
         chain.shown[part.label] = result.grade.read_as or format_value(read, part.answer.tolerance)
         if result.grade.status != "correct" or from_error:
             chain.slipped.add(part.label)
-        chain.kept[part.label] = _kept(part, response, read, targets)
+        chain.kept[part.label] = _kept(response, read, targets)
     return _summed(graded)
 
 
@@ -359,7 +359,7 @@ _MAX_UNROUNDED = 16
 """Combinations of the earlier parts' unrounded values tried for one part (each is one recomputation)."""
 
 
-def _kept(part: Part, response: str, read: Any, targets: Sequence[_Target]) -> tuple[tuple[Any, bool], ...]:
+def _kept(response: str, read: Any, targets: Sequence[_Target]) -> tuple[tuple[Any, bool], ...]:
     """The values a part may have had before the student rounded it: every target the response
     agrees with (the exact answer, or one recomputed from the student's values), or, where it agrees
     with none, what was typed (the best that is known of an unrounded wrong value)."""
