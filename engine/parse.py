@@ -35,7 +35,7 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal, NamedTuple, ParamSpec, TypeVar
@@ -276,6 +276,63 @@ def _prepare(text: str) -> str:
     if not clean:
         raise ReadError("The response is empty.")
     return clean
+
+
+_APPROX = "\u2248"  # ≈, as a worked solution writes an answer: ≈ 1.93
+
+# A decimal times a power of ten, as people and worked solutions write one: 2.0 × 10^-9 (× is `*`
+# by now), 2.0 x 10^-9, 2.0*10^(-9), 2.0 × 10⁻⁹. Read as the literal 2.0e-9, so that its digits
+# keep their precision (2.0 has two significant figures).
+_TIMES_TEN = re.compile(
+    r"(?<![\w.])(?P<m>\d+(?:\.\d*)?|\.\d+)\s*(?:\*|[xX])\s*10\s*"
+    r"(?:(?:\^|\*\*)\s*(?:\(\s*(?P<p>[+-]?\d+)\s*\)|(?P<e>[+-]?\d+))|(?P<s>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
+    r"(?![\w.(^⁰¹²³⁴⁵⁶⁷⁸⁹]|\s*(?:\^|\*\*))"
+)
+_AFTER_OPERAND = set(")]}.") | set("0123456789")
+
+
+def _power_of_ten_may_bind(text: str, start: int) -> bool:
+    """Whether the decimal at ``start`` is a whole factor of its term, so that reading ``a × 10^k``
+    as one literal keeps the value: not after ``^``, ``*`` or ``/`` (2^3 × 10^2 is 800, not 2^300),
+    nor after a sign that follows one of them; after a space that follows an operand it starts the
+    next entry of a list."""
+    j = start - 1
+    while j >= 0 and text[j] == " ":
+        j -= 1
+    if j < 0 or text[j] in "([{,;\n":
+        return True
+    if j < start - 1 and (text[j] in _AFTER_OPERAND or text[j].isalpha()):
+        return True  # an entry of a list separated by spaces: 1x10^2 3x10^2
+    if text[j] not in "+-":
+        return False
+    k = j - 1
+    while k >= 0 and text[k] == " ":
+        k -= 1
+    if k >= 0 and text[k] in "eE" and k > 0 and (text[k - 1].isdigit() or text[k - 1] == "."):
+        return False  # the sign of an exponent: 1e-3 × 10^2
+    return k < 0 or text[k] in "([{,;\n" or text[k] in _AFTER_OPERAND or text[k].isalpha()
+
+
+def as_written(clean: str) -> str:
+    """A normalised number, vector or matrix with the forms a worked solution prints made plain: a
+    leading ``≈`` dropped (``≈ 1.93``) and a decimal times a power of ten as one literal (``2.0 × 10^-9``
+    is ``2.0e-9``). Not for formulas, where ``x`` may be a symbol."""
+    if clean.startswith(_APPROX):
+        clean = clean[1:].lstrip(" ")
+        if not clean:
+            raise ReadError("Only `≈` was read: give the number after it.")
+    if "10" not in clean:
+        return clean
+
+    def literal(match: re.Match[str]) -> str:
+        if not _power_of_ten_may_bind(match.string, match.start()):
+            return match.group(0)
+        exponent = match.group("p") or match.group("e")
+        if exponent is None:
+            exponent = "".join(_SUPERSCRIPTS[ch] for ch in match.group("s"))
+        return f"{match.group('m')}e{exponent}"
+
+    return _TIMES_TEN.sub(literal, clean)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -871,7 +928,7 @@ def number(text: str, *, allow_percent: bool = False) -> Number | Invalid:
     0.35 where ``allow_percent``, after a single number only. A list of numbers is invalid here.
     """
     try:
-        clean = _prepare(text)
+        clean = as_written(_prepare(text))
         tokens = tokenize(clean, grouping=True)
         _check_words(tokens, names=False)
         _check_decimal_comma(tokens)
@@ -1149,7 +1206,8 @@ def _dim_product(span: list[Token]) -> str | None:
 
 
 def _lists(text: str, read: EntryReader, *, names: bool) -> tuple[list[Nested], bool]:
-    tokens = tokenize(_prepare(text), grouping=False)
+    clean = _prepare(text)
+    tokens = tokenize(clean if names else as_written(clean), grouping=False)
     _check_words(tokens, names=names)
     lists = _Lists(tokens)
     items, whole = lists.top()
@@ -1218,9 +1276,15 @@ def spell_dimensions(text: str) -> str:
 def shape(text: str) -> tuple[Dim, ...] | Invalid:
     """Read a tensor shape: ``[50, 512]``, ``(50,512)``, ``50x512``, ``50 × 512``, ``50 by 512``,
     ``[T, 512]``, ``(B, T, d_model)``. Each dimension is a whole number (or an expression giving
-    one, like ``8*64``) or a name (``d_{model}`` is read as ``d_model``)."""
+    one, like ``8*64``) or a name (``d_{model}`` is read as ``d_model``).
+
+    ``[100; 768]`` is read as ``[100, 768]`` where ``;`` is the only separator: where the comma is the
+    decimal mark (a comma-decimal spreadsheet's answers file) a list is written with semicolons, and a
+    shape, one list of whole numbers, cannot mean rows by them."""
     if len(text) > MAX_LENGTH:
         return Invalid(f"The response is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,}).")
+    if ";" in text and "," not in text:
+        text = text.replace(";", ",")
     spelled = spell_dimensions(_SHAPE_TIMES.sub(",", text))
     try:
         values, whole = _lists(spelled, _read_dim, names=True)
@@ -1247,6 +1311,47 @@ def shape(text: str) -> tuple[Dim, ...] | Invalid:
     if not dims:
         return Invalid("The shape is empty: give its dimensions, e.g. [T, 512].")
     return tuple(dims)
+
+
+def similar_symbols(text: str, names: Sequence[str]) -> list[str]:
+    """The declared names a student probably meant by an unknown one: the same name in another case
+    (D_model), a name with the same stem (d for d_model, d_model for d, d_k for dk), or one a typo
+    away (d_modle)."""
+    typed = canonical_symbol(text)
+    stem = text.split("_")[0]
+    found: list[str] = []
+    for name in names:
+        canonical = canonical_symbol(name)
+        if (
+            canonical.lower() == typed.lower()
+            or name.split("_")[0] == stem
+            or (len(typed) > 1 and canonical.startswith(typed))
+        ):
+            found.append(name)
+    close = difflib.get_close_matches(text, list(names), n=2, cutoff=0.75)
+    return list(dict.fromkeys([*found, *close]))[:3]
+
+
+def example_formula(symbols: Sequence[str]) -> str:
+    """A formula in an item's own symbols, for help text: 3*d_model^2 + d_ff."""
+    first = symbols[0] if symbols else "d"
+    last = symbols[-1] if symbols else "d"
+    return f"3*{first}^2 + {last}"
+
+
+def formula_instructions(symbols: Sequence[str]) -> str:
+    """What to type for a formula in these symbols, with examples in them (not in a ``d`` the
+    question does not have)."""
+    names = ", ".join(symbols)
+    first = symbols[0] if symbols else "d"
+    top = symbols[-1] if len(symbols) > 1 else first
+    products = f"3{first}, 3 {first} or 3*{first}" if len(first) == 1 else f"3 {first} or 3*{first}"
+    below = f"{top}/(2*{first})" if top != first else f"1/(2*{first})"
+    return (
+        f"Give a formula in {names}: products as {products}, powers as {first}^2 or {first}**2, "
+        f"fractions as {top}/2, with brackets around a product below the line ({below}); any equivalent "
+        "form is right."
+    )
 
 
 def canonical_symbol(name: str) -> str:
@@ -1886,7 +1991,9 @@ class _FormulaReader:
             return (
                 f"`{_clip(text)}` cannot be used in this formula: it uses only {names}, numbers, `+ - * / ^`."
             )
-        return f"This question has no symbol `{_clip(text)}` (case matters). Its symbols are {names}."
+        meant = similar_symbols(text, tuple(dict.fromkeys(self.symbols.values())))
+        guess = f" Did you mean {' or '.join(meant)}?" if meant else ""
+        return f"This question has no symbol `{_clip(text)}` (case matters).{guess} Its symbols are {names}."
 
     def _leftover(self, tok: Token) -> str:
         where = f"at character {tok.pos + 1}"
@@ -1897,7 +2004,8 @@ class _FormulaReader:
         if tok.kind == "close":
             return f"Unexpected `{tok.text}` {where}: there is no bracket to close."
         if tok.kind in {"open", "sep", "nl"}:
-            return f"Unexpected `{tok.text}` {where}: a formula is one expression, e.g. 12*d^2 + 13*d."
+            example = example_formula(tuple(dict.fromkeys(self.symbols.values())))
+            return f"Unexpected `{tok.text}` {where}: a formula is one expression, e.g. {example}."
         if tok.kind == "op":
             return f"Unexpected `{tok.text}` {where}: a term is missing before it."
         return f"Missing operator before `{_clip(tok.text)}` {where}: write `*` for a product."

@@ -7,7 +7,9 @@ part's precision, so readable but wrong), the later part's expected value must c
 later part written at that changed value must grade correct, "given your (a) = ...". And two
 students who follow the instructions earn full marks on every part: one who rounds each part as
 asked and computes the later parts from those rounded values (`attnquiz.engine.carry`), and one
-who keeps every digit.
+who keeps every digit. After a slip in the first part, both careful students again earn the
+carried-forward marks: the one who goes on from each part as typed, and the one who goes on from
+the values computed before rounding.
 """
 
 from __future__ import annotations
@@ -77,6 +79,59 @@ def part_problems(answer: PartsAnswer) -> Iterator[Problem]:
         for used in part.uses:
             yield from _carry_problems(answer, part, used)
     yield from _student_problems(answer)
+    yield from _slipped_students_problems(answer)
+
+
+def _slipped_students_problems(answer: PartsAnswer) -> Iterator[Problem]:
+    """After a slip in the first part, two careful students earn the carried-forward marks on every
+    later part that follows from it: one who goes on from each part as typed (rounded as asked),
+    one who goes on from the values they computed before rounding."""
+    from attnquiz.engine.grading import grade_parts, read_value, status_of
+
+    first = answer.parts[0]
+    if not any(first.label in part.uses for part in answer.parts) or isinstance(first.answer, ShapeAnswer):
+        return
+    slip = first.answer_for(perturbed(first.answer)).format()
+    slipped = read_value(first.answer, slip)
+    if slipped is None:
+        return  # said by the carry check of the part that uses it
+    typed: dict[str, Any] = {first.label: slipped}
+    kept: dict[str, Any] = {first.label: slipped}
+    students: dict[str, list[str]] = {"from each part as typed": [slip], "from the unrounded values": [slip]}
+    for part in answer.parts[1:]:
+        if part.recompute is None or not part.uses:
+            for texts in students.values():
+                texts.append(part.answer.format())
+            for values in (typed, kept):
+                values[part.label] = read_value(part.answer, part.answer.format())
+            continue
+        try:
+            from_typed = part.answer_for(part.recompute(*(typed[label] for label in part.uses)))
+            from_kept = part.answer_for(part.recompute(*(kept[label] for label in part.uses)))
+        except (ArithmeticError, ValueError, TypeError, IndexError):
+            return  # a value outside what the method takes: the carry check says so
+        students["from each part as typed"].append(from_typed.format())
+        students["from the unrounded values"].append(from_kept.format())
+        typed[part.label] = read_value(part.answer, from_typed.format())
+        kept[part.label] = _value_of(from_kept)
+    earns = status_of(answer.carried_score)
+    for who, responses in students.items():
+        result = grade_parts(answer, responses)
+        for part, graded in zip(answer.parts[1:], result.parts[1:], strict=True):
+            if part.uses and graded.grade.status not in {earns, "correct"}:
+                yield (
+                    "carry",
+                    f"part ({part.label}): after ({first.label}) = {slip}, a student who goes on {who} "
+                    f"values {who} types {responses[answer.parts.index(part)]} and it grades "
+                    f"{graded.grade.status}: {graded.grade.feedback}",
+                    "",
+                )
+
+
+def _value_of(answer: SingleAnswer) -> Any:
+    from attnquiz.engine.grading import answer_value
+
+    return answer_value(answer)
 
 
 def _student_problems(answer: PartsAnswer) -> Iterator[Problem]:

@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from attnquiz.engine import parse
 from attnquiz.engine.answers import (
     ChoiceAnswer,
     ExplainAnswer,
@@ -285,7 +286,8 @@ def asked(answer: SingleAnswer) -> str:
     """What to enter in a part's blank(s), phrased for an LMS form."""
     if isinstance(answer, ExpressionAnswer):
         names = ", ".join(answer.symbols)
-        return f"Give a formula in {names}, e.g. 3*d^2 + d (use * for products, ^ for powers)."
+        example = parse.example_formula(answer.symbols)
+        return f"Give a formula in {names}, e.g. {example} (use * for products, ^ for powers)."
     return lms.instructions(answer)
 
 

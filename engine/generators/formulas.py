@@ -370,7 +370,7 @@ def dense_vs_attention_flops_formula(rng: np.random.Generator, /) -> Variant:
             "no-multiply-add",
             "n/(3*d)",
             symbols,
-            "Count 2 FLOPs per multiply–add on both sides; the ratio then is $4nd / 24d^2$.",
+            "Count 2 FLOPs per multiply–add on both sides; the ratio then is $\\frac{4nd}{24d^2}$.",
         ),
     ]
     example = int(pick(rng, [512, 768, 1024]))
@@ -382,7 +382,7 @@ def dense_vs_attention_flops_formula(rng: np.random.Generator, /) -> Variant:
     )
     solution = [
         r"$QK^\top$ for one query: $n$ dot products of length $d$, $2nd$ FLOPs; $AV$: another $2nd$.",
-        f"Attention over dense: $4nd / 24d^2 = {answer.tex()}$, which reaches 1 at $n = 6d$.",
+        f"Attention over dense: $\\frac{{4nd}}{{24d^2}} = {answer.tex()}$, which reaches 1 at $n = 6d$.",
     ]
     return _variant(prompt, answer, solution, mistakes, {"example_d": example}, "Count QKᵀ and AV per token.")
 

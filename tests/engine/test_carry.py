@@ -187,7 +187,11 @@ def test_the_carried_weight_is_the_typed_one_and_the_stated_arithmetic_holds() -
     assert b.grade.feedback == "Correct, given your (a) = 3.12."
     assert (c.grade.status, c.grade.feedback) == ("correct", "Correct, given your (b) = 0.88.")
     wrong = grade_parts(answer, ["3.12", "0.88", "0.5"]).parts[2]
-    assert wrong.grade.feedback == "Not correct, even with your (b) = 0.88 carried forward: that gives 0.76."
+    # The student who kept (b) unrounded, 0.884933 from their (a), would have 2·0.884933 − 1 = 0.77.
+    assert wrong.grade.feedback == (
+        "Not correct, even with your earlier values carried forward: 0.76 from your (b) = 0.88 or "
+        "0.77 (to 2 decimal places) from your unrounded (b) = 0.884933."
+    )
     assert math.isclose(0.88 * h1 + (1 - 0.88) * h2, 0.76)
 
 

@@ -131,3 +131,29 @@ def test_a_question_in_parts_skipped_after_a_is_graded_in_the_browser(shared: Se
         unescape(re.sub(r"<[^>]+>", " ", shared.request("GET", f"{session}/summary").body)).split()
     )
     assert "0.2 / 1" in summary
+
+
+def test_after_a_slip_a_student_who_goes_on_from_the_unrounded_values_is_right_in_the_browser(
+    shared: Server,
+) -> None:
+    from attnquiz.engine.grading import answer_value
+    from attnquiz.engine.parts import perturbed
+
+    plan = plan_practice(banks.load("week1"), seed=SEED, items=["additive-chain"], count=1)
+    answer = plan.questions[0].build().answer
+    assert isinstance(answer, PartsAnswer)
+    a, b, c = answer.parts
+    assert b.recompute is not None
+    assert c.recompute is not None
+    slip = a.answer_for(perturbed(a.answer)).format()
+    unrounded_b = answer_value(b.answer_for(b.recompute(float(slip))))  # (b) before it is rounded
+    typed_b = b.answer_for(unrounded_b).format()
+    from_unrounded = c.answer_for(c.recompute(unrounded_b)).format()
+    from_typed = c.answer_for(c.recompute(float(typed_b))).format()
+    assert from_unrounded != from_typed, "at this seed the two careful students agree"
+    session = _start(shared, "additive-chain")
+    for response in (slip, typed_b, from_unrounded):
+        where, page = _answer(shared, session, response)
+    assert where == f"{session}/feedback/1"
+    assert "(c) ✓ Correct" in page
+    assert "given your unrounded (b) =" in page
