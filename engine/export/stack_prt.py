@@ -259,11 +259,19 @@ def _shape_names(answer: ShapeAnswer) -> Names:
 
 
 def validator_definition(name: str, names: Names) -> str:
-    """A question-variable function that makes an answer with an undeclared name invalid."""
-    allowed = "{" + ",".join(names.allowed) + "}"
+    """A question-variable function that makes an answer with an undeclared name invalid.
+
+    STACK calls a validator with ``simp:false`` (an input is validated unsimplified), where a set
+    literal keeps the order it was written in and ``subsetp`` compares sets as if sorted: it then
+    refuses declared names. Each name the answer uses is looked up with ``member`` in a list
+    instead, which compares atoms one by one whatever the order and the simplification."""
+    allowed = "[" + ",".join(names.allowed) + "]"
     listed = ", ".join(names.allowed)
     message = mx.string(f"Use only the names {listed}.")
-    return f'{name}(ex):=if subsetp(setify(listofvars(ex)), {allowed}) then "" else {message}'
+    return (
+        f"{name}(ex):=if every(lambda([qz_v], member(qz_v, {allowed})), listofvars(ex)) "
+        f'then "" else {message}'
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -267,7 +267,9 @@ def _walk(prt: Prt) -> str:
 
 def _validity(spec: InputSpec) -> str:
     """Maxima code that sets ``qz_bad_<input>`` when the input is invalid (its validator refuses it; a
-    numerical input holds a name; a choice is not among the options)."""
+    numerical input holds a name; a choice is not among the options). It runs with ``simp:false``,
+    as STACK validates an input (``inputbase.class.php``: validation is unsimplified unless the input
+    has the ``simp`` option): a set literal in a validator is then not in canonical order."""
     flag = f"qz_bad_{spec.name}"
     tests = []
     if spec.validator:
@@ -278,7 +280,10 @@ def _validity(spec: InputSpec) -> str:
         chosen = spec.name if spec.kind == "checkbox" else f"[{spec.name}]"
         tests.append(f"not(subsetp(setify({chosen}), setify(map(first, {spec.tans}))))")
     test = " or ".join(tests) if tests else "false"
-    return f"{flag}: block([qz_e], qz_e: errcatch({test}), if qz_e = [] then true else first(qz_e))$"
+    return (
+        f"{flag}: block([qz_e, simp: false], qz_e: errcatch({test}), "
+        "if qz_e = [] then true else first(qz_e))$"
+    )
 
 
 def _reads(prt: Prt, inputs: Iterable[str]) -> list[str]:
@@ -326,8 +331,10 @@ def script(cases: Sequence[Case]) -> str:
         n = numbers[id(q)]
         assigned = ", ".join(f"{name}: {value}" for name, value in case.inputs.items())
         names = _locals(_statements(q.variables))
-        # The question variables first: a test input may name one of them.
-        out.append(f"(qz_vars{n}(), {assigned}, qz_mark{n}({_string(case.key)}))$")
+        # The question variables first: a test input may name one of them. The inputs are assigned
+        # unsimplified, as STACK puts them into a PRT's session (question.php: "Suppress
+        # simplification of raw inputs"); the feedback variables and answer tests simplify.
+        out.append(f"(qz_vars{n}(), simp: false, {assigned}, simp: true, qz_mark{n}({_string(case.key)}))$")
         out.append(f"kill({', '.join([*case.inputs, *names])})$")
     out.append('print("QZDONE")$')
     return "\n".join(out) + "\n"

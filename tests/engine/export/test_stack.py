@@ -363,7 +363,9 @@ def test_formula_inputs_declare_their_symbols_and_nothing_else() -> None:
     assert item.findtext("options") == "validator:qz_valid1"
     variables = xml.findtext("questionvariables/text", "")
     assert re.search(
-        r"qz_valid1\(ex\):=if subsetp\(setify\(listofvars\(ex\)\), \{d_model,dmodel\}\)", variables
+        r"qz_valid1\(ex\):=if every\(lambda\(\[qz_v\], member\(qz_v, \[d_model,dmodel\]\)\), "
+        r"listofvars\(ex\)\)",
+        variables,
     )
     assert item.findtext("allowwords") == "d_model,dmodel"
     node = xml.find("prt/node")
