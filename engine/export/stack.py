@@ -55,6 +55,7 @@ from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.lms_model import LmsQuestion
 from attnquiz.engine.export.stack_prt import (
     LONG,
+    RENAMED,
     Branch,
     Chain,
     Input,
@@ -64,6 +65,7 @@ from attnquiz.engine.export.stack_prt import (
     asked,
     castext,
     input_for,
+    renamed,
     score_text,
     unit_names,
     unit_prt,
@@ -148,6 +150,8 @@ def stack_question(model: LmsQuestion, notes: lms.Notes) -> StackQuestion:
     inputs: list[Input] = []
     prts: list[Prt] = []
     for unit in all_units:
+        if renamed(unit.answer):
+            notes.append((RENAMED, question.item_id))
         names = unit_names(unit.answer)
         validator = var("valid", unit.index)
         if names is not None:

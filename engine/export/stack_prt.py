@@ -103,6 +103,12 @@ _MARGIN = 1 + 1e-9
 """STACK's NumAbsolute accepts |s - t| < tol, quiz |s - t| <= tol: the half-width is widened by a
 hair, so that an answer quiz accepts at the edge is accepted too."""
 
+STACK_NUM_TOL = 1e-9
+"""The slack STACK's NumAbsolute adds to every tolerance (``STACK_NUM_TOL:10E-10`` in its
+``numericaltest.mac``: |s - t| < |tol| + 1e-9). At 9.54e-7 to 2 significant figures the half-width
+is 5.1e-9, and the slack would be a fifth of it: a NumAbsolute tolerance is written less the slack,
+and one that cannot be (a half-width under 2e-9) is tested relatively or exactly instead."""
+
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -120,14 +126,45 @@ def _half_width(tolerance: Tolerance, target: float) -> float:
     return tolerance.half_width(target) * _MARGIN
 
 
+def _absolute(half: float) -> str | None:
+    """NumAbsolute's option for a half-width, STACK's slack taken off (None where it cannot be)."""
+    if half <= 2 * STACK_NUM_TOL:
+        return None
+    return mx.number(half - STACK_NUM_TOL)
+
+
+def _exactly(boolean: str) -> Check:
+    """A decision written as a Maxima truth value, tested as such (no slack of STACK's)."""
+    return Check("AlgEquiv", boolean, "true", "", boolean)
+
+
 def _number_check(answer: NumericAnswer, sans: str, target: float) -> Check:
     tolerance = answer.tolerance
     tans = mx.number(target)
     half = _half_width(tolerance, target)
     boolean = f"is(abs(float({sans})-{tans}) <= {mx.number(half)})"
     if tolerance.mode == "relative" and tolerance.rtol * abs(target) >= tolerance.atol:
+        # NumRelative's slack is a factor 1 + 1e-9 of the tolerance: no more than quiz's margin.
         return Check("NumRelative", sans, tans, mx.number(tolerance.rtol * _MARGIN), boolean)
-    return Check("NumAbsolute", sans, tans, mx.number(half), boolean)
+    option = _absolute(half)
+    if option is not None:
+        return Check("NumAbsolute", sans, tans, option, boolean)
+    if target != 0:
+        return Check("NumRelative", sans, tans, mx.number(half / abs(target)), boolean)
+    return _exactly(boolean)
+
+
+def decimal_exponent(x: str) -> str:
+    """The exponent of a positive number in Maxima, as quiz's ``floor(log10(x))`` gives it.
+
+    ``floor(log(x)/log(10))`` alone is one less at a power of ten (log(1e-5)/log(10) is
+    -5.000000000000001), where quiz's log10 is exact; a number within 1e-12 (relative) below a
+    power of ten is taken at that power, as quiz's rounded log10 takes it."""
+    return (
+        f"block([qz_x: {x}, qz_g], qz_g: floor(log(qz_x)/log(10)), "
+        f"if qz_x >= 10.0^(qz_g+1)*(1-1.0e-12) then qz_g+1 "
+        f"else if qz_x < 10.0^qz_g*(1-1.0e-12) then qz_g-1 else qz_g)"
+    )
 
 
 def _runtime_half_width(tolerance: Tolerance, target: str) -> str:
@@ -135,9 +172,10 @@ def _runtime_half_width(tolerance: Tolerance, target: str) -> str:
     if tolerance.mode == "decimals":
         return mx.number(_half_width(tolerance, 1.0))
     if tolerance.mode == "sigfigs":
+        exponent = decimal_exponent(f"abs({target})")
         return (
             f"(if {target} = 0 then {mx.number(_half_width(tolerance, 0.0))} else "
-            f"0.51*10^(floor(log(abs({target}))/log(10))-{tolerance.places}+1)*{mx.number(_MARGIN)})"
+            f"0.51*10.0^({exponent}-{tolerance.places}+1)*{mx.number(_MARGIN)})"
         )
     if tolerance.mode == "relative":
         rtol, atol = mx.number(tolerance.rtol), mx.number(tolerance.atol)
@@ -166,18 +204,20 @@ def check(answer: SingleAnswer, sans: str, target: str, target_value: object = N
     if isinstance(answer, NumericAnswer):
         if isinstance(target_value, int | float):
             return _number_check(answer, sans, float(target_value))
+        # A target computed in Maxima: its half-width too, so no option can take STACK's slack off.
         half = _runtime_half_width(answer.tolerance, f"({target})")
-        return Check("NumAbsolute", sans, target, half, f"is(abs(float({sans})-({target})) <= {half})")
+        return _exactly(f"is(abs(float({sans})-({target})) <= {half})")
     if isinstance(answer, VectorAnswer | MatrixAnswer):
         tolerance = answer.tolerance
         if tolerance.mode == "exact":
             boolean = _entries_boolean(sans, target, "is(equal(s, t))")
             return Check("AlgEquiv", sans, target, "", boolean)
         if _uniform(tolerance):
-            half = mx.number(_half_width(tolerance, 1.0))
-            return Check("NumAbsolute", sans, target, half, _entries_boolean(sans, target, _within(half)))
-        boolean = _entries_boolean(sans, target, _within(_runtime_half_width(tolerance, "t")))
-        return Check("AlgEquiv", boolean, "true", "", boolean)
+            half = _half_width(tolerance, 1.0)
+            boolean = _entries_boolean(sans, target, _within(mx.number(half)))
+            option = _absolute(half)
+            return Check("NumAbsolute", sans, target, option, boolean) if option else _exactly(boolean)
+        return _exactly(_entries_boolean(sans, target, _within(_runtime_half_width(tolerance, "t"))))
     if isinstance(answer, ShapeAnswer):
         return Check("AlgEquiv", sans, target, "", _entries_boolean(sans, target, "is(ratsimp(s-t) = 0)"))
     if isinstance(answer, ExpressionAnswer):
@@ -235,8 +275,11 @@ class Names:
 def _names(declared: Sequence[str], values: Sequence[tuple[str, str]] = ()) -> Names:
     aliases: list[tuple[str, str]] = []
     taken: set[str] = set()
+    written: dict[str, str] = {}
     for name in declared:
         canonical = mx.maxima_name(name)
+        if written.setdefault(canonical, name) != name:
+            raise mx.MaximaError(f"the names {written[canonical]!r} and {name!r} are one name in STACK")
         for spelling in _spellings(name):
             if spelling not in taken:
                 taken.add(spelling)
@@ -434,18 +477,43 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
     return Input(unit.input, "numerical", tans, boxsize=20)
 
 
+def declared_names(answer: SingleAnswer) -> list[str]:
+    """The names a shape or formula declares, as the bank spells them."""
+    if isinstance(answer, ShapeAnswer):
+        return [name for name, _ in answer.symbols]
+    if isinstance(answer, ExpressionAnswer):
+        return list(answer.symbols)
+    return []
+
+
+def renamed(answer: SingleAnswer) -> list[tuple[str, str]]:
+    """Each declared name STACK reads as its own, and how the question writes it (`maxima_name`)."""
+    return [(n, mx.maxima_name(n)) for n in declared_names(answer) if mx.maxima_name(n) != n]
+
+
+RENAMED = (
+    "STACK reads some of the bank's names as its own (a constant or one of Maxima's settings, such as "
+    f"e, pi, numer or simp): in STACK they are written with {mx.RENAMED_SUFFIX} after them "
+    f"(numer{mx.RENAMED_SUFFIX}), and each such question's instructions say so"
+)
+
+
 def asked(answer: SingleAnswer) -> str:
     """What to enter, phrased for STACK's form."""
     if isinstance(answer, ChoiceAnswer):
         return lms.instructions(answer)
+    written = "".join(f" Write {name} as {as_written}." for name, as_written in renamed(answer))
     if isinstance(answer, ExpressionAnswer):
-        names = ", ".join(answer.symbols)
-        return f"Give a formula in {names} (use * for products, ^ for powers); any equivalent form is right."
+        names = ", ".join(mx.maxima_name(n) for n in answer.symbols)
+        return (
+            f"Give a formula in {names} (use * for products, ^ for powers); any equivalent form is right."
+            + written
+        )
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         return answer.instructions()
     if isinstance(answer, ShapeAnswer):
         names = " (a number or a name such as T)" if answer.symbolic else ""
-        return f"Give each dimension in its box{names}."
+        return f"Give each dimension in its box{names}." + written
     return f"Give each entry in its box, {answer.tolerance.describe()}."
 
 
@@ -865,6 +933,8 @@ def unit_prt(unit: Unit, chain: Chain, notes: lms.Notes, item_id: str) -> Prt:
 
 __all__ = [
     "NO_CARRY_FORM",
+    "RENAMED",
+    "STACK_NUM_TOL",
     "WAITS_FOR_EARLIER",
     "Branch",
     "Chain",
@@ -878,12 +948,15 @@ __all__ = [
     "castext",
     "check",
     "choice_score_maxima",
+    "decimal_exponent",
+    "declared_names",
     "explained_options",
     "fits",
     "input_for",
     "listed_mistakes",
     "mistake_notes",
     "note",
+    "renamed",
     "score_text",
     "typed",
     "unit_names",

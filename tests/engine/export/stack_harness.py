@@ -340,18 +340,31 @@ def script(cases: Sequence[Case]) -> str:
     return "\n".join(out) + "\n"
 
 
-def run(cases: Sequence[Case], timeout: float = 3000) -> dict[str, Outcome]:
-    """Every case's outcome, from one Maxima process."""
+def _maxima(text: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run a batch file in Maxima with STACK's library on its search path (not loaded)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "cases.mac"
-        path.write_text(script(cases), encoding="utf-8")
-        done = subprocess.run(
+        path.write_text(text, encoding="utf-8")
+        return subprocess.run(
             ["maxima", "--very-quiet", "-b", str(path)],
             capture_output=True,
             text=True,
             timeout=timeout,
             check=False,
         )
+
+
+def printed(text: str, marker: str, timeout: float = 600) -> list[str]:
+    """What a batch file's ``print(marker, value)`` lines printed, in order (the values)."""
+    done = _maxima(text, timeout)
+    return [
+        line.split(None, 1)[1].strip() for line in done.stdout.splitlines() if line.startswith(marker + " ")
+    ]
+
+
+def run(cases: Sequence[Case], timeout: float = 3000) -> dict[str, Outcome]:
+    """Every case's outcome, from one Maxima process."""
+    done = _maxima(script(cases), timeout)
     outcomes = {case.key: Outcome() for case in cases}
     finished = False
     for line in done.stdout.splitlines():
@@ -371,4 +384,4 @@ def run(cases: Sequence[Case], timeout: float = 3000) -> dict[str, Outcome]:
     return outcomes
 
 
-__all__ = ["Case", "Outcome", "Question", "missing", "parse", "run", "script"]
+__all__ = ["Case", "Outcome", "Question", "missing", "parse", "printed", "run", "script"]

@@ -21,7 +21,8 @@ from attnquiz.engine.answers import (
     PartsAnswer,
     Tolerance,
 )
-from attnquiz.engine.export import lms_model, moodle, stack, stack_prt
+from attnquiz.engine.export import lms, lms_model, moodle, stack, stack_prt
+from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.worksheet import ExportError, plan_class
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
@@ -373,27 +374,51 @@ def test_formula_inputs_declare_their_symbols_and_nothing_else() -> None:
     assert node.findtext("answertest") == "AlgEquiv"
 
 
-def test_a_name_maxima_reads_otherwise_is_an_error_naming_the_item() -> None:
-    answer = ExpressionAnswer("2*d + d*d", ("d",))
-    question = _question("Count.", answer)
-    stack.question_xml(question, [])
-    with pytest.raises(ExportError, match=r"item 'item'.*'pi'"):
-        stack.question_xml(_question("Count.", ExpressionAnswer("2*pi", ("pi",))), [])
+@pytest.mark.parametrize("name", ["pi", "e", "numer", "simp", "fpprec", "batch", "ans1", "qz_t1", "PI"])
+def test_a_name_maxima_or_stack_reads_as_its_own_is_renamed_and_the_question_says_so(name: str) -> None:
+    notes: lms.Notes = []
+    xml = ET.fromstring(
+        "\n".join(
+            stack.question_xml(_question("Count.", ExpressionAnswer(f"2*{name} + d", (name, "d"))), notes)
+        )
+    )
+    written = mx.maxima_name(name)
+    assert written != name
+    assert not mx.reserved(written)
+    variables = xml.findtext("questionvariables/text", "")
+    assert f"[{written}," in variables
+    assert re.search(rf"\b{name}\b", xml.findtext("input/tans", "")) is None
+    assert f"Write {name} as {written}." in xml.findtext("questiontext/text", "")
+    assert (stack_prt.RENAMED, "item") in notes
+
+
+def test_names_that_would_be_one_name_in_stack_are_an_error_naming_the_item() -> None:
+    with pytest.raises(ExportError, match=r"item 'item'.*'numer' and 'numer_v'"):
+        stack.question_xml(_question("Count.", ExpressionAnswer("numer + numer_v", ("numer", "numer_v"))), [])
 
 
 def test_numbers_use_the_items_own_half_width() -> None:
-    for tolerance, test, options in [
-        (Tolerance.decimals(2), "NumAbsolute", 0.0051),
-        (Tolerance.sigfigs(3), "NumAbsolute", 0.051),
-        (Tolerance.relative(1e-3), "NumRelative", 1e-3),
+    """NumAbsolute's tolerance is the half-width less STACK's own slack of 1e-9; a half-width too
+    small for that is a relative tolerance (or, at 0, a test of quiz's own comparison)."""
+    for value, tolerance, test, options in [
+        (12.3456, Tolerance.decimals(2), "NumAbsolute", 0.0051 - 1e-9),
+        (12.3456, Tolerance.sigfigs(3), "NumAbsolute", 0.051 - 1e-9),
+        (12.3456, Tolerance.relative(1e-3), "NumRelative", 1e-3),
+        (9.5367e-7, Tolerance.sigfigs(2), "NumAbsolute", 5.1e-9 - 1e-9),
+        (9.5367e-10, Tolerance.sigfigs(2), "NumRelative", 5.1e-12 / 9.5367e-10),
+        (0.0, Tolerance.decimals(9), "AlgEquiv", None),
     ]:
         xml = ET.fromstring(
-            "\n".join(stack.question_xml(_question("x?", NumericAnswer(12.3456, tolerance)), []))
+            "\n".join(stack.question_xml(_question("x?", NumericAnswer(value, tolerance)), []))
         )
         node = xml.find("prt/node")
         assert node is not None
         assert node.findtext("answertest") == test
-        assert float(node.findtext("testoptions", "")) == pytest.approx(options, rel=1e-6)
+        if options is None:
+            assert node.findtext("tans") == "true"
+            assert "<= 5.1000000051" in node.findtext("sans", "")
+        else:
+            assert float(node.findtext("testoptions", "")) == pytest.approx(options, rel=1e-6)
 
 
 def test_a_question_in_parts_has_an_input_and_a_weighted_prt_per_part() -> None:
