@@ -336,6 +336,22 @@ def tolerance_text(value: float) -> str:
     return f"{value:.12g}"
 
 
+def shown_first(target: float, half_width: float, tolerance: Tolerance) -> list[tuple[float, float]]:
+    """The (value, absolute tolerance) answers an LMS numeric field is given for ``target``: first
+    the value rounded as the question asks (what the LMS shows as the right answer: 2.75, not
+    2.7517036633292), with the part of the tolerance that stays inside the item's, then the target
+    with the item's own. Together they accept exactly what quiz accepts, |x - target| ≤ half_width;
+    the target alone where rounding changes nothing."""
+    try:
+        rounded = float(tolerance.format(target))
+    except ValueError:  # a format that is no plain number: the target alone
+        return [(target, half_width)]
+    inside = half_width - abs(rounded - target)  # written to 12 digits: 0.0042, its float noise gone
+    if rounded == target or not math.isfinite(rounded) or inside <= 0:
+        return [(target, half_width)]
+    return [(rounded, inside), (target, half_width)]
+
+
 def entries(answer: MatrixAnswer) -> list[float]:
     """A matrix's entries, row by row."""
     return [v for row in answer.rows for v in row]
@@ -615,6 +631,7 @@ __all__ = [
     "part_intro",
     "question_html",
     "question_name",
+    "shown_first",
     "solution_html",
     "spellings",
     "subsets",

@@ -454,7 +454,9 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
     """The STACK input of a unit: numerical for a number or count, a grid of boxes (matrix) for a
     vector, matrix or shape, algebraic for a formula, checkbox or radio for a choice."""
     answer = unit.answer
-    tans = typed(answer, answer_value(answer))
+    # The input's teacher's answer is what STACK shows as "a correct answer": the value rounded as
+    # the question asks (2.75, not 2.7517036633292); the PRTs test against the exact value.
+    tans = typed(answer, shown_value(answer))
     options = f"validator:{validator}" if names is not None else ""
     allow = ",".join(s for s in names.allowed if len(s) > 1) if names is not None else ""
     if isinstance(answer, ChoiceAnswer):
@@ -496,6 +498,19 @@ RENAMED = (
     f"e, pi, numer or simp): in STACK they are written with {mx.RENAMED_SUFFIX} after them "
     f"(numer{mx.RENAMED_SUFFIX}), and each such question's instructions say so"
 )
+
+
+def shown_value(answer: SingleAnswer) -> object:
+    """The answer's value as the question asks for it: numbers rounded to its precision."""
+    value = answer_value(answer)
+    tolerance = answer.tolerance
+    if isinstance(answer, NumericAnswer) and tolerance.mode != "exact":
+        return float(tolerance.format(float(answer.value)))
+    if isinstance(answer, VectorAnswer) and tolerance.mode != "exact":
+        return tuple(float(tolerance.format(float(v))) for v in answer.values)
+    if isinstance(answer, MatrixAnswer) and tolerance.mode != "exact":
+        return tuple(tuple(float(tolerance.format(float(v))) for v in row) for row in answer.rows)
+    return value
 
 
 def asked(answer: SingleAnswer) -> str:
@@ -958,6 +973,7 @@ __all__ = [
     "note",
     "renamed",
     "score_text",
+    "shown_value",
     "typed",
     "unit_names",
     "unit_prt",

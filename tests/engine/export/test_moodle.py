@@ -52,18 +52,22 @@ def _check_numerical(element: ET.Element, question: Question) -> None:
     answer = question.answer
     assert isinstance(answer, NumericAnswer | IntegerAnswer)
     answers = element.findall("answer")
-    first = answers[0]
-    assert _fraction(first) == 100
-    assert float(first.findtext("text", "")) == pytest.approx(answer.value, rel=1e-15)
+    right = [n for n in answers if _fraction(n) == 100]
+    assert answers[: len(right)] == right
+    # Moodle shows the first right answer as "the correct answer": the value rounded as asked.
+    shown = answer.tolerance.format(float(answer.value))
+    assert float(right[0].findtext("text", "")) == pytest.approx(float(shown), rel=1e-15)
+    assert float(right[-1].findtext("text", "")) == pytest.approx(answer.value, rel=1e-15)
     half = answer.tolerance.half_width(answer.value)
-    assert float(first.findtext("tolerance", "")) == pytest.approx(half, rel=1e-9)
+    assert float(right[-1].findtext("tolerance", "")) == pytest.approx(half, rel=1e-9)
     listed = [float(m.value) for m in question.variant.mistakes if isinstance(m.value, int | float)]
-    assert len(answers) == 1 + len(listed)
-    for node, value in zip(answers[1:], listed, strict=True):
+    assert len(answers) == len(right) + len(listed)
+    for node, value in zip(answers[len(right) :], listed, strict=True):
         assert float(node.findtext("text", "")) == pytest.approx(value, rel=1e-15)
         assert node.findtext("feedback/text")
     # Moodle takes the first answer within its tolerance; the grader says "correct" for the same values.
     probes = [answer.value + k * half for k in (-1.01, -0.99, 0, 0.99, 1.01)] + listed
+    probes += [float(shown) + k * half for k in (-1.01, -0.5, 0.5, 1.01)]
     for probe in probes:
         matched = next(
             (

@@ -20,6 +20,7 @@ from attnquiz.engine.answers import (
     NumericAnswer,
     PartsAnswer,
     Tolerance,
+    VectorAnswer,
 )
 from attnquiz.engine.export import lms, lms_model, moodle, stack, stack_prt
 from attnquiz.engine.export import stack_maxima as mx
@@ -538,3 +539,16 @@ def test_answer_notes_keep_only_what_stack_allows() -> None:
     )
     notes = [n.findtext("trueanswernote") for n in xml.findall("prt/node")]
     assert notes == ["prt1-correct", "prt1-a-b-c-d-e", "prt1-a-b-c-d-e-2"]
+
+
+def test_the_right_answer_stack_shows_is_rounded_as_the_question_asks() -> None:
+    """STACK shows an input's teacher's answer as "a correct answer": 2.75 for 2 decimal places, not
+    2.7517036633292; the PRT still tests against the exact value with the item's tolerance."""
+    for answer, shown in [
+        (NumericAnswer(2.7517036633292, Tolerance.decimals(2)), "2.75"),
+        (NumericAnswer(9.5367431640625e-07, Tolerance.sigfigs(2)), "9.5e-7"),
+        (VectorAnswer((0.88079707797788, 0.11920292202212), Tolerance.decimals(2)), "matrix([0.88,0.12])"),
+    ]:
+        xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", answer), [])))
+        assert xml.findtext("input/tans") == shown
+        assert xml.findtext("prt/node/tans") != shown
