@@ -450,6 +450,19 @@ read as quiz reads it, 12d^2 + 13d as 12*d^2+13*d, 3 d as 3*d, and d(12d+13) as 
 never as a function d (which would mark that right answer wrong)."""
 
 
+INERT_SCIENTIFIC = "displaysci"
+"""The word a matrix input must allow for a small number to be typed in one of its boxes.
+
+STACK shows what a student typed through an inert copy in which every number written with an
+exponent (``5.12e-7``, ``5.12E-7``, or one PHP itself writes so: ``0.000000512``) becomes
+``displaysci(5.12, 2, -7)``. A matrix input checks that copy against the student's own security
+rules (``stack_matrix_input::validate_contents``; the other inputs add ``dispdp`` and
+``displaysci`` to those rules first), where ``displaysci`` is an unknown function: the copy is
+refused and the whole answer is invalid with an empty message, so only ``5.12*10^-7`` could be
+typed. Allowing the word lets the copy through; a student who types ``displaysci(...)`` gets an
+inert expression, which no test marks right."""
+
+
 def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
     """The STACK input of a unit: numerical for a number or count, a grid of boxes (matrix) for a
     vector, matrix or shape, algebraic for a formula, checkbox or radio for a choice."""
@@ -471,7 +484,7 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
             unit.input, "matrix", tans, boxsize=8, insertstars=STARS, allowwords=allow, options=options
         )
     if isinstance(answer, VectorAnswer | MatrixAnswer):
-        return Input(unit.input, "matrix", tans, boxsize=8)
+        return Input(unit.input, "matrix", tans, boxsize=8, allowwords=INERT_SCIENTIFIC)
     if isinstance(answer, ExpressionAnswer):
         return Input(
             unit.input, "algebraic", tans, boxsize=30, insertstars=STARS, allowwords=allow, options=options
@@ -570,11 +583,14 @@ class Chain:
     """The feedback-variable lines that carry the student's own values through a question's parts,
     as `attnquiz.engine.grading.grade_parts` does.
 
-    For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer; for a
-    part that uses others, ``qz_t<k>`` its target recomputed from the values the student typed for
-    them (right or wrong), ``qz_mv<k>`` whether that moved the target, ``qz_ck<k>`` right against
-    it, ``qz_fe<k>`` whether a used value carries an error; and ``qz_sl<k>`` whether part k itself
-    carries one on (wrong, or right only given an earlier error: quiz's ``slipped``).
+    For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer, and
+    ``qz_u<k>`` its unrounded value (for a part that uses others, its target recomputed from their
+    unrounded values; else as typed); for a part that uses others, ``qz_t<k>`` its target
+    recomputed from the values the student typed for them (right or wrong), ``qz_m<k>`` whichever of
+    ``qz_t<k>`` and ``qz_u<k>`` the answer matches (``qz_un<k>``: the unrounded one; ``qz_g<k>_<j>``
+    the earlier values it came from), ``qz_mv<k>`` whether either moved the target, ``qz_ck<k>``
+    right against it, ``qz_fe<k>`` whether a used value carries an error; and ``qz_sl<k>`` whether
+    part k itself carries one on (wrong, or right only given an earlier error: quiz's ``slipped``).
     """
 
     def __init__(self, all_units: list[Unit], carried_score: float) -> None:
@@ -605,27 +621,47 @@ class Chain:
         k = unit.index
         answer = unit.answer
         exact = _exact(unit)
-        r, ok, fe, t, mv, ck, cw, sl = (var(n, k) for n in ("r", "ok", "fe", "t", "mv", "ck", "cw", "sl"))
+        r, ok, fe, t, u, m, mv, ck, cw, sl = (
+            var(n, k) for n in ("r", "ok", "fe", "t", "u", "m", "mv", "ck", "cw", "sl")
+        )
         own = check(answer, _comparable(unit, r), _comparable(unit, exact), answer_value(answer))
         lines = [f"{r}:{_read(unit)}", f"{ok}:{own.boolean}"]
-        step = None
+        step = unrounded = None
         used: list[Unit] = []
         part = unit.group.part
         if part is not None and unit.uses:
             used = [self.by_label(label) for label in unit.uses]
-            step = carry(part, [var("r", u.index) for u in used])
-        if step is not None:
-            against = check(answer, _comparable(unit, r), _comparable(unit, t))
+            step = carry(part, [var("r", j.index) for j in used])
+            unrounded = carry(part, [var("u", j.index) for j in used])
+        if step is not None and unrounded is not None:
+            # Two careful students after a slip: one works from the earlier parts as typed (qz_t),
+            # one from their unrounded values (qz_u: each earlier part recomputed from the values
+            # before it, the first ones as typed); either target within tolerance is right, and
+            # qz_m is the one that matched (the feedback shows the values it came from).
+            by_typed = check(answer, _comparable(unit, r), _comparable(unit, t))
+            by_unrounded = check(answer, _comparable(unit, r), _comparable(unit, u))
+            against = check(answer, _comparable(unit, r), _comparable(unit, m))
             lines += [
-                f"{fe}:is({' or '.join(var('sl', u.index) for u in used)})",
+                f"{fe}:is({' or '.join(var('sl', j.index) for j in used)})",
                 f"{t}:if {step.guard} then {step.expression} else {exact}",
-                f"{mv}:is({step.guard} and not(is({t} = {exact})))",
+                f"{u}:if {unrounded.guard} then {unrounded.expression} else {exact}",
+                f"{var('un', k)}:is(not({by_typed.boolean}) and {by_unrounded.boolean})",
+                f"{m}:if {var('un', k)} then {u} else {t}",
+                *(
+                    f"{var('g', k)}_{j.index}:"
+                    f"if {var('un', k)} then {var('u', j.index)} else {var('r', j.index)}"
+                    for j in used
+                ),
+                f"{mv}:is(({step.guard} and not(is({t} = {exact}))) or "
+                f"({unrounded.guard} and not(is({u} = {exact}))))",
                 f"{ck}:is({mv} and {against.boolean})",
                 f"{cw}:is({mv} and {fe})",
                 f"{sl}:if not({mv}) then not({ok}) else if {ok} then false else if {ck} then {fe} else true",
             ]
         else:
-            lines += [f"{sl}:not({ok})"]
+            step = None
+            # An earlier part's unrounded value, for the parts after it: as typed (its own slip kept).
+            lines += [f"{u}:{r}", f"{sl}:not({ok})"]
         self.carried[k] = step is not None
         self._lines[k] = lines
         return lines
@@ -864,14 +900,18 @@ def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names
     your (a) = ..."), and wrong against it scores 0 after an error (its mistakes describe slips
     from the right earlier values); otherwise its own mistakes decide."""
     k = unit.index
-    against = check(unit.answer, sans, _comparable(unit, var("t", k)))
-    uses = ", ".join(f"({label}) = {{@{var('r', chain.by_label(label).index)}@}}" for label in unit.uses)
+    against = check(unit.answer, sans, _comparable(unit, var("m", k)))
+    # The earlier values of the target that matched: as typed, or unrounded (qz_g<k>_<j>).
+    uses = ", ".join(f"({label}) = {{@{var('g', k)}_{chain.by_label(label).index}@}}" for label in unit.uses)
+    typed_uses = ", ".join(
+        f"({label}) = {{@{var('r', chain.by_label(label).index)}@}}" for label in unit.uses
+    )
     score = chain.carried_score
     earns = "" if score >= 1 else f" A part right only with an earlier error carried forward earns {score:g}."
     given = f"<p>Correct, given your {uses}.{earns}</p>"
     rounded = f"<p>Correct, from your {uses}.</p>"
     wrong_given = (
-        f"<p>Not correct, even with your {uses} carried forward: that gives {{@{var('t', k)}@}}.</p>"
+        f"<p>Not correct, even with your {typed_uses} carried forward: that gives {{@{var('t', k)}@}}.</p>"
     )
     zero, one = score_text(0), score_text(1)
 
@@ -947,6 +987,7 @@ def unit_prt(unit: Unit, chain: Chain, notes: lms.Notes, item_id: str) -> Prt:
 
 
 __all__ = [
+    "INERT_SCIENTIFIC",
     "NO_CARRY_FORM",
     "RENAMED",
     "STACK_NUM_TOL",

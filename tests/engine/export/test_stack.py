@@ -552,3 +552,17 @@ def test_the_right_answer_stack_shows_is_rounded_as_the_question_asks() -> None:
         xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", answer), [])))
         assert xml.findtext("input/tans") == shown
         assert xml.findtext("prt/node/tans") != shown
+
+
+def test_a_matrix_input_lets_a_small_number_be_typed_in_its_boxes() -> None:
+    """A vector or matrix input allows STACK's inert ``displaysci``: without it, 5.12e-7, 5.12E-7 and
+    0.000000512 typed in a box are invalid (STACK's matrix input checks its display copy, where such
+    a number is ``displaysci(5.12, 2, -7)``, against the student's security rules)."""
+    for answer in [
+        VectorAnswer((5.12e-7, 1.6151), Tolerance.sigfigs(3)),
+        NumericAnswer(5.12e-7, Tolerance.sigfigs(3)),
+    ]:
+        xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", answer), [])))
+        allowed = (xml.findtext("input/allowwords") or "").split(",")
+        kind = xml.findtext("input/type")
+        assert (stack_prt.INERT_SCIENTIFIC in allowed) == (kind == "matrix"), kind

@@ -493,3 +493,67 @@ def test_names_maxima_reads_as_its_own_are_typed_renamed_and_mark_as_quiz_does()
             assert outcome.invalid or outcome.prts["prt1"][0] == 0, case.key
         else:
             assert outcome.prts["prt1"][0] == want, case.key
+
+
+# ---------------------------------------------------------------------------------------------
+# After a slip: the student who keeps the unrounded values
+# ---------------------------------------------------------------------------------------------
+
+
+def _unrounded(units: list[Unit], wrong_at: int, wrong: object) -> list[object] | None:
+    """Responses with a wrong value at unit ``wrong_at``, each later part typed rounded as asked but
+    computed from the student's own unrounded earlier values (not from the rounded ones typed)."""
+    values: list[object] = []
+    kept: dict[str, object] = {}
+    for unit in units:
+        if unit.index > wrong_at and unit.uses:
+            try:
+                recomputed = unit.group.target_for([kept[label] for label in unit.uses])
+            except (ArithmeticError, ValueError, TypeError):
+                return None
+            kept[unit.label] = answer_value(recomputed)
+            values.append(rounded(unit.answer, kept[unit.label]))
+            continue
+        value = wrong if unit.index == wrong_at else rounded(unit.answer, answer_value(unit.answer))
+        values.append(value)
+        kept[unit.label] = value
+    return values
+
+
+def test_after_a_slip_a_later_part_from_the_unrounded_earlier_values_is_right_in_stack() -> None:
+    """With (a) wrong, the student who types (b) rounded as asked and works (c) from their unrounded
+    (b) earns what the student who works (c) from the (b) they typed earns: additive-chain's
+    3.283680687, 0.77, 1.47 and 3.283680687, 0.77, 1.46 alike, and the same over every chain."""
+    entry = next(i for i in banks.load("week1").items if i.id == "additive-chain")
+    built = _build(entry.question(0))
+    carried = built.question.answer.carried_score  # type: ignore[union-attr]
+    cases = [
+        harness.Case(f"issue-{last}", built.parsed, {"ans1": "3.283680687", "ans2": "0.77", "ans3": last})
+        for last in ("1.47", "1.46")
+    ]
+    expected = {case.key: {"prt1": 0.0, "prt2": carried, "prt3": carried} for case in cases}
+    for n, question in enumerate(q for q in _questions() if isinstance(q.answer, PartsAnswer)):
+        chain = _build(question)
+        used = {label for u in chain.units for label in u.uses}
+        for unit in (u for u in chain.units if u.label in used):
+            for f, factor in enumerate((1.1, 0.7)):
+                wrong = _off(unit.answer, factor)
+                typed_values = _consistent(chain.units, unit.index, wrong) if wrong is not None else None
+                kept_values = _unrounded(chain.units, unit.index, wrong) if wrong is not None else None
+                if typed_values is None or kept_values is None or typed_values == kept_values:
+                    continue
+                scores = _quiz_scores(chain, typed_values)  # the student who carries the typed values
+                if scores is None:
+                    continue
+                key = f"q{n}u{unit.index}f{f}"
+                cases.append(harness.Case(key, chain.parsed, _inputs(chain, kept_values)))
+                expected[key] = scores
+    assert len(cases) > 4  # the chains where the two students type something different
+    outcomes = harness.run(cases)
+    bad = []
+    for case in cases:
+        outcome = outcomes[case.key]
+        got = {prt: score for prt, (score, _) in outcome.prts.items()}
+        if outcome.errors or outcome.invalid or got != pytest.approx(expected[case.key]):
+            bad.append(f"{case.key} {case.question.name} {dict(case.inputs)}: {got} {outcome}")
+    assert not bad, "\n".join(bad[:20])
