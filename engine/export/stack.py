@@ -236,7 +236,7 @@ def _node_xml(node: Node) -> list[str]:
         f"        {_element('sans', node.sans)}",
         f"        {_element('tans', node.tans)}",
         f"        {_element('testoptions', node.options)}",
-        "        <quiet>0</quiet>",
+        f"        <quiet>{int(node.quiet)}</quiet>",
         *_branch_xml("true", node.true),
         *_branch_xml("false", node.false),
         "      </node>",

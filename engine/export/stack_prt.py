@@ -74,6 +74,7 @@ class Node:
     true: Branch
     false: Branch
     description: str = ""
+    quiet: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -750,6 +751,7 @@ class Step:
     description: str
     true: Outcome
     false: Outcome
+    quiet: bool = False  # the answer test's own feedback (its wrong entries in red) is not shown
 
 
 LONG = 200
@@ -779,7 +781,11 @@ def assemble(unit: Unit, steps: Sequence[Step], variables: list[str]) -> Prt:
             hoisted.append(f"{var('tans', unit.index)}_{n}:{tans}")
             tans = f"{var('tans', unit.index)}_{n}"
         test = step.check
-        nodes.append(Node(n, test.test, sans, tans, test.options, branches[0], branches[1], step.description))
+        nodes.append(
+            Node(
+                n, test.test, sans, tans, test.options, branches[0], branches[1], step.description, step.quiet
+            )
+        )
     return Prt(unit.prt, unit.weight, ";\n".join([*variables, *hoisted]), tuple(nodes))
 
 
@@ -919,7 +925,16 @@ def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names
         return Check("AlgEquiv", var(name, k), "true", "", var(name, k))
 
     return [
-        Step("own", own, "its own answer", Outcome(one, note(unit, "correct")), Outcome(zero, goto="moved")),
+        # Quiet: a list test's feedback would mark in red the entries that differ from the part's own
+        # answer, though they may follow from the student's earlier values (the steps after decide).
+        Step(
+            "own",
+            own,
+            "its own answer",
+            Outcome(one, note(unit, "correct")),
+            Outcome(zero, goto="moved"),
+            quiet=True,
+        ),
         Step(
             "moved",
             flag("mv"),

@@ -566,3 +566,20 @@ def test_a_matrix_input_lets_a_small_number_be_typed_in_its_boxes() -> None:
         allowed = (xml.findtext("input/allowwords") or "").split(",")
         kind = xml.findtext("input/type")
         assert (stack_prt.INERT_SCIENTIFIC in allowed) == (kind == "matrix"), kind
+
+
+def test_a_carried_part_does_not_mark_entries_red_against_its_own_answer() -> None:
+    """A matrix part worked from the student's own (b) differs entry by entry from the part's own
+    answer: the first node's list test stays quiet, so STACK does not show those entries as wrong
+    before the nodes that carry (b) forward mark the part right."""
+    plan = plan_class(banks.load("week1"), students=1, master_seed=7, items=["sdpa-chain"])
+    (question,) = (q for _, qs in plan.by_item() for q in qs)
+    xml = ET.fromstring("\n".join(stack.question_xml(question, [])))
+    prts = xml.findall("prt")
+    for prt in prts:
+        quiet = [node.findtext("quiet") for node in prt.findall("node")]
+        carried = any(
+            n.findtext("description") == "right given the earlier answers" for n in prt.findall("node")
+        )
+        assert quiet == (["1"] + ["0"] * (len(quiet) - 1) if carried else ["0"] * len(quiet))
+    assert any(n.findtext("quiet") == "1" for n in xml.iter("node"))
