@@ -60,6 +60,13 @@ drops the properties that hide text (``position``, ``clip``, ``overflow``), and 
 every formula doubled the size of an export."""
 
 
+PLAIN_TEXT_IGNORED = "_html2text_ignore"
+"""The class of a span that Moodle leaves out when it makes plain text of a question (its
+html2text drops ``<span class="_html2text_ignore">...</span>``, exactly so written): the spoken form
+is wrapped in one, so that a question's summary in Moodle's reports reads the TeX alone, not the
+TeX and its words run together, while a screen reader still reads the words."""
+
+
 def tex_formula(formula: markup.Math) -> str:
     """A formula as MathJax TeX, HTML-escaped (``\\(...\\)`` inline, ``\\[...\\]`` displayed),
     with its spoken form for screen readers (issue 31).
@@ -77,7 +84,7 @@ def tex_formula(formula: markup.Math) -> str:
     said = escape(math_speech.speech(formula), quote=False)
     return (
         f'<span class="quiz-math"><span aria-hidden="true">{tex}</span>'
-        f'<span class="{SPOKEN_CLASS}">{said}</span></span>'
+        f'<span class="{SPOKEN_CLASS}"><span class="{PLAIN_TEXT_IGNORED}">{said}</span></span></span>'
     )
 
 
@@ -614,6 +621,7 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 __all__ = [
     "IN_DIGITS",
     "MAX_SPELLINGS",
+    "PLAIN_TEXT_IGNORED",
     "PRODUCT_SPELLINGS",
     "SPOKEN_CLASS",
     "Notes",

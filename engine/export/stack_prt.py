@@ -214,9 +214,9 @@ def check(answer: SingleAnswer, sans: str, target: str, target_value: object = N
             boolean = _entries_boolean(sans, target, "is(equal(s, t))")
             return Check("AlgEquiv", sans, target, "", boolean)
         if _uniform(tolerance):
-            half = _half_width(tolerance, 1.0)
-            boolean = _entries_boolean(sans, target, _within(mx.number(half)))
-            option = _absolute(half)
+            width = _half_width(tolerance, 1.0)
+            boolean = _entries_boolean(sans, target, _within(mx.number(width)))
+            option = _absolute(width)
             return Check("NumAbsolute", sans, target, option, boolean) if option else _exactly(boolean)
         return _exactly(_entries_boolean(sans, target, _within(_runtime_half_width(tolerance, "t"))))
     if isinstance(answer, ShapeAnswer):
