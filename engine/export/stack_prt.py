@@ -161,10 +161,12 @@ def decimal_exponent(x: str) -> str:
     ``floor(log(x)/log(10))`` alone is one less at a power of ten (log(1e-5)/log(10) is
     -5.000000000000001), where quiz's log10 is exact; a number within 1e-12 (relative) below a
     power of ten is taken at that power, as quiz's rounded log10 takes it."""
+    # Beyond a double's range (10.0^309) the power overflows: the plain floor stands there.
     return (
-        f"block([qz_x: {x}, qz_g], qz_g: floor(log(qz_x)/log(10)), "
-        f"if qz_x >= 10.0^(qz_g+1)*(1-1.0e-12) then qz_g+1 "
-        f"else if qz_x < 10.0^qz_g*(1-1.0e-12) then qz_g-1 else qz_g)"
+        f"block([qz_x: {x}, qz_g, qz_c], qz_g: floor(log(qz_x)/log(10)), "
+        f"qz_c: errcatch(if qz_x >= 10.0^(qz_g+1)*(1-1.0e-12) then qz_g+1 "
+        f"else if qz_x < 10.0^qz_g*(1-1.0e-12) then qz_g-1 else qz_g), "
+        f"if qz_c = [] then qz_g else first(qz_c))"
     )
 
 

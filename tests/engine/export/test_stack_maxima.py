@@ -461,6 +461,7 @@ def test_maximas_decimal_exponent_is_quizs_at_and_near_powers_of_ten() -> None:
     values = [10.0**k for k in range(-15, 16)] + [0.1**k for k in range(1, 16)]
     values += [math.nextafter(v, math.inf) for v in values]
     values += [v * f for v in values[:31] for f in (0.999, 1.001, 3.7, 9.99)]
+    values += [1.7e308, 1e-300]  # at a double's ends (10.0^309 overflows in Maxima)
     lines = [f'print("QZX", {stack_prt.decimal_exponent(mx.number(v))})$' for v in values]
     got = [int(g.replace(" ", "")) for g in harness.printed("\n".join(lines) + "\n", "QZX")]
     quizs = [round(math.log10(Tolerance.sigfigs(1).half_width(v) / 0.51)) for v in values]
