@@ -99,8 +99,9 @@ class StackQuestion:
 
 SYNTAX = (
     "STACK reads answers in its own syntax: numbers without thousands separators or decimal commas "
-    "(589824, not 589,824), one box per entry for vectors, matrices and shapes, and names as declared "
-    "(d_k or dk); anything else is invalid, which costs nothing"
+    "(589824, not 589,824; a small one as 5.12e-7, 5.12E-7, 0.000000512 or 5.12*10^-7), one box per "
+    "entry for vectors, matrices and shapes, and names as declared (d_k or dk); anything else is "
+    "invalid, which costs nothing"
 )
 MARKED_BY_HAND = (
     "Moodle does not mark essay questions: a teacher marks each concept answer by hand (the model answer "
