@@ -258,3 +258,44 @@ def test_each_answer_becomes_one_true_false_choice_per_option() -> None:
     assert element.get("type") == "cloze"
     _check_choice(element, question)
     assert "=True#why c~False#why c" in element.findtext("questiontext/text", "")
+
+
+# Moodle's reading of a numerical response (qtype_numerical's answer processor, no units declared):
+# spaces out, then the number the response starts with; whatever follows is taken for a unit.
+_MOODLE_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
+
+
+def _moodle_fraction(element: ET.Element, response: str) -> float | None:
+    """The fraction Moodle gives ``response`` once the attempt is submitted: the first answer whose
+    tolerance holds the leading number (an unknown unit costs nothing with unitgradingtype 0)."""
+    found = _MOODLE_NUMBER.match(response.replace(" ", ""))
+    if found is None:
+        return None
+    value = float(found.group())
+    for node in element.findall("answer"):
+        if abs(value - float(node.findtext("text", ""))) <= float(node.findtext("tolerance", "")):
+            return _fraction(node)
+    return 0.0
+
+
+def test_moodle_marks_a_number_with_text_after_it_as_its_export_warning_says() -> None:
+    """What the export's warning says Moodle does: 2.75.5, 2.75abc, 2.75/2 and 2.75*3 earn the marks
+    of 2.75 (no unit setting can refuse them without refusing a plain number), while quiz refuses
+    them; the warning is given once, naming every numerical item."""
+    plan = sample_plan(1)
+    built = moodle.build(plan)
+    root = ET.fromstring(built.text)
+    numerical = [q for q in root.findall("question") if q.get("type") == "numerical"]
+    assert numerical
+    by_name = {lms.question_name(q): q for _, qs in plan.by_item() for q in qs}
+    for element in numerical:
+        assert element.findtext("unitgradingtype") == "0"
+        assert element.findtext("showunits") == "3"  # no unit field
+        question = by_name[element.findtext("name/text", "")]
+        shown = element.findall("answer")[0].findtext("text", "")
+        assert _moodle_fraction(element, shown) == 100
+        # ".5" after a whole number is another number (589824.5): only after a decimal is it text.
+        for tail in ("abc", "/2", "*3", *((".5",) if "." in shown else ())):
+            assert _moodle_fraction(element, shown + tail) == 100, shown + tail
+            assert grade(question, shown + tail).status != "correct", shown + tail
+    assert [w for w in built.warnings if w.startswith(moodle.LEADING_NUMBER)] != []
