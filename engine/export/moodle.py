@@ -9,6 +9,12 @@ this module only writes it as Moodle XML. Per form of question:
   ``0.51·10⁻ⁿ`` (the engine's own slack: a correctly rounded answer is never refused),
   ``sigfigs: n`` is ``0.51`` units of the n-th significant digit of the answer, ``rtol``/``atol``
   is ``max(rtol·|answer|, atol)`` worked out for this variant's answer, and a count is exact (0).
+  The answer rounded as the question asks comes first (Moodle shows the first right answer as the
+  correct one), with the part of the tolerance that stays inside the item's, then the exact value
+  with the whole (`attnquiz.engine.export.lms.shown_first`); a NUMERICAL blank does the same.
+  Moodle reads the number a response starts with and takes what follows for a unit, which no
+  setting can make cost the marks without costing a plain number them too: the export says so
+  (`LEADING_NUMBER`).
   Each known mistake is a further answer at its own value and the same kind of tolerance, with
   fraction 0 and the mistake's feedback; Moodle takes the first answer that matches, as the
   grader checks the correct answer first and then the mistakes in order.

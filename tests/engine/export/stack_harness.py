@@ -7,8 +7,10 @@ takes seconds): for each case the question variables, the inputs' validators, th
 feedback variables and its nodes, walked in Maxima from node 0 by the answer tests' results, exactly
 as the XML says (answer test, SAns, TAns, options, scores, next nodes, answer notes).
 
-What STACK's PHP side does before Maxima (parsing the typed text, inserting stars) is not run:
-inputs are given as the Maxima expressions STACK's validation would produce.
+What STACK's PHP side does before Maxima (parsing the typed text, inserting stars, its security
+rules) is not run: inputs are given as the Maxima expressions STACK's validation would produce. As
+in STACK, they are assigned unsimplified and the validators run with ``simp:false``; the feedback
+variables and the answer tests (AlgEquiv, NumAbsolute, NumRelative) run simplified.
 """
 
 from __future__ import annotations
