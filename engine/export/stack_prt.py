@@ -916,8 +916,11 @@ def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names
     )
     score = chain.carried_score
     earns = "" if score >= 1 else f" A part right only with an earlier error carried forward earns {score:g}."
-    given = f"<p>Correct, given your {uses}.{earns}</p>"
-    rounded = f"<p>Correct, from your {uses}.</p>"
+    # STACK's conditional block names the target that matched: from the values kept unrounded.
+    them = "them" if len(unit.uses) > 1 else "it"
+    kept = f'[[if test="{var("un", k)}"]] (as you kept {them} unrounded)[[/if]]'
+    given = f"<p>Correct, given your {uses}{kept}.{earns}</p>"
+    rounded = f"<p>Correct, from your {uses}{kept}.</p>"
     wrong_given = (
         f"<p>Not correct, even with your {typed_uses} carried forward: that gives {{@{var('t', k)}@}}.</p>"
     )

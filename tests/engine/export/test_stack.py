@@ -583,3 +583,19 @@ def test_a_carried_part_does_not_mark_entries_red_against_its_own_answer() -> No
         )
         assert quiet == (["1"] + ["0"] * (len(quiet) - 1) if carried else ["0"] * len(quiet))
     assert any(n.findtext("quiet") == "1" for n in xml.iter("node"))
+
+
+def test_a_carried_part_says_which_earlier_values_it_matched() -> None:
+    """After a slip, "Correct, given your (b) = 0.7674 (as you kept it unrounded)" where the part
+    follows from the unrounded value, "(b) = 0.77" where from the one typed: the values shown are
+    the matched target's (qz_g), the words in STACK's conditional block on qz_un."""
+    entry = next(i for i in banks.load("week1").items if i.id == "additive-chain")
+    xml = ET.fromstring("\n".join(stack.question_xml(entry.question(0), [])))
+    prt = xml.findall("prt")[2]
+    notes = {n.findtext("trueanswernote"): n.findtext("truefeedback/text", "") for n in prt.findall("node")}
+    given = notes["prt3-carried-right"]
+    assert given.startswith(
+        '<p>Correct, given your (b) = {@qz_g3_2@}[[if test="qz_un3"]] (as you kept it unrounded)'
+    )
+    variables = prt.findtext("feedbackvariables/text", "")
+    assert "qz_g3_2:if qz_un3 then qz_u2 else qz_r2" in variables
