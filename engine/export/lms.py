@@ -60,6 +60,13 @@ drops the properties that hide text (``position``, ``clip``, ``overflow``), and 
 every formula doubled the size of an export."""
 
 
+PLAIN_TEXT_IGNORED = "_html2text_ignore"
+"""The class of a span that Moodle leaves out when it makes plain text of a question (its
+html2text drops ``<span class="_html2text_ignore">...</span>``, exactly so written): the spoken form
+is wrapped in one, so that a question's summary in Moodle's reports reads the TeX alone, not the
+TeX and its words run together, while a screen reader still reads the words."""
+
+
 def tex_formula(formula: markup.Math) -> str:
     """A formula as MathJax TeX, HTML-escaped (``\\(...\\)`` inline, ``\\[...\\]`` displayed),
     with its spoken form for screen readers (issue 31).
@@ -77,7 +84,7 @@ def tex_formula(formula: markup.Math) -> str:
     said = escape(math_speech.speech(formula), quote=False)
     return (
         f'<span class="quiz-math"><span aria-hidden="true">{tex}</span>'
-        f'<span class="{SPOKEN_CLASS}">{said}</span></span>'
+        f'<span class="{SPOKEN_CLASS}"><span class="{PLAIN_TEXT_IGNORED}">{said}</span></span></span>'
     )
 
 
@@ -334,6 +341,22 @@ def number_text(value: float) -> str:
 def tolerance_text(value: float) -> str:
     """An absolute tolerance, rounded to 12 significant digits (0.0051, not 0.0051000000000000004)."""
     return f"{value:.12g}"
+
+
+def shown_first(target: float, half_width: float, tolerance: Tolerance) -> list[tuple[float, float]]:
+    """The (value, absolute tolerance) answers an LMS numeric field is given for ``target``: first
+    the value rounded as the question asks (what the LMS shows as the right answer: 2.75, not
+    2.7517036633292), with the part of the tolerance that stays inside the item's, then the target
+    with the item's own. Together they accept exactly what quiz accepts, |x - target| ≤ half_width;
+    the target alone where rounding changes nothing."""
+    try:
+        rounded = float(tolerance.format(target))
+    except ValueError:  # a format that is no plain number: the target alone
+        return [(target, half_width)]
+    inside = half_width - abs(rounded - target)  # written to 12 digits: 0.0042, its float noise gone
+    if rounded == target or not math.isfinite(rounded) or inside <= 0:
+        return [(target, half_width)]
+    return [(rounded, inside), (target, half_width)]
 
 
 def entries(answer: MatrixAnswer) -> list[float]:
@@ -598,6 +621,7 @@ def subsets(letters: str) -> Iterator[frozenset[str]]:
 __all__ = [
     "IN_DIGITS",
     "MAX_SPELLINGS",
+    "PLAIN_TEXT_IGNORED",
     "PRODUCT_SPELLINGS",
     "SPOKEN_CLASS",
     "Notes",
@@ -615,6 +639,7 @@ __all__ = [
     "part_intro",
     "question_html",
     "question_name",
+    "shown_first",
     "solution_html",
     "spellings",
     "subsets",

@@ -9,6 +9,12 @@ this module only writes it as Moodle XML. Per form of question:
   ``0.51·10⁻ⁿ`` (the engine's own slack: a correctly rounded answer is never refused),
   ``sigfigs: n`` is ``0.51`` units of the n-th significant digit of the answer, ``rtol``/``atol``
   is ``max(rtol·|answer|, atol)`` worked out for this variant's answer, and a count is exact (0).
+  The answer rounded as the question asks comes first (Moodle shows the first right answer as the
+  correct one), with the part of the tolerance that stays inside the item's, then the exact value
+  with the whole (`attnquiz.engine.export.lms.shown_first`); a NUMERICAL blank does the same.
+  Moodle reads the number a response starts with and takes what follows for a unit, which no
+  setting can make cost the marks without costing a plain number them too: the export says so
+  (`LEADING_NUMBER`).
   Each known mistake is a further answer at its own value and the same kind of tolerance, with
   fraction 0 and the mistake's feedback; Moodle takes the first answer that matches, as the
   grader checks the correct answer first and then the mistakes in order.
@@ -194,12 +200,14 @@ def _numerical(model: LmsQuestion, where: str) -> list[str]:
     question = model.question
     (blank,) = model.blanks
     lines = _header(question, "numerical")
-    value_text = _text(lms.number_text(float(blank.target)), html=False)
-    lines.append(
-        f'    <answer fraction="100" format="moodle_auto_format">{value_text}'
-        f"<tolerance>{lms.tolerance_text(blank.half_width())}</tolerance>"
-        f'<feedback format="html"><text></text></feedback></answer>'
-    )
+    # The value rounded as asked first: Moodle shows the first right answer as "the correct answer".
+    for value, half in lms.shown_first(float(blank.target), blank.half_width(), blank.tolerance):
+        value_text = _text(lms.number_text(value), html=False)
+        lines.append(
+            f'    <answer fraction="100" format="moodle_auto_format">{value_text}'
+            f"<tolerance>{lms.tolerance_text(half)}</tolerance>"
+            f'<feedback format="html"><text></text></feedback></answer>'
+        )
     for wrong in blank.wrong:
         value = float(wrong.value)
         feedback = lms.tex_html(wrong.feedback)
@@ -303,8 +311,14 @@ def _cloze_blank(blank: Blank, where: str, weight: int = 1) -> str:
         alternatives = [f"={_cloze_text(text)}" for text in right]
         alternatives += [f"%{fraction}%{_cloze_text(str(w.value))}#{fb}" for w, fraction, fb in wrong]
         return f"{{{weight}:SHORTANSWER_C:" + "~".join(alternatives) + "}"
-    # Several right values: the exact one, and one from the rounded earlier parts (`Blank.also`).
-    alternatives = [f"={_cloze_number(blank, value)}" for value in (blank.target, *blank.also)]
+    # Several right values: the exact one (after it rounded as asked, the one Moodle shows as the
+    # right answer), and one from the rounded earlier parts (`Blank.also`).
+    target = float(blank.target)
+    alternatives = [
+        f"={lms.number_text(value)}:{lms.tolerance_text(half)}"
+        for value, half in lms.shown_first(target, blank.half_width(), blank.tolerance)
+    ]
+    alternatives += [f"={_cloze_number(blank, value)}" for value in blank.also]
     alternatives += [f"%{fraction}%{_cloze_number(blank, w.value)}#{fb}" for w, fraction, fb in wrong]
     return f"{{{weight}:NUMERICAL:" + "~".join(alternatives) + "}"
 
@@ -365,7 +379,16 @@ WEIGHTS_ROUNDED = (
     f"Moodle cloze weights are whole numbers: these items' part weights, shared among their blanks, have "
     f"no whole-number ratio up to {MAX_CLOZE_WEIGHT}, so their parts count nearly, not exactly, as in quiz"
 )
-_MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK}
+LEADING_NUMBER = (
+    "Moodle reads a number as the one a response starts with and ignores what follows: its numerical "
+    "questions and NUMERICAL blanks take trailing text for a unit, and no unit setting can make an unknown "
+    "one cost the marks without costing them to a plain number too (with units graded, Moodle also "
+    "penalises a number given without one). So 2.75.5, 2.75abc, 2.75/2 and 2.75*3 earn the marks of 2.75 "
+    "once the attempt is submitted (in an interactive quiz, Check first calls them invalid and asks for a "
+    "number without a unit), and a calculation is marked as the number it starts with (3/4 as 3, 8*64 as "
+    "8). The questions ask for digits; quiz and STACK (quiz export --format stack) read the whole response"
+)
+_MESSAGES = {lms_model.BLANK_BY_BLANK.key: BLANK_BY_BLANK, lms_model.NUMBERS_IN_DIGITS.key: LEADING_NUMBER}
 """Moodle's own words for some limits of the model (the others' are the model's, naming Moodle)."""
 
 
@@ -499,7 +522,7 @@ def _question_xml(
     where = f"item {question.item_id!r} (variant {question.code})"
     notes = warnings if warnings is not None else []
     if model.form == "number":
-        notes.append((lms_model.NUMBERS_IN_DIGITS.message("Moodle"), question.item_id))
+        notes.append((LEADING_NUMBER, question.item_id))
         return _numerical(model, where)
     if model.form == "choice":
         assert isinstance(question.answer, ChoiceAnswer)
@@ -545,6 +568,7 @@ def build(
 
 
 __all__ = [
+    "LEADING_NUMBER",
     "MOODLE_FRACTIONS",
     "MoodleFile",
     "build",

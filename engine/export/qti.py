@@ -150,20 +150,24 @@ def _numerical(model: LmsQuestion, warnings: lms.Notes) -> ItemParts:
     warnings.append((lms_model.NUMBERS_IN_DIGITS.message("Canvas"), model.question.item_id))
     if power:
         warnings.append((SCALED, model.question.item_id))
-        value, half = value / 10.0**power, half / 10.0**power
-    low, high = value - half, value + half
     presentation = [
         '<response_str ident="response1" rcardinality="Single"><render_fib fibtype="Decimal">'
         '<response_label ident="answer1"/></render_fib></response_str>'
     ]
-    condition = (
-        '<respcondition continue="No"><conditionvar><or>'
-        f'<varequal respident="response1">{lms.number_text(value)}</varequal>'
-        f'<and><vargte respident="response1">{lms.number_text(low)}</vargte>'
-        f'<varlte respident="response1">{lms.number_text(high)}</varlte></and>'
-        '</or></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition>'
-    )
-    item = ItemParts("numerical_question", presentation, [condition], power=power)
+    # Canvas reads each condition as an exact answer with a margin (its upper bound less the
+    # value): first the value rounded as asked (the answer Canvas shows), with the margin that stays
+    # inside the item's tolerance, then the exact value with the item's own.
+    conditions = []
+    for shown, margin in lms.shown_first(value, half, blank.tolerance):
+        shown, margin = shown / 10.0**power, margin / 10.0**power
+        conditions.append(
+            '<respcondition continue="No"><conditionvar><or>'
+            f'<varequal respident="response1">{lms.number_text(shown)}</varequal>'
+            f'<and><vargte respident="response1">{lms.number_text(shown - margin)}</vargte>'
+            f'<varlte respident="response1">{lms.number_text(shown + margin)}</varlte></and>'
+            '</or></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition>'
+        )
+    item = ItemParts("numerical_question", presentation, conditions, power=power)
     _add_mistakes(item, model.question, group)
     return item
 

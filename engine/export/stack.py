@@ -12,19 +12,25 @@ weighted as the part is, whose nodes are:
 
 - the right answer, by the answer kind's test: numbers by ``NumAbsolute`` with the item's own
   half-width (`Tolerance.half_width`: ``decimals n`` is 0.51·10⁻ⁿ, ``sigfigs n`` the same at the
-  n-th significant digit, ``rtol``/``atol`` worked out for the answer) or ``NumRelative`` for a
-  relative tolerance. STACK's ``NumDecPlaces`` and ``NumSigFigs`` also check how many digits the
-  student *wrote*, so they refuse 1.928 for "1.93 to 2 places", which quiz accepts: they are not
-  used. Counts, shapes, choices and formulas by ``AlgEquiv`` (a formula in the item's symbols only:
-  the input's validator refuses any other name, as quiz's reader does);
+  n-th significant digit, ``rtol``/``atol`` worked out for the answer) less the 1e-9 STACK adds to
+  it (`attnquiz.engine.export.stack_prt.STACK_NUM_TOL`), ``NumRelative`` for a relative tolerance
+  or a half-width too small for that, and quiz's own comparison as a truth value where the target
+  is computed in Maxima (a carried one). STACK's ``NumDecPlaces`` and ``NumSigFigs`` also check
+  how many digits the student *wrote*, so they refuse 1.928 for "1.93 to 2 places", which quiz
+  accepts: they are not used. Counts, shapes, choices and formulas by ``AlgEquiv`` (a formula in
+  the item's symbols only: the input's validator refuses any other name, as quiz's reader does);
 - each named mistake, in the grader's order, at the same tolerance: its score, quiz's feedback,
   and an answer note naming the mistake (``prt2-no-scaling``), so Moodle's response analysis
   counts each misconception across the class;
-- for a part that uses earlier parts, the student's own values carried forward as
-  `attnquiz.engine.grading` does it: the feedback variables recompute the part's target from the
-  earlier inputs as typed (`attnquiz.engine.export.stack_carry`); an answer consistent with right
-  earlier values (rounded as asked) scores 1, one consistent with an earlier slip the item's
-  ``carried_score``.
+- for a part that uses earlier parts, the student's own values carried forward: the feedback
+  variables recompute the part's target from the earlier inputs as typed and from the student's
+  unrounded earlier values (`attnquiz.engine.export.stack_carry`); an answer consistent with
+  either, from right earlier values (rounded as asked), scores 1, one consistent with an earlier
+  slip the item's ``carried_score``.
+
+A bank name that Maxima or STACK reads as its own (`attnquiz.engine.export.stack_maxima.RESERVED`)
+is written with ``_v`` after it, and the question says so; the input shows the right answer rounded
+as the question asks.
 
 Every question carries STACK question tests (Moodle runs them): the right answer (and, for a
 formula, a factored and a reordered form) scores 1, each mistake reaches its own branch, and for a
@@ -55,6 +61,7 @@ from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.lms_model import LmsQuestion
 from attnquiz.engine.export.stack_prt import (
     LONG,
+    RENAMED,
     Branch,
     Chain,
     Input,
@@ -64,6 +71,7 @@ from attnquiz.engine.export.stack_prt import (
     asked,
     castext,
     input_for,
+    renamed,
     score_text,
     unit_names,
     unit_prt,
@@ -97,8 +105,9 @@ class StackQuestion:
 
 SYNTAX = (
     "STACK reads answers in its own syntax: numbers without thousands separators or decimal commas "
-    "(589824, not 589,824), one box per entry for vectors, matrices and shapes, and names as declared "
-    "(d_k or dk); anything else is invalid, which costs nothing"
+    "(589824, not 589,824; a small one as 5.12e-7, 5.12E-7, 0.000000512 or 5.12*10^-7), one box per "
+    "entry for vectors, matrices and shapes, and names as declared (d_k or dk); anything else is "
+    "invalid, which costs nothing"
 )
 MARKED_BY_HAND = (
     "Moodle does not mark essay questions: a teacher marks each concept answer by hand (the model answer "
@@ -148,6 +157,8 @@ def stack_question(model: LmsQuestion, notes: lms.Notes) -> StackQuestion:
     inputs: list[Input] = []
     prts: list[Prt] = []
     for unit in all_units:
+        if renamed(unit.answer):
+            notes.append((RENAMED, question.item_id))
         names = unit_names(unit.answer)
         validator = var("valid", unit.index)
         if names is not None:
@@ -232,7 +243,7 @@ def _node_xml(node: Node) -> list[str]:
         f"        {_element('sans', node.sans)}",
         f"        {_element('tans', node.tans)}",
         f"        {_element('testoptions', node.options)}",
-        "        <quiet>0</quiet>",
+        f"        <quiet>{int(node.quiet)}</quiet>",
         *_branch_xml("true", node.true),
         *_branch_xml("false", node.false),
         "      </node>",

@@ -5,8 +5,9 @@ significant digit (``repr``, which Maxima reads as the same double), vectors as 
 ``matrix([...], ...)``, shapes as lists of numbers and dimension names, and formulas from the
 reader's own tree (never from the text a bank author typed), exact fractions kept exact.
 
-A name is written only if it is a plain Maxima identifier that means nothing to Maxima itself
-(`maxima_name`): a bank's symbol ``e`` or ``pi`` would otherwise be a constant in STACK.
+A name is written only if it is a plain Maxima identifier; one that means something to Maxima or
+STACK itself (a bank's symbol ``e``, ``pi``, ``numer`` or ``simp``: a constant, or a flag that
+would change how the whole question computes) is renamed (`maxima_name`: ``numer_v``).
 """
 
 from __future__ import annotations
@@ -18,23 +19,67 @@ from fractions import Fraction
 from attnquiz.engine.answers import Formula
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-# Names Maxima or STACK give a meaning of their own (constants, truth values, operators that
-# STACK's input parser reads as words): a symbol so named cannot be declared to a student.
-RESERVED = frozenset(
-    {"e", "i", "pi", "true", "false", "and", "or", "not", "if", "then", "else", "do", "for", "while",
-     "inf", "minf", "und", "ind", "nan", "null", "done", "all", "none"}
+
+# Names Maxima or STACK give a meaning of their own, so that a bank symbol so named cannot be one in
+# a STACK question: constants and truth values; words of Maxima's language; the option variables
+# and evaluation flags that change how Maxima computes when they hold a value (a symbol ``simp`` or
+# ``numer`` set to a number would switch simplification or floating point for the whole question);
+# the names of Maxima's session (its files, labels and lists of what is defined); STACK's own
+# markers of a blank or unreadable input, and the names of the question's inputs (``ans1``, ...).
+CONSTANTS = ("e", "i", "pi", "inf", "minf", "infinity", "und", "ind", "zeroa", "zerob", "true",
+             "false", "unknown", "null", "done", "all", "none")  # fmt: skip
+KEYWORDS = ("and", "or", "not", "if", "then", "else", "elseif", "do", "for", "while", "thru", "step",
+            "unless", "from", "in", "next", "return", "go", "block", "lambda")  # fmt: skip
+OPTION_VARIABLES = (
+    "simp", "numer", "float", "bfloat", "fpprec", "fpprintprec", "keepfloat", "ratprint", "ratfac",
+    "ratvars", "ratsimpexpons", "ratalgdenom", "ratexpand", "ratmx", "ratweights", "ratwtlvl",
+    "algebraic", "domain", "radexpand", "logexpand", "logsimp", "lognegint", "exponentialize",
+    "demoivre", "expop", "expon", "maxposex", "maxnegex", "listarith", "doallmxops", "domxexpt",
+    "domxmxops", "domxnctimes", "doscmxops", "doscmxplus", "scalarmatrixp", "detout", "factorflag",
+    "dontfactor", "triginverses", "trigexpand", "trigexpandplus", "trigexpandtimes", "trigsign",
+    "halfangles", "sqrtdispflag", "stardisp", "display2d", "linel", "derivabbrev", "inflag",
+    "partswitch", "piece", "nouns", "eval", "infeval", "pred", "detout", "sumexpand", "simpsum",
+    "simpproduct", "cauchysum", "besselexpand", "gammalim", "factlim", "erfflag", "numer_pbranch",
+    "keepfloat", "float2bf", "noundisp", "opsubst", "exptisolate", "exptsubst", "isolate_wrt_times",
+    "letrat", "listconstvars", "listdummyvars", "mapprint", "powerdisp", "prederror", "savedef",
+    "translate", "transrun", "use_fast_arrays", "debugmode", "errormsg", "ibase", "obase",
 )  # fmt: skip
+SESSION = ("batch", "batchload", "load", "kill", "reset", "quit", "labels", "values", "functions",
+           "macros", "arrays", "myoptions", "props", "features", "facts", "context", "contexts",
+           "activecontexts", "dependencies", "gradefs", "aliases", "rules", "infolists", "linenum",
+           "error", "file_search", "file_search_maxima", "file_search_lisp", "maxima_tempdir",
+           "maxima_userdir", "stack_seed", "QMCHAR", "EMPTYANSWER", "NULLNUM", "NULLUNITS",
+           "RANDOM")  # fmt: skip
+_INPUT = re.compile(r"^ans\d+$")
+RESERVED = frozenset(name.lower() for name in (*CONSTANTS, *KEYWORDS, *OPTION_VARIABLES, *SESSION))
+"""Every name `maxima_name` renames (compared without regard to case: STACK's students' syntax
+reads ``E`` or ``PI`` much as ``e`` and ``pi``)."""
+
+RENAMED_SUFFIX = "_v"
+"""What a reserved name is written with in a STACK question (``numer`` → ``numer_v``)."""
 
 
 class MaximaError(ValueError):
     """A value that has no faithful Maxima form (not finite, or a name Maxima would misread)."""
 
 
+def reserved(name: str) -> bool:
+    """Whether STACK or Maxima reads ``name`` as its own (a constant, a flag, an input's name, ...)."""
+    return name.lower() in RESERVED or bool(_INPUT.match(name)) or name.lower().startswith("qz_")
+
+
 def maxima_name(name: str) -> str:
-    """A dimension or symbol name as a Maxima atom (``d_model``), or a `MaximaError`."""
-    if not _NAME.match(name) or name.lower() in RESERVED:
+    """A dimension or symbol name as a Maxima atom (``d_model``): a name Maxima or STACK reads as
+    its own (`reserved`) is written with `RENAMED_SUFFIX` (``numer_v``; one of the export's own
+    ``qz_`` variables with a ``v`` before it), which the question says; a name that is no plain
+    identifier is a `MaximaError`."""
+    if not _NAME.match(name):
         raise MaximaError(f"the name {name!r} has no plain Maxima form (STACK reads it otherwise)")
-    return name
+    if not reserved(name):
+        return name
+    if name.lower().startswith("qz_"):  # the export's own variables: a suffix would not free it
+        return "v" + name
+    return name + RENAMED_SUFFIX
 
 
 def number(value: float | int) -> str:
@@ -125,7 +170,12 @@ def tree(node: tuple[object, ...]) -> str:
 
 
 __all__ = [
+    "CONSTANTS",
+    "KEYWORDS",
+    "OPTION_VARIABLES",
+    "RENAMED_SUFFIX",
     "RESERVED",
+    "SESSION",
     "MaximaError",
     "entry",
     "formula",
@@ -133,6 +183,7 @@ __all__ = [
     "matrix",
     "maxima_name",
     "number",
+    "reserved",
     "row_matrix",
     "shape",
     "string",

@@ -74,6 +74,7 @@ class Node:
     true: Branch
     false: Branch
     description: str = ""
+    quiet: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,12 @@ _MARGIN = 1 + 1e-9
 """STACK's NumAbsolute accepts |s - t| < tol, quiz |s - t| <= tol: the half-width is widened by a
 hair, so that an answer quiz accepts at the edge is accepted too."""
 
+STACK_NUM_TOL = 1e-9
+"""The slack STACK's NumAbsolute adds to every tolerance (``STACK_NUM_TOL:10E-10`` in its
+``numericaltest.mac``: |s - t| < |tol| + 1e-9). At 9.54e-7 to 2 significant figures the half-width
+is 5.1e-9, and the slack would be a fifth of it: a NumAbsolute tolerance is written less the slack,
+and one that cannot be (a half-width under 2e-9) is tested relatively or exactly instead."""
+
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -120,14 +127,47 @@ def _half_width(tolerance: Tolerance, target: float) -> float:
     return tolerance.half_width(target) * _MARGIN
 
 
+def _absolute(half: float) -> str | None:
+    """NumAbsolute's option for a half-width, STACK's slack taken off (None where it cannot be)."""
+    if half <= 2 * STACK_NUM_TOL:
+        return None
+    return mx.number(half - STACK_NUM_TOL)
+
+
+def _exactly(boolean: str) -> Check:
+    """A decision written as a Maxima truth value, tested as such (no slack of STACK's)."""
+    return Check("AlgEquiv", boolean, "true", "", boolean)
+
+
 def _number_check(answer: NumericAnswer, sans: str, target: float) -> Check:
     tolerance = answer.tolerance
     tans = mx.number(target)
     half = _half_width(tolerance, target)
     boolean = f"is(abs(float({sans})-{tans}) <= {mx.number(half)})"
     if tolerance.mode == "relative" and tolerance.rtol * abs(target) >= tolerance.atol:
+        # NumRelative's slack is a factor 1 + 1e-9 of the tolerance: no more than quiz's margin.
         return Check("NumRelative", sans, tans, mx.number(tolerance.rtol * _MARGIN), boolean)
-    return Check("NumAbsolute", sans, tans, mx.number(half), boolean)
+    option = _absolute(half)
+    if option is not None:
+        return Check("NumAbsolute", sans, tans, option, boolean)
+    if target != 0:
+        return Check("NumRelative", sans, tans, mx.number(half / abs(target)), boolean)
+    return _exactly(boolean)
+
+
+def decimal_exponent(x: str) -> str:
+    """The exponent of a positive number in Maxima, as quiz's ``floor(log10(x))`` gives it.
+
+    ``floor(log(x)/log(10))`` alone is one less at a power of ten (log(1e-5)/log(10) is
+    -5.000000000000001), where quiz's log10 is exact; a number within 1e-12 (relative) below a
+    power of ten is taken at that power, as quiz's rounded log10 takes it."""
+    # Beyond a double's range (10.0^309) the power overflows: the plain floor stands there.
+    return (
+        f"block([qz_x: {x}, qz_g, qz_c], qz_g: floor(log(qz_x)/log(10)), "
+        f"qz_c: errcatch(if qz_x >= 10.0^(qz_g+1)*(1-1.0e-12) then qz_g+1 "
+        f"else if qz_x < 10.0^qz_g*(1-1.0e-12) then qz_g-1 else qz_g), "
+        f"if qz_c = [] then qz_g else first(qz_c))"
+    )
 
 
 def _runtime_half_width(tolerance: Tolerance, target: str) -> str:
@@ -135,9 +175,10 @@ def _runtime_half_width(tolerance: Tolerance, target: str) -> str:
     if tolerance.mode == "decimals":
         return mx.number(_half_width(tolerance, 1.0))
     if tolerance.mode == "sigfigs":
+        exponent = decimal_exponent(f"abs({target})")
         return (
             f"(if {target} = 0 then {mx.number(_half_width(tolerance, 0.0))} else "
-            f"0.51*10^(floor(log(abs({target}))/log(10))-{tolerance.places}+1)*{mx.number(_MARGIN)})"
+            f"0.51*10.0^({exponent}-{tolerance.places}+1)*{mx.number(_MARGIN)})"
         )
     if tolerance.mode == "relative":
         rtol, atol = mx.number(tolerance.rtol), mx.number(tolerance.atol)
@@ -166,18 +207,20 @@ def check(answer: SingleAnswer, sans: str, target: str, target_value: object = N
     if isinstance(answer, NumericAnswer):
         if isinstance(target_value, int | float):
             return _number_check(answer, sans, float(target_value))
+        # A target computed in Maxima: its half-width too, so no option can take STACK's slack off.
         half = _runtime_half_width(answer.tolerance, f"({target})")
-        return Check("NumAbsolute", sans, target, half, f"is(abs(float({sans})-({target})) <= {half})")
+        return _exactly(f"is(abs(float({sans})-({target})) <= {half})")
     if isinstance(answer, VectorAnswer | MatrixAnswer):
         tolerance = answer.tolerance
         if tolerance.mode == "exact":
             boolean = _entries_boolean(sans, target, "is(equal(s, t))")
             return Check("AlgEquiv", sans, target, "", boolean)
         if _uniform(tolerance):
-            half = mx.number(_half_width(tolerance, 1.0))
-            return Check("NumAbsolute", sans, target, half, _entries_boolean(sans, target, _within(half)))
-        boolean = _entries_boolean(sans, target, _within(_runtime_half_width(tolerance, "t")))
-        return Check("AlgEquiv", boolean, "true", "", boolean)
+            width = _half_width(tolerance, 1.0)
+            boolean = _entries_boolean(sans, target, _within(mx.number(width)))
+            option = _absolute(width)
+            return Check("NumAbsolute", sans, target, option, boolean) if option else _exactly(boolean)
+        return _exactly(_entries_boolean(sans, target, _within(_runtime_half_width(tolerance, "t"))))
     if isinstance(answer, ShapeAnswer):
         return Check("AlgEquiv", sans, target, "", _entries_boolean(sans, target, "is(ratsimp(s-t) = 0)"))
     if isinstance(answer, ExpressionAnswer):
@@ -235,8 +278,11 @@ class Names:
 def _names(declared: Sequence[str], values: Sequence[tuple[str, str]] = ()) -> Names:
     aliases: list[tuple[str, str]] = []
     taken: set[str] = set()
+    written: dict[str, str] = {}
     for name in declared:
         canonical = mx.maxima_name(name)
+        if written.setdefault(canonical, name) != name:
+            raise mx.MaximaError(f"the names {written[canonical]!r} and {name!r} are one name in STACK")
         for spelling in _spellings(name):
             if spelling not in taken:
                 taken.add(spelling)
@@ -259,11 +305,19 @@ def _shape_names(answer: ShapeAnswer) -> Names:
 
 
 def validator_definition(name: str, names: Names) -> str:
-    """A question-variable function that makes an answer with an undeclared name invalid."""
-    allowed = "{" + ",".join(names.allowed) + "}"
+    """A question-variable function that makes an answer with an undeclared name invalid.
+
+    STACK calls a validator with ``simp:false`` (an input is validated unsimplified), where a set
+    literal keeps the order it was written in and ``subsetp`` compares sets as if sorted: it then
+    refuses declared names. Each name the answer uses is looked up with ``member`` in a list
+    instead, which compares atoms one by one whatever the order and the simplification."""
+    allowed = "[" + ",".join(names.allowed) + "]"
     listed = ", ".join(names.allowed)
     message = mx.string(f"Use only the names {listed}.")
-    return f'{name}(ex):=if subsetp(setify(listofvars(ex)), {allowed}) then "" else {message}'
+    return (
+        f"{name}(ex):=if every(lambda([qz_v], member(qz_v, {allowed})), listofvars(ex)) "
+        f'then "" else {message}'
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,11 +453,26 @@ read as quiz reads it, 12d^2 + 13d as 12*d^2+13*d, 3 d as 3*d, and d(12d+13) as 
 never as a function d (which would mark that right answer wrong)."""
 
 
+INERT_SCIENTIFIC = "displaysci"
+"""The word a matrix input must allow for a small number to be typed in one of its boxes.
+
+STACK shows what a student typed through an inert copy in which every number written with an
+exponent (``5.12e-7``, ``5.12E-7``, or one PHP itself writes so: ``0.000000512``) becomes
+``displaysci(5.12, 2, -7)``. A matrix input checks that copy against the student's own security
+rules (``stack_matrix_input::validate_contents``; the other inputs add ``dispdp`` and
+``displaysci`` to those rules first), where ``displaysci`` is an unknown function: the copy is
+refused and the whole answer is invalid with an empty message, so only ``5.12*10^-7`` could be
+typed. Allowing the word lets the copy through; a student who types ``displaysci(...)`` gets an
+inert expression, which no test marks right."""
+
+
 def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
     """The STACK input of a unit: numerical for a number or count, a grid of boxes (matrix) for a
     vector, matrix or shape, algebraic for a formula, checkbox or radio for a choice."""
     answer = unit.answer
-    tans = typed(answer, answer_value(answer))
+    # The input's teacher's answer is what STACK shows as "a correct answer": the value rounded as
+    # the question asks (2.75, not 2.7517036633292); the PRTs test against the exact value.
+    tans = typed(answer, shown_value(answer))
     options = f"validator:{validator}" if names is not None else ""
     allow = ",".join(s for s in names.allowed if len(s) > 1) if names is not None else ""
     if isinstance(answer, ChoiceAnswer):
@@ -418,7 +487,7 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
             unit.input, "matrix", tans, boxsize=8, insertstars=STARS, allowwords=allow, options=options
         )
     if isinstance(answer, VectorAnswer | MatrixAnswer):
-        return Input(unit.input, "matrix", tans, boxsize=8)
+        return Input(unit.input, "matrix", tans, boxsize=8, allowwords=INERT_SCIENTIFIC)
     if isinstance(answer, ExpressionAnswer):
         return Input(
             unit.input, "algebraic", tans, boxsize=30, insertstars=STARS, allowwords=allow, options=options
@@ -426,18 +495,56 @@ def input_for(unit: Unit, names: Names | None, validator: str) -> Input:
     return Input(unit.input, "numerical", tans, boxsize=20)
 
 
+def declared_names(answer: SingleAnswer) -> list[str]:
+    """The names a shape or formula declares, as the bank spells them."""
+    if isinstance(answer, ShapeAnswer):
+        return [name for name, _ in answer.symbols]
+    if isinstance(answer, ExpressionAnswer):
+        return list(answer.symbols)
+    return []
+
+
+def renamed(answer: SingleAnswer) -> list[tuple[str, str]]:
+    """Each declared name STACK reads as its own, and how the question writes it (`maxima_name`)."""
+    return [(n, mx.maxima_name(n)) for n in declared_names(answer) if mx.maxima_name(n) != n]
+
+
+RENAMED = (
+    "STACK reads some of the bank's names as its own (a constant or one of Maxima's settings, such as "
+    f"e, pi, numer or simp): in STACK they are written with {mx.RENAMED_SUFFIX} after them "
+    f"(numer{mx.RENAMED_SUFFIX}), and each such question's instructions say so"
+)
+
+
+def shown_value(answer: SingleAnswer) -> object:
+    """The answer's value as the question asks for it: numbers rounded to its precision."""
+    value = answer_value(answer)
+    tolerance = answer.tolerance
+    if isinstance(answer, NumericAnswer) and tolerance.mode != "exact":
+        return float(tolerance.format(float(answer.value)))
+    if isinstance(answer, VectorAnswer) and tolerance.mode != "exact":
+        return tuple(float(tolerance.format(float(v))) for v in answer.values)
+    if isinstance(answer, MatrixAnswer) and tolerance.mode != "exact":
+        return tuple(tuple(float(tolerance.format(float(v))) for v in row) for row in answer.rows)
+    return value
+
+
 def asked(answer: SingleAnswer) -> str:
     """What to enter, phrased for STACK's form."""
     if isinstance(answer, ChoiceAnswer):
         return lms.instructions(answer)
+    written = "".join(f" Write {name} as {as_written}." for name, as_written in renamed(answer))
     if isinstance(answer, ExpressionAnswer):
-        names = ", ".join(answer.symbols)
-        return f"Give a formula in {names} (use * for products, ^ for powers); any equivalent form is right."
+        names = ", ".join(mx.maxima_name(n) for n in answer.symbols)
+        return (
+            f"Give a formula in {names} (use * for products, ^ for powers); any equivalent form is right."
+            + written
+        )
     if isinstance(answer, NumericAnswer | IntegerAnswer):
         return answer.instructions()
     if isinstance(answer, ShapeAnswer):
         names = " (a number or a name such as T)" if answer.symbolic else ""
-        return f"Give each dimension in its box{names}."
+        return f"Give each dimension in its box{names}." + written
     return f"Give each entry in its box, {answer.tolerance.describe()}."
 
 
@@ -479,11 +586,14 @@ class Chain:
     """The feedback-variable lines that carry the student's own values through a question's parts,
     as `attnquiz.engine.grading.grade_parts` does.
 
-    For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer; for a
-    part that uses others, ``qz_t<k>`` its target recomputed from the values the student typed for
-    them (right or wrong), ``qz_mv<k>`` whether that moved the target, ``qz_ck<k>`` right against
-    it, ``qz_fe<k>`` whether a used value carries an error; and ``qz_sl<k>`` whether part k itself
-    carries one on (wrong, or right only given an earlier error: quiz's ``slipped``).
+    For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer, and
+    ``qz_u<k>`` its unrounded value (for a part that uses others, its target recomputed from their
+    unrounded values; else as typed); for a part that uses others, ``qz_t<k>`` its target
+    recomputed from the values the student typed for them (right or wrong), ``qz_m<k>`` whichever of
+    ``qz_t<k>`` and ``qz_u<k>`` the answer matches (``qz_un<k>``: the unrounded one; ``qz_g<k>_<j>``
+    the earlier values it came from), ``qz_mv<k>`` whether either moved the target, ``qz_ck<k>``
+    right against it, ``qz_fe<k>`` whether a used value carries an error; and ``qz_sl<k>`` whether
+    part k itself carries one on (wrong, or right only given an earlier error: quiz's ``slipped``).
     """
 
     def __init__(self, all_units: list[Unit], carried_score: float) -> None:
@@ -514,27 +624,47 @@ class Chain:
         k = unit.index
         answer = unit.answer
         exact = _exact(unit)
-        r, ok, fe, t, mv, ck, cw, sl = (var(n, k) for n in ("r", "ok", "fe", "t", "mv", "ck", "cw", "sl"))
+        r, ok, fe, t, u, m, mv, ck, cw, sl = (
+            var(n, k) for n in ("r", "ok", "fe", "t", "u", "m", "mv", "ck", "cw", "sl")
+        )
         own = check(answer, _comparable(unit, r), _comparable(unit, exact), answer_value(answer))
         lines = [f"{r}:{_read(unit)}", f"{ok}:{own.boolean}"]
-        step = None
+        step = unrounded = None
         used: list[Unit] = []
         part = unit.group.part
         if part is not None and unit.uses:
             used = [self.by_label(label) for label in unit.uses]
-            step = carry(part, [var("r", u.index) for u in used])
-        if step is not None:
-            against = check(answer, _comparable(unit, r), _comparable(unit, t))
+            step = carry(part, [var("r", j.index) for j in used])
+            unrounded = carry(part, [var("u", j.index) for j in used])
+        if step is not None and unrounded is not None:
+            # Two careful students after a slip: one works from the earlier parts as typed (qz_t),
+            # one from their unrounded values (qz_u: each earlier part recomputed from the values
+            # before it, the first ones as typed); either target within tolerance is right, and
+            # qz_m is the one that matched (the feedback shows the values it came from).
+            by_typed = check(answer, _comparable(unit, r), _comparable(unit, t))
+            by_unrounded = check(answer, _comparable(unit, r), _comparable(unit, u))
+            against = check(answer, _comparable(unit, r), _comparable(unit, m))
             lines += [
-                f"{fe}:is({' or '.join(var('sl', u.index) for u in used)})",
+                f"{fe}:is({' or '.join(var('sl', j.index) for j in used)})",
                 f"{t}:if {step.guard} then {step.expression} else {exact}",
-                f"{mv}:is({step.guard} and not(is({t} = {exact})))",
+                f"{u}:if {unrounded.guard} then {unrounded.expression} else {exact}",
+                f"{var('un', k)}:is(not({by_typed.boolean}) and {by_unrounded.boolean})",
+                f"{m}:if {var('un', k)} then {u} else {t}",
+                *(
+                    f"{var('g', k)}_{j.index}:"
+                    f"if {var('un', k)} then {var('u', j.index)} else {var('r', j.index)}"
+                    for j in used
+                ),
+                f"{mv}:is(({step.guard} and not(is({t} = {exact}))) or "
+                f"({unrounded.guard} and not(is({u} = {exact}))))",
                 f"{ck}:is({mv} and {against.boolean})",
                 f"{cw}:is({mv} and {fe})",
                 f"{sl}:if not({mv}) then not({ok}) else if {ok} then false else if {ck} then {fe} else true",
             ]
         else:
-            lines += [f"{sl}:not({ok})"]
+            step = None
+            # An earlier part's unrounded value, for the parts after it: as typed (its own slip kept).
+            lines += [f"{u}:{r}", f"{sl}:not({ok})"]
         self.carried[k] = step is not None
         self._lines[k] = lines
         return lines
@@ -623,6 +753,7 @@ class Step:
     description: str
     true: Outcome
     false: Outcome
+    quiet: bool = False  # the answer test's own feedback (its wrong entries in red) is not shown
 
 
 LONG = 200
@@ -652,7 +783,11 @@ def assemble(unit: Unit, steps: Sequence[Step], variables: list[str]) -> Prt:
             hoisted.append(f"{var('tans', unit.index)}_{n}:{tans}")
             tans = f"{var('tans', unit.index)}_{n}"
         test = step.check
-        nodes.append(Node(n, test.test, sans, tans, test.options, branches[0], branches[1], step.description))
+        nodes.append(
+            Node(
+                n, test.test, sans, tans, test.options, branches[0], branches[1], step.description, step.quiet
+            )
+        )
     return Prt(unit.prt, unit.weight, ";\n".join([*variables, *hoisted]), tuple(nodes))
 
 
@@ -773,14 +908,21 @@ def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names
     your (a) = ..."), and wrong against it scores 0 after an error (its mistakes describe slips
     from the right earlier values); otherwise its own mistakes decide."""
     k = unit.index
-    against = check(unit.answer, sans, _comparable(unit, var("t", k)))
-    uses = ", ".join(f"({label}) = {{@{var('r', chain.by_label(label).index)}@}}" for label in unit.uses)
+    against = check(unit.answer, sans, _comparable(unit, var("m", k)))
+    # The earlier values of the target that matched: as typed, or unrounded (qz_g<k>_<j>).
+    uses = ", ".join(f"({label}) = {{@{var('g', k)}_{chain.by_label(label).index}@}}" for label in unit.uses)
+    typed_uses = ", ".join(
+        f"({label}) = {{@{var('r', chain.by_label(label).index)}@}}" for label in unit.uses
+    )
     score = chain.carried_score
     earns = "" if score >= 1 else f" A part right only with an earlier error carried forward earns {score:g}."
-    given = f"<p>Correct, given your {uses}.{earns}</p>"
-    rounded = f"<p>Correct, from your {uses}.</p>"
+    # STACK's conditional block names the target that matched: from the values kept unrounded.
+    them = "them" if len(unit.uses) > 1 else "it"
+    kept = f'[[if test="{var("un", k)}"]] (as you kept {them} unrounded)[[/if]]'
+    given = f"<p>Correct, given your {uses}{kept}.{earns}</p>"
+    rounded = f"<p>Correct, from your {uses}{kept}.</p>"
     wrong_given = (
-        f"<p>Not correct, even with your {uses} carried forward: that gives {{@{var('t', k)}@}}.</p>"
+        f"<p>Not correct, even with your {typed_uses} carried forward: that gives {{@{var('t', k)}@}}.</p>"
     )
     zero, one = score_text(0), score_text(1)
 
@@ -788,7 +930,16 @@ def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names
         return Check("AlgEquiv", var(name, k), "true", "", var(name, k))
 
     return [
-        Step("own", own, "its own answer", Outcome(one, note(unit, "correct")), Outcome(zero, goto="moved")),
+        # Quiet: a list test's feedback would mark in red the entries that differ from the part's own
+        # answer, though they may follow from the student's earlier values (the steps after decide).
+        Step(
+            "own",
+            own,
+            "its own answer",
+            Outcome(one, note(unit, "correct")),
+            Outcome(zero, goto="moved"),
+            quiet=True,
+        ),
         Step(
             "moved",
             flag("mv"),
@@ -856,7 +1007,10 @@ def unit_prt(unit: Unit, chain: Chain, notes: lms.Notes, item_id: str) -> Prt:
 
 
 __all__ = [
+    "INERT_SCIENTIFIC",
     "NO_CARRY_FORM",
+    "RENAMED",
+    "STACK_NUM_TOL",
     "WAITS_FOR_EARLIER",
     "Branch",
     "Chain",
@@ -870,13 +1024,17 @@ __all__ = [
     "castext",
     "check",
     "choice_score_maxima",
+    "decimal_exponent",
+    "declared_names",
     "explained_options",
     "fits",
     "input_for",
     "listed_mistakes",
     "mistake_notes",
     "note",
+    "renamed",
     "score_text",
+    "shown_value",
     "typed",
     "unit_names",
     "unit_prt",

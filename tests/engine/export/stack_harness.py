@@ -7,8 +7,10 @@ takes seconds): for each case the question variables, the inputs' validators, th
 feedback variables and its nodes, walked in Maxima from node 0 by the answer tests' results, exactly
 as the XML says (answer test, SAns, TAns, options, scores, next nodes, answer notes).
 
-What STACK's PHP side does before Maxima (parsing the typed text, inserting stars) is not run:
-inputs are given as the Maxima expressions STACK's validation would produce.
+What STACK's PHP side does before Maxima (parsing the typed text, inserting stars, its security
+rules) is not run: inputs are given as the Maxima expressions STACK's validation would produce. As
+in STACK, they are assigned unsimplified and the validators run with ``simp:false``; the feedback
+variables and the answer tests (AlgEquiv, NumAbsolute, NumRelative) run simplified.
 """
 
 from __future__ import annotations
@@ -267,7 +269,9 @@ def _walk(prt: Prt) -> str:
 
 def _validity(spec: InputSpec) -> str:
     """Maxima code that sets ``qz_bad_<input>`` when the input is invalid (its validator refuses it; a
-    numerical input holds a name; a choice is not among the options)."""
+    numerical input holds a name; a choice is not among the options). It runs with ``simp:false``,
+    as STACK validates an input (``inputbase.class.php``: validation is unsimplified unless the input
+    has the ``simp`` option): a set literal in a validator is then not in canonical order."""
     flag = f"qz_bad_{spec.name}"
     tests = []
     if spec.validator:
@@ -278,7 +282,10 @@ def _validity(spec: InputSpec) -> str:
         chosen = spec.name if spec.kind == "checkbox" else f"[{spec.name}]"
         tests.append(f"not(subsetp(setify({chosen}), setify(map(first, {spec.tans}))))")
     test = " or ".join(tests) if tests else "false"
-    return f"{flag}: block([qz_e], qz_e: errcatch({test}), if qz_e = [] then true else first(qz_e))$"
+    return (
+        f"{flag}: block([qz_e, simp: false], qz_e: errcatch({test}), "
+        "if qz_e = [] then true else first(qz_e))$"
+    )
 
 
 def _reads(prt: Prt, inputs: Iterable[str]) -> list[str]:
@@ -326,25 +333,40 @@ def script(cases: Sequence[Case]) -> str:
         n = numbers[id(q)]
         assigned = ", ".join(f"{name}: {value}" for name, value in case.inputs.items())
         names = _locals(_statements(q.variables))
-        # The question variables first: a test input may name one of them.
-        out.append(f"(qz_vars{n}(), {assigned}, qz_mark{n}({_string(case.key)}))$")
+        # The question variables first: a test input may name one of them. The inputs are assigned
+        # unsimplified, as STACK puts them into a PRT's session (question.php: "Suppress
+        # simplification of raw inputs"); the feedback variables and answer tests simplify.
+        out.append(f"(qz_vars{n}(), simp: false, {assigned}, simp: true, qz_mark{n}({_string(case.key)}))$")
         out.append(f"kill({', '.join([*case.inputs, *names])})$")
     out.append('print("QZDONE")$')
     return "\n".join(out) + "\n"
 
 
-def run(cases: Sequence[Case], timeout: float = 3000) -> dict[str, Outcome]:
-    """Every case's outcome, from one Maxima process."""
+def _maxima(text: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run a batch file in Maxima with STACK's library on its search path (not loaded)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "cases.mac"
-        path.write_text(script(cases), encoding="utf-8")
-        done = subprocess.run(
+        path.write_text(text, encoding="utf-8")
+        return subprocess.run(
             ["maxima", "--very-quiet", "-b", str(path)],
             capture_output=True,
             text=True,
             timeout=timeout,
             check=False,
         )
+
+
+def printed(text: str, marker: str, timeout: float = 600) -> list[str]:
+    """What a batch file's ``print(marker, value)`` lines printed, in order (the values)."""
+    done = _maxima(text, timeout)
+    return [
+        line.split(None, 1)[1].strip() for line in done.stdout.splitlines() if line.startswith(marker + " ")
+    ]
+
+
+def run(cases: Sequence[Case], timeout: float = 3000) -> dict[str, Outcome]:
+    """Every case's outcome, from one Maxima process."""
+    done = _maxima(script(cases), timeout)
     outcomes = {case.key: Outcome() for case in cases}
     finished = False
     for line in done.stdout.splitlines():
@@ -364,4 +386,4 @@ def run(cases: Sequence[Case], timeout: float = 3000) -> dict[str, Outcome]:
     return outcomes
 
 
-__all__ = ["Case", "Outcome", "Question", "missing", "parse", "run", "script"]
+__all__ = ["Case", "Outcome", "Question", "missing", "parse", "printed", "run", "script"]

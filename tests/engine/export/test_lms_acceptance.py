@@ -5,6 +5,7 @@ spellings a text-matching blank lists agreeing with quiz's own reader and grader
 from __future__ import annotations
 
 import io
+import math
 import re
 import xml.etree.ElementTree as ET
 import zipfile
@@ -264,9 +265,13 @@ def test_moodle_accepts_the_canonical_answer_of_every_variant(bank: str) -> None
                 if not accepted:
                     problems.append(f"{where}: a blank accepts nothing ({target!r})")
                 elif kind == "NUMERICAL":
-                    centre, half_width = (float(x) for x in accepted[0].split(":"))
-                    if not abs(float(target) - centre) <= half_width * (1 + 1e-12) + 1e-300:
-                        problems.append(f"{where}: {target!r} outside {accepted[0]}")
+                    # The first right alternative is the one Moodle shows: the value rounded as asked.
+                    ranges = [tuple(float(x) for x in a.split(":")) for a in accepted]
+                    if not any(abs(float(target) - c) <= h * (1 + 1e-12) + 1e-300 for c, h in ranges):
+                        problems.append(f"{where}: {target!r} outside {accepted}")
+                    shown = float(blank_answer.tolerance.format(float(target)))
+                    if not math.isclose(ranges[0][0], shown, rel_tol=1e-12, abs_tol=1e-300):
+                        problems.append(f"{where}: Moodle shows {ranges[0][0]}, not {shown}")
                 elif isinstance(blank_answer, ExpressionAnswer):
                     texts = [a.replace("\\}", "}").replace("\\*", "*") for a in accepted]
                     if blank_answer.value not in texts:

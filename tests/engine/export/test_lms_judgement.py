@@ -321,8 +321,11 @@ def test_an_lms_question_asks_for_numbers_in_digits_and_the_export_says_why_once
     assert numerical
     for element in numerical:
         assert "in digits, not as a" in element.findtext("questiontext/text", "")
-    for warnings, name in ((moodle.build(plan).warnings, "Moodle"), (qti.package(plan).warnings, "Canvas")):
-        notes = [w for w in warnings if w.startswith(lms_model.NUMBERS_IN_DIGITS.message(name))]
+    for warnings, said in (
+        (moodle.build(plan).warnings, moodle.LEADING_NUMBER),
+        (qti.package(plan).warnings, lms_model.NUMBERS_IN_DIGITS.message("Canvas")),
+    ):
+        notes = [w for w in warnings if w.startswith(said)]
         assert len(notes) == 1
 
 

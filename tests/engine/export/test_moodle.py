@@ -52,18 +52,22 @@ def _check_numerical(element: ET.Element, question: Question) -> None:
     answer = question.answer
     assert isinstance(answer, NumericAnswer | IntegerAnswer)
     answers = element.findall("answer")
-    first = answers[0]
-    assert _fraction(first) == 100
-    assert float(first.findtext("text", "")) == pytest.approx(answer.value, rel=1e-15)
+    right = [n for n in answers if _fraction(n) == 100]
+    assert answers[: len(right)] == right
+    # Moodle shows the first right answer as "the correct answer": the value rounded as asked.
+    shown = answer.tolerance.format(float(answer.value))
+    assert float(right[0].findtext("text", "")) == pytest.approx(float(shown), rel=1e-15)
+    assert float(right[-1].findtext("text", "")) == pytest.approx(answer.value, rel=1e-15)
     half = answer.tolerance.half_width(answer.value)
-    assert float(first.findtext("tolerance", "")) == pytest.approx(half, rel=1e-9)
+    assert float(right[-1].findtext("tolerance", "")) == pytest.approx(half, rel=1e-9)
     listed = [float(m.value) for m in question.variant.mistakes if isinstance(m.value, int | float)]
-    assert len(answers) == 1 + len(listed)
-    for node, value in zip(answers[1:], listed, strict=True):
+    assert len(answers) == len(right) + len(listed)
+    for node, value in zip(answers[len(right) :], listed, strict=True):
         assert float(node.findtext("text", "")) == pytest.approx(value, rel=1e-15)
         assert node.findtext("feedback/text")
     # Moodle takes the first answer within its tolerance; the grader says "correct" for the same values.
     probes = [answer.value + k * half for k in (-1.01, -0.99, 0, 0.99, 1.01)] + listed
+    probes += [float(shown) + k * half for k in (-1.01, -0.5, 0.5, 1.01)]
     for probe in probes:
         matched = next(
             (
@@ -254,3 +258,44 @@ def test_each_answer_becomes_one_true_false_choice_per_option() -> None:
     assert element.get("type") == "cloze"
     _check_choice(element, question)
     assert "=True#why c~False#why c" in element.findtext("questiontext/text", "")
+
+
+# Moodle's reading of a numerical response (qtype_numerical's answer processor, no units declared):
+# spaces out, then the number the response starts with; whatever follows is taken for a unit.
+_MOODLE_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
+
+
+def _moodle_fraction(element: ET.Element, response: str) -> float | None:
+    """The fraction Moodle gives ``response`` once the attempt is submitted: the first answer whose
+    tolerance holds the leading number (an unknown unit costs nothing with unitgradingtype 0)."""
+    found = _MOODLE_NUMBER.match(response.replace(" ", ""))
+    if found is None:
+        return None
+    value = float(found.group())
+    for node in element.findall("answer"):
+        if abs(value - float(node.findtext("text", ""))) <= float(node.findtext("tolerance", "")):
+            return _fraction(node)
+    return 0.0
+
+
+def test_moodle_marks_a_number_with_text_after_it_as_its_export_warning_says() -> None:
+    """What the export's warning says Moodle does: 2.75.5, 2.75abc, 2.75/2 and 2.75*3 earn the marks
+    of 2.75 (no unit setting can refuse them without refusing a plain number), while quiz refuses
+    them; the warning is given once, naming every numerical item."""
+    plan = sample_plan(1)
+    built = moodle.build(plan)
+    root = ET.fromstring(built.text)
+    numerical = [q for q in root.findall("question") if q.get("type") == "numerical"]
+    assert numerical
+    by_name = {lms.question_name(q): q for _, qs in plan.by_item() for q in qs}
+    for element in numerical:
+        assert element.findtext("unitgradingtype") == "0"
+        assert element.findtext("showunits") == "3"  # no unit field
+        question = by_name[element.findtext("name/text", "")]
+        shown = element.findall("answer")[0].findtext("text", "")
+        assert _moodle_fraction(element, shown) == 100
+        # ".5" after a whole number is another number (589824.5): only after a decimal is it text.
+        for tail in ("abc", "/2", "*3", *((".5",) if "." in shown else ())):
+            assert _moodle_fraction(element, shown + tail) == 100, shown + tail
+            assert grade(question, shown + tail).status != "correct", shown + tail
+    assert [w for w in built.warnings if w.startswith(moodle.LEADING_NUMBER)] != []

@@ -58,11 +58,19 @@ def test_one_question_group_per_item_drawing_one_variant() -> None:
             answer = question.answer
             if isinstance(answer, NumericAnswer | IntegerAnswer):
                 assert fields["question_type"] == "numerical_question"
-                low = float(item.findtext(f".//{QTI}vargte") or "nan")
-                high = float(item.findtext(f".//{QTI}varlte") or "nan")
+                # The last condition is the exact value with the item's tolerance; any before it is
+                # the value rounded as asked (the answer Canvas shows), inside that range.
+                scale = 10.0 ** qti.canvas_scale(answer.value, answer.tolerance.half_width(answer.value))
+                lows = [float(v.text or "nan") * scale for v in item.iter(f"{QTI}vargte")]
+                highs = [float(v.text or "nan") * scale for v in item.iter(f"{QTI}varlte")]
+                shown = [float(v.text or "nan") * scale for v in item.iter(f"{QTI}varequal")]
                 half = answer.tolerance.half_width(answer.value)
-                assert low <= answer.value <= high
-                assert high - low == pytest.approx(2 * half, rel=1e-9, abs=1e-12)
+                assert lows[-1] <= answer.value <= highs[-1]
+                assert highs[-1] - lows[-1] == pytest.approx(2 * half, rel=1e-9, abs=1e-12 * scale)
+                assert shown[0] == pytest.approx(float(answer.tolerance.format(answer.value)), rel=1e-12)
+                assert all(
+                    lows[-1] <= low and high <= highs[-1] for low, high in zip(lows, highs, strict=True)
+                )
             elif isinstance(answer, ExplainAnswer):
                 assert fields["question_type"] == "essay_question"  # marked by hand (test_concepts)
             elif isinstance(answer, ChoiceAnswer):

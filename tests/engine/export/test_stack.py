@@ -20,8 +20,10 @@ from attnquiz.engine.answers import (
     NumericAnswer,
     PartsAnswer,
     Tolerance,
+    VectorAnswer,
 )
-from attnquiz.engine.export import lms_model, moodle, stack, stack_prt
+from attnquiz.engine.export import lms, lms_model, moodle, stack, stack_prt
+from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.worksheet import ExportError, plan_class
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
@@ -363,7 +365,9 @@ def test_formula_inputs_declare_their_symbols_and_nothing_else() -> None:
     assert item.findtext("options") == "validator:qz_valid1"
     variables = xml.findtext("questionvariables/text", "")
     assert re.search(
-        r"qz_valid1\(ex\):=if subsetp\(setify\(listofvars\(ex\)\), \{d_model,dmodel\}\)", variables
+        r"qz_valid1\(ex\):=if every\(lambda\(\[qz_v\], member\(qz_v, \[d_model,dmodel\]\)\), "
+        r"listofvars\(ex\)\)",
+        variables,
     )
     assert item.findtext("allowwords") == "d_model,dmodel"
     node = xml.find("prt/node")
@@ -371,27 +375,51 @@ def test_formula_inputs_declare_their_symbols_and_nothing_else() -> None:
     assert node.findtext("answertest") == "AlgEquiv"
 
 
-def test_a_name_maxima_reads_otherwise_is_an_error_naming_the_item() -> None:
-    answer = ExpressionAnswer("2*d + d*d", ("d",))
-    question = _question("Count.", answer)
-    stack.question_xml(question, [])
-    with pytest.raises(ExportError, match=r"item 'item'.*'pi'"):
-        stack.question_xml(_question("Count.", ExpressionAnswer("2*pi", ("pi",))), [])
+@pytest.mark.parametrize("name", ["pi", "e", "numer", "simp", "fpprec", "batch", "ans1", "qz_t1", "PI"])
+def test_a_name_maxima_or_stack_reads_as_its_own_is_renamed_and_the_question_says_so(name: str) -> None:
+    notes: lms.Notes = []
+    xml = ET.fromstring(
+        "\n".join(
+            stack.question_xml(_question("Count.", ExpressionAnswer(f"2*{name} + d", (name, "d"))), notes)
+        )
+    )
+    written = mx.maxima_name(name)
+    assert written != name
+    assert not mx.reserved(written)
+    variables = xml.findtext("questionvariables/text", "")
+    assert f"[{written}," in variables
+    assert re.search(rf"\b{name}\b", xml.findtext("input/tans", "")) is None
+    assert f"Write {name} as {written}." in xml.findtext("questiontext/text", "")
+    assert (stack_prt.RENAMED, "item") in notes
+
+
+def test_names_that_would_be_one_name_in_stack_are_an_error_naming_the_item() -> None:
+    with pytest.raises(ExportError, match=r"item 'item'.*'numer' and 'numer_v'"):
+        stack.question_xml(_question("Count.", ExpressionAnswer("numer + numer_v", ("numer", "numer_v"))), [])
 
 
 def test_numbers_use_the_items_own_half_width() -> None:
-    for tolerance, test, options in [
-        (Tolerance.decimals(2), "NumAbsolute", 0.0051),
-        (Tolerance.sigfigs(3), "NumAbsolute", 0.051),
-        (Tolerance.relative(1e-3), "NumRelative", 1e-3),
+    """NumAbsolute's tolerance is the half-width less STACK's own slack of 1e-9; a half-width too
+    small for that is a relative tolerance (or, at 0, a test of quiz's own comparison)."""
+    for value, tolerance, test, options in [
+        (12.3456, Tolerance.decimals(2), "NumAbsolute", 0.0051 - 1e-9),
+        (12.3456, Tolerance.sigfigs(3), "NumAbsolute", 0.051 - 1e-9),
+        (12.3456, Tolerance.relative(1e-3), "NumRelative", 1e-3),
+        (9.5367e-7, Tolerance.sigfigs(2), "NumAbsolute", 5.1e-9 - 1e-9),
+        (9.5367e-10, Tolerance.sigfigs(2), "NumRelative", 5.1e-12 / 9.5367e-10),
+        (0.0, Tolerance.decimals(9), "AlgEquiv", None),
     ]:
         xml = ET.fromstring(
-            "\n".join(stack.question_xml(_question("x?", NumericAnswer(12.3456, tolerance)), []))
+            "\n".join(stack.question_xml(_question("x?", NumericAnswer(value, tolerance)), []))
         )
         node = xml.find("prt/node")
         assert node is not None
         assert node.findtext("answertest") == test
-        assert float(node.findtext("testoptions", "")) == pytest.approx(options, rel=1e-6)
+        if options is None:
+            assert node.findtext("tans") == "true"
+            assert "<= 5.1000000051" in node.findtext("sans", "")
+        else:
+            assert float(node.findtext("testoptions", "")) == pytest.approx(options, rel=1e-6)
 
 
 def test_a_question_in_parts_has_an_input_and_a_weighted_prt_per_part() -> None:
@@ -511,3 +539,63 @@ def test_answer_notes_keep_only_what_stack_allows() -> None:
     )
     notes = [n.findtext("trueanswernote") for n in xml.findall("prt/node")]
     assert notes == ["prt1-correct", "prt1-a-b-c-d-e", "prt1-a-b-c-d-e-2"]
+
+
+def test_the_right_answer_stack_shows_is_rounded_as_the_question_asks() -> None:
+    """STACK shows an input's teacher's answer as "a correct answer": 2.75 for 2 decimal places, not
+    2.7517036633292; the PRT still tests against the exact value with the item's tolerance."""
+    for answer, shown in [
+        (NumericAnswer(2.7517036633292, Tolerance.decimals(2)), "2.75"),
+        (NumericAnswer(9.5367431640625e-07, Tolerance.sigfigs(2)), "9.5e-7"),
+        (VectorAnswer((0.88079707797788, 0.11920292202212), Tolerance.decimals(2)), "matrix([0.88,0.12])"),
+    ]:
+        xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", answer), [])))
+        assert xml.findtext("input/tans") == shown
+        assert xml.findtext("prt/node/tans") != shown
+
+
+def test_a_matrix_input_lets_a_small_number_be_typed_in_its_boxes() -> None:
+    """A vector or matrix input allows STACK's inert ``displaysci``: without it, 5.12e-7, 5.12E-7 and
+    0.000000512 typed in a box are invalid (STACK's matrix input checks its display copy, where such
+    a number is ``displaysci(5.12, 2, -7)``, against the student's security rules)."""
+    for answer in [
+        VectorAnswer((5.12e-7, 1.6151), Tolerance.sigfigs(3)),
+        NumericAnswer(5.12e-7, Tolerance.sigfigs(3)),
+    ]:
+        xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", answer), [])))
+        allowed = (xml.findtext("input/allowwords") or "").split(",")
+        kind = xml.findtext("input/type")
+        assert (stack_prt.INERT_SCIENTIFIC in allowed) == (kind == "matrix"), kind
+
+
+def test_a_carried_part_does_not_mark_entries_red_against_its_own_answer() -> None:
+    """A matrix part worked from the student's own (b) differs entry by entry from the part's own
+    answer: the first node's list test stays quiet, so STACK does not show those entries as wrong
+    before the nodes that carry (b) forward mark the part right."""
+    plan = plan_class(banks.load("week1"), students=1, master_seed=7, items=["sdpa-chain"])
+    (question,) = (q for _, qs in plan.by_item() for q in qs)
+    xml = ET.fromstring("\n".join(stack.question_xml(question, [])))
+    prts = xml.findall("prt")
+    for prt in prts:
+        quiet = [node.findtext("quiet") for node in prt.findall("node")]
+        carried = any(
+            n.findtext("description") == "right given the earlier answers" for n in prt.findall("node")
+        )
+        assert quiet == (["1"] + ["0"] * (len(quiet) - 1) if carried else ["0"] * len(quiet))
+    assert any(n.findtext("quiet") == "1" for n in xml.iter("node"))
+
+
+def test_a_carried_part_says_which_earlier_values_it_matched() -> None:
+    """After a slip, "Correct, given your (b) = 0.7674 (as you kept it unrounded)" where the part
+    follows from the unrounded value, "(b) = 0.77" where from the one typed: the values shown are
+    the matched target's (qz_g), the words in STACK's conditional block on qz_un."""
+    entry = next(i for i in banks.load("week1").items if i.id == "additive-chain")
+    xml = ET.fromstring("\n".join(stack.question_xml(entry.question(0), [])))
+    prt = xml.findall("prt")[2]
+    notes = {n.findtext("trueanswernote"): n.findtext("truefeedback/text", "") for n in prt.findall("node")}
+    given = notes["prt3-carried-right"]
+    assert given.startswith(
+        '<p>Correct, given your (b) = {@qz_g3_2@}[[if test="qz_un3"]] (as you kept it unrounded)'
+    )
+    variables = prt.findtext("feedbackvariables/text", "")
+    assert "qz_g3_2:if qz_un3 then qz_u2 else qz_r2" in variables

@@ -12,6 +12,7 @@ own branch. Skipped cleanly without maxima or without the reference copy of STAC
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -28,16 +29,19 @@ from attnquiz.engine.answers import (
     MatrixAnswer,
     NumericAnswer,
     PartsAnswer,
+    ShapeAnswer,
     SingleAnswer,
+    Tolerance,
     VectorAnswer,
 )
 from attnquiz.engine.carry import rounded_chain
 from attnquiz.engine.export import lms_model, stack, stack_prt
+from attnquiz.engine.export import stack_maxima as mx
 from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, typed
 from attnquiz.engine.export.stack_tests import quiz_text, rounded
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.engine.grading import answer_value, grade_answer, grade_parts
-from attnquiz.engine.variant import Question
+from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
 
 from . import stack_harness as harness
@@ -391,3 +395,166 @@ def test_every_mistake_and_every_carried_part_has_its_question_test() -> None:
     assert carried
     for name, note in carried:
         assert (name, note) in reached, f"{name}: no question test earns the carried score at {note}"
+
+
+# ---------------------------------------------------------------------------------------------
+# A tolerance's edge, at every magnitude
+# ---------------------------------------------------------------------------------------------
+
+EDGE_ITEMS = [
+    ("week1", "rnn-gradient-decay", 13),  # 9.5e-07 to 2 significant figures: half-width 5.1e-9
+    ("week1", "rnn-gradient-decay", 26),  # 2.2e-07
+    ("week2", "deep-skip-slopes", 0),  # [1.00e-10, 2.59]: a power of ten
+    ("week2", "deep-skip-slopes", 1),  # [3.13e-07, 1.28]
+    ("week2", "skip-slopes", 0),  # [0.100, 1.10]
+    ("week2", "deep-skip-slopes", 4),  # [1.53e-05, 5.96]
+]
+
+
+def _edge_values(answer: SingleAnswer, factor: float) -> object | None:
+    """Every number of the answer moved by ``factor`` times its own half-width (away from zero)."""
+
+    def moved(value: float) -> float:
+        return value + factor * answer.tolerance.half_width(value) * (1 if value >= 0 else -1)
+
+    if isinstance(answer, NumericAnswer) and answer.tolerance.mode != "exact":
+        return moved(answer.value)
+    if isinstance(answer, VectorAnswer):
+        return tuple(moved(v) for v in answer.values)
+    if isinstance(answer, MatrixAnswer):
+        return tuple(tuple(moved(v) for v in row) for row in answer.rows)
+    return None
+
+
+def test_a_tolerance_is_kept_exactly_at_every_magnitude() -> None:
+    """Just inside the item's half-width is right and just beyond it wrong, in STACK as in quiz:
+    NumAbsolute's own slack of 1e-9 (a fifth of 9.5e-7's half-width at 2 significant figures) and
+    Maxima's exponent of a power of ten (log(1e-10)/log(10) < -10) change nothing."""
+    cases: list[harness.Case] = []
+    expected: dict[str, dict[str, float]] = {}
+    for bank_name, item_id, seed in EDGE_ITEMS:
+        entry = next(i for i in banks.load(bank_name).items if i.id == item_id)
+        built = _build(entry.question(seed))
+        for factor in (0.98, -0.98, 1.05, -1.05, 1.5):
+            values = [_edge_values(u.answer, factor) for u in built.units]
+            if any(v is None for v in values):
+                continue
+            scores = _quiz_scores(built, values)
+            assert scores is not None
+            key = f"edge-{item_id}-{seed}-{factor}"
+            expected[key] = scores
+            cases.append(harness.Case(key, built.parsed, _inputs(built, values)))
+    assert {round(s) for e in expected.values() for s in e.values()} == {0, 1}  # both sides are tried
+    outcomes = harness.run(cases)
+    for case in cases:
+        outcome = outcomes[case.key]
+        assert not outcome.errors, (case.key, outcome)
+        assert not outcome.invalid, (case.key, outcome)
+        got = {prt: score for prt, (score, _) in outcome.prts.items()}
+        assert got == expected[case.key], (case.key, dict(case.inputs))
+
+
+def test_maximas_decimal_exponent_is_quizs_at_and_near_powers_of_ten() -> None:
+    """The exponent a significant-figure half-width is computed from (for a target known only in
+    Maxima, a carried-forward one) is quiz's: at powers of ten, their float neighbours above, and
+    numbers near them."""
+    values = [10.0**k for k in range(-15, 16)] + [0.1**k for k in range(1, 16)]
+    values += [math.nextafter(v, math.inf) for v in values]
+    values += [v * f for v in values[:31] for f in (0.999, 1.001, 3.7, 9.99)]
+    values += [1.7e308, 1e-300]  # at a double's ends (10.0^309 overflows in Maxima)
+    lines = [f'print("QZX", {stack_prt.decimal_exponent(mx.number(v))})$' for v in values]
+    got = [int(g.replace(" ", "")) for g in harness.printed("\n".join(lines) + "\n", "QZX")]
+    quizs = [round(math.log10(Tolerance.sigfigs(1).half_width(v) / 0.51)) for v in values]
+    assert got == quizs
+
+
+def test_names_maxima_reads_as_its_own_are_typed_renamed_and_mark_as_quiz_does() -> None:
+    """A formula in ``numer``, ``simp`` and ``fpprec`` and a shape in ``batch``: in STACK each is
+    written with ``_v``; the right answer so typed scores 1 (nothing switches Maxima's floating point
+    or simplification), a changed one 0, and the bank's own spelling is not right."""
+    formula = ExpressionAnswer("numer*d + simp^2 + fpprec", ("numer", "simp", "fpprec", "d"))
+    shape = ShapeAnswer(("batch", 64), symbols=(("batch", None),))
+    cases, expected = [], {}
+    for n, (answer, right, changed, own) in enumerate(
+        [
+            (formula, "numer_v*d+simp_v^2+fpprec_v", "numer_v*d+simp_v^2", "numer*d+simp^2+fpprec"),
+            (shape, "matrix([batch_v,64])", "matrix([batch_v,65])", "matrix([batch,64])"),
+        ]
+    ):
+        variant = Variant(prompt="?", answer=answer, solution=["Because."])  # type: ignore[arg-type]
+        built = _build(Question("bank", f"item{n}", "source", "topic", 5, "0000-0005", variant))
+        for key, typed_in, want in [("right", right, 1.0), ("changed", changed, 0.0), ("own", own, None)]:
+            cases.append(harness.Case(f"{n}{key}", built.parsed, {"ans1": typed_in}))
+            expected[f"{n}{key}"] = want
+    outcomes = harness.run(cases)
+    for case in cases:
+        outcome, want = outcomes[case.key], expected[case.key]
+        assert not outcome.errors, case.key
+        if want is None:  # STACK's own security refuses simp and fpprec typed; here: never right
+            assert outcome.invalid or outcome.prts["prt1"][0] == 0, case.key
+        else:
+            assert outcome.prts["prt1"][0] == want, case.key
+
+
+# ---------------------------------------------------------------------------------------------
+# After a slip: the student who keeps the unrounded values
+# ---------------------------------------------------------------------------------------------
+
+
+def _unrounded(units: list[Unit], wrong_at: int, wrong: object) -> list[object] | None:
+    """Responses with a wrong value at unit ``wrong_at``, each later part typed rounded as asked but
+    computed from the student's own unrounded earlier values (not from the rounded ones typed)."""
+    values: list[object] = []
+    kept: dict[str, object] = {}
+    for unit in units:
+        if unit.index > wrong_at and unit.uses:
+            try:
+                recomputed = unit.group.target_for([kept[label] for label in unit.uses])
+            except (ArithmeticError, ValueError, TypeError):
+                return None
+            kept[unit.label] = answer_value(recomputed)
+            values.append(rounded(unit.answer, kept[unit.label]))
+            continue
+        value = wrong if unit.index == wrong_at else rounded(unit.answer, answer_value(unit.answer))
+        values.append(value)
+        kept[unit.label] = value
+    return values
+
+
+def test_after_a_slip_a_later_part_from_the_unrounded_earlier_values_is_right_in_stack() -> None:
+    """With (a) wrong, the student who types (b) rounded as asked and works (c) from their unrounded
+    (b) earns what the student who works (c) from the (b) they typed earns: additive-chain's
+    3.283680687, 0.77, 1.47 and 3.283680687, 0.77, 1.46 alike, and the same over every chain."""
+    entry = next(i for i in banks.load("week1").items if i.id == "additive-chain")
+    built = _build(entry.question(0))
+    carried = built.question.answer.carried_score  # type: ignore[union-attr]
+    cases = [
+        harness.Case(f"issue-{last}", built.parsed, {"ans1": "3.283680687", "ans2": "0.77", "ans3": last})
+        for last in ("1.47", "1.46")
+    ]
+    expected = {case.key: {"prt1": 0.0, "prt2": carried, "prt3": carried} for case in cases}
+    for n, question in enumerate(q for q in _questions() if isinstance(q.answer, PartsAnswer)):
+        chain = _build(question)
+        used = {label for u in chain.units for label in u.uses}
+        for unit in (u for u in chain.units if u.label in used):
+            for f, factor in enumerate((1.1, 0.7)):
+                wrong = _off(unit.answer, factor)
+                typed_values = _consistent(chain.units, unit.index, wrong) if wrong is not None else None
+                kept_values = _unrounded(chain.units, unit.index, wrong) if wrong is not None else None
+                if typed_values is None or kept_values is None or typed_values == kept_values:
+                    continue
+                scores = _quiz_scores(chain, typed_values)  # the student who carries the typed values
+                if scores is None:
+                    continue
+                key = f"q{n}u{unit.index}f{f}"
+                cases.append(harness.Case(key, chain.parsed, _inputs(chain, kept_values)))
+                expected[key] = scores
+    assert len(cases) > 4  # the chains where the two students type something different
+    outcomes = harness.run(cases)
+    bad = []
+    for case in cases:
+        outcome = outcomes[case.key]
+        got = {prt: score for prt, (score, _) in outcome.prts.items()}
+        if outcome.errors or outcome.invalid or got != pytest.approx(expected[case.key]):
+            bad.append(f"{case.key} {case.question.name} {dict(case.inputs)}: {got} {outcome}")
+    assert not bad, "\n".join(bad[:20])
