@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import socket
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -38,6 +40,15 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 if TYPE_CHECKING:
     from starlette.types import Scope
+
+try:  # FIONREAD: the bytes waiting in a socket (POSIX); elsewhere no connection is passed over
+    import fcntl
+    import termios
+
+    _FIONREAD: int | None = termios.FIONREAD
+except ImportError:  # pragma: no cover - Windows
+    _FIONREAD = None
+_PASSED_OVER = 16
 
 ANONYMOUS_CONNECTIONS = 256
 MAX_CONNECTIONS = 512
@@ -56,6 +67,18 @@ class Budget:
     presents_token: Callable[[Scope], bool]
     anonymous: dict[GuardedProtocol, None] = field(default_factory=dict)
 
+    def evictable(self) -> GuardedProtocol | None:
+        """The anonymous connection to close for a newcomer: the oldest, unless a request waits
+        unread in its socket. Under a flood of new connections the event loop may accept hundreds
+        before it reads the user's request, which then waits in the kernel: such a connection is
+        passed over (moved to the newest end) for the next oldest, up to `_PASSED_OVER` of them."""
+        for candidate in list(itertools.islice(self.anonymous, _PASSED_OVER)):
+            if not candidate.unread():
+                return candidate
+            del self.anonymous[candidate]
+            self.anonymous[candidate] = None
+        return next(iter(self.anonymous), None)
+
 
 class GuardedProtocol(H11Protocol):
     """uvicorn's h11 protocol with connection budgets, a request deadline and TCP_NODELAY.
@@ -73,7 +96,7 @@ class GuardedProtocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if len(self.budget.anonymous) >= ANONYMOUS_CONNECTIONS or len(self.connections) > MAX_CONNECTIONS:
-            oldest = next(iter(self.budget.anonymous), None)
+            oldest = self.budget.evictable()
             if oldest is None:  # the token holder's own connections fill the server: refused
                 transport.abort()  # connection_lost follows and forgets it
                 return
@@ -84,6 +107,17 @@ class GuardedProtocol(H11Protocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm()
+
+    def unread(self) -> bool:
+        """Whether bytes wait in this connection's socket that the event loop has not read yet."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is None or _FIONREAD is None:
+            return False
+        try:
+            waiting = fcntl.ioctl(sock.fileno(), _FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return False
+        return int.from_bytes(waiting, sys.byteorder) > 0
 
     def evict(self) -> None:
         """Close this anonymous connection now, for a newer one."""
