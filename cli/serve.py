@@ -144,7 +144,7 @@ def serve(
     import uvicorn
 
     from attnquiz.web.app import ServeSettings, build_app
-    from attnquiz.web.connections import IDLE_SECONDS, GuardedProtocol
+    from attnquiz.web.connections import IDLE_SECONDS, guarded_protocol
     from attnquiz.web.security import Guard, allowed_hosts, new_token
 
     assert isinstance(listener, socket.socket)
@@ -165,7 +165,7 @@ def serve(
         date_header=False,
         # Nothing stands in front of this server: X-Forwarded-* headers are a client's claims.
         proxy_headers=False,
-        http=GuardedProtocol,
+        http=guarded_protocol(guard.presents_token),
         timeout_keep_alive=int(IDLE_SECONDS),
     )
     server = uvicorn.Server(config)

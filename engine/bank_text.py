@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from attnquiz.engine.capped import TooLarge, read_capped
 from attnquiz.engine.errors import BankError, Issue
 
 MAX_BANK_BYTES = 1_000_000
@@ -14,14 +15,12 @@ MAX_BANK_BYTES = 1_000_000
 def read_bank_bytes(path: Path, file: str) -> bytes:
     """The bytes of a bank file, refused beyond `MAX_BANK_BYTES` without reading the rest."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BANK_BYTES + 1)
+        return read_capped(path, MAX_BANK_BYTES)
+    except TooLarge:
+        message = f"the file is larger than {MAX_BANK_BYTES:,} bytes, the most a bank may have"
+        raise BankError(file, [Issue(file, 1, "", message)]) from None
     except OSError as exc:
         raise BankError(file, [Issue(file, 1, "", f"cannot read the file ({exc.strerror or exc})")]) from None
-    if len(data) > MAX_BANK_BYTES:
-        message = f"the file is larger than {MAX_BANK_BYTES:,} bytes, the most a bank may have"
-        raise BankError(file, [Issue(file, 1, "", message)])
-    return data
 
 
 def decode_bank(data: bytes, file: str) -> str:

@@ -32,11 +32,13 @@ from typing import Any, Literal
 
 from attnquiz.engine.answers import ExplainAnswer
 from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.capped import TooLarge, read_capped
 from attnquiz.engine.errors import QuizError, VariantCodeError
 from attnquiz.engine.export.worksheet import ClassPlan, student_seed
 from attnquiz.engine.grading import Status, grade, grade_parts
 from attnquiz.engine.parallel import ordered_map
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
+from attnquiz.engine.typed_numbers import whole
 from attnquiz.engine.variant import Question
 
 CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked"]
@@ -517,10 +519,9 @@ def _seed_of(
     """The row's seed (None for the past papers' own questions) and its variant code."""
     number: int | None = None
     if student:
-        try:
-            number = int(student)
-        except ValueError:
-            raise _RowProblem(f"student {student!r} is not a student number") from None
+        number = whole(student)
+        if number is None:
+            raise _RowProblem(f"student {student[:20]!r} is not a student number")
         if number < 1 or (students is not None and number > students):
             limit = f" (the class has students 1 to {students})" if students is not None else ""
             raise _RowProblem(f"unknown student {number}{limit}")
@@ -806,7 +807,7 @@ def _check_once(
 ) -> None:
     """Refuse a row for a student already graded: by number, or by the variant (a code, or a number
     rebuilt from the seed, name the same sheet). The first row stays graded; this one is reported."""
-    number = int(student) if student else None
+    number = whole(student) if student else None
     if number is not None and number in seen_students:
         raise _RowProblem(f"student {number} is already on line {seen_students[number]}")
     # The past papers' questions are the same for everyone: there the number alone says who.
@@ -824,7 +825,9 @@ def grade_file(
 ) -> ClassMarks:
     """Grade an answers file on disk (``jobs``: processes at once for a large class)."""
     try:
-        data = path.read_bytes()
+        data = read_capped(path, MAX_FILE_BYTES)
+    except TooLarge as exc:
+        raise AnswersFileError(f"{path}: {exc.said('an answers file')}") from None
     except OSError as exc:
         raise AnswersFileError(f"{path}: cannot read the answers file ({exc.strerror or exc})") from exc
     return grade_text(

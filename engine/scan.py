@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from attnquiz.engine.capped import TooLarge, read_capped
 from attnquiz.engine.errors import QuizError
+from attnquiz.engine.typed_numbers import whole
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,6 +49,9 @@ EMPTY_BELOW = 0.16  # mean darkness inside a bubble (0 paper, 1 the corner squar
 FILLED_FROM = 0.36
 CROSS_SECTOR = 0.22  # mean darkness of a diagonal sector outside the bubble that an X's arm crosses
 REVIEW_PREFIX = "?review "
+MAX_JSON_BYTES = 64 << 20  # an answer-sheet layout or review file (a class of 10,000 writes a few MB)
+MAX_ANSWERS_BYTES = 20_000_000  # the answers.csv that scan fills in (what `quiz grade` reads)
+MAX_SCAN_BYTES = 64 << 20  # one page's PNG or JPEG (a page at 600 dpi is a few MB)
 
 Progress = Callable[[int, int], None]
 
@@ -120,7 +125,9 @@ class Layout:
 def load_layout(path: Path) -> Layout:
     """Read ``answer-sheets.json`` (a clear error for a file that is not one)."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_capped(path, MAX_JSON_BYTES))
+    except TooLarge as exc:
+        raise ScanError(f"{path}: {exc.said('an answer-sheet layout')}") from None
     except OSError as exc:
         raise ScanError(f"{path}: cannot read the answer-sheet layout ({exc.strerror or exc})") from exc
     except ValueError as exc:
@@ -640,7 +647,9 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
             document.close()
         return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     try:
-        data = np.fromfile(str(path), dtype=np.uint8)
+        data = np.frombuffer(read_capped(path, MAX_SCAN_BYTES), dtype=np.uint8)
+    except TooLarge as exc:
+        raise ScanError(f"{path}: {exc.said('a scanned page')}") from None
     except OSError as exc:
         raise ScanError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
     try:
@@ -972,9 +981,25 @@ def default_review(answers: Path) -> Path:
 # ---------------------------------------------------------------------------------------------
 
 
+def answers_text(path: Path) -> str:
+    """The text of the answers.csv a scan fills in, read with its cap."""
+    try:
+        data = read_capped(path, MAX_ANSWERS_BYTES)
+    except TooLarge as exc:
+        raise ScanError(f"{path}: {exc.said('an answers file')}") from None
+    except OSError as exc:
+        raise ScanError(f"{path}: cannot read the answers file ({exc.strerror or exc})") from exc
+    try:
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        raise ScanError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
+
+
 def load_review(path: Path) -> tuple[dict[str, Any], list[ReviewItem]]:
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_capped(path, MAX_JSON_BYTES))
+    except TooLarge as exc:
+        raise ScanError(f"{path}: {exc.said('a review file')}") from None
     except OSError as exc:
         raise ScanError(f"{path}: cannot read the review file ({exc.strerror or exc})") from exc
     except ValueError as exc:
@@ -998,7 +1023,7 @@ def settle(
 
     from attnquiz.engine.export.files import save
 
-    text = answers.read_text(encoding="utf-8")
+    text = answers_text(answers)
     rows = list(csv.reader(io.StringIO(text)))
     marker = f"{REVIEW_PREFIX}{item.n}"
     for row in rows[1:]:
@@ -1058,10 +1083,11 @@ def settle_answer(
     if item.kind == "page":
         if not item.rereadable:
             raise ScanError("this page's image cannot be read: scan it again")
-        numbers = text.split()
-        if len(numbers) != 2 or not all(n.isascii() and n.isdigit() and len(n) <= 9 for n in numbers):
+        split = text.split()
+        student, page = (whole(split[0]), whole(split[1])) if len(split) == 2 else (None, None)
+        if student is None or page is None:
             raise AnswerRefused("give the student number and the page of their sheet, e.g. 12 1")
-        return settle_page(review_path, answers, item, int(numbers[0]), int(numbers[1]), items, doc)
+        return settle_page(review_path, answers, item, student, page, items, doc)
     if item.kind != "field":
         raise ScanError("scan this page again (with --overwrite, or into another file)")
     if text.startswith(REVIEW_PREFIX.strip()):
@@ -1143,14 +1169,14 @@ def settle_page(
         items.append(new)
         added.append(new)
     cells = partial.rows[student]
-    rows = list(csv.reader(io.StringIO(answers.read_text(encoding="utf-8"))))
+    rows = list(csv.reader(io.StringIO(answers_text(answers))))
     header = rows[0]
     row = next((r for r in rows[1:] if r and r[0] == str(student)), None)
     if row is None:
         row = [""] * len(header)
         row[header.index("student")], row[header.index("code")] = str(student), layout.codes.get(student, "")
         rows.append(row)
-        rows[1:] = sorted(rows[1:], key=lambda r: int(r[0]) if r and r[0].isdigit() else 0)
+        rows[1:] = sorted(rows[1:], key=lambda r: (whole(r[0]) or 0) if r else 0)
     for column in columns:
         if column in header:
             value = cells.get(column, "")

@@ -28,6 +28,7 @@ from attnquiz.engine.answers import ExplainAnswer, PartsAnswer
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import derive_seed
 from attnquiz.engine.store import Attempt, CardRecord, CardUpdate, Store, StoreError, utc_now
+from attnquiz.engine.typed_numbers import whole
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -98,7 +99,9 @@ def format_duration(seconds: float) -> str:
     return "".join(parts) or "0s"
 
 
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m(?:in)?)?(?:(\d+)s)?$")
+# ASCII digits only (re.ASCII): \d would take any script's digits, and more than int reads.
+_DURATION = re.compile(r"^(?:(\d{1,6})h)?(?:(\d{1,6})m(?:in)?)?(?:(\d{1,6})s)?$", re.ASCII)
+_CLOCK = re.compile(r"\d{1,6}(:\d{1,2}){1,2}", re.ASCII)
 
 
 def parse_duration(text: str) -> float:
@@ -109,9 +112,10 @@ def parse_duration(text: str) -> float:
     """
     cleaned = text.strip().lower().replace(" ", "")
     seconds: float | None = None
-    if cleaned.isdigit():
-        seconds = int(cleaned) * 60.0
-    elif re.fullmatch(r"\d+(:\d{1,2}){1,2}", cleaned):
+    minutes = whole(cleaned)
+    if minutes is not None:
+        seconds = minutes * 60.0
+    elif _CLOCK.fullmatch(cleaned):
         parts = [int(p) for p in cleaned.split(":")]
         while len(parts) < 3:
             parts.insert(0, 0)
@@ -122,9 +126,11 @@ def parse_duration(text: str) -> float:
             h, m, s = (int(g) if g else 0 for g in match.groups())
             seconds = h * 3600.0 + m * 60.0 + s
     if seconds is None:
-        raise SelectionError(f"{text!r} is not a duration: write it like 20m, 1h30m, 90s or 45 (minutes)")
+        raise SelectionError(
+            f"{text[:20]!r} is not a duration: write it like 20m, 1h30m, 90s or 45 (minutes)"
+        )
     if not 1 <= seconds <= 24 * 3600:
-        raise SelectionError(f"a time limit is from 1s to 24h, not {text!r}")
+        raise SelectionError(f"a time limit is from 1s to 24h, not {text[:20]!r}")
     return seconds
 
 

@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from attnquiz.engine import banks as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
+from attnquiz.engine.typed_numbers import whole, whole_in
 from attnquiz.web import isolation, render
 from attnquiz.web.assets import Assets
 from attnquiz.web.history import HistoryVersion
@@ -474,8 +475,11 @@ class QuizApp:
         if session.exam and not session.finished:
             if not self._keep_typed(web, form):
                 return _see(f"/s/{web.id}")  # the typed answer cannot be read: say why, here
+            target = whole(_text(form, "go"))
             try:
-                session.go(int(_text(form, "go")))
+                if target is None:
+                    raise ValueError(f"there is no question {_text(form, 'go')[:20]!r} to go to")
+                session.go(target)
             except ValueError as exc:
                 web.warnings.append(str(exc))
         return _see(f"/s/{web.id}")
@@ -541,10 +545,9 @@ class QuizApp:
         from attnquiz.engine.grading import SELF_RATINGS
 
         rating = _text(form, "rating")
-        position_text = _text(form, "position")
-        if rating not in SELF_RATINGS or not position_text.isdigit() or len(position_text) > 6:
+        position = whole(_text(form, "position"))
+        if rating not in SELF_RATINGS or position is None:
             raise HTTPException(400, f"A rating is one of {', '.join(SELF_RATINGS)}.")
-        position = int(position_text)
         session = web.session
         if not 1 <= position <= len(session.slots) or not session.can_rerate(session.slots[position - 1]):
             raise HTTPException(404, "There is no such answer to rate.")
@@ -1054,19 +1057,12 @@ def _text(form: FormData, name: str) -> str:
 def _int(form: FormData, name: str, low: int, high: int) -> int | None:
     """A whole number field (None when empty), refused when it is not one or is out of range."""
     text = _text(form, name).strip()
-    if not text:
-        return None
-    # ASCII digits only: "²" and "١" are digits to str.isdigit, and int() refuses the first.
-    if not (text.isascii() and text.isdigit()) or len(text) > 12 or not low <= int(text) <= high:
-        raise QuizError(f"{name} must be a whole number from {low} to {high}, not {text[:20]!r}")
-    return int(text)
+    return whole_in(text, low, high, name) if text else None
 
 
 def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
-    text = request.query_params.get(name, "").strip()
-    if text.isascii() and text.isdigit() and len(text) <= 12 and low <= int(text) <= high:
-        return int(text)
-    return None
+    value = whole(request.query_params.get(name, ""))
+    return value if value is not None and low <= value <= high else None
 
 
 def _new_seed() -> int:

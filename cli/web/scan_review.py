@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from attnquiz.engine.typed_numbers import whole
 from attnquiz.web import isolation
 
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ def _text(form: FormData, name: str) -> str:
 
 def _query_int(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name, "")
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else None
+    return whole(raw)
 
 
 def default_review(answers: Path) -> Path:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -86,6 +86,10 @@ class Guard:
         """Whether ``given`` is the server's token (compared in constant time)."""
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
+    def presents_token(self, scope: Scope) -> bool:
+        """Whether a request carries the token, in its cookie or its query (``?token=``)."""
+        return self.token_ok(_cookie(scope, self.cookie_name)) or self.token_ok(_query_token(scope))
+
     def csrf_token(self, scope_name: str) -> str:
         """The CSRF token of the forms of one practice session (``scope_name``) or of the start forms."""
         return hmac.new(self.csrf_secret, scope_name.encode(), "sha256").hexdigest()
@@ -100,6 +104,18 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return str(value.decode("latin-1"))
     return None
+
+
+def _query_token(scope: Scope) -> str | None:
+    query = scope.get("query_string", b"").decode("latin-1")
+    return next((v for k, v in parse_qsl(query, keep_blank_values=True) if k == "token"), None)
+
+
+def same_server_location(path: str, query: str) -> str:
+    """A Location on this server for the decoded request ``path``: quoted, and starting with one
+    ``/``, since ``//evil.example/`` (or ``/\\evil.example``, which browsers read alike) would be
+    a protocol-relative address of another site."""
+    return "/" + quote(path, safe="/").lstrip("/") + (f"?{query}" if query else "")
 
 
 def _cookie(scope: Scope, name: str) -> str | None:
@@ -137,7 +153,7 @@ class GuardMiddleware:
         if scope["method"] in _SAFE_METHODS and guard.token_ok(given):
             # Swap the token in the URL for a cookie, and show the page without it in the address bar.
             rest = urlencode([(k, v) for k, v in pairs if k != "token"])
-            location = scope.get("path", "/") + (f"?{rest}" if rest else "")
+            location = same_server_location(scope.get("path", "/"), rest)
             cookie = f"{guard.cookie_name}={guard.token}; Path=/; HttpOnly; SameSite=Strict"
             await _send(send, 303, b"", [(b"location", location.encode()), (b"set-cookie", cookie.encode())])
             return
@@ -196,4 +212,11 @@ async def _send(send: Send, status: int, body: bytes, headers: Iterable[tuple[by
     await send({"type": "http.response.body", "body": body})
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "Guard", "GuardMiddleware", "allowed_hosts", "new_token"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "Guard",
+    "GuardMiddleware",
+    "allowed_hosts",
+    "new_token",
+    "same_server_location",
+]

@@ -35,12 +35,39 @@ from attnquiz.engine.export.html import table_html
 from attnquiz.engine.figures import plain
 from attnquiz.engine.variant import Question
 
+# Bank text written for the platforms' own parsers, which read the stored HTML before any browser
+# does: Moodle's cloze parser finds {1:SHORTANSWER:...} anywhere in a cloze question's text (maths
+# included), its filters {mlang ...} and {GENERICO:...}; Canvas puts a blank at every [e1]; STACK
+# runs [[...]] and {@...@}. A character reference shows the same in the browser (and to MathJax,
+# which reads the decoded page) and is none of these.
+_PLATFORM_SYNTAX = str.maketrans({"{": "&#123;", "[": "&#91;"})
+
+NOT_MATH_CLASS = "tex2jax_ignore mathjax_ignore"
+"""The classes MathJax 2 and 3 skip: on bank text that holds ``$`` or a backslash, whose ``$$...$$``
+or backslash-parenthesis delimiters would otherwise be typeset as TeX that quiz never checked (its
+own formulas are checked against the subset, and written by `tex_formula`)."""
+
+
+def not_math(html: str, text: str) -> str:
+    """``html``, the escaped form of bank ``text``, kept from MathJax when ``text`` could hold one
+    of its delimiters."""
+    return f'<span class="{NOT_MATH_CLASS}">{html}</span>' if "$" in text or "\\" in text else html
+
+
+def _plain_html(text: str) -> str:
+    return not_math(escape(text, quote=False), text)
+
+
+def plain_html(text: str) -> str:
+    """Bank text that is not Markdown (a note) as LMS HTML: escaped, out of every platform's syntax."""
+    return _plain_html(text).translate(_PLATFORM_SYNTAX)
+
 
 def _inlines(nodes: Iterable[md.Inline]) -> str:
     out: list[str] = []
     for node in nodes:
         if isinstance(node, md.Plain):
-            out.append(escape(node.text, quote=False))
+            out.append(_plain_html(node.text))
         elif isinstance(node, md.Strong):
             out.append(f"<strong>{_inlines(node.children)}</strong>")
         elif isinstance(node, md.Emph):
@@ -106,7 +133,7 @@ def _tex_html(source: str, folder: str) -> str:
             out.append(f"<{tag}>" + "".join(f"<li>{_inlines(i)}</li>" for i in block.items) + f"</{tag}>")
         else:
             out.append(_block_html(block))
-    return "".join(out)
+    return "".join(out).translate(_PLATFORM_SYNTAX)
 
 
 def tex_html_inline(source: str) -> str:
@@ -125,7 +152,7 @@ def _tex_html_inline(source: str, folder: str) -> str:
             pieces.extend(_inlines(item) for item in block.items)
         else:
             pieces.append(_block_html(block))
-    return " ".join(pieces)
+    return " ".join(pieces).translate(_PLATFORM_SYNTAX)
 
 
 _ALIGN_STYLE = {
@@ -302,7 +329,7 @@ def question_html(question: Question, asked: str | None = None) -> str:
     asked = asked if asked is not None else instructions(question.answer)
     html += f"<p><em>{escape(asked, quote=False)}</em></p>"
     if question.student_note:  # students see the question text: never the instructors' note
-        html += f"<p><small>Note: {escape(question.student_note, quote=False)}</small></p>"
+        html += f"<p><small>Note: {plain_html(question.student_note)}</small></p>"
     return html
 
 

@@ -58,7 +58,7 @@ def question_html(model: LmsQuestion) -> str:
         labels = ", ".join(f"({g.label})" for g in model.groups)
         html += f"<p><em>Write your answers to {labels} on lines of their own, each with its label.</em></p>"
     if question.student_note:
-        html += f"<p><small>Note: {escape(question.student_note, quote=False)}</small></p>"
+        html += f"<p><small>Note: {lms.plain_html(question.student_note)}</small></p>"
     return html
 
 
@@ -102,7 +102,7 @@ def grader_html(model: LmsQuestion, reasons: Sequence[Limit] = ()) -> str:
         html += f"<p>{escape(note, quote=False)}</p>"
     html += f"<p>To mark a response exactly as quiz does: <code>{escape(check_command(model))}</code></p>"
     if question.instructor_note:
-        html += f"<p><small>Note for instructors: {escape(question.instructor_note, quote=False)}</small></p>"
+        html += f"<p><small>Note for instructors: {lms.plain_html(question.instructor_note)}</small></p>"
     return html
 
 

@@ -272,7 +272,8 @@ _CLOZE_SPECIAL = str.maketrans({"}": "\\}", "#": "\\#", "~": "\\~"})
 # In feedback, which Moodle shows as HTML, the same characters and the backslash (which would
 # escape the `~` or `}` after it, so a feedback ending in `\` swallowed the next alternative)
 # are written as character references: they show as themselves and end nothing.
-_FEEDBACK_SPECIAL = str.maketrans({"}": "&#125;", "~": "&#126;", "\\": "&#92;", "{": "&#123;"})
+# `[` too: no filter or plugin finds a [[...]] of its own in it.
+_FEEDBACK_SPECIAL = str.maketrans({"}": "&#125;", "~": "&#126;", "\\": "&#92;", "{": "&#123;", "[": "&#91;"})
 
 
 @lru_cache(maxsize=4096)
@@ -280,7 +281,7 @@ def _cloze_feedback(text: str) -> str:
     """Feedback for a cloze alternative: plain Unicode text (cloze feedback cannot typeset TeX),
     HTML-escaped (bank text is never markup) and with nothing that ends the alternative."""
     shown = plain.to_terminal(text).replace("\n", " ")
-    return escape(shown, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL)
+    return lms.not_math(escape(shown, {'"': "&quot;"}).translate(_FEEDBACK_SPECIAL), shown)
 
 
 def _cloze_text(text: str) -> str:
@@ -421,7 +422,7 @@ def _cloze(model: LmsQuestion, where: str, warnings: lms.Notes) -> list[str]:
             html += lms.part_intro(group.label, group.prompt, lms_model.asked(group.answer))
             html += _group_html(group, where, group_weights)
         if question.student_note:
-            html += f"<p><small>Note: {escape(question.student_note)}</small></p>"
+            html += f"<p><small>Note: {lms.plain_html(question.student_note)}</small></p>"
     lines = _header(question, "cloze")
     # Cloze questions carry their answers inside the question text.
     lines[2] = f'    <questiontext format="html">{_text(html)}</questiontext>'
@@ -440,7 +441,7 @@ def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> li
     wanted = ruled_lines(answer) + 2  # a typed line holds more than a handwritten one; the editor is roomier
     grader = lms.key_points_html(answer)
     if question.instructor_note:
-        grader += f"<p><small>Note for instructors: {escape(question.instructor_note)}</small></p>"
+        grader += f"<p><small>Note for instructors: {lms.plain_html(question.instructor_note)}</small></p>"
     return _essay_lines(question, _header(question, "essay"), wanted, grader)
 
 

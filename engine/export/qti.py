@@ -394,7 +394,7 @@ def _item_xml(question: Question, ident: str, warnings: lms.Notes) -> str:
     if model.form == "parts":
         text = lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt") + blank_html
         if question.student_note:
-            text += f"<p><small>Note: {escape(question.student_note)}</small></p>"
+            text += f"<p><small>Note: {lms.plain_html(question.student_note)}</small></p>"
     else:
         text = lms.question_html(question, _asked(question, item)) + blank_html
     item.feedback = {"general_fb": lms.solution_html(question), **item.feedback}

@@ -173,7 +173,7 @@ def stack_question(model: LmsQuestion, notes: lms.Notes) -> StackQuestion:
         stem = castext(lms.tex_html(question.variant.stem) + lms.figures_html(question, "prompt"))
         text = stem + "".join(_unit_html(u, True) for u in all_units)
         if question.student_note:
-            text += castext(f"<p><small>Note: {escape(question.student_note)}</small></p>")
+            text += castext(f"<p><small>Note: {lms.plain_html(question.student_note)}</small></p>")
     else:
         text = castext(lms.question_html(question, "")).replace("<p><em></em></p>", "")
         text += _unit_html(all_units[0], True)
@@ -375,7 +375,7 @@ def essay_xml(question: Question, answer: ExplainAnswer, notes: lms.Notes) -> li
     wanted = ruled_lines(answer) + 2
     grader = lms.key_points_html(answer)
     if question.instructor_note:
-        grader += f"<p><small>Note for instructors: {escape(question.instructor_note)}</small></p>"
+        grader += f"<p><small>Note for instructors: {lms.plain_html(question.instructor_note)}</small></p>"
     text = lms.question_html(question)
     general = lms.solution_html(question)
     return [

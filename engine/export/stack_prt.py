@@ -674,15 +674,18 @@ class Chain:
 # The PRT of one unit
 # ---------------------------------------------------------------------------------------------
 
-_CAS_OPENERS = (("{@", "&#123;@"), ("{#", "&#123;#"), ("[[", "&#91;["))
+_CAS_BRACKETS = str.maketrans({"[": "&#91;", "{": "&#123;"})
+"""Every sequence that opens STACK CAS text (``[[`` blocks, inputs and feedback tags; ``{@`` and
+``{#`` expressions) begins with ``[`` or ``{``. Writing each of these characters as a reference, and
+not each opener as a pair, leaves no opener whatever the text: a pairwise replace turns ``[[[`` into
+``&#91;[[``, which still opens a block."""
 
 
 def castext(html: str) -> str:
-    """Bank HTML as STACK CAS text: the sequences that open CAS expressions and blocks (``{@``,
-    ``{#``, ``[[``) written with a character reference, which shows the same and runs nothing."""
-    for opener, written in _CAS_OPENERS:
-        html = html.replace(opener, written)
-    return html
+    """Bank HTML as STACK CAS text: every ``[`` and ``{`` written with a character reference, which
+    the browser shows the same (MathJax reads the decoded text) and STACK's parser never sees as
+    the start of a block, input, feedback tag or CAS expression."""
+    return html.translate(_CAS_BRACKETS)
 
 
 def _feedback(text: str) -> str:

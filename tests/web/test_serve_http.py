@@ -9,6 +9,7 @@ import sys
 import time
 from html import unescape
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -16,7 +17,7 @@ from attnquiz.engine import banks
 from attnquiz.engine.session import plan_practice
 from attnquiz.engine.variant import Question
 from attnquiz.web.security import CONTENT_SECURITY_POLICY
-from tests.web.conftest import Server, csrf_of
+from tests.web.conftest import Server, csrf_of, start_server
 
 SEED = 7
 # A topic whose first two questions at SEED have one answer each (no parts, no concept question).
@@ -76,6 +77,38 @@ def test_the_token_in_the_url_becomes_a_strict_http_only_cookie(shared: Server) 
     assert "SameSite=Strict" in cookie
     followed = shared.request("GET", "/stats?days=3", cookie=False, headers={"Cookie": cookie.split(";")[0]})
     assert followed.status == 200
+
+
+@pytest.mark.parametrize(
+    "path", ["//evil.example/", "///evil.example/x", "/\\evil.example/", "/%2F/evil.example"]
+)
+def test_the_token_redirect_stays_on_the_server(shared: Server, path: str) -> None:
+    # "//evil.example/" as a Location is a protocol-relative address of another site.
+    reply = shared.request("GET", f"{path}?a=1&token={shared.token}", cookie=False)
+    assert reply.status == 303
+    location = reply.headers["location"]
+    assert location.startswith("/")
+    assert not location.startswith(("//", "/\\")), location
+    assert urlsplit(location).netloc == ""
+    assert "evil.example" in urlsplit(location).path
+
+
+def test_another_quiz_server_neither_takes_nor_reads_this_ones_cookie(shared: Server, tmp_path: Path) -> None:
+    # Cookies are shared by every port of 127.0.0.1: each server's has a name of its own port, and a
+    # server takes only its own (with its own token).
+    other = start_server("week1", db=tmp_path / "other.sqlite3")
+    try:
+        assert other.port != shared.port
+        assert other.request("GET", "/", cookie=False, headers={"Cookie": shared.cookie}).status == 403
+        moved = f"quiz_token_{other.port}={shared.token}"  # this one's token under the other's name
+        assert other.request("GET", "/", cookie=False, headers={"Cookie": moved}).status == 403
+        both = f"{shared.cookie}; {other.cookie}"
+        assert other.request("GET", "/", cookie=False, headers={"Cookie": both}).status == 200
+        assert shared.request("GET", "/", cookie=False, headers={"Cookie": both}).status == 200
+        cookie = other.request("GET", f"/?token={other.token}", cookie=False).headers["set-cookie"]
+        assert cookie.split("=")[0] == f"quiz_token_{other.port}" != shared.cookie.split("=")[0]
+    finally:
+        other.stop()
 
 
 def test_every_response_carries_the_security_headers(shared: Server) -> None:
@@ -242,6 +275,38 @@ def test_bad_start_options_say_why_on_the_start_page(shared: Server) -> None:
         assert message in unescape(reply.body)
     unknown = {"csrf": csrf_of(home.body), "bank": "../../etc/passwd"}
     assert shared.request("POST", "/start", form=unknown).status == 404
+
+
+# "²" is a digit to str.isdigit and not to int; "١٢" is one to both; 5,000 digits are more than int
+# reads; "1_0" is ten to int. Each is one line on the page it came from, never a 500.
+TYPED = ["²", "١٢", "9" * 5000, "1_0", "-1", "²h", "١:٠٠"]
+
+
+@pytest.mark.parametrize("typed", TYPED)
+def test_every_number_field_of_the_forms_refuses_non_numbers_in_one_line(shared: Server, typed: str) -> None:
+    home = shared.request("GET", "/")
+    base = {"csrf": csrf_of(home.body), "bank": "week1", "topic": "complexity"}
+    for fields in ({"count": typed}, {"seed": typed}, {"mode": "exam", "time": typed}):
+        reply = shared.request("POST", "/start", form={**base, "mode": "practice", **fields})
+        assert reply.status == 400, (fields, reply.status)
+        said = re.findall(r"must be a whole number[^<]*|is not a duration[^<]*", unescape(reply.body))
+        assert len(said) == 1, (fields, said)
+    review = shared.request("GET", "/review")
+    for field in ("limit", "new"):
+        reply = shared.request("POST", "/review/start", form={"csrf": csrf_of(review.body), field: typed})
+        assert reply.status == 400, (field, reply.status)
+        assert f"{field} must be a whole number" in unescape(reply.body)
+    for path in (f"/stats?days={quote(typed)}", f"/review?seed={quote(typed)}"):  # ignored
+        assert shared.request("GET", path).status == 200
+    session = start(shared, topic="complexity", count="2", seed=str(SEED), mode="exam", time="20m")
+    page = shared.request("GET", session)
+    moved = shared.request("POST", f"{session}/go", form={"csrf": csrf_of(page.body), "go": typed})
+    assert moved.status == 303
+    assert "no question" in unescape(shared.request("GET", session).body)
+    rated = shared.request(
+        "POST", f"{session}/rerate", form={"csrf": csrf_of(page.body), "rating": "good", "position": typed}
+    )
+    assert rated.status in (400, 404)
 
 
 def test_an_exam_submits_itself_when_its_time_is_up(shared: Server) -> None:

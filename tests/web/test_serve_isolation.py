@@ -6,10 +6,12 @@ waits minutes, or for ever), never a speed.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
 import re
+import selectors
 import socket
 import stat
 import statistics
@@ -173,13 +175,13 @@ def test_half_open_connections_are_limited_and_closed(tmp_path: Path) -> None:
     idle: list[socket.socket] = []
     try:
         before = fds_of(server.process.pid)
-        for _ in range(connections.MAX_CONNECTIONS * 3):
+        for _ in range(connections.ANONYMOUS_CONNECTIONS * 3):
             sock = socket.create_connection(("127.0.0.1", server.port), timeout=60)
             sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1")  # a header never finished
             idle.append(sock)
         time.sleep(1.0)
         held = fds_of(server.process.pid) - before
-        assert held <= connections.MAX_CONNECTIONS + 5, held
+        assert held <= connections.ANONYMOUS_CONNECTIONS + 5, held
         began = time.monotonic()
         for sock in idle:  # each is closed by the server: at once beyond the limit, else at the deadline
             assert closed_by_server(sock)
@@ -300,3 +302,86 @@ def test_every_number_field_is_a_clear_400(
 def test_a_bad_number_in_a_query_is_ignored(shared: Server, query: str) -> None:
     path = "/preview/week1" if "seed" in query else "/stats"
     assert shared.request("GET", path + query).status == 200
+
+
+class HalfOpenFlood:
+    """``count`` connections that send half a request and never finish it, each re-opened as soon as
+    the server closes it: what any local user can do without the token."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.port = port
+        self.count = count
+        self.opened = 0
+        self.closed_by_server = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _open(self, selector: selectors.BaseSelector) -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1")  # a header never finished
+        except OSError:
+            return  # refused or reset at once: tried again on the next round
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+        self.opened += 1
+
+    def _run(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            while not self.stopping.is_set():
+                for _ in range(self.count - len(selector.get_map())):
+                    self._open(selector)
+                for key, _ in selector.select(timeout=0.05):
+                    sock = key.fileobj
+                    assert isinstance(sock, socket.socket)
+                    with contextlib.suppress(OSError):
+                        sock.recv(100)
+                    selector.unregister(sock)
+                    sock.close()
+                    self.closed_by_server += 1
+            for key in list(selector.get_map().values()):
+                assert isinstance(key.fileobj, socket.socket)
+                key.fileobj.close()
+
+    def __enter__(self) -> HalfOpenFlood:
+        self.thread.start()
+        while self.opened < self.count and self.thread.is_alive():
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=60)
+
+
+@pytest.mark.parametrize("hostile", [70, 300])
+def test_the_token_holder_is_served_through_a_flood_of_half_open_connections(
+    tmp_path: Path, hostile: int
+) -> None:
+    """Held connections without the token cannot take the user's: every page the user asks for,
+    each on a new connection as a browser opens them, and a burst of them at once, is answered."""
+    server = start_server("week1", db=tmp_path / "history.sqlite3")
+    pages = ["/", "/stats", "/static/app.css", "/review"]
+    statuses: list[int] = []
+    try:
+        with HalfOpenFlood(server.port, hostile) as flood:
+            for n in range(40):
+                statuses.append(server.request("GET", pages[n % len(pages)]).status)
+            burst: list[int] = []
+            threads = [
+                threading.Thread(target=lambda: burst.append(server.request("GET", "/static/app.css").status))
+                for _ in range(100)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=120)
+            statuses += burst
+        print(f"{hostile} held: {flood.opened} opened, {flood.closed_by_server} closed by the server")
+        assert flood.opened >= hostile
+        if hostile > connections.ANONYMOUS_CONNECTIONS:
+            assert flood.closed_by_server > 0  # the oldest anonymous ones made room
+        assert statuses == [200] * 140, statuses
+    finally:
+        server.stop()
+    assert "Traceback" not in server.stderr

@@ -117,3 +117,33 @@ def test_worksheet_source_has_a_section_per_student_and_no_clock() -> None:
     assert 'paper: "us-letter"' in source
     assert "date: none" in source
     assert source == ts.worksheets(plan, plan.sheets, "us-letter")
+
+
+# Bank text that would run as Typst code, or change the document, if it reached Typst unescaped: a
+# file read, an evaluation, an import, a set rule, a code block that panics, labels and references,
+# a heading and a list marker at the start of a line, comments, an automatic link, an escape.
+TYPST_ACTIVE = [
+    '#read("/etc/passwd")',
+    '#eval("1 + 1")',
+    '#import "@preview/evil:0.1.0": *',
+    "#set text(fill: red)",
+    '#{ panic("run") }',
+    "<label> @label",
+    "= Heading",
+    "- item + item",
+    "// a comment /* and a block */",
+    "https://evil.example/x",
+    "\\u{41} ~ #h(1em)",
+]
+
+
+@pytest.mark.parametrize("text", TYPST_ACTIVE)
+def test_bank_text_is_shown_by_typst_never_run(text: str) -> None:
+    source = ts.content(f"Before {text} after")
+    shown = PdfReader(io.BytesIO(compile_typst(source))).pages[0].extract_text()
+    assert _bare(f"Before {text} after") in _bare(shown)
+
+
+def _bare(text: str) -> str:
+    """Text without spaces and quotes: Typst sets straight quotes as curly ones (typography, not code)."""
+    return re.sub(r"\s+|[\"“”'‘’]", "", text)
