@@ -94,6 +94,8 @@ class Tolerance:
     def describe(self) -> str:
         """The precision asked for, as a prompt states it."""
         if self.mode == "decimals":
+            if self.places == 0:  # "to 0 decimal places" is how no one says it
+                return "to the nearest whole number"
             return f"to {self.places} decimal place{'s' if self.places != 1 else ''}"
         if self.mode == "sigfigs":
             return f"to {self.places} significant figure{'s' if self.places != 1 else ''}"
@@ -261,6 +263,8 @@ class NumericAnswer:
 
     def instructions(self) -> str:
         """What the student should type, including the precision."""
+        if self.tolerance.mode == "decimals" and self.tolerance.places == 0:
+            return "Give a whole number, rounded to the nearest one."
         return f"Give a number {self.tolerance.describe()}."
 
     def json_value(self) -> Any:
