@@ -687,6 +687,24 @@ def with_value(answer: SingleAnswer, value: Any) -> SingleAnswer:
     raise ValueError(f"a {answer.kind} answer cannot be recomputed")
 
 
+_SHARES = {
+    0.25: "a quarter of",
+    1 / 3: "a third of",
+    0.5: "half",
+    2 / 3: "two thirds of",
+    0.75: "three quarters of",
+}
+
+
+def carried_share(score: float) -> str:
+    """A part's ``carried_score`` as a sheet says it, before "its marks": "half", "a quarter of",
+    "40 % of" (a score of 0 or 1 is said by the caller: no marks, or the carry costs nothing)."""
+    for share, words in _SHARES.items():
+        if math.isclose(score, share, abs_tol=1e-9):
+            return words
+    return f"{score * 100:.3g} % of"
+
+
 @dataclass(frozen=True, slots=True)
 class PartsAnswer:
     """The answer of a question in parts (a), (b), (c)...: one answer per part.
@@ -976,6 +994,7 @@ __all__ = [
     "Tolerance",
     "VectorAnswer",
     "answer_json",
+    "carried_share",
     "format_number",
     "format_value",
     "is_finite",
