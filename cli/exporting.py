@@ -487,7 +487,7 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     from rich.text import Text
 
     from attnquiz.display import console
-    from attnquiz.engine.classgrade import plain_number
+    from attnquiz.engine.classgrade import plain_number, review_summary
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).
@@ -514,6 +514,8 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     shown = ["correct", "partial", "wrong", "invalid", "blank"]
     if any(entry.counts.get("unmarked") for entry in summary.items):
         shown.append("unmarked")  # concept answers awaiting a mark by hand
+    if summary.review:
+        shown.append("review")  # cells `quiz scan` left for its review (`?review N`)
     for status in shown:
         items.add_column(status, justify="right")
     for entry in summary.items:
@@ -537,6 +539,9 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
                 "writes it) and grade again."
             )
         )
+    if summary.review:
+        columns = [entry.item for entry in summary.items if entry.counts.get("review")]
+        console.print(Text(review_summary(summary.review, columns)))
     if summary.mistakes:
         console.print("Most common mistakes:")
         for item, tag, n in summary.mistakes:
