@@ -438,13 +438,19 @@ def grade_command(
     marks = grade_file(
         loaded, answers, master_seed=seed, students=students, jobs=default_jobs() if jobs is None else jobs
     )
-    if output is not None:
-        _save_csv(output, marks_file(marks))
     if report_dir is not None:
+        from attnquiz.engine.export.files import is_special
         from attnquiz.engine.report import write_report
 
-        written = write_report(loaded, marks, report_dir)
+        # The marks and the report are one set (never new marks beside an old report); marks sent to
+        # a device or pipe (-o /dev/stdout) cannot be renamed into place and are written first.
+        together = None if output is None or is_special(output) else (output, marks_file(marks))
+        if output is not None and together is None:
+            _save_csv(output, marks_file(marks))
+        written = write_report(loaded, marks, report_dir, together)
         typer.echo(f"Class report: {written[0]} ({len(written)} files).", err=as_json)
+    elif output is not None:
+        _save_csv(output, marks_file(marks))
     if as_json:
         print_json(marks.to_json())
     else:

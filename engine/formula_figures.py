@@ -24,7 +24,7 @@ from attnquiz.engine.schema import FormulaHeatmap, FormulaLinePlot
 Loc = tuple[str | int, ...]
 X_NAME = "x"
 """The name under which a curve's ``y`` expression sees the x values."""
-CAUSAL = "causal"
+CAUSAL: Literal["causal"] = "causal"
 """A heatmap's ``mask: causal``: every cell above the diagonal (a key after its query) is masked, the
 mask of a decoder's self-attention that the course draws most."""
 
@@ -193,7 +193,7 @@ def _mask_matrix(
     """The mask of one variant: True for a masked cell (`Heatmap` checks that its shape is the values')."""
     if mask is None:
         return None
-    if mask == CAUSAL:
+    if isinstance(mask, str):  # the causal mask
         return [[j > i for j in range(n_cols)] for i in range(n_rows)]
     given = to_python(mask.evaluate(values))
     if not isinstance(given, list):

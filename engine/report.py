@@ -524,15 +524,17 @@ def report_files(bank: Bank, marks: ClassMarks) -> dict[str, bytes]:
     return files
 
 
-def write_report(bank: Bank, marks: ClassMarks, folder: Path) -> list[Path]:
-    """Write the report into ``folder`` (all files or none); the first path is ``index.html``."""
-    from attnquiz.engine.export.files import save
+def write_report(
+    bank: Bank, marks: ClassMarks, folder: Path, marks_file: tuple[Path, bytes] | None = None
+) -> list[Path]:
+    """Write the report into ``folder``, and the ``marks_file`` (its path and bytes) if given, as
+    one set (`attnquiz.engine.report_set`): after any stop, the old set or the new one. The first
+    path is ``index.html``."""
+    from attnquiz.engine.report_set import write_set
 
-    if folder.exists() and not folder.is_dir():
-        raise QuizError(f"{folder} is a file: --report needs a folder")
     files = report_files(bank, marks)
-    (folder / "students").mkdir(parents=True, exist_ok=True)
-    return save({folder / name: data for name, data in files.items()})
+    written = write_set(folder, files, marks_file)
+    return [written / name for name in files]
 
 
 __all__ = [

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attnquiz.engine import banks
-from attnquiz.engine.classgrade import AWAITS_REVIEW, grade_text, marks_csv, review_feedback
+from attnquiz.engine.classgrade import AWAITS_REVIEW, ClassMarks, grade_text, marks_csv, review_feedback
 from attnquiz.engine.report import report_files
 from attnquiz.main import app
 
@@ -30,7 +30,7 @@ ANSWERS = f"""\
 """
 
 
-def graded():  # type: ignore[no-untyped-def]
+def graded() -> ClassMarks:
     return grade_text(banks.load("week1"), ANSWERS, master_seed=5, students=3)
 
 
