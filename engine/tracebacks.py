@@ -12,6 +12,7 @@ from __future__ import annotations
 import linecache
 import os
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
