@@ -117,15 +117,18 @@ class BankItem:
         except FormulaError as exc:
             # Already one located line (file:line: field: message, values); the seed reproduces it.
             raise exc.for_seed(seed) from None
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
             # A generator bug must still reach the user as one clear line that reproduces it; a
             # plugin's (even an exit) also says where in the bank's code, with that code's traceback.
+            if not tracebacks.is_code_failure(exc):
+                raise  # Ctrl-C, or an export's stop on SIGTERM
             run = f"(seed={seed if seed is not None else 'original'}, params={dict(kwargs)})"
             theirs = self.folder and not is_builtin(self.spec)
             frames = tracebacks.bank_frames(exc.__traceback__, Path(self.folder)) if theirs else []
             if not frames:  # quiz's own generator (a bug of quiz's): no code of the bank to point at
+                raised = tracebacks.exception_text(exc)
                 raise GeneratorRunError(
-                    f"item {self.id!r}: generator {self.spec.name!r} raised {type(exc).__name__}: {exc} {run}"
+                    f"item {self.id!r}: generator {self.spec.name!r} raised {raised} {run}"
                 ) from exc
             message = (
                 f"{tracebacks.where(frames, '')}: item {self.id!r}: generator {self.spec.name!r} raised "

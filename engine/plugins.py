@@ -89,10 +89,12 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
     except ModuleNotFoundError as exc:
         sys.modules.pop(module_name, None)
         raise PluginError(_missing_module_message(path, resolved, exc)) from None
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
         # Any error in an instructor's module (even an exit, or a recursion) is reported as one line
         # that points into it: the innermost line of the bank's code, and the calls that led there.
         sys.modules.pop(module_name, None)
+        if not tracebacks.is_code_failure(exc):
+            raise  # Ctrl-C, or an export's stop on SIGTERM
         frames = tracebacks.bank_frames(exc.__traceback__, resolved.parent)
         inside = frames and Path(frames[-1].filename) == resolved
         where = f"{path}:{frames[-1].lineno}" if inside else tracebacks.where(frames, str(path))

@@ -81,9 +81,21 @@ def definition(fn: Callable[..., object]) -> str:
     return f"{shown_path(code.co_filename)}:{line}"
 
 
+def is_code_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure of the bank's code to report (any error, an exit, a bare
+    ``BaseException``), rather than the user's Ctrl-C or quiz's own stop (SIGTERM's exception, a
+    subclass of SystemExit), which must go on up."""
+    return isinstance(exc, Exception) or type(exc) in (SystemExit, BaseException)
+
+
 def exception_text(exc: BaseException) -> str:
-    """``Type: message`` on one line, printable and of bounded length."""
-    message = " ".join(str(exc).split())
+    """``Type: message`` on one line, printable and of bounded length (even for an exception whose
+    own ``str`` fails)."""
+    try:
+        text = str(exc)
+    except Exception:  # a hostile __str__: the type still says what was raised
+        text = "(its message cannot be shown)"
+    message = " ".join(text.split())
     if len(message) > MAX_TEXT:
         message = message[:MAX_TEXT] + f"... ({len(message) - MAX_TEXT:,} more characters)"
     text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__

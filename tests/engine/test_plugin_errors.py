@@ -264,3 +264,36 @@ def test_the_cli_says_a_syntax_error_once(tmp_path: Path) -> None:
     assert "unknown generator" not in result.output
     assert "1 error, nothing was run." in result.output
     assert sys.modules.get("gens") is None
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        # An exception whose own message cannot be made: the type still says what was raised.
+        (
+            "class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Odd()",
+            "raised Odd: (its message cannot be shown)",
+        ),
+        ("raise BaseException('bare')", "raised BaseException: bare"),
+        ("raise MemoryError()", "raised MemoryError"),
+    ],
+)
+def test_odd_exceptions_are_reported_not_raised(tmp_path: Path, body: str, said: str) -> None:
+    message = run_error(tmp_path, generator_body(body))
+    assert said in message.splitlines()[0]
+
+
+def test_ctrl_c_and_an_exports_stop_go_on_up(tmp_path: Path) -> None:
+    """The user's Ctrl-C, and the SIGTERM an export turns into its own SystemExit, are not the
+    plugin's failure: they stop the command as they would without a plugin."""
+    from attnquiz.engine.export.stopping import Terminated
+
+    bank = load_bank_file(write(tmp_path, generator_body("raise KeyboardInterrupt")), plugins=True)
+    with pytest.raises(KeyboardInterrupt):
+        bank.get("entries").question(0)
+    other = tmp_path / "other"  # another file: a plugin is imported once per file version
+    other.mkdir()
+    plugin = generator_body("from attnquiz.engine.export.stopping import Terminated\nraise Terminated()")
+    bank = load_bank_file(write(other, plugin), plugins=True)
+    with pytest.raises(Terminated):
+        bank.get("entries").question(0)
