@@ -297,3 +297,31 @@ def test_ctrl_c_and_an_exports_stop_go_on_up(tmp_path: Path) -> None:
     bank = load_bank_file(write(other, plugin), plugins=True)
     with pytest.raises(Terminated):
         bank.get("entries").question(0)
+
+
+@pytest.mark.parametrize(
+    ("plugin", "said"),
+    [
+        ("x = (\n", "gens.py:1:5: syntax error"),
+        ("def f():\n    return f()\n\n\nf()\n", "gens.py:2: RecursionError"),
+        ("raise RuntimeError('at import')\n", "gens.py:1: RuntimeError: at import"),
+        (HELPER, "raised ZeroDivisionError"),
+        (
+            HEAD + "\n\ndef f(n):\n    return f(n + 1)\n\n\n" + generator_body("return f(0)")[len(HEAD) :],
+            "RecursionError",
+        ),
+    ],
+    ids=["syntax", "import-recursion", "import-raise", "generator-raise", "generator-recursion"],
+)
+def test_quiz_check_tells_each_failure_at_its_line_without_quizs_traceback(
+    tmp_path: Path, plugin: str, said: str
+) -> None:
+    """`quiz check` runs the plugins in a child process: the same located errors come back."""
+    bank = write(tmp_path, plugin)
+    result = CliRunner().invoke(app, ["check", str(bank), "--variants", "2"], env={"COLUMNS": "300"})
+    assert result.exit_code == 1
+    assert said in result.output
+    assert "Traceback (most recent call last)" not in result.output
+    assert "unknown generator" not in result.output
+    for quizs_own in ("bank.py", "plugins.py", "check_worker.py", "importlib", "site-packages"):
+        assert quizs_own not in result.output
