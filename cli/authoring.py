@@ -122,7 +122,8 @@ def show_report(report: BankReport) -> None:
         for failure in item.failures:
             times = f" ({failure.count} variants)" if failure.count > 1 else ""
             console.print(Text.assemble((item.item, "bold"), (f" [{failure.check}]{times}:", "red")))
-            console.print(Text(f"  {failure.message}"))
+            # A plugin's failure carries the traceback of the bank's code under its first line.
+            console.print(Text("\n".join(f"  {line}" for line in failure.message.splitlines())))
             which = "--original" if failure.original else ""
             if failure.seed is not None:
                 which = f"--seed {failure.seed}"

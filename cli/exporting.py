@@ -438,13 +438,19 @@ def grade_command(
     marks = grade_file(
         loaded, answers, master_seed=seed, students=students, jobs=default_jobs() if jobs is None else jobs
     )
-    if output is not None:
-        _save_csv(output, marks_file(marks))
     if report_dir is not None:
+        from attnquiz.engine.export.files import is_special
         from attnquiz.engine.report import write_report
 
-        written = write_report(loaded, marks, report_dir)
+        # The marks and the report are one set (never new marks beside an old report); marks sent to
+        # a device or pipe (-o /dev/stdout) cannot be renamed into place and are written first.
+        together = None if output is None or is_special(output) else (output, marks_file(marks))
+        if output is not None and together is None:
+            _save_csv(output, marks_file(marks))
+        written = write_report(loaded, marks, report_dir, together)
         typer.echo(f"Class report: {written[0]} ({len(written)} files).", err=as_json)
+    elif output is not None:
+        _save_csv(output, marks_file(marks))
     if as_json:
         print_json(marks.to_json())
     else:
@@ -487,7 +493,7 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     from rich.text import Text
 
     from attnquiz.display import console
-    from attnquiz.engine.classgrade import plain_number
+    from attnquiz.engine.classgrade import plain_number, review_summary
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).
@@ -514,6 +520,8 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     shown = ["correct", "partial", "wrong", "invalid", "blank"]
     if any(entry.counts.get("unmarked") for entry in summary.items):
         shown.append("unmarked")  # concept answers awaiting a mark by hand
+    if summary.review:
+        shown.append("review")  # cells `quiz scan` left for its review (`?review N`)
     for status in shown:
         items.add_column(status, justify="right")
     for entry in summary.items:
@@ -537,6 +545,9 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
                 "writes it) and grade again."
             )
         )
+    if summary.review:
+        columns = [entry.item for entry in summary.items if entry.counts.get("review")]
+        console.print(Text(review_summary(summary.review, columns)))
     if summary.mistakes:
         console.print("Most common mistakes:")
         for item, tag, n in summary.mistakes:

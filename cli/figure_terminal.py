@@ -56,8 +56,9 @@ def value_lines(figure: Figure) -> list[str]:
         row_title, col_title = plain(figure.row_title), plain(figure.col_title)
         lines.append(f"Values, a row a line ({plain(corner_text(figure)) or 'rows by columns'}):")
         for i, label in enumerate(figure.rows):
+            said = [figure_table.spoken_cell(figure, i, j) for j in range(len(figure.cols))]
             cells = "; ".join(
-                f"{' '.join(filter(None, (col_title, plain(col))))} is {figure.cell_text(i, j)}"
+                f"{' '.join(filter(None, (col_title, plain(col))))} is {said[j]}"
                 for j, col in enumerate(figure.cols)
             )
             lines.append(f"{' '.join(filter(None, (row_title, plain(label))))}: {cells}.")

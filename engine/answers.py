@@ -137,6 +137,8 @@ class Tolerance:
     def describe(self) -> str:
         """The precision asked for, as a prompt states it."""
         if self.mode == "decimals":
+            if self.places == 0:  # "to 0 decimal places" is how no one says it
+                return "to the nearest whole number"
             return f"to {self.places} decimal place{'s' if self.places != 1 else ''}"
         if self.mode == "sigfigs":
             return f"to {self.places} significant figure{'s' if self.places != 1 else ''}"
@@ -317,6 +319,8 @@ class NumericAnswer:
 
     def instructions(self) -> str:
         """What the student should type, including the precision."""
+        if self.tolerance.mode == "decimals" and self.tolerance.places == 0:
+            return "Give a whole number, rounded to the nearest one."
         return f"Give a number {self.tolerance.describe()}."
 
     def json_value(self) -> Any:
@@ -737,6 +741,24 @@ def with_value(answer: SingleAnswer, value: Any) -> SingleAnswer:
     raise ValueError(f"a {answer.kind} answer cannot be recomputed")
 
 
+_SHARES = {
+    0.25: "a quarter of",
+    1 / 3: "a third of",
+    0.5: "half",
+    2 / 3: "two thirds of",
+    0.75: "three quarters of",
+}
+
+
+def carried_share(score: float) -> str:
+    """A part's ``carried_score`` as a sheet says it, before "its marks": "half", "a quarter of",
+    "40 % of" (a score of 0 or 1 is said by the caller: no marks, or the carry costs nothing)."""
+    for share, words in _SHARES.items():
+        if math.isclose(score, share, abs_tol=1e-9):
+            return words
+    return f"{score * 100:.3g} % of"
+
+
 @dataclass(frozen=True, slots=True)
 class PartsAnswer:
     """The answer of a question in parts (a), (b), (c)...: one answer per part.
@@ -1026,6 +1048,7 @@ __all__ = [
     "Tolerance",
     "VectorAnswer",
     "answer_json",
+    "carried_share",
     "format_number",
     "format_value",
     "is_finite",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attnquiz.engine import tracebacks
 from attnquiz.engine.answers import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
 from attnquiz.engine.formula import Formula, FormulaError
@@ -112,16 +113,34 @@ class BankItem:
 
     def _run(self, rng: np.random.Generator, kwargs: Mapping[str, Any], seed: int | None) -> Variant:
         try:
-            variant = self.spec.fn(rng, **kwargs)
+            variant: object = self.spec.fn(rng, **kwargs)  # a plugin may return anything
         except FormulaError as exc:
             # Already one located line (file:line: field: message, values); the seed reproduces it.
             raise exc.for_seed(seed) from None
-        except Exception as exc:
-            # A generator bug must still reach the user as one clear line that reproduces it.
+        except BaseException as exc:
+            # A generator bug must still reach the user as one clear line that reproduces it; a
+            # plugin's (even an exit) also says where in the bank's code, with that code's traceback.
+            if not tracebacks.is_code_failure(exc):
+                raise  # Ctrl-C, or an export's stop on SIGTERM
+            run = f"(seed={seed if seed is not None else 'original'}, params={dict(kwargs)})"
+            theirs = self.folder and not is_builtin(self.spec)
+            frames = tracebacks.bank_frames(exc.__traceback__, Path(self.folder)) if theirs else []
+            if not frames:  # quiz's own generator (a bug of quiz's): no code of the bank to point at
+                raised = tracebacks.exception_text(exc)
+                raise GeneratorRunError(
+                    f"item {self.id!r}: generator {self.spec.name!r} raised {raised} {run}"
+                ) from exc
+            message = (
+                f"{tracebacks.where(frames, '')}: item {self.id!r}: generator {self.spec.name!r} raised "
+                f"{tracebacks.exception_text(exc)} {run}"
+            )
+            raise GeneratorRunError("\n".join([message, *tracebacks.format_frames(frames)])) from None
+        if not isinstance(variant, Variant):  # a plugin that forgot its return (its annotation says Variant)
+            where = tracebacks.definition(self.spec.fn)
             raise GeneratorRunError(
-                f"item {self.id!r}: generator {self.spec.name!r} raised {type(exc).__name__}: {exc} "
-                f"(seed={seed if seed is not None else 'original'}, params={dict(self.kwargs)})"
-            ) from exc
+                f"{where + ': ' if where else ''}item {self.id!r}: generator {self.spec.name!r} returned "
+                f"{type(variant).__name__}, not a Variant (seed={seed if seed is not None else 'original'})"
+            )
         return self._apply_overrides(variant)
 
     def _apply_overrides(self, variant: Variant) -> Variant:

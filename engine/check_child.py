@@ -172,8 +172,11 @@ def _lines_of(stream: IO[bytes]) -> queue.Queue[str | None]:
     lines: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
-        for raw in stream:
-            lines.put(raw.decode("utf-8"))
+        # The thread closes the pipe at its end (the child's exit or kill): closed by the parent,
+        # it could be closed under a read; left open, it is an unclosed file when collected.
+        with stream:
+            for raw in stream:
+                lines.put(raw.decode("utf-8"))
         lines.put(None)
 
     threading.Thread(target=read, daemon=True).start()

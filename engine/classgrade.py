@@ -25,7 +25,7 @@ import difflib
 import io
 import re
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -41,8 +41,38 @@ from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.typed_numbers import whole
 from attnquiz.engine.variant import Question
 
-CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked"]
-"""``unmarked``: an answer to a concept question that awaits its mark by hand (scores 0 until then)."""
+CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked", "review"]
+"""``unmarked``: an answer to a concept question that awaits its mark by hand (scores 0 until then);
+``review``: a cell `quiz scan` left for its review (``?review N``), not an answer yet (scores 0 until
+the review settles it and the class is graded again)."""
+
+AWAITS_REVIEW = "awaits the scan's review"
+"""The one wording of a ``?review N`` cell, in the marks' notes, the summary, the JSON and each
+student's page (a number, a part, a concept answer or its mark alike)."""
+
+
+def review_feedback(marker: str) -> str:
+    """What a student's page and the marks say of a cell left for the scan's review."""
+    return (
+        f"This answer {AWAITS_REVIEW} ({marker.strip()}): settle it with `quiz scan --fix` (or "
+        "`quiz serve --scan`) and grade again. It counts 0 until then."
+    )
+
+
+def review_summary(count: int, columns: Sequence[str]) -> str:
+    """What the class summary and the report say of the cells left for the scan's review."""
+    cells = "1 answer awaits" if count == 1 else f"{count} answers await"
+    return (
+        f"{cells} the scan's review ({', '.join(columns)}): they count 0 until then. Settle them with "
+        "`quiz scan --fix` (or `quiz serve --scan`) and grade again."
+    )
+
+
+def is_under_review(text: str) -> bool:
+    """Whether a cell is one `quiz scan` left for review: ``?review N`` exactly (a bare ``?review`` is
+    an answer like any other, and graded as one)."""
+    marker = text.strip()
+    return marker.startswith(UNDER_REVIEW) and marker[len(UNDER_REVIEW) :].strip().isdigit()
 
 
 def _cell_status(status: Status) -> CellStatus:
@@ -92,6 +122,8 @@ class Cell:
     # Why the cell could not be graded (a hand mark that is not a mark): it earns nothing until the
     # sheet is fixed, the rest of its row is graded, and the marks and the summary say so.
     problem: str = ""
+    # The scan's ``?review N`` of a cell left for its review (status "review"), "" for any other.
+    review: str = ""
 
     @property
     def marks(self) -> float:
@@ -156,6 +188,8 @@ class Summary:
     mistakes: tuple[tuple[str, str, int], ...]  # (item, tag, how many), most common first
     unmarked: int = 0
     """Answers to concept questions that await a mark by hand (they count 0 in the totals until then)."""
+    review: int = 0
+    """Cells that await the scan's review (``?review N``; they count 0 in the totals until then)."""
     bad_cells: tuple[tuple[int, str], ...] = ()
     """Cells that could not be graded, as (line, "column: why"), in file order (they count 0)."""
 
@@ -167,6 +201,7 @@ class Summary:
             "out_of": plain_number(self.out_of),
             "mean_total": self.mean_total,
             "unmarked": self.unmarked,
+            "review": self.review,
             "bad_cells": [{"line": line, "problem": problem} for line, problem in self.bad_cells],
             "items": [
                 {"item": i.item, "mean": i.mean, "worth": plain_number(i.worth), "counts": i.counts}
@@ -236,7 +271,8 @@ class ClassMarks:
         for index, item in enumerate(self.items):
             cells = [row.cells[index] for row in graded]
             counts = Counter(cell.status for cell in cells)
-            cells = [cell for cell in cells if cell.status != "unmarked" and not cell.problem]  # those marked
+            # Those marked: an answer awaiting its mark or the scan's review has no mark yet.
+            cells = [cell for cell in cells if cell.status not in _AWAITING and not cell.problem]
             mean = sum(cell.marks for cell in cells) / len(cells) if cells else 0.0
             items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}, worths[index]))
             mistakes.update((item, cell.mistake) for cell in cells if cell.mistake)
@@ -250,6 +286,7 @@ class ClassMarks:
             items=tuple(items),
             mistakes=tuple((item, tag, n) for (item, tag), n in common),
             unmarked=sum(cell.status == "unmarked" for row in graded for cell in row.cells),
+            review=sum(cell.status == "review" for row in graded for cell in row.cells),
             bad_cells=tuple((row.line, cell.problem) for row in graded for cell in row.cells if cell.problem),
         )
 
@@ -277,6 +314,7 @@ class ClassMarks:
                             **({"marks": c.marks, "worth": plain_number(c.worth)} if c.worth != 1 else {}),
                             "mistake": c.mistake,
                             **({"mark": c.mark, "points": c.points} if c.points else {}),
+                            **({"review": c.review} if c.review else {}),
                         }
                         for c in row.cells
                     ],
@@ -287,7 +325,9 @@ class ClassMarks:
         }
 
 
-_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank", "unmarked")
+_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank", "unmarked", "review")
+_AWAITING: frozenset[CellStatus] = frozenset({"unmarked", "review"})
+"""Statuses of a cell with no mark yet: its score cell in the marks is empty, not a 0 that looks like one."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,13 +527,22 @@ def _part_cells(
     if unknown:
         raise _RowProblem(f"{question.item_id} has no part ({unknown[0]}); its parts are {', '.join(labels)}")
     texts = [_response(responses.get(label, ""), decimal_comma) for label in labels]
-    result = grade_parts(question.variant.answer, texts)  # type: ignore[arg-type]
+    # A part left for the scan's review is graded as unanswered (it carries nothing forward) and
+    # said as in review, never read as an answer.
+    review = [is_under_review(text) for text in texts]
+    heard = ["" if held else text for text, held in zip(texts, review, strict=True)]
+    result = grade_parts(question.variant.answer, heard)  # type: ignore[arg-type]
     cells: list[Cell] = []
-    for text, graded in zip(texts, result.parts, strict=True):
+    for text, held, graded in zip(texts, review, result.parts, strict=True):
         if graded.label not in responses:
             continue
         column = headings[question.item_id, graded.label]
         worth = graded.weight
+        if held:
+            cells.append(
+                Cell(column, text, "review", 0.0, None, review_feedback(text), worth=worth, review=text)
+            )
+            continue
         if not text:
             cells.append(Cell(column, "", "blank", 0.0, None, "No answer.", worth=worth))
             continue
@@ -565,9 +614,8 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
     text = _response(response, decimal_comma)
     if not text:
         return _blank(question.item_id)
-    if text.startswith(UNDER_REVIEW):  # `quiz scan` could not decide it: never graded as an answer
-        awaiting = "Awaits the scan's review: settle it with `quiz scan --fix` (or `quiz serve --scan`)."
-        return Cell(question.item_id, text, "unmarked", 0.0, None, awaiting)
+    if is_under_review(text):  # `quiz scan` could not decide it: never graded as an answer
+        return Cell(question.item_id, text, "review", 0.0, None, review_feedback(text), review=text)
     result = grade(question, text)
     mistake = result.mistake.tag if result.mistake is not None else None
     return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
@@ -590,6 +638,11 @@ def _concept_cell(
     text = response.strip()
     points = len(answer.points)
     given = mark_text.strip()
+    for cell in (given, text):  # a mark (or an answer) the scan could not read: not a mark, not "invalid"
+        if is_under_review(cell):
+            return Cell(
+                question.item_id, text, "review", 0.0, None, review_feedback(cell), None, points, review=cell
+            )
     if not given:
         if not text:
             return Cell(question.item_id, "", "blank", 0.0, None, "No answer.", None, points)
@@ -886,13 +939,17 @@ def marks_csv(marks: ClassMarks) -> str:
         mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
         said = {"blank": "no answer", "invalid": "could not be read", "unmarked": "awaits a mark by hand"}
         notes = "; ".join(
-            f"{c.item}: not graded: {c.problem}" if c.problem else f"{c.item}: {said[c.status]}"
+            f"{c.item}: not graded: {c.problem}"
+            if c.problem
+            else f"{c.item}: {AWAITS_REVIEW} ({c.review})"
+            if c.status == "review"
+            else f"{c.item}: {said[c.status]}"
             for c in row.cells
-            if c.problem or c.status in said
+            if c.problem or c.status in said or c.status == "review"
         )
-        # An answer awaiting its mark, or whose mark is not one, has no score yet (an empty cell,
-        # not a 0 that looks like one).
-        scores = ["" if c.status == "unmarked" or c.problem else number(c.marks) for c in row.cells]
+        # An answer awaiting its mark or the scan's review, or whose mark is not one, has no score
+        # yet (an empty cell, not a 0 that looks like one).
+        scores = ["" if c.status in _AWAITING or c.problem else number(c.marks) for c in row.cells]
         writer.writerow([*who, *scores, number(row.total), out_of, _text_cell(mistakes), _text_cell(notes)])
     return buffer.getvalue()
 
@@ -927,6 +984,7 @@ def template_csv(plan: ClassPlan) -> str:
 
 
 __all__ = [
+    "AWAITS_REVIEW",
     "ID_COLUMNS",
     "AnswersFileError",
     "Cell",
@@ -942,5 +1000,7 @@ __all__ = [
     "marks_file",
     "part_column",
     "plain_number",
+    "review_feedback",
+    "review_summary",
     "template_csv",
 ]

@@ -204,6 +204,21 @@ def _math_spans(text: str, holes: Sequence[tuple[int, int]]) -> list[bool]:
     return inside
 
 
+def _glued_to_braces(text: str, match: re.Match[str]) -> str:
+    """The error of a placeholder written against TeX's braces, ``\\sqrt{{{dk}}}``, with the fix the
+    authoring guide gives: spaces between the braces, ``\\sqrt{ {{dk}} }``."""
+    command = re.search(r"\\[A-Za-z]+$|[\^_]$", text[: match.start()])
+    before = command.group(0) if command else ""
+    inner = match.group(1)[1:].strip()
+    closing = text.startswith("}", match.end())
+    written = before + "{{{" + match.group(1)[1:] + "}}" + ("}" if closing else "")
+    fixed = before + "{ {{" + inner + "}}" + (" }" if closing else "")
+    return (
+        f"write `{fixed}`, not `{written}`: a placeholder inside TeX braces needs spaces, so that "
+        'its braces stay apart from TeX\'s (see "Templates" in docs/authoring.md)'
+    )
+
+
 def compile_template(text: str, loc: Loc, names: Sequence[str], *, formula: bool = False) -> Template:
     """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong.
 
@@ -212,13 +227,18 @@ def compile_template(text: str, loc: Loc, names: Sequence[str], *, formula: bool
     matches = list(_PLACEHOLDER.finditer(text))
     rest = _PLACEHOLDER.sub("", text)
     if "{{" in rest:
-        raise ExpressionError("a `{{` is not closed by `}}` (write `{ {` for two TeX braces)")
+        raise ExpressionError(
+            "a `{{` is not closed by `}}` (write `{ {` for two TeX braces, and `{ {{x}} }` for a "
+            'placeholder inside TeX braces: see "Templates" in docs/authoring.md)'
+        )
     in_math = _math_spans(text, [m.span() for m in matches])
     parts: list[str | Placeholder] = []
     end = 0
     for match, math_mode in zip(matches, in_math, strict=True):
         parts.append(text[end : match.start()])
         body, places = match.group(1), None
+        if body.startswith("{"):
+            raise ExpressionError(_glued_to_braces(text, match))
         if ":" in body:
             body, _, spec = body.rpartition(":")
             if not spec.strip().isdigit() or int(spec) > 12:

@@ -12,9 +12,10 @@ error, at the figure's line, with the parameter values, as any other expression'
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from attnquiz.engine.expressions import Expression, ExpressionError, Value, to_python
 from attnquiz.engine.figures import Figure, FigureError, Heatmap, LinePlot, Series, Where
@@ -23,6 +24,9 @@ from attnquiz.engine.schema import FormulaHeatmap, FormulaLinePlot
 Loc = tuple[str | int, ...]
 X_NAME = "x"
 """The name under which a curve's ``y`` expression sees the x values."""
+CAUSAL: Literal["causal"] = "causal"
+"""A heatmap's ``mask: causal``: every cell above the diagonal (a key after its query) is masked, the
+mask of a decoder's self-attention that the course draws most."""
 
 
 class Text(Protocol):
@@ -47,6 +51,8 @@ class HeatmapRecipe:
     texts: Mapping[str, Text]  # title, caption, row_title, col_title
     decimals: int
     where: Where
+    mask: Expression | Literal["causal"] | None = None
+    masked_text: str = "−∞"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +96,8 @@ def compile_figures(
                     _texts(spec, ("title", "caption", "row_title", "col_title"), loc, names, problems, text),
                     spec.decimals,
                     spec.where,
+                    _mask(spec.mask, (*loc, "mask"), names, problems, expression),
+                    spec.masked_text,
                 )
             )
             continue
@@ -113,6 +121,27 @@ def compile_figures(
             )
         )
     return tuple(recipes)
+
+
+def _mask(
+    given: str | None,
+    loc: Loc,
+    names: Sequence[str],
+    problems: list[tuple[Loc, str]],
+    expression: CompileExpression,
+) -> Expression | Literal["causal"] | None:
+    """A heatmap's mask: none, the causal mask, or an expression of the item's parameters."""
+    if given is None:
+        return None
+    if given.strip() == CAUSAL:
+        if CAUSAL in names:  # the word is the mask's; a parameter of that name would be silently unused
+            problems.append((loc, f"a parameter is named {CAUSAL}: `mask: {CAUSAL}` means the causal mask"))
+        return CAUSAL
+    word = given.strip()
+    if word.isidentifier() and word not in names and difflib.get_close_matches(word, [CAUSAL], cutoff=0.6):
+        problems.append((loc, f"unknown mask `{word}` (did you mean `{CAUSAL}`?)"))
+        return None
+    return expression(given, loc, names, problems)
 
 
 def _texts(
@@ -142,16 +171,51 @@ def _heatmap(recipe: HeatmapRecipe, values: Mapping[str, Value]) -> Heatmap:
         raise FigureError(f"values gives {matrix!r}, not a matrix (a list of rows)")
     rows = matrix if matrix and isinstance(matrix[0], list) else [matrix]
     texts = {name: template.render(values) for name, template in recipe.texts.items()}
+    n_cols = len(rows[0]) if rows and isinstance(rows[0], list) else 0
     return Heatmap(
         values=rows,
         rows=_labels(recipe.rows, len(rows), values),
-        cols=_labels(recipe.cols, len(rows[0]) if rows and isinstance(rows[0], list) else 0, values),
+        cols=_labels(recipe.cols, n_cols, values),
         title=texts["title"],
         caption=texts["caption"],
         row_title=texts["row_title"],
         col_title=texts["col_title"],
         decimals=recipe.decimals,
+        mask=_mask_matrix(recipe.mask, len(rows), n_cols, values),
+        masked_text=recipe.masked_text,
         where=recipe.where,
+    )
+
+
+def _mask_matrix(
+    mask: Expression | Literal["causal"] | None, n_rows: int, n_cols: int, values: Mapping[str, Value]
+) -> list[list[bool]] | None:
+    """The mask of one variant: True for a masked cell (`Heatmap` checks that its shape is the values')."""
+    if mask is None:
+        return None
+    if isinstance(mask, str):  # the causal mask
+        return [[j > i for j in range(n_cols)] for i in range(n_rows)]
+    given = to_python(mask.evaluate(values))
+    if not isinstance(given, list):
+        raise FigureError(f"mask gives {given!r}, not a matrix of 0 and 1 (a list of rows)")
+    rows = given if given and isinstance(given[0], list) else [given]
+    out: list[list[bool]] = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise FigureError(f"mask: row {i + 1} is {row!r}, not a list")
+        out.append([_masked(entry, i, j) for j, entry in enumerate(row)])
+    return out
+
+
+def _masked(entry: Any, i: int, j: int) -> bool:
+    """A mask entry as a flag: 1 or true masked, 0 or false not; anything else is a mistake (a 0.5
+    would be a weight written where the mask was meant)."""
+    if isinstance(entry, bool):
+        return entry
+    if isinstance(entry, int | float) and entry in (0, 1):
+        return entry == 1
+    raise FigureError(
+        f"mask: the entry at row {i + 1}, column {j + 1} is {entry!r}, not 0 or 1 (or true/false)"
     )
 
 
@@ -185,4 +249,4 @@ def _line_plot(recipe: LinePlotRecipe, values: Mapping[str, Value]) -> LinePlot:
     )
 
 
-__all__ = ["X_NAME", "HeatmapRecipe", "LinePlotRecipe", "Recipe", "compile_figures", "draw"]
+__all__ = ["CAUSAL", "X_NAME", "HeatmapRecipe", "LinePlotRecipe", "Recipe", "compile_figures", "draw"]

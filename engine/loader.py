@@ -469,9 +469,14 @@ def load_bank_text(
         ]
         raise BankError(file, located.issues)
     folder = base_dir or Path(file).parent
+    before_plugins = len(located.issues)
     plugin_paths = _plugin_paths(located, data.get("plugins"), folder)
     if plugin_paths and plugins:
         registry = _with_plugins(located, registry, plugin_paths, file)
+    # A plugin that did not load (a syntax error, a missing file) defines nothing: its generators'
+    # items are not also "unknown generator ... did you mean", a second error that sends the author
+    # to the wrong line. The plugin's own error is the one to fix.
+    plugins_failed = len(located.issues) > before_plugins
 
     raw_items = data.get("items")
     forgot_kind = {
@@ -536,7 +541,12 @@ def load_bank_text(
                 )
             continue
         resolved = _check_generator(
-            located, registry, raw, index, deferred=bool(plugin_paths) and not plugins
+            located,
+            registry,
+            raw,
+            index,
+            deferred=bool(plugin_paths) and not plugins,
+            plugins_failed=plugins_failed,
         )
         if model is not None and resolved is not None:
             spec, kwargs, original_kwargs = resolved
@@ -713,12 +723,20 @@ def _check_explain(located: _Located, raw: Mapping[str, Any], index: int) -> Exp
 
 
 def _check_generator(
-    located: _Located, registry: Registry, raw: Mapping[str, Any], index: int, *, deferred: bool = False
+    located: _Located,
+    registry: Registry,
+    raw: Mapping[str, Any],
+    index: int,
+    *,
+    deferred: bool = False,
+    plugins_failed: bool = False,
 ) -> tuple[Any, dict[str, Any], dict[str, Any] | None] | None:
     """Check an item's generator and parameters; the validated keyword arguments if they are fine.
 
     ``deferred``: the bank's plugins were not imported, so a generator that is not built in is taken
     to be theirs, with its parameters as written (they are checked when the plugins are imported).
+    ``plugins_failed``: a plugin did not load (its error is reported), so a generator that is not
+    known may well be that plugin's, and is not reported again.
     """
     name = raw.get("generator")
     if not isinstance(name, str):
@@ -733,6 +751,8 @@ def _check_generator(
             return None
         original_kwargs = {**params, **original} if isinstance(original, dict) else None
         return deferred_spec(name), dict(params), original_kwargs
+    if spec is None and plugins_failed:
+        return None
     if spec is None:
         suggestion = registry.suggest(name)
         hint = f" (did you mean {suggestion!r}?)" if suggestion else ""

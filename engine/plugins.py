@@ -16,6 +16,7 @@ import traceback
 import zlib
 from pathlib import Path
 
+from attnquiz.engine import tracebacks
 from attnquiz.engine.errors import GeneratorSpecError, QuizError
 from attnquiz.engine.registry import GeneratorSpec, Registry, load_builtin_generators, registering_into
 from attnquiz.engine.variant import Variant
@@ -84,16 +85,22 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
         raise PluginError(str(exc)) from None
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
-        raise PluginError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+        raise PluginError(_syntax_message(path, resolved, exc)) from None
     except ModuleNotFoundError as exc:
         sys.modules.pop(module_name, None)
         raise PluginError(_missing_module_message(path, resolved, exc)) from None
-    except (Exception, SystemExit) as exc:
-        # Any error in an instructor's module (even an exit) is reported as one line that points into it.
+    except BaseException as exc:
+        # Any error in an instructor's module (even an exit, or a recursion) is reported as one line
+        # that points into it: the innermost line of the bank's code, and the calls that led there.
         sys.modules.pop(module_name, None)
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == resolved]
-        where = f"{path}:{frames[-1].lineno}" if frames else str(path)
-        raise PluginError(f"{where}: {type(exc).__name__}: {exc}") from None
+        if not tracebacks.is_code_failure(exc):
+            raise  # Ctrl-C, or an export's stop on SIGTERM
+        frames = tracebacks.bank_frames(exc.__traceback__, resolved.parent)
+        inside = frames and Path(frames[-1].filename) == resolved
+        where = f"{path}:{frames[-1].lineno}" if inside else tracebacks.where(frames, str(path))
+        raise PluginError(
+            f"{where}: {tracebacks.exception_text(exc)}{tracebacks.call_chain(frames)}"
+        ) from None
     if not registry.own():
         raise PluginError(f"{path} defines no @generator function")
     _loaded[key] = registry
@@ -103,6 +110,18 @@ def load_plugin(path: Path, parent: Registry | None = None) -> Registry:
 # Before version 0.2 quiz installed its library as the top-level package ``engine``; plugins written
 # against the guide of that time import from it. Name the new import instead of a bare "No module".
 _RENAMED = {"engine": "attnquiz.engine", "cli": "attnquiz", "questions": "attnquiz.questions"}
+
+
+def _syntax_message(path: Path, resolved: Path, exc: SyntaxError) -> str:
+    """``gens.py:4:9: syntax error: '(' was never closed: `x = (`"``, at the plugin's own line when
+    the error is in it (else in the file Python names)."""
+    own = exc.filename is None or Path(exc.filename) == resolved
+    where = f"{path if own else tracebacks.shown_path(str(exc.filename))}:{exc.lineno}"
+    if exc.offset:
+        where += f":{exc.offset}"
+    source = " ".join((exc.text or "").split())[:80]
+    source = "".join(c if c.isprintable() else "?" for c in source)
+    return f"{where}: syntax error: {exc.msg}" + (f": `{source}`" if source else "")
 
 
 def _missing_module_message(path: Path, resolved: Path, exc: ModuleNotFoundError) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
@@ -346,10 +347,21 @@ def _make_spec(fn: GeneratorFn) -> GeneratorSpec:
     return GeneratorSpec(
         name=name,
         fn=fn,
-        summary=doc.splitlines()[0].strip(),
+        summary=first_sentence(doc),
         module=getattr(fn, "__module__", "?"),
         fields=fields,
     )
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)[.?!](?=\s+[A-Z])")
+
+
+def first_sentence(doc: str) -> str:
+    """The summary of a generator: the first sentence of its docstring, whole, however many lines it
+    is wrapped over (a docstring's first line alone may stop mid-sentence)."""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.end()] if end else paragraph
 
 
 def _builtin_table() -> dict[str, str]:

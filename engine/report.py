@@ -28,7 +28,7 @@ from pathlib import Path
 
 from attnquiz.engine.answers import LETTERS, ChoiceAnswer, ExplainAnswer
 from attnquiz.engine.bank import Bank
-from attnquiz.engine.classgrade import ClassMarks, Row
+from attnquiz.engine.classgrade import AWAITS_REVIEW, ClassMarks, Row, review_summary
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code
 from attnquiz.engine.variant import Question
@@ -102,7 +102,7 @@ def item_stats(bank: Bank, marks: ClassMarks) -> list[ItemStats]:
         except QuizError:
             topic = ""
         cells = [row.cells[index] for row in graded]
-        marked = [k for k, c in enumerate(cells) if c.status != "unmarked"]
+        marked = [k for k, c in enumerate(cells) if c.status not in ("unmarked", "review")]
         scores = [cells[k].score for k in marked]
         facility = sum(scores) / len(scores) if scores else 0.0
         rest = [totals[k] - cells[k].score for k in marked]
@@ -172,7 +172,7 @@ th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .low{color:#a40000}.ok{color:#2e7d32}.muted{color:#555;font-size:.9rem}
 .q{border:1px solid #ccc;border-radius:4px;padding:.5rem 1rem;margin:1rem 0;break-inside:avoid}
 .status-correct{color:#2e7d32}.status-wrong,.status-invalid,.status-blank{color:#a40000}
-.status-partial,.status-unmarked{color:#8a5a00}
+.status-partial,.status-unmarked,.status-review{color:#8a5a00}
 @media print{body{margin:0;max-width:none}a{color:inherit;text-decoration:none}}
 """
 
@@ -260,6 +260,10 @@ def index_html(bank: Bank, marks: ClassMarks, stats: Sequence[ItemStats]) -> str
         body.append(
             f'<p class="low">{len(marks.problems)} row(s) could not be graded (see the marks file).</p>'
         )
+    waiting = marks.summary().review
+    if waiting:
+        columns = [s.column for s in stats if s.counts.get("review")]
+        body.append(f'<p class="low">{escape(review_summary(waiting, columns))}</p>')
     body.append("<h2>Score distribution</h2>" + histogram_svg(totals, out_of))
     body.append("<h2>Questions</h2>")
     body.append(
@@ -409,12 +413,16 @@ def student_html(bank: Bank, marks: ClassMarks, row: Row) -> str:
             else "—"
         )
         status = escape(cell.status)
-        given = f"<code>{escape(cell.response)}</code>" if cell.response else "<em>none</em>"
+        mark = f"{status}, {cell.score:.2f}"
+        if cell.status == "review":  # not a mark yet, and never the scan's marker as "your answer"
+            mark = escape(f"{AWAITS_REVIEW} ({cell.review})")
+        shown_response = "" if cell.response == cell.review else cell.response
+        given = f"<code>{escape(shown_response)}</code>" if shown_response else "<em>none</em>"
         body.append(
             "<table>"
             f"<tr><th>your answer</th><td>{given}</td></tr>"
             f"<tr><th>the right answer</th><td>{right}</td></tr>"
-            f'<tr><th>mark</th><td class="status-{status}">{status}, {cell.score:.2f}</td></tr>'
+            f'<tr><th>mark</th><td class="status-{status}">{mark}</td></tr>'
             + (
                 f"<tr><th>named mistake</th><td><code>{escape(cell.mistake)}</code>: "
                 f"{_inline(cell.feedback)}</td></tr>"
@@ -467,6 +475,7 @@ def report_files(bank: Bank, marks: ClassMarks) -> dict[str, bytes]:
                 "invalid",
                 "blank",
                 "unmarked",
+                "review",
             ]
         ]
         + [
@@ -480,7 +489,7 @@ def report_files(bank: Bank, marks: ClassMarks) -> dict[str, bytes]:
                 "" if s.upper_lower is None else round(s.upper_lower, 4),
                 *(
                     s.counts.get(k, 0)
-                    for k in ("correct", "partial", "wrong", "invalid", "blank", "unmarked")
+                    for k in ("correct", "partial", "wrong", "invalid", "blank", "unmarked", "review")
                 ),
             ]
             for s in stats
@@ -515,15 +524,17 @@ def report_files(bank: Bank, marks: ClassMarks) -> dict[str, bytes]:
     return files
 
 
-def write_report(bank: Bank, marks: ClassMarks, folder: Path) -> list[Path]:
-    """Write the report into ``folder`` (all files or none); the first path is ``index.html``."""
-    from attnquiz.engine.export.files import save
+def write_report(
+    bank: Bank, marks: ClassMarks, folder: Path, marks_file: tuple[Path, bytes] | None = None
+) -> list[Path]:
+    """Write the report into ``folder``, and the ``marks_file`` (its path and bytes) if given, as
+    one set (`attnquiz.engine.report_set`): after any stop, the old set or the new one. The first
+    path is ``index.html``."""
+    from attnquiz.engine.report_set import write_set
 
-    if folder.exists() and not folder.is_dir():
-        raise QuizError(f"{folder} is a file: --report needs a folder")
     files = report_files(bank, marks)
-    (folder / "students").mkdir(parents=True, exist_ok=True)
-    return save({folder / name: data for name, data in files.items()})
+    written = write_set(folder, files, marks_file)
+    return [written / name for name in files]
 
 
 __all__ = [

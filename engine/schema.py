@@ -340,6 +340,18 @@ class FormulaHeatmap(StrictModel):
     row_title: FigureText = Field(default="", description='What the rows are, e.g. "query".')
     col_title: FigureText = Field(default="", description='What the columns are, e.g. "key".')
     decimals: int = Field(default=2, ge=0, le=4, description="Decimals printed in each cell.")
+    mask: ExpressionText | None = Field(
+        default=None,
+        description=(
+            "Cells shown as masked: `causal` (every cell above the diagonal, a key after its query), "
+            'or an expression giving a matrix of the values\' shape, 1 (or true) for a masked cell, e.g. "M".'
+        ),
+    )
+    masked_text: str = Field(
+        default="−∞",
+        max_length=8,
+        description='What a masked cell shows instead of its value (default "−∞"; "" leaves it blank).',
+    )
     where: Literal["prompt", "solution"] = Field(
         default="solution",
         description="With the question (prompt) or with the worked solution (the default).",

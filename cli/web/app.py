@@ -1002,12 +1002,20 @@ def _carried(question: Any, part: Any) -> str:
     """How a part that uses earlier parts is marked (error carried forward), or "" for other parts."""
     if part is None or not part.uses:
         return ""
+    from attnquiz.engine.answers import carried_share
+
     labels = " and ".join(f"({label})" for label in part.uses)
-    return (
+    # What it promises follows the item's carried_score, as the worksheets' sentence does.
+    score = getattr(question.answer, "carried_score", 1.0)
+    if score <= 0:
+        return f"This part uses your answer to {labels}: it earns its marks only if that answer was right."
+    said = (
         f"This part uses your answer to {labels}: if that was wrong, this part is marked against the "
-        "value that follows from what you wrote there (error carried forward), so a mistake is not "
-        "counted twice."
+        "value that follows from what you wrote there (error carried forward)"
     )
+    if score >= 1:
+        return f"{said}, so a mistake is not counted twice."
+    return f"{said}, and earns {carried_share(score)} its marks that way."
 
 
 def _rating_due(session: Session) -> bool:

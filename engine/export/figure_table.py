@@ -49,6 +49,13 @@ def _name(figure: Figure) -> str:
     return plain(figure.title) or ("Heatmap" if isinstance(figure, Heatmap) else "Line plot")
 
 
+def spoken_cell(figure: Heatmap, i: int, j: int) -> str:
+    """A heatmap's cell for a listener: as printed, or "masked" for a masked cell left blank (a
+    weight matrix's), which printed says nothing."""
+    text = figure.cell_text(i, j)
+    return text if text.strip() else "masked"
+
+
 def description(figure: Figure) -> str:
     """One sentence that says what the figure shows, for a reader who cannot see it (plain text)."""
     if isinstance(figure, Heatmap):
@@ -64,7 +71,8 @@ def description(figure: Figure) -> str:
             text += f", every value {low}" if low == high else f", values from {low} to {high}"
         masked = n_rows * n_cols - len(seen)
         if masked:
-            text += f"; {masked} masked cell{'' if masked == 1 else 's'} shown as {plain(figure.masked_text)}"
+            shown = f"shown as {plain(figure.masked_text)}" if figure.masked_text.strip() else "left blank"
+            text += f"; {masked} masked cell{'' if masked == 1 else 's'} {shown}"
         return text + "."
     curves = ", ".join(plain(s.label) for s in figure.series)
     x_label = plain(figure.x_label) or "x"

@@ -230,7 +230,7 @@ def _blocking_file(folder: Path) -> Path | None:
     return None
 
 
-def _is_special(path: Path) -> bool:
+def is_special(path: Path) -> bool:
     """Whether ``path`` is a device or pipe (``/dev/stdout``, a FIFO): written in place, never replaced."""
     try:
         mode = path.stat().st_mode
@@ -277,7 +277,7 @@ class Staging:
     def open(self, path: Path) -> Iterator[BinaryIO]:
         """A file to write that becomes ``path`` at `commit`; flushed to disk when the block ends."""
         self.current = path
-        if _is_special(path):
+        if is_special(path):
             with path.open("wb") as out:
                 yield out
             return
@@ -455,6 +455,7 @@ __all__ = [
     "Staging",
     "Written",
     "default_output",
+    "is_special",
     "lms_file",
     "save",
     "worksheet_files",

@@ -26,6 +26,7 @@ from attnquiz.engine.answers import (
     PartsAnswer,
     ShapeAnswer,
     VectorAnswer,
+    carried_share,
 )
 from attnquiz.engine.bank import Bank, BankItem
 from attnquiz.engine.errors import QuizError
@@ -373,11 +374,17 @@ def sheet_instructions(answer: Answer) -> str:
 def parts_instructions(answer: PartsAnswer) -> str:
     """What a sheet says before part (a) of a question in parts (Markdown): a part that uses an
     earlier one is marked with the student's own earlier answer."""
-    if not any(p.uses for p in answer.parts):
+    # The promise follows the item's carried_score: full marks for a carried error is "one slip costs
+    # marks once", a share is said as that share, and none is no promise at all.
+    score = answer.carried_score
+    if not any(p.uses for p in answer.parts) or score <= 0:
         return "Answer each part."
+    carried = "Answer each part. A part that uses an earlier one is marked with your own earlier answer"
+    if score >= 1:
+        return f"{carried} (error carried forward), so one slip costs marks once."
     return (
-        "Answer each part. A part that uses an earlier one is marked with your own earlier answer "
-        "(error carried forward), so one slip costs marks once."
+        f"{carried} (error carried forward): right from a wrong earlier answer, it earns "
+        f"{carried_share(score)} its marks."
     )
 
 

@@ -44,3 +44,35 @@ def test_help_lists_generators_with_an_example() -> None:
     result = runner.invoke(app, ["generators", "--help"])
     assert result.exit_code == 0
     assert "quiz generators --json" in result.output
+
+
+def test_every_summary_is_a_whole_sentence() -> None:
+    """A docstring's first line may stop mid-sentence ("..., its softmax weight α_t1 (Q14), the");
+    the summary is the whole first sentence, however many lines it is wrapped over."""
+    import inspect
+
+    result = runner.invoke(app, ["generators", "--json"])
+    for generator in json.loads(result.output):
+        summary = generator["summary"]
+        assert summary.endswith((".", "?", "!")), (generator["name"], summary)
+        assert "\n" not in summary
+        spec = load_builtin_generators().get(generator["name"])
+        assert spec is not None
+        doc = " ".join((inspect.getdoc(spec.fn) or "").split())
+        assert doc.startswith(summary), generator["name"]
+    by_name = {g["name"]: g["summary"] for g in json.loads(result.output)}
+    assert by_name["additive_chain"].endswith("for two encoder states; (b) uses (a) and (c) uses (b).")
+
+
+def test_first_sentence_stops_at_the_first_sentence_only() -> None:
+    from attnquiz.engine.registry import first_sentence
+
+    assert (
+        first_sentence("Count the entries\nof a matrix. Then more.\n\nDetails.")
+        == "Count the entries of a matrix."
+    )
+    assert (
+        first_sentence("Scale by e.g. Two numbers, 0.5 and 1.5.") == "Scale by e.g. Two numbers, 0.5 and 1.5."
+    )
+    assert first_sentence("One line without a stop") == "One line without a stop"
+    assert first_sentence("Why divide? Because.") == "Why divide?"

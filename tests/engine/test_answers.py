@@ -132,6 +132,7 @@ def test_format(tolerance: Tolerance, value: float, text: str) -> None:
     [
         pytest.param(Tolerance.decimals(2), "to 2 decimal places", {"decimals": 2}, id="decimals"),
         pytest.param(Tolerance.decimals(1), "to 1 decimal place", {"decimals": 1}, id="decimal-singular"),
+        pytest.param(Tolerance.decimals(0), "to the nearest whole number", {"decimals": 0}, id="decimals-0"),
         pytest.param(Tolerance.sigfigs(3), "to 3 significant figures", {"sigfigs": 3}, id="sigfigs"),
         pytest.param(Tolerance.sigfigs(1), "to 1 significant figure", {"sigfigs": 1}, id="sigfig-singular"),
         pytest.param(Tolerance.exact(), "exactly", {"exact": True}, id="exact"),
@@ -245,6 +246,17 @@ def test_matches(answer: object, value: object, matched: bool) -> None:
 )
 def test_format_of_kinds(answer: object, text: str) -> None:
     assert answer.format() == text  # type: ignore[attr-defined]
+
+
+def test_no_decimals_asks_for_a_whole_number() -> None:
+    """`decimals: 0` is said as people say it, never "to 0 decimal places"."""
+    answer = NumericAnswer(6399.7, Tolerance.decimals(0))
+    assert answer.instructions() == "Give a whole number, rounded to the nearest one."
+    assert answer.format() == "6400"
+    assert answer.matches(6400.0)
+    vector = VectorAnswer((1.4, 2.6), Tolerance.decimals(0))
+    assert "each to the nearest whole number" in vector.instructions()
+    assert "0 decimal" not in vector.instructions()
 
 
 def test_instructions_state_the_precision_and_the_form() -> None:

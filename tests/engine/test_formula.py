@@ -285,6 +285,37 @@ def test_bad_placeholders_are_refused(text: str, message: str) -> None:
         compile_template(text, ("prompt",), ["d"])
 
 
+GUIDE_FIX = "a placeholder inside TeX braces needs spaces, so that its braces stay apart from TeX's"
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ("$\\sqrt{{{d}}}$", "write `\\sqrt{ {{d}} }`, not `\\sqrt{{{d}}}`"),
+        ("$\\frac{1}{{{d}}}$", "write `{ {{d}} }`, not `{{{d}}}`"),
+        ("$e^{{{ d }}}$", "write `^{ {{d}} }`, not `^{{{ d }}}`"),
+        ("$x_{{{d :2}}}$", "write `_{ {{d :2}} }`, not `_{{{d :2}}}`"),
+        ("$\\frac{{{d}}{2}$", "write `\\frac{ {{d}}`, not `\\frac{{{d}}`"),
+    ],
+)
+def test_a_placeholder_glued_to_tex_braces_is_told_the_guides_fix(text: str, fix: str) -> None:
+    with pytest.raises(ExpressionError) as caught:
+        compile_template(text, ("prompt",), ["d"])
+    assert str(caught.value).startswith(fix + ": " + GUIDE_FIX), str(caught.value)
+    assert 'see "Templates" in docs/authoring.md' in str(caught.value)
+
+
+def test_the_fix_the_error_gives_compiles_and_renders() -> None:
+    template = compile_template("$\\sqrt{ {{d}} }$ and $\\frac{1}{ {{d}} }$", ("prompt",), ["d"])
+    assert template.render({"d": from_python(64)}) == "$\\sqrt{ 64 }$ and $\\frac{1}{ 64 }$"
+
+
+def test_the_guide_says_the_fix_the_error_gives() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    assert "## Templates" in guide
+    assert "`$\\sqrt{ {{dk}} }$`, not `$\\sqrt{{{dk}}}$`" in guide
+
+
 # ---------------------------------------------------------------------------------------------
 # Formula items in a bank
 # ---------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def expect_error(tmp_path: Path, body: str, message: str, name: str = "my_entrie
 
 
 def test_a_syntax_error_in_a_plugin_points_at_its_line(tmp_path: Path) -> None:
-    expect_error(tmp_path, "x = (\n", "gens.py:1: syntax error")
+    expect_error(tmp_path, "x = (\n", "gens.py:1:5: syntax error")
 
 
 def test_an_exception_in_a_plugin_points_at_its_line(tmp_path: Path) -> None:

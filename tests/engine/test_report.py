@@ -97,6 +97,6 @@ def test_a_cell_left_for_the_scan_review_is_not_graded_as_an_answer() -> None:
     csv.writer(buffer).writerows(rows)
     marks = grade_text(bank, buffer.getvalue(), master_seed=77, students=2)
     first, second = (row.cells[0] for row in marks.rows)
-    assert first.status == "unmarked"
+    assert first.status == "review"
     assert "quiz scan --fix" in first.feedback
     assert second.status == "invalid"

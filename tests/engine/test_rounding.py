@@ -39,7 +39,8 @@ def test_the_slip_is_counted_with_the_generic_ones() -> None:
     [(Tolerance.decimals(2), ["to 2 decimal places", "to 1 decimal place"]),
      (Tolerance.sigfigs(3), ["to 3 significant figures", "to 2 significant figures"]),
      (Tolerance.relative(1e-3), ["to 3 significant figures", "to 2 significant figures"]),
-     (Tolerance.decimals(0), ["to 0 decimal places"]),
+     (Tolerance.decimals(0), ["to the nearest whole number"]),
+     (Tolerance.decimals(1), ["to 1 decimal place", "to the nearest whole number"]),
      (Tolerance.exact(), [])],
 )  # fmt: skip
 def test_intermediates_are_rounded_as_a_student_rounds_them(tolerance: Tolerance, places: list[str]) -> None:

@@ -91,3 +91,59 @@ def test_by_item_groups_the_variants_for_lms_exports(bank: Bank) -> None:
     assert [item for item, _ in groups] == list(plan.items)
     assert all(len(questions) == 3 for _, questions in groups)
     assert [q.code for q in groups[0][1]] == [s.code for s in plan.sheets]
+
+
+CHAIN = """\
+bank: chain
+title: Chain
+items:
+  - id: block-count-chain
+    kind: formula
+    source: "Key results"
+    topic: parameter-count
+    params:
+      d: {choice: [256, 512]}
+      n: {range: [2, 12]}
+    prompt: "An encoder block of width $d$."
+    CARRIED
+    parts:
+      - name: block
+        prompt: "With $d = {{d}}$, how many parameters does one block hold?"
+        answer: {kind: integer, value: "12*d^2 + 13*d"}
+        solution: ["$12 \\\\cdot {{d}}^2 + 13 \\\\cdot {{d}} = {{block}}$."]
+      - prompt: "A stack of {{n}} such blocks: how many parameters? Use your (a)."
+        answer: {kind: integer, value: "n*block"}
+        solution: ["${{n}} \\\\times {{block}} = {{n*block}}$."]
+"""
+
+
+@pytest.mark.parametrize(
+    ("carried", "sentence"),
+    [
+        ("", "so one slip costs marks once."),
+        ("carried_score: 1", "so one slip costs marks once."),
+        ("carried_score: 0.5", "right from a wrong earlier answer, it earns half its marks."),
+        ("carried_score: 0.25", "right from a wrong earlier answer, it earns a quarter of its marks."),
+        ("carried_score: 0.75", "right from a wrong earlier answer, it earns three quarters of its marks."),
+        ("carried_score: 0.4", "right from a wrong earlier answer, it earns 40 % of its marks."),
+        ("carried_score: 0", None),
+    ],
+)
+def test_the_carry_sentence_follows_carried_score(carried: str, sentence: str | None) -> None:
+    """A sheet promises only what `quiz grade` gives: "one slip costs marks once" is said of full
+    marks for a carried error, a share as that share, and nothing of no marks."""
+    from attnquiz.engine.export.worksheet import parts_instructions
+    from attnquiz.engine.loader import load_bank_text
+
+    bank = load_bank_text(CHAIN.replace("CARRIED", carried or "original: {d: 512, n: 6}"), "chain.yaml")
+    answer = bank.get("block-count-chain").question(1).answer
+    said = parts_instructions(answer)  # type: ignore[arg-type]
+    if sentence is None:
+        assert said == "Answer each part."
+        return
+    assert said.startswith(
+        "Answer each part. A part that uses an earlier one is marked with your own earlier"
+    )
+    assert said.endswith(sentence)
+    if "costs marks once" not in sentence:
+        assert "once" not in said
