@@ -42,6 +42,7 @@ from typing import Any
 
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.export import stopping
+from attnquiz.engine.export.files import process_running
 
 MANIFEST = "manifest.json"
 """The report's list of its files and of the marks it was made from (what makes it one set)."""
@@ -199,16 +200,16 @@ def _sweep(report: Path) -> None:
     with contextlib.suppress(OSError):
         for leftover in report.parent.glob(f".{glob.escape(report.name)}.*.new"):
             pid = leftover.name[len(report.name) + 2 :].partition(".")[0]
-            if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and not process_running(int(pid)):
                 _remove_staged_marks(leftover)
                 shutil.rmtree(leftover, ignore_errors=True)
         for leftover in report.parent.glob(f"{glob.escape(_journal(report).name)}.*.part"):
             pid = leftover.name[len(_journal(report).name) + 1 :].partition(".")[0]
-            if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and not process_running(int(pid)):
                 leftover.unlink(missing_ok=True)  # a journal never committed
         for leftover in report.parent.glob(f".{glob.escape(report.name)}.*.old"):
             pid = leftover.name[len(report.name) + 2 :].partition(".")[0]
-            if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and not process_running(int(pid)):
                 shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -218,16 +219,6 @@ def _remove_staged_marks(staged: Path) -> None:
         note = json.loads((staged / _MARKS_NOTE).read_text(encoding="utf-8"))
         for leftover in Path(note["folder"]).glob(glob.escape(note["prefix"]) + "*.part"):
             leftover.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
 
 
 def write_set(

@@ -316,7 +316,7 @@ def _sweep(folder: Path, name: str) -> None:
         return
     for leftover in leftovers:
         pid = leftover.name[len(name) + 2 :].partition(".")[0]
-        if not pid.isascii() or not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+        if not pid.isascii() or not pid.isdigit() or int(pid) == os.getpid() or process_running(int(pid)):
             continue
         getuid = getattr(os, "getuid", None)
         with contextlib.suppress(OSError):
@@ -324,7 +324,8 @@ def _sweep(folder: Path, name: str) -> None:
                 leftover.unlink()
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` may still be running (whoever owns it): its staged files are left alone."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
