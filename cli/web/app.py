@@ -92,6 +92,9 @@ class WebSession:
     """A question in parts: the part just answered (its `PartGrade`), said on the next page."""
     rated: tuple[int, str, datetime | None] | None = None
     """A concept question just rated: its position, the rating and when it is due (said once)."""
+    typed: dict[int, str] = field(default_factory=dict)
+    """What was in a question's box when it was left by a button that neither saves nor grades it
+    (a hint; ending a practice session, which asks first): put back when the question is shown."""
 
     @property
     def scope(self) -> str:
@@ -341,6 +344,8 @@ class QuizApp:
             part_remarks=_remarks(part_done[1].grade) if part_done is not None else [],
             invalid=invalid,
             hint=web.hints.get(slot.position),
+            typed=web.typed.get(slot.position, "") if invalid is None else "",
+            draft=_draft_key(web, slot),
             saved=saved,
             rated=rated,
             concept=_concept(current.answer),
@@ -415,8 +420,14 @@ class QuizApp:
             web.invalid = (slot.position, response[:MAX_RESPONSE], result)
             return _see(f"/s/{web.id}")
         web.invalid = None
+        web.typed.pop(slot.position, None)
         if _rating_due(session):  # a concept question: compare with the model answer, then rate
             return _see(f"/s/{web.id}")
+        if _text(form, "then") == "end" and not session.exam:
+            # Checked on the way out (the page that asks before a session ends): its feedback, then
+            # the summary. A question in parts left part-way counts with the rest blank.
+            self.finish_session(web, "quit")
+            return _see(f"/s/{web.id}/feedback/{slot.position}")
         if not slot.answered:
             # A part of a question in parts: the next part is asked on the same page.
             web.part_done = (slot.position, result.parts[0]) if result.parts else None
@@ -455,6 +466,7 @@ class QuizApp:
                 web.session.skip()  # nothing was saved, or a part was (which stays on its question)
             web.warnings.extend(web.session.take_warnings())
             return _see(f"/s/{web.id}")
+        web.typed.pop(slot.position, None)
         web.session.skip()
         web.warnings.extend(web.session.take_warnings())
         return _see(f"/s/{web.id}/feedback/{slot.position}")
@@ -463,9 +475,21 @@ class QuizApp:
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         slot = self._current(web, form)
+        if slot is not None:
+            _keep_in_box(web, slot, form)
         if slot is not None and slot.position not in web.hints:
             web.hints[slot.position] = web.session.hint() or "This question has no hint."
         return _see(f"/s/{web.id}")
+
+    async def leave(self, request: Request) -> Response:
+        """An exam question left by a header link (Practice, Review, Stats, Preview): what is in its
+        box is saved as the exam's own buttons save it, then the link is followed."""
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        target = _text(form, "to")
+        if not self._keep_typed(web, form):
+            return _see(f"/s/{web.id}")  # the typed answer cannot be read: say why, here
+        return _see(target if target in _HEADER_LINKS else "/")
 
     async def go(self, request: Request) -> Response:
         web = self.web_session(request.path_params["sid"])
@@ -484,6 +508,23 @@ class QuizApp:
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         session = web.session
+        if not session.finished and not session.exam and _text(form, "confirm") != "yes":
+            slot = self._current(web, form)
+            typed = _response(form)
+            if slot is not None and typed.strip() and not _rating_due(session):
+                # An answer in the box: ask whether to check it before the session ends.
+                _keep_in_box(web, slot, form)
+                return self.page(
+                    request,
+                    "end.html",
+                    web=web,
+                    session=session,
+                    slot=slot,
+                    typed=typed[:MAX_RESPONSE],
+                    choices=[str(v) for v in form.getlist("choice")],
+                    draft=_draft_key(web, slot),
+                    csrf=self.guard.csrf_token(web.scope),
+                )
         if not session.finished:
             time_up_sent = _text(form, "reason") == "time-up"
             kept = self._keep_typed(web, form)
@@ -980,6 +1021,27 @@ def _response(form: FormData) -> str:
     return ", ".join(chosen) if chosen else _text(form, "response").replace("\r\n", "\n")
 
 
+_HEADER_LINKS = frozenset({"/", "/review", "/stats", "/preview", "/scan"})
+"""Where an exam's header links lead: the only places its question's page is left for by `leave`."""
+
+
+def _draft_key(web: WebSession, slot: Slot) -> str:
+    """The name under which the browser keeps a draft of the question's box: the session, the
+    question, the part asked and the variant (a fresh variant or the next part starts empty)."""
+    session = web.session
+    part = session.pending_part(slot)
+    return f"{web.id}:{slot.position}:{part.label if part is not None else ''}:{session.question(slot).code}"
+
+
+def _keep_in_box(web: WebSession, slot: Slot, form: FormData) -> None:
+    """Keep what the form's box holds, to put back when the question is shown again."""
+    typed = _response(form)
+    if typed.strip():
+        web.typed[slot.position] = typed[:MAX_RESPONSE]
+    else:
+        web.typed.pop(slot.position, None)
+
+
 def _prefill(session: Session, slot: Slot) -> str:
     """What an exam's answer field holds when its question is shown again: the saved answer (of the
     part asked next, for a question in parts), or nothing."""
@@ -1124,6 +1186,7 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/hint", quiz.hint, methods=["POST"]),
         Route("/s/{sid}/go", quiz.go, methods=["POST"]),
         Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
+        Route("/s/{sid}/leave", quiz.leave, methods=["POST"]),
         Route("/s/{sid}/submit", quiz.submit_page),
         Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),
