@@ -186,6 +186,33 @@ def card_update(
     return update
 
 
+def due_after_each(
+    current: CardRecord | None,
+    *,
+    bank: str,
+    item: str,
+    topic: str,
+    when: datetime,
+    fsrs_scheduler: Scheduler | None = None,
+) -> dict[RatingName, datetime]:
+    """When the item would be due after each rating given at ``when`` to its card ``current`` (a
+    new card if None): what a rating button tells before it is pressed (Anki's habit)."""
+    from fsrs import Rating
+
+    return {
+        rating_name(rating): next_card(
+            current,
+            bank=bank,
+            item=item,
+            topic=topic,
+            rating=rating,
+            when=when,
+            fsrs_scheduler=fsrs_scheduler,
+        ).due
+        for rating in (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
+    }
+
+
 def skip_update(*, bank: str, item: str, topic: str, when: datetime) -> CardUpdate:
     """The card update of a skipped question: due again now, with no review and no lapse counted.
 
@@ -362,6 +389,7 @@ __all__ = [
     "REVIEW_LIMIT",
     "ReviewSlot",
     "card_update",
+    "due_after_each",
     "easy_seconds",
     "fresh_question",
     "in_review",
