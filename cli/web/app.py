@@ -86,12 +86,15 @@ class WebSession:
     """The last response that could not be read: the question, the text (kept in the field), why."""
     saved: int | None = None
     """The exam question whose answer was just saved (said once on the next page)."""
-    hints: dict[int, str] = field(default_factory=dict)
+    hints: dict[int, list[str]] = field(default_factory=dict)
+    """The hints shown so far, per question: its hint, then the steps of its worked solution."""
     warnings: list[str] = field(default_factory=list)
     part_done: tuple[int, Any] | None = None
     """A question in parts: the part just answered (its `PartGrade`), said on the next page."""
     rated: tuple[int, str, datetime | None] | None = None
     """A concept question just rated: its position, the rating and when it is due (said once)."""
+    reading: tuple[int, str, str, str] | None = None
+    """How an answer is read (*Check how it reads*): the question, the text, its reading, why not."""
     typed: dict[int, str] = field(default_factory=dict)
     """What was in a question's box when it was left by a button that neither saves nor grades it
     (a hint; ending a practice session, which asks first): put back when the question is shown."""
@@ -325,6 +328,7 @@ class QuizApp:
                 slot=slot,
                 q=current,
                 ratings=SELF_RATINGS,
+                intervals=_intervals(web, current, _stored_card(web, current)),
                 warnings=warnings,
                 csrf=self.guard.csrf_token(web.scope),
             )
@@ -339,12 +343,16 @@ class QuizApp:
             part=part,
             prefill=_prefill(session, slot),
             kept=session.kept_parts(slot),
+            saved_parts=_saved_parts(session, slot),
             carried=_carried(current, part),
             part_done=part_done[1] if part_done is not None else None,
             part_remarks=_remarks(part_done[1].grade) if part_done is not None else [],
             invalid=invalid,
-            hint=web.hints.get(slot.position),
+            hints=web.hints.get(slot.position, []),
+            more_hints=len(_hint_steps(current)) > len(web.hints.get(slot.position, [])),
             typed=web.typed.get(slot.position, "") if invalid is None else "",
+            reading=_reading_shown(web, slot),
+            readable=_readable(part.answer if part is not None else current.answer),
             draft=_draft_key(web, slot),
             saved=saved,
             rated=rated,
@@ -477,9 +485,83 @@ class QuizApp:
         slot = self._current(web, form)
         if slot is not None:
             _keep_in_box(web, slot, form)
-        if slot is not None and slot.position not in web.hints:
-            web.hints[slot.position] = web.session.hint() or "This question has no hint."
+        if slot is not None and not web.session.exam:
+            shown = web.hints.setdefault(slot.position, [])
+            steps = _hint_steps(web.session.question(slot))
+            if len(shown) < len(steps):
+                web.session.hint()  # counted: a hinted answer is never rated Easy
+                shown.append(steps[len(shown)])
+            elif not steps and not shown:
+                shown.append("This question has no hint.")
         return _see(f"/s/{web.id}")
+
+    async def read(self, request: Request) -> Response:
+        """How the answer in the box is read, before it is graded (nothing is graded or saved): as
+        JSON for the page's script while typing, else the question again with the reading shown
+        (the *Check how it reads* button)."""
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        slot = self._current(web, form)
+        wants_json = _text(form, "format") == "json"
+        if slot is None or session.finished or _rating_due(session):
+            return JSONResponse({"read_as": "", "problem": ""}) if wants_json else _see(f"/s/{web.id}")
+        part = session.pending_part(slot)
+        expected = part.answer if part is not None else session.question(slot).answer
+        response = _text(form, "response")[:MAX_RESPONSE]
+        read_as, problem = "", ""
+        if response.strip() and _readable(expected):
+            tried = await isolation.in_child(
+                lambda: _reading(expected, response), cpu_seconds=isolation.ANSWER_SECONDS
+            )
+            if tried.kind == "done" and tried.value is not None:
+                read_as, problem = tried.value
+            else:
+                problem = "It is too long or too deep to read: write it more simply."
+        if wants_json:
+            return JSONResponse({"read_as": read_as, "problem": problem})
+        web.typed[slot.position] = response
+        web.reading = (slot.position, response, read_as, problem)
+        return _see(f"/s/{web.id}")
+
+    async def another(self, request: Request) -> Response:
+        """A fresh variant of the item of a question answered wrong or part-right, asked now: next in
+        the session, or, when that question ended the session, as a session of its own."""
+        from attnquiz.engine.session import Planned, plan_practice
+
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        slot = _slot_at(session, _text(form, "position"))
+        if slot is None or not _another_offered(session, slot):
+            raise HTTPException(404, "There is no such answer to follow with another question.")
+        entry = slot.planned.entry
+        seed = _new_seed()
+        if not session.finished:
+            added = session.ask_next(Planned(entry, seed, "another like this"))
+            web.hints = _moved_down(web.hints, added.position)
+            web.typed = _moved_down(web.typed, added.position)
+            return _see(f"/s/{web.id}")
+        ref = self._ref_of_bank(web, entry.bank)
+        if ref is None:
+            raise HTTPException(404, f"quiz serve does not offer bank {entry.bank!r} to practise from.")
+
+        def planned() -> Plan:
+            bank = bank_files.load(ref.ref, plugins=True)
+            return plan_practice(bank, seed=seed, bank_ref=ref.ref, items=[entry.id], count=1)
+
+        try:
+            plan = await _vetted(planned, self.settings.time_limit, f"bank {ref.key}: preparing its question")
+        except QuizError as exc:
+            raise HTTPException(400, str(exc).splitlines()[-1]) from None
+        fresh = self.add_session(plan, ref.key)
+        return _see(f"/s/{fresh.id}")
+
+    def _ref_of_bank(self, web: WebSession, name: str) -> BankRef | None:
+        """The bank offered under which a session's bank ``name`` is found (a review's banks too)."""
+        if web.bank_key is not None:
+            return self.bank_ref(web.bank_key)
+        return next((r for r in self.refs if name in (r.key, r.ref)), None)
 
     async def leave(self, request: Request) -> Response:
         """An exam question left by a header link (Practice, Review, Stats, Preview): what is in its
@@ -619,6 +701,8 @@ class QuizApp:
             remarks=_remarks(slot.grade) if slot.grade is not None else [],
             warnings=warnings,
             can_rerate=session.can_rerate(slot),
+            another=_another_offered(session, slot),
+            intervals=_intervals(web, slot.question, slot.card_before) if session.can_rerate(slot) else {},
             rated=request.query_params.get("rated", ""),
             csrf=self.guard.csrf_token(web.scope),
         )
@@ -1025,6 +1109,97 @@ _HEADER_LINKS = frozenset({"/", "/review", "/stats", "/preview", "/scan"})
 """Where an exam's header links lead: the only places its question's page is left for by `leave`."""
 
 
+def _stored_card(web: WebSession, question: Any) -> Any:
+    """The question's item's review card as the history holds it now (None: new, or no history)."""
+    from attnquiz.engine.store import StoreError
+
+    if web.store is None:
+        return None
+    try:
+        return web.store.card(question.bank, question.item_id)
+    except StoreError:
+        return None
+
+
+def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, datetime]:
+    """When each rating (again, hard, good, easy) would bring the item back, rated now from ``card``
+    (the card it had before this answer): the review scheduler's own answer, shown on its button."""
+    from attnquiz.engine import review
+    from attnquiz.engine.store import utc_now
+
+    due = review.due_after_each(
+        card, bank=question.bank, item=question.item_id, topic=question.topic, when=utc_now()
+    )
+    return {str(name): moment for name, moment in due.items()}
+
+
+def _reading(expected: Any, response: str) -> tuple[str, str]:
+    """How ``response`` is read as an answer of ``expected``'s kind, and why it cannot be, if it
+    cannot: a formula by the parser alone (nothing is compared with the answer), any other kind by
+    the grader, of which only the reading is kept (never whether it is right)."""
+    from attnquiz.engine import parse
+    from attnquiz.engine.answers import ExpressionAnswer
+    from attnquiz.engine.grading import grade_answer
+
+    if isinstance(expected, ExpressionAnswer):
+        tree = parse.formula(response, expected.symbols)
+        if isinstance(tree, parse.Invalid):
+            return tree.read_as, tree.reason
+        return parse.formula_text(tree), ""
+    graded = grade_answer(expected, response)
+    if graded.status == "invalid":
+        return graded.read_as, graded.feedback.splitlines()[0] if graded.feedback else "It cannot be read."
+    return graded.read_as, ""
+
+
+def _readable(expected: Any) -> bool:
+    """Whether an answer of ``expected``'s kind is typed (and so has a reading to show): not options
+    to tick, nor a concept question's own words."""
+    return _choice(expected) is None and _concept(expected) is None
+
+
+def _reading_shown(web: WebSession, slot: Slot) -> tuple[str, str] | None:
+    """The reading to show under the question's box (once), if it was asked for there."""
+    reading, web.reading = web.reading, None
+    if reading is None or reading[0] != slot.position:
+        return None
+    return reading[2], reading[3]
+
+
+V = TypeVar("V")
+
+
+def _moved_down(kept: dict[int, V], position: int) -> dict[int, V]:
+    """What is kept per question, after a question was put in at ``position`` (those from it on
+    move one place down)."""
+    return {(p + 1 if p >= position else p): v for p, v in kept.items()}
+
+
+def _slot_at(session: Session, text: str) -> Slot | None:
+    """The session's question at the position a form sent (None: no such position)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        return None
+    position = int(text)
+    return session.slots[position - 1] if 1 <= position <= len(session.slots) else None
+
+
+def _another_offered(session: Session, slot: Slot) -> bool:
+    """Whether the feedback on ``slot`` offers "another like this": a practice or review answer that
+    was wrong or part-right, and not already followed by another variant of its item."""
+    if session.exam or slot.status not in {"wrong", "partial"}:
+        return False
+    following = session.slots[slot.position] if slot.position < len(session.slots) else None
+    return following is None or following.planned.entry.id != slot.planned.entry.id or following.answered
+
+
+def _hint_steps(question: Any) -> list[str]:
+    """The hints a practice question gives, one per press of *Hint*: its own hint, then the steps of
+    its worked solution but the last (which states the answer), so that a second hint is a further
+    step, never the same one again."""
+    steps = list(question.variant.solution[:-1])
+    return [question.variant.hint, *steps] if question.variant.hint else steps
+
+
 def _draft_key(web: WebSession, slot: Slot) -> str:
     """The name under which the browser keeps a draft of the question's box: the session, the
     question, the part asked and the variant (a fresh variant or the next part starts empty)."""
@@ -1055,6 +1230,15 @@ def _prefill(session: Session, slot: Slot) -> str:
         return slot.part_responses[0]  # a question answered whole is revised from (a)
     earlier = slot.earlier_parts
     return earlier[done] if done < len(earlier) else ""
+
+
+def _saved_parts(session: Session, slot: Slot) -> list[tuple[str, str]]:
+    """A question in parts answered part-way: the parts answered so far (label, response), shown
+    above the box of the next one, so that coming back to the question shows every saved part."""
+    if not session.part_in_progress(slot):
+        return []
+    parts = session.question(slot).variant.parts
+    return [(p.label, r) for p, r in zip(parts, slot.part_responses, strict=False)]
 
 
 def _carried(question: Any, part: Any) -> str:
@@ -1187,6 +1371,8 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/go", quiz.go, methods=["POST"]),
         Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
         Route("/s/{sid}/leave", quiz.leave, methods=["POST"]),
+        Route("/s/{sid}/another", quiz.another, methods=["POST"]),
+        Route("/s/{sid}/read", quiz.read, methods=["POST"]),
         Route("/s/{sid}/submit", quiz.submit_page),
         Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),

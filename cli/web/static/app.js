@@ -181,6 +181,50 @@ function keepDrafts(form) {
   };
 }
 
+// How the answer in the box is read, shown as it is typed (asked of the server a moment after the
+// last key; nothing is graded or saved). Without the script, the "Check how it reads" button asks.
+function showReading(form) {
+  const box = form.querySelector("#response");
+  const shown = document.getElementById("reading");
+  const button = document.getElementById("read-button");
+  if (!box || !shown || !button) return;
+  let waiting = null;
+  let asked = 0;
+  async function ask() {
+    const text = box.value;
+    const mine = ++asked;
+    if (!text.trim()) {
+      shown.textContent = "";
+      return;
+    }
+    const body = new URLSearchParams();
+    body.set("csrf", form.querySelector("input[name=csrf]").value);
+    body.set("position", form.querySelector("input[name=position]").value);
+    body.set("response", text);
+    body.set("format", "json");
+    try {
+      const reply = await fetch(button.formAction, { method: "POST", body: body, credentials: "same-origin" });
+      if (!reply.ok || mine !== asked) return;
+      const data = await reply.json();
+      shown.textContent = "";
+      if (data.problem) {
+        shown.textContent = "Cannot be read yet: " + data.problem;
+      } else if (data.read_as) {
+        shown.append("Read as ");
+        const code = document.createElement("code");
+        code.textContent = data.read_as;
+        shown.append(code);
+      }
+    } catch (error) {
+      // The server is away: the reading is shown again at the next key.
+    }
+  }
+  box.addEventListener("input", function () {
+    if (waiting !== null) window.clearTimeout(waiting);
+    waiting = window.setTimeout(ask, 400);
+  });
+}
+
 // An exam's header links leave the question as its buttons do: what is in the box is saved first.
 function saveOnLeaving(form, leave) {
   const url = form.dataset.leave;
@@ -208,12 +252,28 @@ function settleDraft(form) {
   });
 }
 
+// A formula wider than its box scrolls inside it (app.css): such a formula is made reachable by the
+// keyboard, so that it can be scrolled without a mouse; one that fits is no extra stop.
+function reachWideFormulas() {
+  for (const formula of document.querySelectorAll("main math")) {
+    const wide = formula.scrollWidth > formula.clientWidth + 1;
+    if (wide && !formula.hasAttribute("tabindex")) formula.setAttribute("tabindex", "0");
+    if (!wide && formula.getAttribute("tabindex") === "0") formula.removeAttribute("tabindex");
+  }
+}
+
 document.addEventListener("DOMContentLoaded", function () {
+  reachWideFormulas();
+  window.addEventListener("resize", reachWideFormulas);
+  for (const details of document.querySelectorAll("main details")) {
+    details.addEventListener("toggle", reachWideFormulas);  // a folded formula has no width yet
+  }
   const timer = document.getElementById("timer");
   if (timer) startTimer(timer);
   const answer = document.querySelector("form.answer[data-draft]");
   if (answer) {
     const leave = keepDrafts(answer);
+    showReading(answer);
     if (answer.dataset.leave) saveOnLeaving(answer, leave);
   }
   for (const form of document.querySelectorAll("form[data-settles]")) settleDraft(form);
