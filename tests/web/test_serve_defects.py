@@ -4,10 +4,12 @@ open beside its feedback."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from attnquiz.engine import banks
 from attnquiz.engine.session import plan_practice
+from attnquiz.engine.store import Store
 from tests.web.conftest import Server, csrf_of
 from tests.web.test_serve_http import SEED, answer, planned_questions, start, text_of
 
@@ -86,8 +88,6 @@ def test_hints_come_in_steps_never_the_same_one_again(server: Server) -> None:
     assert re.search(r"<button[^>]*hint[^>]* disabled>Another hint</button>", final)
     _, feedback = answer(server, session, first.answer.format())
     assert "Correct" in text_of(feedback)
-    from attnquiz.engine.store import Store
-
     with Store.open(server.db) as store:
         (attempt,) = store.attempts()
     assert attempt.hints == len(steps)
@@ -122,3 +122,37 @@ def test_another_like_this_follows_a_wrong_answer_with_a_fresh_variant(server: S
     for bad in ("0", "9", "x", "1" * 50):
         refused = server.request("POST", f"{again}/another", form={"csrf": csrf_of(wrong), "position": bad})
         assert refused.status == 404, bad
+
+
+def test_how_a_formula_is_read_is_shown_before_grading_and_says_nothing_of_right_or_wrong(
+    server: Server,
+) -> None:
+    session = start(server, items="block-params-formula", count="1", seed=str(SEED))
+    page = server.request("GET", session).body
+    assert "Check how it reads" in page
+    fields = {"csrf": csrf_of(page), "position": "1", "format": "json"}
+    cases = {
+        "12d_model^2+13d_model": ("12*d_model^2 + 13*d_model", ""),  # right, its products said
+        "d_model(12d_model+13)": ("d_model*(12*d_model + 13)", ""),  # right too, written another way
+        "2 d_model": ("2*d_model", ""),  # wrong: read all the same, nothing said of it
+    }
+    for typed, expected in cases.items():
+        reply = server.request("POST", f"{session}/read", form={**fields, "response": typed})
+        assert reply.status == 200
+        data = json.loads(reply.body)
+        assert (data["read_as"], data["problem"]) == expected, typed
+        assert set(data) == {"read_as", "problem"}
+    for hostile in ("__import__('os')", "9**9**9**9", "(" * 5000, "x" * 20000, "d_model^", "\x00"):
+        reply = server.request("POST", f"{session}/read", form={**fields, "response": hostile})
+        assert reply.status == 200, hostile
+        assert json.loads(reply.body)["problem"], hostile
+    # Without the script: the button shows the question again with the reading, the text kept.
+    plain = server.request(
+        "POST", f"{session}/read", form={**fields, "format": "", "response": "12d_model^2+13d_model"}
+    )
+    assert plain.headers["location"] == session
+    shown = server.request("GET", session).body
+    assert "Read as <code>12*d_model^2 + 13*d_model</code>" in shown
+    assert 'value="12d_model^2+13d_model"' in shown
+    with Store.open(server.db) as store:
+        assert store.attempts() == []  # nothing graded, nothing saved
