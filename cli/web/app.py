@@ -248,7 +248,10 @@ class QuizApp:
                     "originals": sum(e.has_original for e in bank.items),
                 }
             )
-        return self.page(request, "home.html", status, cards=cards, error=error)
+        unfinished = _unfinished(self)
+        if any(u["remaining"] is not None for u in unfinished):
+            isolation.depends_on(until=0.0)  # an exam's clock runs: its time left is read afresh
+        return self.page(request, "home.html", status, cards=cards, error=error, unfinished=unfinished)
 
     async def start(self, request: Request) -> Response:
         from attnquiz.engine.session import parse_duration, plan_practice
@@ -557,6 +560,41 @@ class QuizApp:
         fresh = self.add_session(plan, ref.key)
         return _see(f"/s/{fresh.id}")
 
+    async def again(self, request: Request) -> Response:
+        """A session ended (an exam handed in) asked again with fresh variants: the same items, mode
+        and time limit, a new seed, so that the questions just solved, answers shown, are not the
+        ones asked again."""
+        from attnquiz.engine.session import plan_practice
+
+        web = self.web_session(request.path_params["sid"])
+        await self.form(request, web.scope)
+        session = web.session
+        if not session.finished or web.bank_key is None:
+            raise HTTPException(404, "Only a session that has ended can be repeated with fresh variants.")
+        ref = self.bank_ref(web.bank_key)
+        items = list(dict.fromkeys(p.entry.id for p in session.plan.questions))
+        seed = _new_seed()
+
+        def planned() -> Plan:
+            return plan_practice(
+                bank_files.load(ref.ref, plugins=True),
+                seed=seed,
+                bank_ref=ref.ref,
+                items=items,
+                count=len(session.plan.questions),
+                exam=session.exam,
+                time_limit=session.plan.time_limit,
+            )
+
+        try:
+            plan = await _vetted(
+                planned, self.settings.time_limit, f"bank {ref.key}: preparing its questions"
+            )
+        except QuizError as exc:
+            raise HTTPException(400, str(exc).splitlines()[-1]) from None
+        fresh = self.add_session(plan, ref.key)
+        return _see(f"/s/{fresh.id}")
+
     def _ref_of_bank(self, web: WebSession, name: str) -> BankRef | None:
         """The bank offered under which a session's bank ``name`` is found (a review's banks too)."""
         if web.bank_key is not None:
@@ -736,6 +774,8 @@ class QuizApp:
             results=results,
             warnings=warnings,
             questions=questions,
+            again=web.bank_key is not None,
+            csrf=self.guard.csrf_token(web.scope),
         )
 
     # -- review and stats -----------------------------------------------------------------------
@@ -1043,8 +1083,32 @@ def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, 
 
 def _home_key(quiz: QuizApp, request: Request) -> tuple[object, ...]:
     """What the home page depends on besides the bank files it says it read (`isolation.depends_on`):
-    which file each offered bank's name finds now (a QUIZ_PATH file may come to hide a built-in one)."""
-    return ("home", _found_files(quiz))
+    which file each offered bank's name finds now (a QUIZ_PATH file may come to hide a built-in one)
+    and the sessions it offers to carry on."""
+    sessions = tuple((u["id"], u["answered"], u["count"]) for u in _unfinished(quiz))
+    return ("home", _found_files(quiz), sessions)
+
+
+def _unfinished(quiz: QuizApp) -> list[dict[str, Any]]:
+    """The sessions of this server not ended yet (a tab closed, or left by a link), exams first:
+    the home page offers to carry on with each, its saved answers and its time left."""
+    found = []
+    for web in reversed(quiz.sessions.values()):
+        session = web.session
+        if session.finished:
+            continue
+        found.append(
+            {
+                "id": web.id,
+                "title": session.plan.title,
+                "mode": session.plan.mode,
+                "exam": session.exam,
+                "answered": sum(s.answered for s in session.slots),
+                "count": sum(s.broken is None for s in session.slots),
+                "remaining": session.remaining(),
+            }
+        )
+    return sorted(found, key=lambda u: not u["exam"])
 
 
 def _stats_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
@@ -1373,6 +1437,7 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/leave", quiz.leave, methods=["POST"]),
         Route("/s/{sid}/another", quiz.another, methods=["POST"]),
         Route("/s/{sid}/read", quiz.read, methods=["POST"]),
+        Route("/s/{sid}/again", quiz.again, methods=["POST"]),
         Route("/s/{sid}/submit", quiz.submit_page),
         Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),

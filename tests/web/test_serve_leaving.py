@@ -71,3 +71,42 @@ def test_an_exam_header_link_saves_then_follows_only_the_header_links(server: Se
         assert away.headers["location"] == "/", hostile
     unreadable = server.request("POST", f"{session}/leave", form={**fields, "response": "1/0 + (", "to": "/"})
     assert unreadable.headers["location"] == session
+
+
+def test_the_home_page_offers_to_resume_an_unfinished_exam_and_repeat_gives_fresh_variants(
+    server: Server,
+) -> None:
+    first, second = planned_questions("complexity", 2)
+    session = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam", time="20m")
+    fields = form_of(server, session)
+    server.request("POST", f"{session}/answer", form={**fields, "response": first.answer.format()})
+    home = server.request("GET", "/").body
+    offered = re.search(rf'<li><a href="{session}">Resume the exam: [^<]*</a>(.*?)</li>', home, re.S)
+    assert offered, home[:2000]
+    said = text_of(offered.group(1))
+    assert "1 of 2 answered" in said
+    left = re.search(r"(\d+):(\d\d) left", said)
+    assert left
+    assert 0 < int(left.group(1)) * 60 + int(left.group(2)) <= 20 * 60
+    # Resumed: the saved answer is there, the clock goes on.
+    fields = form_of(server, session)
+    server.request("POST", f"{session}/go", form={**fields, "go": "1"})
+    resumed = server.request("GET", session).body
+    assert f'value="{first.answer.format()}"' in resumed
+    assert 'id="timer"' in resumed
+
+    fields = form_of(server, session)
+    handed = server.request("POST", f"{session}/finish", form={**fields, "confirm": "yes"})
+    assert handed.headers["location"] == f"{session}/summary"
+    assert session not in server.request("GET", "/").body  # nothing left to resume
+    summary = server.request("GET", f"{session}/summary").body
+    assert "Another exam like this, with fresh variants" in summary
+    fresh = server.request("POST", f"{session}/again", form={"csrf": csrf_of(summary)}).headers["location"]
+    assert fresh != session
+    page = server.request("GET", fresh).body
+    assert "Question 1 of 2" in page
+    assert 'id="timer"' in page  # an exam with its time limit again
+    assert first.code not in page
+    assert second.code not in page
+    early = server.request("POST", f"{fresh}/again", form={"csrf": csrf_of(page)})
+    assert early.status == 404  # not ended yet
