@@ -94,7 +94,7 @@ class WebSession:
     rated: tuple[int, str, datetime | None] | None = None
     """A concept question just rated: its position, the rating and when it is due (said once)."""
     reading: tuple[int, str, str, str] | None = None
-    """How an answer is read (*Check how it reads*): the question, the text, its reading, why not."""
+    """How an answer is read (*Show how it reads*): the question, the text, its reading, why not."""
     typed: dict[int, str] = field(default_factory=dict)
     """What was in a question's box when it was left by a button that neither saves nor grades it
     (a hint; ending a practice session, which asks first): put back when the question is shown."""
@@ -501,7 +501,7 @@ class QuizApp:
     async def read(self, request: Request) -> Response:
         """How the answer in the box is read, before it is graded (nothing is graded or saved): as
         JSON for the page's script while typing, else the question again with the reading shown
-        (the *Check how it reads* button)."""
+        (the *Show how it reads* button)."""
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         session = web.session

@@ -129,7 +129,7 @@ def test_how_a_formula_is_read_is_shown_before_grading_and_says_nothing_of_right
 ) -> None:
     session = start(server, items="block-params-formula", count="1", seed=str(SEED))
     page = server.request("GET", session).body
-    assert "Check how it reads" in page
+    assert "Show how it reads" in page
     fields = {"csrf": csrf_of(page), "position": "1", "format": "json"}
     cases = {
         "12d_model^2+13d_model": ("12*d_model^2 + 13*d_model", ""),  # right, its products said

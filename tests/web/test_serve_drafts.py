@@ -187,3 +187,47 @@ def test_the_clock_saves_a_draft_put_back_after_a_reload(page: Any, server: Serv
     page.wait_for_url("**/summary", timeout=30000)
     assert "Time is up: the exam was submitted." in page.content()
     assert stored(server) == {1: (first.answer.format(), "correct")}
+
+
+def test_leaving_asks_first_where_the_browser_cannot_keep_a_draft(browser: Any, server: Server) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Storage refused, as a browser with site data blocked refuses it: no draft can be kept.
+    context.add_init_script(
+        "Object.defineProperty(window, 'localStorage', {get() { throw new DOMException('denied'); }});"
+    )
+    page = context.new_page()
+    asked: list[str] = []
+
+    def answer_dialog(dialog: Any) -> None:
+        asked.append(dialog.type)
+        dialog.dismiss()  # stay on the page
+
+    page.on("dialog", answer_dialog)
+    page.goto(server.url)
+    question = start(page, topic=PRACTICE_TOPIC, count=2)
+    page.fill("#response", "0.5")
+    header(page, "Stats").click()
+    page.wait_for_timeout(500)  # the dialog is answered at once; this only lets the page settle
+    assert asked == ["beforeunload"]
+    assert page.url == question
+    assert page.locator("#response").input_value() == "0.5"
+    page.get_by_role("button", name="Check").click()  # sending the answer asks nothing
+    page.wait_for_url("**/feedback/1")
+    assert asked == ["beforeunload"]
+    context.close()
+
+
+def test_how_a_formula_is_read_is_shown_while_typing(page: Any, server: Server) -> None:
+    form = page.locator("form.start").filter(has=page.locator('input[name="bank"][value="week1"]'))
+    form.locator('input[name="items"]').fill("block-params-formula")
+    form.locator('input[name="count"]').fill("1")
+    form.locator('input[name="seed"]').fill(str(SEED))
+    form.locator('button[type="submit"]').click()
+    page.wait_for_selector("#response")
+    page.locator("#response").press_sequentially("12d_model^2+13d_model")
+    page.wait_for_selector("#reading code")
+    assert page.locator("#reading").inner_text() == "Read as 12*d_model^2 + 13*d_model"
+    page.locator("#response").fill("")
+    page.locator("#response").press_sequentially("12d_model^")
+    page.wait_for_selector("#reading:has-text('Cannot be read yet')")
+    assert stored(server) == {}

@@ -182,7 +182,7 @@ function keepDrafts(form) {
 }
 
 // How the answer in the box is read, shown as it is typed (asked of the server a moment after the
-// last key; nothing is graded or saved). Without the script, the "Check how it reads" button asks.
+// last key; nothing is graded or saved). Without the script, the "Show how it reads" button asks.
 function showReading(form) {
   const box = form.querySelector("#response");
   const shown = document.getElementById("reading");
