@@ -196,18 +196,25 @@ def due_after_each(
     fsrs_scheduler: Scheduler | None = None,
 ) -> dict[RatingName, datetime]:
     """When the item would be due after each rating given at ``when`` to its card ``current`` (a
-    new card if None): what a rating button tells before it is pressed (Anki's habit)."""
-    from fsrs import Rating
+    new card if None): what a rating button tells before it is pressed (Anki's habit).
 
+    The interval is the scheduler's own, before the small random spread FSRS adds to intervals of
+    three days and more (so that cards learnt together do not fall due together): pressing the
+    button schedules the item within a day or a few of the date said, never at another scale."""
+    from fsrs import Rating, Scheduler
+
+    chosen = fsrs_scheduler or scheduler()
+    plain = Scheduler(
+        parameters=chosen.parameters,
+        desired_retention=chosen.desired_retention,
+        learning_steps=chosen.learning_steps,
+        relearning_steps=chosen.relearning_steps,
+        maximum_interval=chosen.maximum_interval,
+        enable_fuzzing=False,
+    )
     return {
         rating_name(rating): next_card(
-            current,
-            bank=bank,
-            item=item,
-            topic=topic,
-            rating=rating,
-            when=when,
-            fsrs_scheduler=fsrs_scheduler,
+            current, bank=bank, item=item, topic=topic, rating=rating, when=when, fsrs_scheduler=plain
         ).due
         for rating in (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
     }

@@ -1185,16 +1185,26 @@ def _stored_card(web: WebSession, question: Any) -> Any:
         return None
 
 
-def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, datetime]:
+def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, str]:
     """When each rating (again, hard, good, easy) would bring the item back, rated now from ``card``
-    (the card it had before this answer): the review scheduler's own answer, shown on its button."""
+    (the card it had before this answer): the review scheduler's own answer, shown on its button.
+    An interval of days is said as "about": FSRS spreads those by a day or a few."""
     from attnquiz.engine import review
     from attnquiz.engine.store import utc_now
 
+    now = utc_now()
     due = review.due_after_each(
-        card, bank=question.bank, item=question.item_id, topic=question.topic, when=utc_now()
+        card, bank=question.bank, item=question.item_id, topic=question.topic, when=now
     )
-    return {str(name): moment for name, moment in due.items()}
+    said = {}
+    for name, moment in due.items():
+        days = (moment - now).total_seconds() / 86400
+        said[str(name)] = f"in about {round(days)} days" if days >= FUZZED_DAYS else when(moment)
+    return said
+
+
+FUZZED_DAYS = 2.5
+"""From this many days on, FSRS spreads an interval at random (by a day or a few)."""
 
 
 def _reading(expected: Any, response: str) -> tuple[str, str]:
