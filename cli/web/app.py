@@ -386,6 +386,7 @@ class QuizApp:
         slot = self._current(web, form)
         if slot is None:
             return True
+        web.typed.pop(slot.position, None)  # the box is sent now: what it held is saved, or said why not
         response = _response(form)
         if not response.strip() or response == _prefill(session, slot):
             return True  # nothing typed, or the saved answer as it was

@@ -110,3 +110,16 @@ def test_the_home_page_offers_to_resume_an_unfinished_exam_and_repeat_gives_fres
     assert second.code not in page
     early = server.request("POST", f"{fresh}/again", form={"csrf": csrf_of(page)})
     assert early.status == 404  # not ended yet
+
+
+def test_an_exam_answer_read_then_changed_and_saved_comes_back_as_saved(server: Server) -> None:
+    session = start(server, topic="complexity", count="2", seed=str(SEED), mode="exam")
+    fields = form_of(server, session)
+    server.request("POST", f"{session}/read", form={**fields, "response": "12"})
+    assert 'value="12"' in server.request("GET", session).body  # kept while it is read
+    server.request("POST", f"{session}/skip", form={**fields, "response": "13"})  # Next: saves 13
+    fields = form_of(server, session)
+    server.request("POST", f"{session}/go", form={**fields, "go": "1"})
+    back = server.request("GET", session).body
+    assert 'value="13"' in back
+    assert 'value="12"' not in back
