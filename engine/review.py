@@ -226,6 +226,40 @@ def card_update(
     return update
 
 
+def due_after_each(
+    current: CardRecord | None,
+    *,
+    bank: str,
+    item: str,
+    topic: str,
+    when: datetime,
+    fsrs_scheduler: Scheduler | None = None,
+) -> dict[RatingName, datetime]:
+    """When the item would be due after each rating given at ``when`` to its card ``current`` (a
+    new card if None): what a rating button tells before it is pressed (Anki's habit).
+
+    The interval is the scheduler's own, before the small random spread FSRS adds to intervals of
+    three days and more (so that cards learnt together do not fall due together): pressing the
+    button schedules the item within a day or a few of the date said, never at another scale."""
+    from fsrs import Rating, Scheduler
+
+    chosen = fsrs_scheduler or scheduler()
+    plain = Scheduler(
+        parameters=chosen.parameters,
+        desired_retention=chosen.desired_retention,
+        learning_steps=chosen.learning_steps,
+        relearning_steps=chosen.relearning_steps,
+        maximum_interval=chosen.maximum_interval,
+        enable_fuzzing=False,
+    )
+    return {
+        rating_name(rating): next_card(
+            current, bank=bank, item=item, topic=topic, rating=rating, when=when, fsrs_scheduler=plain
+        ).due
+        for rating in (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
+    }
+
+
 def skip_update(*, bank: str, item: str, topic: str, when: datetime) -> CardUpdate:
     """The card update of a skipped question: due again now, with no review and no lapse counted.
 
@@ -402,6 +436,7 @@ __all__ = [
     "REVIEW_LIMIT",
     "ReviewSlot",
     "card_update",
+    "due_after_each",
     "easy_seconds",
     "fresh_question",
     "in_review",

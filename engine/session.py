@@ -907,6 +907,23 @@ class Session:
             self.index = None
             self.finish("completed")
 
+    def ask_next(self, planned: Planned) -> Slot:
+        """Ask ``planned`` right after the question just answered, in practice or review: a fresh
+        variant of an item answered wrong ("another like this"). The questions not asked yet move
+        one place down.
+
+        Raises:
+            ValueError: an exam (its questions are fixed), or a session that has ended.
+        """
+        if self.exam or self.ended is not None or self.index is None:
+            raise ValueError("another question can be added only to a practice or review going on")
+        self._stop_timer()
+        slot = Slot(self.index + 1, planned)
+        self.slots.insert(self.index, slot)
+        for later in self.slots[self.index + 1 :]:
+            later.position += 1
+        return slot
+
     # -- exam navigation ------------------------------------------------------------------------
 
     def unanswered(self) -> list[int]:

@@ -87,12 +87,18 @@ class WebSession:
     """The last response that could not be read: the question, the text (kept in the field), why."""
     saved: int | None = None
     """The exam question whose answer was just saved (said once on the next page)."""
-    hints: dict[int, str] = field(default_factory=dict)
+    hints: dict[int, list[str]] = field(default_factory=dict)
+    """The hints shown so far, per question: its hint, then the steps of its worked solution."""
     warnings: list[str] = field(default_factory=list)
     part_done: tuple[int, Any] | None = None
     """A question in parts: the part just answered (its `PartGrade`), said on the next page."""
     rated: tuple[int, str, datetime | None] | None = None
     """A concept question just rated: its position, the rating and when it is due (said once)."""
+    reading: tuple[int, str, str, str] | None = None
+    """How an answer is read (*Show how it reads*): the question, the text, its reading, why not."""
+    typed: dict[int, str] = field(default_factory=dict)
+    """What was in a question's box when it was left by a button that neither saves nor grades it
+    (a hint; ending a practice session, which asks first): put back when the question is shown."""
 
     @property
     def scope(self) -> str:
@@ -243,7 +249,10 @@ class QuizApp:
                     "originals": sum(e.has_original for e in bank.items),
                 }
             )
-        return self.page(request, "home.html", status, cards=cards, error=error)
+        unfinished = _unfinished(self)
+        if any(u["remaining"] is not None for u in unfinished):
+            isolation.depends_on(until=0.0)  # an exam's clock runs: its time left is read afresh
+        return self.page(request, "home.html", status, cards=cards, error=error, unfinished=unfinished)
 
     async def start(self, request: Request) -> Response:
         from attnquiz.engine.session import parse_duration, plan_practice
@@ -323,6 +332,7 @@ class QuizApp:
                 slot=slot,
                 q=current,
                 ratings=SELF_RATINGS,
+                intervals=_intervals(web, current, _stored_card(web, current)),
                 warnings=warnings,
                 csrf=self.guard.csrf_token(web.scope),
             )
@@ -337,11 +347,17 @@ class QuizApp:
             part=part,
             prefill=_prefill(session, slot),
             kept=session.kept_parts(slot),
+            saved_parts=_saved_parts(session, slot),
             carried=_carried(current, part),
             part_done=part_done[1] if part_done is not None else None,
             part_remarks=_remarks(part_done[1].grade) if part_done is not None else [],
             invalid=invalid,
-            hint=web.hints.get(slot.position),
+            hints=web.hints.get(slot.position, []),
+            more_hints=len(_hint_steps(current)) > len(web.hints.get(slot.position, [])),
+            typed=web.typed.get(slot.position, "") if invalid is None else "",
+            reading=_reading_shown(web, slot),
+            readable=_readable(part.answer if part is not None else current.answer),
+            draft=_draft_key(web, slot),
             saved=saved,
             rated=rated,
             concept=_concept(current.answer),
@@ -371,6 +387,7 @@ class QuizApp:
         slot = self._current(web, form)
         if slot is None:
             return True
+        web.typed.pop(slot.position, None)  # the box is sent now: what it held is saved, or said why not
         response = _response(form)
         if not response.strip() or response == _prefill(session, slot):
             return True  # nothing typed, or the saved answer as it was
@@ -416,8 +433,14 @@ class QuizApp:
             web.invalid = (slot.position, response[:MAX_RESPONSE], result)
             return _see(f"/s/{web.id}")
         web.invalid = None
+        web.typed.pop(slot.position, None)
         if _rating_due(session):  # a concept question: compare with the model answer, then rate
             return _see(f"/s/{web.id}")
+        if _text(form, "then") == "end" and not session.exam:
+            # Checked on the way out (the page that asks before a session ends): its feedback, then
+            # the summary. A question in parts left part-way counts with the rest blank.
+            self.finish_session(web, "quit")
+            return _see(f"/s/{web.id}/feedback/{slot.position}")
         if not slot.answered:
             # A part of a question in parts: the next part is asked on the same page.
             web.part_done = (slot.position, result.parts[0]) if result.parts else None
@@ -456,6 +479,7 @@ class QuizApp:
                 web.session.skip()  # nothing was saved, or a part was (which stays on its question)
             web.warnings.extend(web.session.take_warnings())
             return _see(f"/s/{web.id}")
+        web.typed.pop(slot.position, None)
         web.session.skip()
         web.warnings.extend(web.session.take_warnings())
         return _see(f"/s/{web.id}/feedback/{slot.position}")
@@ -464,9 +488,130 @@ class QuizApp:
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         slot = self._current(web, form)
-        if slot is not None and slot.position not in web.hints:
-            web.hints[slot.position] = web.session.hint() or "This question has no hint."
+        if slot is not None:
+            _keep_in_box(web, slot, form)
+        if slot is not None and not web.session.exam:
+            shown = web.hints.setdefault(slot.position, [])
+            steps = _hint_steps(web.session.question(slot))
+            if len(shown) < len(steps):
+                web.session.hint()  # counted: a hinted answer is never rated Easy
+                shown.append(steps[len(shown)])
+            elif not steps and not shown:
+                shown.append("This question has no hint.")
         return _see(f"/s/{web.id}")
+
+    async def read(self, request: Request) -> Response:
+        """How the answer in the box is read, before it is graded (nothing is graded or saved): as
+        JSON for the page's script while typing, else the question again with the reading shown
+        (the *Show how it reads* button)."""
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        slot = self._current(web, form)
+        wants_json = _text(form, "format") == "json"
+        if slot is None or session.finished or _rating_due(session):
+            return JSONResponse({"read_as": "", "problem": ""}) if wants_json else _see(f"/s/{web.id}")
+        part = session.pending_part(slot)
+        expected = part.answer if part is not None else session.question(slot).answer
+        response = _text(form, "response")[:MAX_RESPONSE]
+        read_as, problem = "", ""
+        if response.strip() and _readable(expected):
+            tried = await isolation.in_child(
+                lambda: _reading(expected, response), cpu_seconds=isolation.ANSWER_SECONDS
+            )
+            if tried.kind == "done" and tried.value is not None:
+                read_as, problem = tried.value
+            else:
+                problem = "It is too long or too deep to read: write it more simply."
+        if wants_json:
+            return JSONResponse({"read_as": read_as, "problem": problem})
+        web.typed[slot.position] = response
+        web.reading = (slot.position, response, read_as, problem)
+        return _see(f"/s/{web.id}")
+
+    async def another(self, request: Request) -> Response:
+        """A fresh variant of the item of a question answered wrong or part-right, asked now: next in
+        the session, or, when that question ended the session, as a session of its own."""
+        from attnquiz.engine.session import Planned, plan_practice
+
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        session = web.session
+        slot = _slot_at(session, _text(form, "position"))
+        if slot is None or not _another_offered(session, slot):
+            raise HTTPException(404, "There is no such answer to follow with another question.")
+        entry = slot.planned.entry
+        seed = _new_seed()
+        if not session.finished:
+            added = session.ask_next(Planned(entry, seed, "another like this"))
+            web.hints = _moved_down(web.hints, added.position)
+            web.typed = _moved_down(web.typed, added.position)
+            return _see(f"/s/{web.id}")
+        ref = self._ref_of_bank(web, entry.bank)
+        if ref is None:
+            raise HTTPException(404, f"quiz serve does not offer bank {entry.bank!r} to practise from.")
+
+        def planned() -> Plan:
+            bank = bank_files.load(ref.ref, plugins=True)
+            return plan_practice(bank, seed=seed, bank_ref=ref.ref, items=[entry.id], count=1)
+
+        try:
+            plan = await _vetted(planned, self.settings.time_limit, f"bank {ref.key}: preparing its question")
+        except QuizError as exc:
+            raise HTTPException(400, str(exc).splitlines()[-1]) from None
+        fresh = self.add_session(plan, ref.key)
+        return _see(f"/s/{fresh.id}")
+
+    async def again(self, request: Request) -> Response:
+        """A session ended (an exam handed in) asked again with fresh variants: the same items, mode
+        and time limit, a new seed, so that the questions just solved, answers shown, are not the
+        ones asked again."""
+        from attnquiz.engine.session import plan_practice
+
+        web = self.web_session(request.path_params["sid"])
+        await self.form(request, web.scope)
+        session = web.session
+        if not session.finished or web.bank_key is None:
+            raise HTTPException(404, "Only a session that has ended can be repeated with fresh variants.")
+        ref = self.bank_ref(web.bank_key)
+        items = list(dict.fromkeys(p.entry.id for p in session.plan.questions))
+        seed = _new_seed()
+
+        def planned() -> Plan:
+            return plan_practice(
+                bank_files.load(ref.ref, plugins=True),
+                seed=seed,
+                bank_ref=ref.ref,
+                items=items,
+                count=len(session.plan.questions),
+                exam=session.exam,
+                time_limit=session.plan.time_limit,
+            )
+
+        try:
+            plan = await _vetted(
+                planned, self.settings.time_limit, f"bank {ref.key}: preparing its questions"
+            )
+        except QuizError as exc:
+            raise HTTPException(400, str(exc).splitlines()[-1]) from None
+        fresh = self.add_session(plan, ref.key)
+        return _see(f"/s/{fresh.id}")
+
+    def _ref_of_bank(self, web: WebSession, name: str) -> BankRef | None:
+        """The bank offered under which a session's bank ``name`` is found (a review's banks too)."""
+        if web.bank_key is not None:
+            return self.bank_ref(web.bank_key)
+        return next((r for r in self.refs if name in (r.key, r.ref)), None)
+
+    async def leave(self, request: Request) -> Response:
+        """An exam question left by a header link (Practice, Review, Stats, Preview): what is in its
+        box is saved as the exam's own buttons save it, then the link is followed."""
+        web = self.web_session(request.path_params["sid"])
+        form = await self.form(request, web.scope)
+        target = _text(form, "to")
+        if not self._keep_typed(web, form):
+            return _see(f"/s/{web.id}")  # the typed answer cannot be read: say why, here
+        return _see(target if target in _HEADER_LINKS else "/")
 
     async def go(self, request: Request) -> Response:
         web = self.web_session(request.path_params["sid"])
@@ -488,6 +633,23 @@ class QuizApp:
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         session = web.session
+        if not session.finished and not session.exam and _text(form, "confirm") != "yes":
+            slot = self._current(web, form)
+            typed = _response(form)
+            if slot is not None and typed.strip() and not _rating_due(session):
+                # An answer in the box: ask whether to check it before the session ends.
+                _keep_in_box(web, slot, form)
+                return self.page(
+                    request,
+                    "end.html",
+                    web=web,
+                    session=session,
+                    slot=slot,
+                    typed=typed[:MAX_RESPONSE],
+                    choices=[str(v) for v in form.getlist("choice")],
+                    draft=_draft_key(web, slot),
+                    csrf=self.guard.csrf_token(web.scope),
+                )
         if not session.finished:
             time_up_sent = _text(form, "reason") == "time-up"
             kept = self._keep_typed(web, form)
@@ -581,6 +743,8 @@ class QuizApp:
             remarks=_remarks(slot.grade) if slot.grade is not None else [],
             warnings=warnings,
             can_rerate=session.can_rerate(slot),
+            another=_another_offered(session, slot),
+            intervals=_intervals(web, slot.question, slot.card_before) if session.can_rerate(slot) else {},
             rated=request.query_params.get("rated", ""),
             csrf=self.guard.csrf_token(web.scope),
         )
@@ -614,6 +778,8 @@ class QuizApp:
             results=results,
             warnings=warnings,
             questions=questions,
+            again=web.bank_key is not None,
+            csrf=self.guard.csrf_token(web.scope),
         )
 
     # -- review and stats -----------------------------------------------------------------------
@@ -921,8 +1087,32 @@ def _preview_key(quiz: QuizApp, request: Request) -> tuple[str, str, tuple[str, 
 
 def _home_key(quiz: QuizApp, request: Request) -> tuple[object, ...]:
     """What the home page depends on besides the bank files it says it read (`isolation.depends_on`):
-    which file each offered bank's name finds now (a QUIZ_PATH file may come to hide a built-in one)."""
-    return ("home", _found_files(quiz))
+    which file each offered bank's name finds now (a QUIZ_PATH file may come to hide a built-in one)
+    and the sessions it offers to carry on."""
+    sessions = tuple((u["id"], u["answered"], u["count"]) for u in _unfinished(quiz))
+    return ("home", _found_files(quiz), sessions)
+
+
+def _unfinished(quiz: QuizApp) -> list[dict[str, Any]]:
+    """The sessions of this server not ended yet (a tab closed, or left by a link), exams first:
+    the home page offers to carry on with each, its saved answers and its time left."""
+    found = []
+    for web in reversed(quiz.sessions.values()):
+        session = web.session
+        if session.finished:
+            continue
+        found.append(
+            {
+                "id": web.id,
+                "title": session.plan.title,
+                "mode": session.plan.mode,
+                "exam": session.exam,
+                "answered": sum(s.answered for s in session.slots),
+                "count": sum(s.broken is None for s in session.slots),
+                "remaining": session.remaining(),
+            }
+        )
+    return sorted(found, key=lambda u: not u["exam"])
 
 
 def _stats_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
@@ -983,6 +1173,128 @@ def _response(form: FormData) -> str:
     return ", ".join(chosen) if chosen else _text(form, "response").replace("\r\n", "\n")
 
 
+_HEADER_LINKS = frozenset({"/", "/review", "/stats", "/preview", "/scan"})
+"""Where an exam's header links lead: the only places its question's page is left for by `leave`."""
+
+
+def _stored_card(web: WebSession, question: Any) -> Any:
+    """The question's item's review card as the history holds it now (None: new, or no history)."""
+    from attnquiz.engine.store import StoreError
+
+    if web.store is None:
+        return None
+    try:
+        return web.store.card(question.bank, question.item_id)
+    except StoreError:
+        return None
+
+
+def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, str]:
+    """When each rating (again, hard, good, easy) would bring the item back, rated now from ``card``
+    (the card it had before this answer): the review scheduler's own answer, shown on its button.
+    An interval of days is said as "about": FSRS spreads those by a day or a few."""
+    from attnquiz.engine import review
+    from attnquiz.engine.store import utc_now
+
+    now = utc_now()
+    due = review.due_after_each(
+        card, bank=question.bank, item=question.item_id, topic=question.topic, when=now
+    )
+    said = {}
+    for name, moment in due.items():
+        days = (moment - now).total_seconds() / 86400
+        said[str(name)] = f"in about {round(days)} days" if days >= FUZZED_DAYS else when(moment)
+    return said
+
+
+FUZZED_DAYS = 2.5
+"""From this many days on, FSRS spreads an interval at random (by a day or a few)."""
+
+
+def _reading(expected: Any, response: str) -> tuple[str, str]:
+    """How ``response`` is read as an answer of ``expected``'s kind, and why it cannot be, if it
+    cannot: a formula by the parser alone (nothing is compared with the answer), any other kind by
+    the grader, of which only the reading is kept (never whether it is right)."""
+    from attnquiz.engine import parse
+    from attnquiz.engine.answers import ExpressionAnswer
+    from attnquiz.engine.grading import grade_answer
+
+    if isinstance(expected, ExpressionAnswer):
+        tree = parse.formula(response, expected.symbols)
+        if isinstance(tree, parse.Invalid):
+            return tree.read_as, tree.reason
+        return parse.formula_text(tree), ""
+    graded = grade_answer(expected, response)
+    if graded.status == "invalid":
+        return graded.read_as, graded.feedback.splitlines()[0] if graded.feedback else "It cannot be read."
+    return graded.read_as, ""
+
+
+def _readable(expected: Any) -> bool:
+    """Whether an answer of ``expected``'s kind is typed (and so has a reading to show): not options
+    to tick, nor a concept question's own words."""
+    return _choice(expected) is None and _concept(expected) is None
+
+
+def _reading_shown(web: WebSession, slot: Slot) -> tuple[str, str] | None:
+    """The reading to show under the question's box (once), if it was asked for there."""
+    reading, web.reading = web.reading, None
+    if reading is None or reading[0] != slot.position:
+        return None
+    return reading[2], reading[3]
+
+
+V = TypeVar("V")
+
+
+def _moved_down(kept: dict[int, V], position: int) -> dict[int, V]:
+    """What is kept per question, after a question was put in at ``position`` (those from it on
+    move one place down)."""
+    return {(p + 1 if p >= position else p): v for p, v in kept.items()}
+
+
+def _slot_at(session: Session, text: str) -> Slot | None:
+    """The session's question at the position a form sent (None: no such position)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        return None
+    position = int(text)
+    return session.slots[position - 1] if 1 <= position <= len(session.slots) else None
+
+
+def _another_offered(session: Session, slot: Slot) -> bool:
+    """Whether the feedback on ``slot`` offers "another like this": a practice or review answer that
+    was wrong or part-right, and not already followed by another variant of its item."""
+    if session.exam or slot.status not in {"wrong", "partial"}:
+        return False
+    following = session.slots[slot.position] if slot.position < len(session.slots) else None
+    return following is None or following.planned.entry.id != slot.planned.entry.id or following.answered
+
+
+def _hint_steps(question: Any) -> list[str]:
+    """The hints a practice question gives, one per press of *Hint*: its own hint, then the steps of
+    its worked solution but the last (which states the answer), so that a second hint is a further
+    step, never the same one again."""
+    steps = list(question.variant.solution[:-1])
+    return [question.variant.hint, *steps] if question.variant.hint else steps
+
+
+def _draft_key(web: WebSession, slot: Slot) -> str:
+    """The name under which the browser keeps a draft of the question's box: the session, the
+    question, the part asked and the variant (a fresh variant or the next part starts empty)."""
+    session = web.session
+    part = session.pending_part(slot)
+    return f"{web.id}:{slot.position}:{part.label if part is not None else ''}:{session.question(slot).code}"
+
+
+def _keep_in_box(web: WebSession, slot: Slot, form: FormData) -> None:
+    """Keep what the form's box holds, to put back when the question is shown again."""
+    typed = _response(form)
+    if typed.strip():
+        web.typed[slot.position] = typed[:MAX_RESPONSE]
+    else:
+        web.typed.pop(slot.position, None)
+
+
 def _prefill(session: Session, slot: Slot) -> str:
     """What an exam's answer field holds when its question is shown again: the saved answer (of the
     part asked next, for a question in parts), or nothing."""
@@ -996,6 +1308,15 @@ def _prefill(session: Session, slot: Slot) -> str:
         return slot.part_responses[0]  # a question answered whole is revised from (a)
     earlier = slot.earlier_parts
     return earlier[done] if done < len(earlier) else ""
+
+
+def _saved_parts(session: Session, slot: Slot) -> list[tuple[str, str]]:
+    """A question in parts answered part-way: the parts answered so far (label, response), shown
+    above the box of the next one, so that coming back to the question shows every saved part."""
+    if not session.part_in_progress(slot):
+        return []
+    parts = session.question(slot).variant.parts
+    return [(p.label, r) for p, r in zip(parts, slot.part_responses, strict=False)]
 
 
 def _carried(question: Any, part: Any) -> str:
@@ -1128,6 +1449,10 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
         Route("/s/{sid}/hint", quiz.hint, methods=["POST"]),
         Route("/s/{sid}/go", quiz.go, methods=["POST"]),
         Route("/s/{sid}/finish", quiz.finish, methods=["POST"]),
+        Route("/s/{sid}/leave", quiz.leave, methods=["POST"]),
+        Route("/s/{sid}/another", quiz.another, methods=["POST"]),
+        Route("/s/{sid}/read", quiz.read, methods=["POST"]),
+        Route("/s/{sid}/again", quiz.again, methods=["POST"]),
         Route("/s/{sid}/submit", quiz.submit_page),
         Route("/s/{sid}/rerate", quiz.rerate, methods=["POST"]),
         Route("/s/{sid}/feedback/{position:int}", quiz.feedback),

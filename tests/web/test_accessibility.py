@@ -381,5 +381,6 @@ def test_the_stats_charts_have_their_numbers_as_tables(site: tuple[Server, dict[
     rows = re.findall(r'<tr><th scope="row">(\d{4}-\d\d-\d\d)</th><td class="num">(\d+)</td>', day_table)
     assert len(rows) == 5
     banks_table = page[page.index("<h2>Banks</h2>") : page.index("<h2>Per topic</h2>")]
-    answers = [int(n) for n in re.findall(r'<tr><td>[^<]+</td><td class="num">(\d+)</td>', banks_table)]
+    row = r'<tr><td[^>]*>[^<]+</td><td class="num"[^>]*>(\d+)</td>'  # each row's cells say their column
+    answers = [int(n) for n in re.findall(row, banks_table)]
     assert sum(int(n) for _, n in rows) == sum(answers) > 0
