@@ -168,35 +168,10 @@ def intervals(
     when: datetime,
     fsrs_scheduler: Scheduler | None = None,
 ) -> dict[str, timedelta]:
-    """How long after ``when`` the item falls due again for each rating (again, hard, good, easy): what
-    each rating button will give, as the scheduler itself computes it, before its fuzz (as Anki's
-    buttons show it: the review itself spreads intervals of days by a few per cent at random, so
-    that items learnt together do not all fall due on one day)."""
-    from fsrs import Rating, Scheduler
-
-    chosen = fsrs_scheduler or scheduler()
-    exact = Scheduler(
-        parameters=chosen.parameters,
-        desired_retention=chosen.desired_retention,
-        learning_steps=chosen.learning_steps,
-        relearning_steps=chosen.relearning_steps,
-        maximum_interval=chosen.maximum_interval,
-        enable_fuzzing=False,
-    )
-    ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
-    return {
-        name: next_card(
-            current,
-            bank=bank,
-            item=item,
-            topic=topic,
-            rating=rating,
-            when=when,
-            fsrs_scheduler=exact,
-        ).due
-        - when
-        for name, rating in ratings.items()
-    }
+    """How long after ``when`` the item falls due again for each rating (again, hard, good, easy):
+    `due_after_each` as spans of time."""
+    due = due_after_each(current, bank=bank, item=item, topic=topic, when=when, fsrs_scheduler=fsrs_scheduler)
+    return {str(name): moment - when for name, moment in due.items()}
 
 
 def card_update(

@@ -684,7 +684,8 @@ class Session:
                 break  # an item with few variants may give the same one back: tried again, then taken
         assert question is not None
         # Asked right after the question it is like: the slots after it (none asked yet in practice)
-        # move down one place.
+        # move down one place. The time of a question already on screen stops counting here.
+        self._stop_timer()
         at = self.index if self.index is not None else len(self.slots)
         slot = Slot(at + 1, Planned(entry, question.seed, "another like this", question), question)
         self.slots.insert(at, slot)
@@ -906,23 +907,6 @@ class Session:
         if self.index >= len(self.slots):
             self.index = None
             self.finish("completed")
-
-    def ask_next(self, planned: Planned) -> Slot:
-        """Ask ``planned`` right after the question just answered, in practice or review: a fresh
-        variant of an item answered wrong ("another like this"). The questions not asked yet move
-        one place down.
-
-        Raises:
-            ValueError: an exam (its questions are fixed), or a session that has ended.
-        """
-        if self.exam or self.ended is not None or self.index is None:
-            raise ValueError("another question can be added only to a practice or review going on")
-        self._stop_timer()
-        slot = Slot(self.index + 1, planned)
-        self.slots.insert(self.index, slot)
-        for later in self.slots[self.index + 1 :]:
-            later.position += 1
-        return slot
 
     # -- exam navigation ------------------------------------------------------------------------
 

@@ -296,6 +296,8 @@ class QuizApp:
     # -- a session ------------------------------------------------------------------------------
 
     async def question(self, request: Request) -> Response:
+        from attnquiz.engine.session import hint_steps
+
         web = self.web_session(request.path_params["sid"])
         session = web.session
         if session.exam and session.time_up and not session.finished:
@@ -353,7 +355,7 @@ class QuizApp:
             part_remarks=_remarks(part_done[1].grade) if part_done is not None else [],
             invalid=invalid,
             hints=web.hints.get(slot.position, []),
-            more_hints=len(_hint_steps(current)) > len(web.hints.get(slot.position, [])),
+            more_hints=len(hint_steps(current)) > len(web.hints.get(slot.position, [])),
             typed=web.typed.get(slot.position, "") if invalid is None else "",
             reading=_reading_shown(web, slot),
             readable=_readable(part.answer if part is not None else current.answer),
@@ -485,6 +487,8 @@ class QuizApp:
         return _see(f"/s/{web.id}/feedback/{slot.position}")
 
     async def hint(self, request: Request) -> Response:
+        from attnquiz.engine.session import hint_steps
+
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
         slot = self._current(web, form)
@@ -492,7 +496,7 @@ class QuizApp:
             _keep_in_box(web, slot, form)
         if slot is not None and not web.session.exam:
             shown = web.hints.setdefault(slot.position, [])
-            steps = _hint_steps(web.session.question(slot))
+            steps = hint_steps(web.session.question(slot))
             if len(shown) < len(steps):
                 web.session.hint()  # counted: a hinted answer is never rated Easy
                 shown.append(steps[len(shown)])
@@ -532,7 +536,7 @@ class QuizApp:
     async def another(self, request: Request) -> Response:
         """A fresh variant of the item of a question answered wrong or part-right, asked now: next in
         the session, or, when that question ended the session, as a session of its own."""
-        from attnquiz.engine.session import Planned, plan_practice
+        from attnquiz.engine.session import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
@@ -543,7 +547,7 @@ class QuizApp:
         entry = slot.planned.entry
         seed = _new_seed()
         if not session.finished:
-            added = session.ask_next(Planned(entry, seed, "another like this"))
+            added = session.another(slot.position)
             web.hints = _moved_down(web.hints, added.position)
             web.typed = _moved_down(web.typed, added.position)
             return _see(f"/s/{web.id}")
@@ -1268,14 +1272,6 @@ def _another_offered(session: Session, slot: Slot) -> bool:
         return False
     following = session.slots[slot.position] if slot.position < len(session.slots) else None
     return following is None or following.planned.entry.id != slot.planned.entry.id or following.answered
-
-
-def _hint_steps(question: Any) -> list[str]:
-    """The hints a practice question gives, one per press of *Hint*: its own hint, then the steps of
-    its worked solution but the last (which states the answer), so that a second hint is a further
-    step, never the same one again."""
-    steps = list(question.variant.solution[:-1])
-    return [question.variant.hint, *steps] if question.variant.hint else steps
 
 
 def _draft_key(web: WebSession, slot: Slot) -> str:

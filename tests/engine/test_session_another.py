@@ -1,5 +1,6 @@
-"""`Session.ask_next`: a fresh variant of an item answered wrong, asked right after it ("another like
-this"), in practice and review only; and `review.due_after_each`, the interval each rating gives."""
+"""`Session.another` as the browser uses it: a fresh variant of an item answered wrong, asked right
+after it ("another like this"), in practice and review only; and `review.due_after_each`, the
+moment each rating gives."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from attnquiz.engine import banks, review
-from attnquiz.engine.session import Planned, plan_practice
+from attnquiz.engine.session import plan_practice
 from attnquiz.engine.store import Store
 from tests.engine.test_session import FakeClock, right, session_of
 
@@ -25,7 +26,7 @@ def test_another_like_this_is_asked_next_and_the_rest_move_down(tmp_path: Path) 
         session.show()
         session.answer("123456789")  # wrong
         waiting = [s.planned.entry.id for s in session.slots[1:]]
-        added = session.ask_next(Planned(first.planned.entry, 99, "another like this"))
+        added = session.another(first.position)
         assert added.position == 2
         assert session.current is added
         assert [s.position for s in session.slots] == [1, 2, 3, 4]
@@ -42,15 +43,13 @@ def test_another_like_this_is_asked_next_and_the_rest_move_down(tmp_path: Path) 
         stored = {(a.position, a.item, a.status) for a in store.attempts()}
         assert (2, first.planned.entry.id, "correct") in stored
         assert len(stored) == 4
-        with pytest.raises(ValueError, match="practice or review going on"):
-            session.ask_next(Planned(first.planned.entry, 100))
 
 
 def test_an_exam_takes_no_other_question() -> None:
     plan = plan_practice(banks.load("week1"), seed=7, topic="complexity", count=2, exam=True)
     session = session_of(plan, None, FakeClock())
-    with pytest.raises(ValueError, match="practice or review"):
-        session.ask_next(plan.questions[0])
+    with pytest.raises(ValueError, match="an exam asks only its own questions"):
+        session.another(1)
     assert len(session.slots) == 2
 
 
