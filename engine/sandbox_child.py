@@ -225,6 +225,13 @@ def encode(value: Any, numpy: Any, budget: list[int]) -> Any:
             return {"other": "an array too large to send back"}
         as_float = value.astype(float)
         return {"array": as_float.ravel().tolist(), "dtype": str(value.dtype), "shape": list(value.shape)}
+    if isinstance(value, list):  # a nested list of numbers is an array written by hand
+        try:
+            as_array = numpy.asarray(value)
+        except (ValueError, TypeError, RecursionError):
+            as_array = None
+        if as_array is not None and as_array.dtype.kind in "biuf":
+            return encode(as_array, numpy, budget)
     if isinstance(value, tuple | list):
         if len(value) > 16:
             return {"other": f"a {type(value).__name__} of {len(value)} values"}
