@@ -13,8 +13,11 @@ import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
+
+import typer
 
 from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
@@ -321,11 +324,24 @@ class SessionLoop:
             part = session.pending_part(slot)  # a question in parts is answered part by part
             label = f" ({part.label})" if part is not None else ""
             prompt = f"[{slot.position}/{len(session.slots)}]{label} › "
+            if _codes(question) and self.visible:
+                self.view.note(CODE_PROMPT)
             line = self._read(prompt)
             if line is None:
                 return "end-of-input"
             command = parse_command(line)
             self._tell_shadowed(command, line, letters)
+            if _codes(question) and (line.strip() in EDIT_WORDS_ALL or command.name == "answer"):
+                code = self._code(question, line.strip())
+                if code is None:
+                    continue
+                source, shown = code
+                with held_signals():
+                    result = session.answer(source)
+                self._report(slot, question, result, shown)
+                if result.counts:
+                    return self._after_answer(result, question)
+                continue
             if command.name == "empty" and _explains(question):
                 # A concept question: Enter alone means "I thought it through"; the model answer follows.
                 with held_signals():
@@ -374,6 +390,41 @@ class SessionLoop:
                     return self._rate(slot, question)
                 if result.counts and not session.part_in_progress(slot):
                     return self._after_answer(result, question)
+
+    def _code(self, question: Question, line: str) -> tuple[str, str] | None:
+        """A code answer: written in the editor (Enter, e or edit) or read from the file named; the
+        source and how the response is shown (None, said why, when there is none)."""
+        from attnquiz import code_answer
+        from attnquiz.answer import read_code_file
+        from attnquiz.engine.answers import CodeAnswer
+
+        answer = question.answer
+        assert isinstance(answer, CodeAnswer)
+        store = self.session.store
+        kept = code_answer.kept_file(store.path.parent if store is not None else None, question, answer)
+        if line in code_answer.EDIT_WORDS:
+            if not self.interactive:
+                self.view.note("Give the path of a .py file (the editor needs a terminal).")
+                return None
+            why = code_answer.edit(kept)
+            if why is not None:
+                self.view.note(f"{why[:1].upper()}{why[1:]}.")
+                return None
+            path = kept
+        else:
+            path = Path(line).expanduser()
+            if not path.is_file():
+                self.view.note(
+                    f"No file {line!r}: press Enter to write the code in your editor, or give a .py file."
+                )
+                return None
+        try:
+            source = read_code_file(path)
+        except typer.Exit:
+            return None  # read_code_file said why
+        if path != kept:
+            code_answer.keep_copy(source, kept)
+        return source, f"code in {path} (kept in {kept})"
 
     def _rate(self, slot: Slot, question: Question) -> Ending | None:
         """After a concept answer (shown with the model answer): the student's own rating, asked until
@@ -627,6 +678,17 @@ RATING_HELP = (
     "Type 1 again (you missed it), 2 hard (partly), 3 good (the key points) or 4 easy (all of it, "
     "at once); q stops here (your answer is kept, unrated)."
 )
+
+
+CODE_PROMPT = (
+    "Press Enter to write the function in your editor (from the stub), or type the path of a .py file."
+)
+EDIT_WORDS_ALL = frozenset({"", "e", "edit"})
+
+
+def _codes(question: Question | None) -> bool:
+    """Whether the question asks for code."""
+    return question is not None and question.answer.kind == "code"
 
 
 def _explains(question: Question | None) -> bool:

@@ -840,8 +840,9 @@ class CodeAnswer:
         return False
 
     def format(self) -> str:
-        """The reference solution's source."""
-        return self.reference
+        """The answer as a key names it in a line: the function (its source is the worked solution,
+        which the key prints as code)."""
+        return f"a function {self.signature}: see the reference solution"
 
     def instructions(self) -> str:
         """What the student does."""

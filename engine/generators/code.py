@@ -74,7 +74,7 @@ def code_variant(rng: np.random.Generator, name: str) -> Variant:
     return Variant(
         prompt=prompt,
         answer=answer,
-        solution=("A reference solution:", _fence(answer.reference)),
+        solution=(f"A reference solution:\n\n{_fence(answer.reference)}",),
         mistakes=mistakes,
         inputs={"draw": draw},
     )

@@ -4,6 +4,11 @@ exceptions are said in the course's words."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
 import pytest
 
 from attnquiz.engine import banks
@@ -277,9 +282,6 @@ def test_too_slow_is_said() -> None:
 
 
 def test_a_bank_without_code_items_imports_no_sandbox() -> None:
-    import subprocess
-    import sys
-
     probe = (
         "import sys\nfrom attnquiz.engine import banks\nq = banks.load('week1').items[0].question(1)\n"
         "from attnquiz.engine.grading import grade\ngrade(q, '1')\n"
@@ -289,3 +291,42 @@ def test_a_bank_without_code_items_imports_no_sandbox() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
     )
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("form", ["md", "html", "moodle", "stack", "qti", "json"])
+def test_every_export_of_a_code_item_works(form: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "quiz"),
+            "export",
+            "code",
+            "--all",
+            "--students",
+            "2",
+            "--seed",
+            "7",
+            "--format",
+            form,
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    if form == "moodle":
+        root = ET.parse(out).getroot()
+        essays = [q for q in root.findall("question") if q.get("type") == "essay"]
+        assert len(essays) == 2 * len(TASKS)
+        grader = essays[0].findtext("graderinfo/text") or ""
+        assert "Reference solution" in grader
+        assert "def attention(Q, K, V):" in grader
+        assert "Moodle does not run code" in done.stderr
+    if form == "md":
+        sheet = (out / "worksheets.md").read_text()
+        assert "def attention(Q, K, V):\n    ...\n" in sheet  # the stub
+        assert "def attention(Q, K, V):" in (out / "key.md").read_text()
