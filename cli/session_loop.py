@@ -588,6 +588,21 @@ class SessionLoop:
             command = parse_command(line, exam=True)
             if command.name == "empty" and slot is not None and _explains(question):
                 command = Command("answer")  # a concept question: Enter alone is an answer (thought through)
+            if (
+                slot is not None
+                and _codes(question)
+                and (line.strip() in EDIT_WORDS_ALL or command.name == "answer")
+            ):
+                assert question is not None
+                code = self._code(question, line.strip())
+                if code is not None:
+                    with held_signals():
+                        result = session.answer(code[0])
+                    self._report(slot, question, result, code[1])
+                    if result.counts and self.visible:
+                        self.view.saved(slot)
+                redraw = bool(code is not None and result.counts)
+                continue
             option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
             where = slot.position if slot is not None else None
             shadowed = (line.strip(), command.name, option, where) if option is not None else None

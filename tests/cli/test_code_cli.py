@@ -128,3 +128,13 @@ def test_run_opens_the_editor_on_the_stub(tmp_path: Path) -> None:
     child.close()
     kept = list((tmp_path / "code").glob("code-attention-*.py"))
     assert [p.read_text() for p in kept] == [RIGHT]
+
+
+def test_an_exam_takes_a_code_file_and_grades_it_at_submission(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.py"
+    mine.write_text(RIGHT.replace("Q @ K.T", "Q @ K"))
+    done = _quiz(
+        tmp_path, "run", "code", "--item", "attention", "--seed", "4", "--exam", stdin=f"{mine}\nsubmit\n"
+    )
+    assert "no-transpose" in done.stdout, done.stdout + done.stderr
+    assert "Score 0 / 1" in done.stdout

@@ -330,3 +330,14 @@ def test_every_export_of_a_code_item_works(form: str, tmp_path: Path) -> None:
         sheet = (out / "worksheets.md").read_text()
         assert "def attention(Q, K, V):\n    ...\n" in sheet  # the stub
         assert "def attention(Q, K, V):" in (out / "key.md").read_text()
+
+
+def test_quiz_check_of_the_code_bank_passes_and_names_the_sandbox() -> None:
+    from attnquiz.engine.check import check_bank
+
+    report = check_bank(banks.load("code"), variants=5)
+    assert report.ok, [(i.item, i.failures) for i in report.items if not i.ok]
+    assert {item.kind for item in report.items} == {"code"}
+    for word in ("network namespace", "Landlock", "seccomp", "rlimits"):
+        assert word in report.environment
+    assert report.to_json()["environment"] == report.environment

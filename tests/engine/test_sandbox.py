@@ -185,3 +185,47 @@ def test_environment_line_names_each_protection() -> None:
     for word in ("rlimits", "network namespace", "Landlock", "seccomp"):
         assert word in line
     assert signal.SIGKILL  # the parent process is unharmed by every test above
+
+
+def test_more_attacks_are_refused() -> None:
+    # a thread (clone), a unix socket, io_uring's set-up, memfd + exec, and a 32-bit system call
+    thread = "import threading\ndef f():\n    threading.Thread(target=print).start()\n    return 1\n"
+    assert "can't start new thread" in _error(_one(thread)).message
+    unix = "import socket\ndef f():\n    socket.socket(socket.AF_UNIX)\n    return 1\n"
+    assert _error(_one(unix)).type == "PermissionError"
+    uring = (
+        "import ctypes\ndef f():\n    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    params = ctypes.create_string_buffer(120)\n    return float(libc.syscall(425, 8, params))\n"
+    )
+    (result,) = _one(uring).results
+    assert isinstance(result, Returned)
+    assert result.values == (-1.0,)
+    memfd = "import os\ndef f():\n    return os.memfd_create('x')\n"
+    assert _error(_one(memfd)).type == "PermissionError"
+    proc = "def f():\n    return len(open('/proc/1/environ', 'rb').read())\n"
+    assert _error(_one(proc)).type == "PermissionError"
+
+
+def test_the_code_cannot_forge_a_crash_of_the_parent_with_its_results() -> None:
+    # Garbage or a huge document on the results descriptor is read as data, capped, and refused.
+    source = (
+        "import os\n"
+        "def f():\n"
+        "    for fd in range(3, 64):\n"
+        "        try:\n"
+        "            os.write(fd, b'[' * 100000)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    os._exit(0)\n"
+    )
+    outcome = _one(source)
+    assert outcome.stopped
+    assert not outcome.results
+
+
+def test_a_huge_return_value_is_refused_not_sent() -> None:
+    source = "import numpy as np\ndef f():\n    return np.zeros(5_000_000)\n"
+    (result,) = _one(source).results
+    assert isinstance(result, Returned)
+    assert result.kind == "other"
+    assert "too large" in result.what
