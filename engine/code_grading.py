@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -248,7 +249,13 @@ def grade_code(
     if "\x00" in source:
         return _invalid("The code holds a NUL character: save it as a plain text file.")
     found = expected(answer.task, answer.draw)
-    outcome = run(source, answer.function, found.tests, *(() if limits is None else (limits,)))
+    try:
+        outcome = run(source, answer.function, found.tests, *(() if limits is None else (limits,)))
+    except (OSError, subprocess.SubprocessError) as exc:
+        # Not the student's doing: nothing is counted, and the reason is said.
+        return _invalid(
+            f"Your code could not be run: the sandbox did not start ({escape_markdown(str(exc))})."
+        )
     return grade_outcome(answer, outcome, mistakes)
 
 

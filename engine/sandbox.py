@@ -170,7 +170,7 @@ def _child_setup(limits: Limits, namespaces: bool) -> None:
     if namespaces:
         _enter_namespaces()
     # CPU: the soft limit sends SIGXCPU (reported as too slow), the hard one a second later SIGKILL.
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1)
     for which, value in (
         (resource.RLIMIT_AS, limits.memory_bytes),
         (resource.RLIMIT_FSIZE, limits.output_bytes),
@@ -178,7 +178,16 @@ def _child_setup(limits: Limits, namespaces: bool) -> None:
         (resource.RLIMIT_NPROC, limits.processes),
         (resource.RLIMIT_CORE, 0),
     ):
-        resource.setrlimit(which, (value, value))
+        _lower(which, value, value)
+
+
+def _lower(which: int, soft: int, hard: int) -> None:
+    """Set a limit, never above the one this process already has (a process may only lower its hard
+    limit: quiz serve's page processes run under their own CPU limit)."""
+    _, current = resource.getrlimit(which)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(which, (soft, hard))
 
 
 def _encode(value: Any) -> Any:
