@@ -164,6 +164,16 @@ def _module_paths() -> tuple[str, ...]:
     return tuple(paths)
 
 
+def _remove(box: Path) -> None:
+    """Delete the sandbox's folder, even where the code took its own rights away (``chmod 0``)."""
+    # os.walk goes top-down: each folder's subfolders are opened up before it descends into them.
+    for folder, subfolders, _ in os.walk(box):
+        for name in subfolders:
+            with contextlib.suppress(OSError):
+                (Path(folder) / name).chmod(0o700)
+    shutil.rmtree(box, ignore_errors=True)
+
+
 def _child_setup(limits: Limits, namespaces: bool) -> None:
     """In the child before exec: namespaces first (the process count then counts this namespace's
     processes only), then the resource limits."""
@@ -319,7 +329,7 @@ def run(
             reader.join(timeout=10)
         output_text = _read_capped(output_path, limits.output_bytes)
     finally:
-        shutil.rmtree(box, ignore_errors=True)
+        _remove(box)
     return _outcome(process.returncode, stopped, b"".join(kept), limits, output_text, namespaces)
 
 

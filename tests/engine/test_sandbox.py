@@ -229,3 +229,19 @@ def test_a_huge_return_value_is_refused_not_sent() -> None:
     assert isinstance(result, Returned)
     assert result.kind == "other"
     assert "too large" in result.what
+
+
+def test_its_folder_is_removed_even_when_the_code_locks_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    source = (
+        "import os\ndef f():\n    os.makedirs('a/b')\n    open('a/b/x', 'w').write('x')\n"
+        "    os.chmod('a/b', 0)\n    os.chmod('a', 0)\n    return 1\n"
+    )
+    (result,) = _one(source).results
+    assert isinstance(result, Returned)
+    assert list(tmp_path.iterdir()) == []
