@@ -847,7 +847,7 @@ class CodeAnswer:
     def instructions(self) -> str:
         """What the student does."""
         return (
-            f"Write `{self.signature}` in Python with NumPy, starting from the stub. It runs in a sandbox on "
+            f"Write {self.signature} in Python with NumPy, starting from the stub. It runs in a sandbox on "
             "the example and on hidden tests; outputs count as equal within a relative 1e-4."
         )
 

@@ -453,7 +453,7 @@ TASKS: dict[str, CodeTask] = {
             "attention",
             "attention",
             ("Q", "K", "V"),
-            "Write `attention(Q, K, V)`: scaled dot-product attention, $\\mathrm{softmax}(Q K^\\top / "
+            "Write `attention(Q, K, V)`: scaled dot-product attention, $\\operatorname{softmax}(Q K^\\top / "
             "\\sqrt{d_k})\\,V$, "
             "for one sequence. `Q` and `K` are (T, d_k) and `V` is (T, d_v) NumPy arrays; return the (T, "
             "d_v) output.",
@@ -466,7 +466,7 @@ TASKS: dict[str, CodeTask] = {
             "attention-weights",
             "attention_weights",
             ("Q", "K"),
-            "Write `attention_weights(Q, K)`: the attention weights $\\mathrm{softmax}(Q K^\\top / "
+            "Write `attention_weights(Q, K)`: the attention weights $\\operatorname{softmax}(Q K^\\top / "
             "\\sqrt{d_k})$, one row "
             "per query. `Q` and `K` are (T, d_k) NumPy arrays; return the (T, T) weights, each row summing "
             "to 1.",
