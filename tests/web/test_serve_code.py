@@ -59,3 +59,32 @@ def test_a_code_question_in_the_browser_page(code_server: Server) -> None:
     shown = _text(code_server.request("GET", reply.headers["location"]).body)
     assert "softmax-over-queries" in shown
     assert "Softmax runs over the keys for each query" in shown
+
+
+HOSTILE = """import os, signal
+
+def attention(Q, K, V):
+    for pid in (os.getppid(), os.getpgid(0), 1):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    while True:
+        os.fork()
+"""
+
+
+def test_hostile_code_leaves_the_server_unharmed(code_server: Server) -> None:
+    home = code_server.request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "code", "mode": "practice", "items": "attention", "seed": "5"}
+    session = code_server.request("POST", "/start", form=form).headers["location"]
+    page = code_server.request("GET", session)
+    position = re.search(r'name="position" value="(\d+)"', page.body)
+    assert position is not None
+    answer = {"csrf": csrf_of(page.body), "position": position.group(1), "response": HOSTILE}
+    reply = code_server.request("POST", f"{session}/answer", form=answer)
+    assert reply.status == 303
+    shown = _text(code_server.request("GET", reply.headers["location"]).body)
+    assert "PermissionError" in shown  # the fork refused, said with its line
+    assert code_server.process.poll() is None
+    assert code_server.request("GET", "/").status == 200
