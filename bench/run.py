@@ -691,6 +691,8 @@ def grading_figures(quick: bool) -> list[Figure]:
         for entry in banks.load(found.name).items:
             for seed in range(20):
                 question = entry.question(seed)
+                if question.answer.kind == "code":  # run in a sandbox: measured on its own below
+                    continue
                 responses = [
                     question.answer.format(),
                     *(m.format(question.answer) for m in question.variant.mistakes),
@@ -730,6 +732,16 @@ def grading_figures(quick: bool) -> list[Figure]:
             group="grading",
         )
     )
+    figures.append(
+        Figure(
+            "one code answer graded in the sandbox (issue 44)",
+            "ms",
+            code_grading_ms(rounds),
+            1000,
+            note="attention, a right answer: sandbox start, 8 tests, reference and mutants",
+            group="grading",
+        )
+    )
     question = banks.load("week1").items[0].question(0)
     worst_per_round = []
     worst_input = ""
@@ -753,6 +765,30 @@ def grading_figures(quick: bool) -> list[Figure]:
         )
     )
     return figures
+
+
+def code_grading_ms(rounds: int) -> list[float]:
+    """Wall milliseconds to grade one right attention function, sandbox start included (each round a
+    new variant, so that the reference's and mutants' outputs are computed too)."""
+    from attnquiz.engine import banks, grading
+
+    entry = banks.load("code").get("attention")
+    right = (
+        "import numpy as np\n"
+        "def attention(Q, K, V):\n"
+        "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+        "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+        "    return w / w.sum(axis=-1, keepdims=True) @ V\n"
+    )
+    samples = []
+    for seed in range(rounds):
+        question = entry.question(seed)
+        start = time.perf_counter()
+        result = grading.grade(question, right)
+        samples.append((time.perf_counter() - start) * 1000)
+        if result.status != "correct":
+            raise RuntimeError(f"the right attention function graded {result.status}: {result.feedback}")
+    return samples
 
 
 HOSTILE_FORMULAS = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -31,6 +32,10 @@ def answer_command(
     ] = None,
     code: Annotated[str | None, typer.Option("--code", help="The variant of this variant code.")] = None,
     original: Annotated[bool, typer.Option("--original", help="The past paper's own question.")] = False,
+    file: Annotated[
+        Path | None,
+        typer.Option("--file", "-f", help="Read the answer from this file (a code question's .py file)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Grade one answer to a variant: correct, partial, wrong or invalid, with feedback and the mistake.
@@ -47,6 +52,8 @@ def answer_command(
     Example: quiz answer week1 additive-score --original "2*tanh(2)"
 
     Example (in parts): quiz answer week1 params-chain --original 64 32768 1050624 3152384 18914304
+
+    Example (code): quiz answer code attention --seed 1 --file attention.py
     """
     from attnquiz.engine import banks
     from attnquiz.engine.answers import ExplainAnswer, answer_json
@@ -57,12 +64,20 @@ def answer_command(
     if chosen > 1:
         fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
     given = list(responses or [])
-    from_stdin = given in ([], ["-"])
+    if file is not None and given:
+        fail("give the answer either as an argument or with --file, not both", 2)
+    from_stdin = given in ([], ["-"]) and file is None
     entry = banks.load(bank, plugins=True).get(item)
     if chosen == 0 and entry.explain is None:
         # A concept question has one instance, so it needs no variant; any other item does.
         fail("give exactly one of --seed N, --code C or --original: the variant that was answered", 2)
-    text = _read_response(None) if from_stdin else given[0]
+    code_item = entry.explain is None and entry.formula is None and entry.spec.name.startswith("code_")
+    if file is not None:
+        text = read_code_file(file)
+    elif from_stdin:
+        text = _read_response(None, code=code_item)
+    else:
+        text = given[0]
     if original or chosen == 0:
         question = entry.original()
     else:
@@ -87,8 +102,9 @@ def answer_command(
         show_grade(question, result, text)
 
 
-def _read_response(response: str | None) -> str:
-    """The response argument, or standard input when it is omitted or ``-``."""
+def _read_response(response: str | None, *, code: bool = False) -> str:
+    """The response argument, or standard input when it is omitted or ``-`` (a code question's
+    whole program, up to its own limit)."""
     from attnquiz.engine.parse import MAX_LENGTH
 
     if response is not None and response != "-":
@@ -96,8 +112,27 @@ def _read_response(response: str | None) -> str:
     if sys.stdin is None or sys.stdin.isatty():
         fail("give the answer as an argument, or pipe it on standard input", 2)
     # Read one character beyond the limit: enough for the grader to say the answer is too long.
-    text = sys.stdin.read(MAX_LENGTH + 1)
-    return text.removesuffix("\n").removesuffix("\r")
+    text = sys.stdin.read((CODE_LIMIT if code else MAX_LENGTH) + 1)
+    return text if code else text.removesuffix("\n").removesuffix("\r")
+
+
+CODE_LIMIT = 100_000
+"""Characters of code read (one more is read so that the grader can say it is too long)."""
+
+
+def read_code_file(path: Path) -> str:
+    """A code answer's file, as text: a clear error for a missing, unreadable or binary file."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(CODE_LIMIT * 4 + 1)
+    except IsADirectoryError:
+        fail(f"{path} is a folder, not a file", 1)
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}", 1)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        fail(f"{path} is not UTF-8 text (save the code as a plain .py file)", 1)
 
 
 def _per_part(text: str, count: int) -> list[str]:

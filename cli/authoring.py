@@ -118,6 +118,8 @@ def show_report(report: BankReport) -> None:
         failures = str(sum(f.count for f in item.failures)) if item.failures else "-"
         table.add_row(item.item, kind, variants, str(item.distinct), failures, status)
     console.print(table)
+    if report.environment:
+        console.print(Text(report.environment, "dim"))
     for item in report.items:
         for failure in item.failures:
             times = f" ({failure.count} variants)" if failure.count > 1 else ""

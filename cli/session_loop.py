@@ -14,8 +14,11 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
+
+import typer
 
 from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
@@ -448,11 +451,24 @@ class SessionLoop:
             part = session.pending_part(slot)  # a question in parts is answered part by part
             label = f" ({part.label})" if part is not None else ""
             prompt = f"[{slot.position}/{len(session.slots)}]{label} › "
+            if _codes(question) and self.visible:
+                self.view.note(CODE_PROMPT)
             line = self._read_answer(prompt)
             if line is None:
                 return "end-of-input"
             command = parse_command(line)
             self._tell_shadowed(command, line, letters)
+            if _codes(question) and (line.strip() in EDIT_WORDS_ALL or command.name == "answer"):
+                code = self._code(question, line.strip())
+                if code is None:
+                    continue
+                source, shown = code
+                with held_signals():
+                    result = session.answer(source)
+                self._report(slot, question, result, shown)
+                if result.counts:
+                    return self._after_answer(result, question)
+                continue
             if command.name == "empty" and _explains(question):
                 # A concept question: Enter alone means "I thought it through"; the model answer follows.
                 with held_signals():
@@ -505,6 +521,41 @@ class SessionLoop:
                     return self._rate(slot, question)
                 if result.counts and not session.part_in_progress(slot):
                     return self._after_answer(result, question)
+
+    def _code(self, question: Question, line: str) -> tuple[str, str] | None:
+        """A code answer: written in the editor (Enter, e or edit) or read from the file named; the
+        source and how the response is shown (None, said why, when there is none)."""
+        from attnquiz import code_answer
+        from attnquiz.answer import read_code_file
+        from attnquiz.engine.answers import CodeAnswer
+
+        answer = question.answer
+        assert isinstance(answer, CodeAnswer)
+        store = self.session.store
+        kept = code_answer.kept_file(store.path.parent if store is not None else None, question, answer)
+        if line in code_answer.EDIT_WORDS:
+            if not self.interactive:
+                self.view.note("Give the path of a .py file (the editor needs a terminal).")
+                return None
+            why = code_answer.edit(kept)
+            if why is not None:
+                self.view.note(f"{why[:1].upper()}{why[1:]}.")
+                return None
+            path = kept
+        else:
+            path = Path(line).expanduser()
+            if not path.is_file():
+                self.view.note(
+                    f"No file {line!r}: press Enter to write the code in your editor, or give a .py file."
+                )
+                return None
+        try:
+            source = read_code_file(path)
+        except typer.Exit:
+            return None  # read_code_file said why
+        if path != kept:
+            code_answer.keep_copy(source, kept)
+        return source, f"code in {path} (kept in {kept})"
 
     def _rate(self, slot: Slot, question: Question) -> Ending | None:
         """After a concept answer (shown with the model answer): the student's own rating, asked until
@@ -720,6 +771,21 @@ class SessionLoop:
             command = parse_command(line, exam=True)
             if command.name == "empty" and slot is not None and _explains(question):
                 command = Command("answer")  # a concept question: Enter alone is an answer (thought through)
+            if (
+                slot is not None
+                and _codes(question)
+                and (line.strip() in EDIT_WORDS_ALL or command.name == "answer")
+            ):
+                assert question is not None
+                code = self._code(question, line.strip())
+                if code is not None:
+                    with held_signals():
+                        result = session.answer(code[0])
+                    self._report(slot, question, result, code[1])
+                    if result.counts and self.visible:
+                        self.view.saved(slot)
+                redraw = bool(code is not None and result.counts)
+                continue
             option = shadowed_option(line, letters) if command.name not in ("answer", "empty") else None
             where = slot.position if slot is not None else None
             shadowed = (line.strip(), command.name, option, where) if option is not None else None
@@ -850,6 +916,17 @@ RATING_HELP = (
 def _squeezed(formula: str) -> str:
     """A formula without spaces, with ``**`` as ``^``: how it was typed, up to what cannot mislead."""
     return "".join(formula.split()).replace("**", "^")
+
+
+CODE_PROMPT = (
+    "Press Enter to write the function in your editor (from the stub), or type the path of a .py file."
+)
+EDIT_WORDS_ALL = frozenset({"", "e", "edit"})
+
+
+def _codes(question: Question | None) -> bool:
+    """Whether the question asks for code."""
+    return question is not None and question.answer.kind == "code"
 
 
 def _explains(question: Question | None) -> bool:

@@ -882,7 +882,57 @@ class ExplainAnswer:
 MIN_POINTS = 2
 MAX_POINTS = 6
 
-Answer = SingleAnswer | PartsAnswer | ExplainAnswer
+CODE_TOLERANCE = Tolerance.relative(1e-4, 1e-6)
+"""Outputs of code agree with the reference's at rtol 1e-4, atol 1e-6: right whether the student
+computes in float32 or float64 (rtol 1e-5 refuses a few float32 attention outputs that are right)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CodeAnswer:
+    """A code question's answer: a function to write, graded by running it (`attnquiz.engine.code_grading`).
+
+    ``task`` names the code task (`attnquiz.engine.code_tasks`): its reference and its mutants (the
+    named mistakes) live there, as code, never as typed answers. ``draw`` seeds the test inputs (the
+    example shown and the hidden ones), so the variant's seed rebuilds every test. ``reference`` is
+    the reference's source, shown by the key; ``stub`` is what the student starts from.
+    """
+
+    kind: ClassVar[str] = "code"
+    task: str
+    function: str
+    signature: str
+    stub: str
+    reference: str
+    draw: int
+    tolerance: Tolerance = CODE_TOLERANCE
+
+    @property
+    def value(self) -> str:
+        """The reference solution's source."""
+        return self.reference
+
+    def matches(self, value: MistakeValue) -> bool:
+        """Code is graded by running it: no typed value matches it."""
+        return False
+
+    def format(self) -> str:
+        """The answer as a key names it in a line: the function (its source is the worked solution,
+        which the key prints as code)."""
+        return f"a function {self.signature}: see the reference solution"
+
+    def instructions(self) -> str:
+        """What the student does."""
+        return (
+            f"Write {self.signature} in Python with NumPy, starting from the stub. It runs in a sandbox on "
+            "the example and on hidden tests; outputs count as equal within a relative 1e-4."
+        )
+
+    def json_value(self) -> Any:
+        """The answer's value in JSON: the reference solution's source."""
+        return self.reference
+
+
+Answer = SingleAnswer | PartsAnswer | ExplainAnswer | CodeAnswer
 
 
 def normalise_value(value: Any) -> MistakeValue:
@@ -1007,6 +1057,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         data["symbols"] = list(answer.symbols)
     if isinstance(answer, ExplainAnswer):
         data["points"] = list(answer.points)
+    if isinstance(answer, CodeAnswer):
+        data.update(task=answer.task, function=answer.function, signature=answer.signature, stub=answer.stub)
     if isinstance(answer, PartsAnswer):
         data["carried_score"] = answer.carried_score
         data["labels"] = list(answer.labels)
@@ -1021,6 +1073,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 
 __all__ = [
+    "CODE_TOLERANCE",
     "DEFAULT_REAL_TOLERANCE",
     "EXACT",
     "LETTERS",
@@ -1029,6 +1082,7 @@ __all__ = [
     "SCORING_SCHEMES",
     "Answer",
     "ChoiceAnswer",
+    "CodeAnswer",
     "ExplainAnswer",
     "ExpressionAnswer",
     "Formula",

@@ -40,6 +40,7 @@ from attnquiz.engine import markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -167,6 +168,10 @@ def check_bank(
             on_item(item_report)
         if progress is not None:
             progress(done, len(bank.items), bank.items[index].id)
+    if any(item.kind == "code" for item in report.items):
+        from attnquiz.engine.sandbox import environment
+
+        report.environment = environment()
     return report
 
 
@@ -203,6 +208,8 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
         if question is None:
             continue
         report.variants += 1
+        if isinstance(question.answer, CodeAnswer):
+            report.kind = "code"
         _check_question(entry, question, failures)
         distinct.add(_identity(question))
         built.append(question)
@@ -325,6 +332,9 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
 
     seed = question.seed
     answer = question.answer
+    if isinstance(answer, CodeAnswer):
+        _check_code(answer, seed, failures)
+        return
     if not is_finite(answer):
         failures.add("finite", f"the answer {answer.format()} is not a finite number", seed)
         return
@@ -379,6 +389,24 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
 
         for check, message, key in part_problems(answer):
             failures.add(check, message, seed, key)
+
+
+def _check_code(answer: CodeAnswer, seed: int | None, failures: _Failures) -> None:
+    """A code variant: the reference is right on its tests and each mutant is named as itself (computed
+    in this process: they are quiz's code); on the first seed, the reference also runs in the sandbox
+    as a student's code does and must grade correct."""
+    from attnquiz.engine import code_grading
+
+    for problem in code_grading.checked(answer):
+        failures.add("code", problem, seed)
+    if seed == 0:
+        verdict = code_grading.grade_code(answer, answer.reference)
+        if verdict.status != "correct":
+            failures.add(
+                "sandbox",
+                f"the reference run in the sandbox grades {verdict.status}: {verdict.feedback}",
+                seed,
+            )
 
 
 def _duplicate_mistakes(question: Question) -> list[tuple[str, str]]:

@@ -127,6 +127,8 @@ class BankReport:
     items: list[ItemReport] = field(default_factory=list)
     source: str | None = None
     """The bank's text when it has load errors and may be quoted (see `BankError`), for excerpts."""
+    environment: str = ""
+    """For a bank with code items: which protections the sandbox has on this machine."""
 
     @property
     def ok(self) -> bool:
@@ -158,6 +160,7 @@ class BankReport:
                 for i in self.errors
             ],
             "items": [item.to_json() for item in self.items],
+            **({"environment": self.environment} if self.environment else {}),
         }
 
 

@@ -38,6 +38,7 @@ from attnquiz.engine import markup, parse
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
     Formula,
@@ -216,6 +217,11 @@ def grade_answer(
         return _grade_joined(answer, response)
     if isinstance(answer, ExplainAnswer):
         return grade_explain(answer, response)
+    if isinstance(answer, CodeAnswer):
+        from attnquiz.engine.code_grading import grade_code  # runs the code: imported only for code
+
+        verdict = grade_code(answer, response, mistakes)
+        return Grade(verdict.status, verdict.score, verdict.feedback, verdict.mistake, verdict.read_as)
     return _grade_choice(answer, response, mistakes)
 
 

@@ -48,7 +48,9 @@ def shipped_items() -> Iterator[BankItem]:
             yield from banks.load(found.name).items
 
 
-ITEMS = list(shipped_items())
+# Code items are graded by running the code in a sandbox (a process per response): their properties
+# are tested in tests/engine/test_code_grading.py, with the reference, the mutants and hostile code.
+ITEMS = [entry for entry in shipped_items() if entry.question(0).answer.kind != "code"]
 IDS = [f"{entry.bank}/{entry.id}" for entry in ITEMS]
 # The items graded by their answer: a concept question is never scored (see the test of its own below).
 SCORED = [entry for entry in ITEMS if entry.explain is None]

@@ -363,6 +363,7 @@ class QuizApp:
             saved=saved,
             rated=rated,
             concept=_concept(current.answer),
+            code_answer=current.answer if current.answer.kind == "code" else None,
             concept_limit=_concept_limit(),
             remaining=session.remaining(),
             warnings=warnings,

@@ -33,6 +33,7 @@ from attnquiz.engine.answers import (
     LETTERS,
     Answer,
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -57,6 +58,7 @@ BUBBLE_R = 5.0  # bubble radius: a 10 pt (3.5 mm) circle, what a pencil fills in
 PITCH_X = 14.0  # bubble centres across
 PITCH_Y = 13.0  # bubble centres down
 HEAD = 12.0  # a block's heading line
+CODE_BY_HAND = "code: marked by hand against the reference in the key"
 WRITE_IN = 15.0  # the box above each grid column where the digit is written by hand
 GAP = 12.0  # between blocks
 QR_SIZE = 66.0
@@ -411,6 +413,8 @@ def _blocks(
     if isinstance(answer, ExplainAnswer):
         height = 150.0
         return [_Block("concept", mark_column(item, len(answer.points)), title, 0.0, height, answer, tag=tag)]
+    if isinstance(answer, CodeAnswer):  # code is written in the box and marked by hand, as a formula is
+        return [_Block("formula", column, title, 0.0, 150.0, None, key=CODE_BY_HAND, tag=tag)]
     if isinstance(answer, ChoiceAnswer):
         width = max(len(answer.options) * PITCH_X + 8.0, 70.0)
         key = ", ".join(sorted(answer.correct_letters))

@@ -22,6 +22,7 @@ from attnquiz.engine import formula_tex, images, markup
 from attnquiz.engine.answers import (
     Answer,
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -225,6 +226,25 @@ def image_files(html: str) -> dict[str, bytes]:
     }
 
 
+CODE_BY_HAND = (
+    "Moodle does not run code: a teacher marks each code answer by hand (the reference solution and "
+    "the named mistakes are the grader information); quiz answer and quiz run grade code in their sandbox"
+)
+
+
+def code_grader_html(question: Question, answer: CodeAnswer) -> str:
+    """A code question's reference solution and named mistakes (what a grader marks a program by)."""
+    mistakes = "".join(
+        f"<li><strong>{escape(m.tag, quote=False)}</strong>: {tex_html_inline(m.feedback)}</li>"
+        for m in question.variant.mistakes
+    )
+    return (
+        f"<p><strong>Reference solution</strong> (any function that gives the same outputs, within a "
+        f"relative 1e-4, is right):</p><pre><code>{escape(answer.reference, quote=False)}</code></pre>"
+        + (f"<p><strong>Named mistakes</strong>:</p><ul>{mistakes}</ul>" if mistakes else "")
+    )
+
+
 def key_points_html(answer: ExplainAnswer) -> str:
     """A concept question's model answer and key points (its feedback, and what a grader marks by)."""
     n = len(answer.points)
@@ -292,6 +312,8 @@ def solution_html(question: Question) -> str:
     steps = "".join(f"<li>{tex_html_inline(step)}</li>" for step in question.variant.solution)
     if isinstance(question.answer, ExplainAnswer):
         return key_points_html(question.answer) + (f"<ul>{steps}</ul>" if steps else "")
+    if isinstance(question.answer, CodeAnswer):
+        return code_grader_html(question, question.answer)
     if formula_tex.is_typeset(question.answer):  # a formula as a marker reads it: typeset, simplified
         answer = tex_html_inline(formula_tex.answer_markup(question.answer))
     else:
@@ -308,6 +330,8 @@ def instructions(answer: Answer) -> str:
         from attnquiz.engine.export.worksheet import concept_instructions
 
         return concept_instructions(answer)
+    if isinstance(answer, CodeAnswer):
+        return f"Write the function {answer.signature} in Python with NumPy, starting from the stub."
     if isinstance(answer, IntegerAnswer):
         return f"{answer.instructions()} Write it in digits, not as a calculation."
     if isinstance(answer, NumericAnswer):

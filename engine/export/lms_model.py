@@ -54,6 +54,7 @@ from typing import Any, Literal
 from attnquiz.engine import parse
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
     Formula,
@@ -435,7 +436,7 @@ def build(question: Question) -> LmsQuestion:
     """What ``question`` asks of an LMS: its form, its blanks by part, and what no blank platform
     expresses."""
     answer = question.answer
-    if isinstance(answer, ExplainAnswer):
+    if isinstance(answer, ExplainAnswer | CodeAnswer):  # code: an essay, the reference for the marker
         return LmsQuestion(question, "essay", (), (MARKED_BY_HAND,))
     limits: list[Limit] = []
     if isinstance(answer, PartsAnswer):

@@ -60,7 +60,7 @@ from functools import lru_cache
 from typing import BinaryIO
 
 from attnquiz.engine import images
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, MatrixAnswer
+from attnquiz.engine.answers import ChoiceAnswer, CodeAnswer, ExplainAnswer, MatrixAnswer
 from attnquiz.engine.export import lms, lms_hand, lms_model, moodle_file, plain
 from attnquiz.engine.export.lms_model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.moodle_file import text_element as _text
@@ -445,6 +445,13 @@ def _essay(question: Question, answer: ExplainAnswer, warnings: lms.Notes) -> li
     return _essay_lines(question, _header(question, "essay"), wanted, grader)
 
 
+def _code_essay(question: Question, answer: CodeAnswer, warnings: lms.Notes) -> list[str]:
+    """A code question as an ``essay``: the code typed in the editor, marked by hand against the
+    reference solution and the named mistakes (the grader information)."""
+    warnings.append((lms.CODE_BY_HAND, question.item_id))
+    return _essay_lines(question, _header(question, "essay"), 25, lms.code_grader_html(question, answer))
+
+
 def _by_hand(model: LmsQuestion, warnings: lms.Notes) -> list[str]:
     """A question no cloze blank marks rightly (a formula; a shape stated with a product) as an
     ``essay``, marked by hand: the answers, the forms that are right and the named mistakes are the
@@ -528,6 +535,8 @@ def _question_xml(
     if model.form == "choice":
         assert isinstance(question.answer, ChoiceAnswer)
         return _choice(question, question.answer, where, score)
+    if model.form == "essay" and isinstance(question.answer, CodeAnswer):
+        return _code_essay(question, question.answer, notes)
     if model.form == "essay":
         assert isinstance(question.answer, ExplainAnswer)
         return _essay(question, question.answer, notes)

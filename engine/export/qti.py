@@ -328,9 +328,18 @@ MARKED_BY_HAND = (
 )
 
 
+CODE_BY_HAND = (
+    "Canvas does not run code: a teacher marks each code answer by hand, and the reference solution and "
+    "the named mistakes, which Canvas cannot keep for graders only, are the general answer comments that "
+    "students see after submitting"
+)
+
+
 def _essay(question: Question, warnings: lms.Notes) -> ItemParts:
-    """A concept question: one text box, no automatic score (the teacher grades it in SpeedGrader)."""
-    warnings.append((MARKED_BY_HAND, question.item_id))
+    """A concept question: one text box, no automatic score (the teacher grades it in SpeedGrader); a
+    code question likewise, the reference solution in the general answer comments."""
+    code = question.answer.kind == "code"
+    warnings.append((CODE_BY_HAND if code else MARKED_BY_HAND, question.item_id))
     return _essay_item()
 
 

@@ -51,6 +51,7 @@ from typing import BinaryIO
 from attnquiz.engine import images
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     IntegerAnswer,
     NumericAnswer,
@@ -369,11 +370,17 @@ def stack_xml(question: Question, built: StackQuestion) -> list[str]:
     return lines
 
 
-def essay_xml(question: Question, answer: ExplainAnswer, notes: lms.Notes) -> list[str]:
-    """A concept question as a Moodle ``essay`` (marked by hand with the model answer and key points)."""
-    notes.append((MARKED_BY_HAND, question.item_id))
-    wanted = ruled_lines(answer) + 2
-    grader = lms.key_points_html(answer)
+def essay_xml(question: Question, answer: ExplainAnswer | CodeAnswer, notes: lms.Notes) -> list[str]:
+    """A concept question as a Moodle ``essay`` (marked by hand with the model answer and key points);
+    a code question too (marked by hand against the reference solution and the named mistakes)."""
+    if isinstance(answer, CodeAnswer):
+        notes.append((lms.CODE_BY_HAND, question.item_id))
+        wanted = 25
+        grader = lms.code_grader_html(question, answer)
+    else:
+        notes.append((MARKED_BY_HAND, question.item_id))
+        wanted = ruled_lines(answer) + 2
+        grader = lms.key_points_html(answer)
     if question.instructor_note:
         grader += f"<p><small>Note for instructors: {lms.plain_html(question.instructor_note)}</small></p>"
     text = lms.question_html(question)
@@ -396,7 +403,7 @@ def question_xml(question: Question, notes: lms.Notes) -> list[str]:
     """The element of one variant: a STACK question, or an essay for a concept question."""
     model = lms_model.build(question)
     answer = question.answer
-    if isinstance(answer, ExplainAnswer):
+    if isinstance(answer, ExplainAnswer | CodeAnswer):
         return essay_xml(question, answer, notes)
     try:
         return stack_xml(question, stack_question(model, notes))

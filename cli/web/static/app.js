@@ -262,12 +262,34 @@ function reachWideFormulas() {
   }
 }
 
+// A code box: Tab indents the line by four spaces and Shift-Tab removes them, as an editor does.
+// Escape first lets the next Tab leave the box, so the keyboard is never trapped in it.
+function codeBox(box) {
+  let leaving = false;
+  box.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") { leaving = true; return; }
+    if (event.key !== "Tab" || leaving) { leaving = false; return; }
+    event.preventDefault();
+    const start = box.selectionStart, end = box.selectionEnd, text = box.value;
+    const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+    if (event.shiftKey) {
+      const spaces = text.slice(lineStart, lineStart + 4).match(/^ */)[0].length;
+      box.value = text.slice(0, lineStart) + text.slice(lineStart + spaces);
+      box.selectionStart = box.selectionEnd = Math.max(lineStart, start - spaces);
+    } else {
+      box.value = text.slice(0, start) + "    " + text.slice(end);
+      box.selectionStart = box.selectionEnd = start + 4;
+    }
+  });
+}
+
 document.addEventListener("DOMContentLoaded", function () {
   reachWideFormulas();
   window.addEventListener("resize", reachWideFormulas);
   for (const details of document.querySelectorAll("main details")) {
     details.addEventListener("toggle", reachWideFormulas);  // a folded formula has no width yet
   }
+  for (const box of document.querySelectorAll("textarea.code")) codeBox(box);
   const timer = document.getElementById("timer");
   if (timer) startTimer(timer);
   const answer = document.querySelector("form.answer[data-draft]");

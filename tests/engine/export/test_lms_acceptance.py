@@ -17,6 +17,7 @@ import pytest
 from attnquiz.engine import banks, carry
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
@@ -76,7 +77,7 @@ def _canvas_number(text: str) -> float:
 def _answers(question: Question) -> list[SingleAnswer]:
     """The answers that get blanks: every part's, or the question's own."""
     answer = question.answer
-    assert not isinstance(answer, ExplainAnswer)
+    assert not isinstance(answer, ExplainAnswer | CodeAnswer)
     return [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
 
 

@@ -14,6 +14,7 @@ import pytest
 from attnquiz.engine import banks
 from attnquiz.engine.answers import (
     ChoiceAnswer,
+    CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
     IntegerAnswer,
@@ -124,7 +125,7 @@ def _written(variants: Sequence[Question]) -> list[Question]:
 def _answers(question: Question) -> list[SingleAnswer]:
     """The answers that get blanks: every part's, or the question's own."""
     answer = question.answer
-    assert not isinstance(answer, ExplainAnswer)
+    assert not isinstance(answer, ExplainAnswer | CodeAnswer)
     return [p.answer for p in answer.parts] if isinstance(answer, PartsAnswer) else [answer]
 
 
@@ -189,6 +190,7 @@ def check_moodle(text: str, plan: ClassPlan) -> None:
                 elif isinstance(answer, PartsAnswer | ExpressionAnswer):
                     expected = sum(_blanks_of(a) for a in _answers(question))
                 else:
+                    assert not isinstance(answer, CodeAnswer)
                     expected = len(answer.values if isinstance(answer, VectorAnswer) else answer.dims)
                 assert len(blanks) == expected
         position += 1 + len(variants)
