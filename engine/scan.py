@@ -46,7 +46,15 @@ RENDER_DPI = 200  # a scanned PDF's pages are rasterised at this resolution
 EMPTY_BELOW = 0.16  # mean darkness inside a bubble (0 paper, 1 the corner squares' ink)
 FILLED_FROM = 0.36
 CROSS_SECTOR = 0.22  # mean darkness of a diagonal sector outside the bubble that an X's arm crosses
+EMPTY_BELOW_DOUBTFUL = 0.04  # on a bilevel or low-contrast page: any more ink in a bubble is a doubt
+LOW_CONTRAST = 110.0  # grey levels between paper and the corner squares' black below which a scan is faint
+BILEVEL_GREYS = 0.03  # middle-grey pixels per black one below which a page is black and white only
+WRITE_INSET = 2.0  # points kept clear inside a digit's box (its printed frame)
+WRITING_DARK = 0.3  # darkness of a pixel of handwriting (blank paper with scanner noise: below 0.1)
+WRITTEN_FROM = 0.012  # share of a digit box's pixels inked by a written digit (a small thin one: 0.02)
+WRITTEN_UNCLEAR = 0.003  # below: a blank box (measured 0 on blank boxes); between: a stroke or a smudge
 REVIEW_PREFIX = "?review "
+WRITTEN_ON_SHEET = "(written on the answer sheet)"  # a concept question's answer cell (docs/paper.md)
 
 Progress = Callable[[int, int], None]
 
@@ -222,6 +230,7 @@ class PageRead:
     problem: str = ""  # why the page could not be read at all (then ``image`` holds it)
     image: bytes = b""  # PNG of the page, kept when its identity must be settled by hand
     resampled: bool = False  # ``image`` is the page mapped onto its layout: it can be read once named
+    notes: list[str] = field(default_factory=list)  # what the instructor should know about the page
 
 
 MAX_PIXELS = 64_000_000  # a page image larger than this (A4 at 900 dpi) is refused or rendered smaller
@@ -381,7 +390,7 @@ def read_image(
             result.image, result.resampled = _png(page), True
             return result
     result.student, result.sheet_page = spec.student, spec.sheet_page
-    _read_fields(page, spec, layout, result)
+    _read_fields(page, spec, layout, result, is_bilevel(gray))
     return result
 
 
@@ -413,8 +422,9 @@ def _offsets(radius_px: float, inner: float, outer: float, sectors: bool) -> lis
     return out
 
 
-def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.float32]:
-    """Ink per pixel, 0 for the paper and 1 for the corner squares' black."""
+def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> tuple[npt.NDArray[np.float32], float]:
+    """Ink per pixel, 0 for the paper and 1 for the corner squares' black; and the grey levels between
+    the paper and that black (the page's contrast)."""
     import numpy as np
 
     paper = float(np.percentile(page[::4, ::4], 90))  # a sample: the paper's white, a sixteenth of the work
@@ -423,15 +433,43 @@ def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.flo
     for x, y in layout.marks:
         cx, cy = x * PX_PER_PT, y * PX_PER_PT
         inks.append(float(np.median(page[int(cy - half) : int(cy + half), int(cx - half) : int(cx + half)])))
+    contrast = paper - float(np.median(inks))
     ink = min(float(np.median(inks)), paper - 40.0)
     dark: npt.NDArray[np.float32] = np.clip((paper - page.astype(np.float32)) / (paper - ink), 0.0, 1.0)
-    return dark
+    return dark, contrast
 
 
-def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, result: PageRead) -> None:
+def is_bilevel(gray: npt.NDArray[np.uint8]) -> bool:
+    """Whether a page image is black and white only (a bilevel scan, maybe saved as JPEG): its black
+    has almost no middle grey around it, where in a greyscale scan every printed stroke has a grey edge
+    (measured: at least a third as many grey pixels as black ones, against none on a bilevel page)."""
     import numpy as np
 
-    dark = _darkness(page, layout)
+    sample = gray[::3, ::3]
+    black = int(np.count_nonzero(sample <= 60))
+    grey = int(np.count_nonzero((sample > 60) & (sample < 195)))
+    return black > 0 and grey < BILEVEL_GREYS * black
+
+
+def _read_fields(
+    page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, result: PageRead, bilevel: bool = False
+) -> None:
+    import numpy as np
+
+    dark, contrast = _darkness(page, layout)
+    # On a black-and-white scan light pencil breaks up into specks, and on a washed-out one it is barely
+    # darker than the paper: there a part-filled bubble is a doubt, never an empty bubble.
+    doubtful = bilevel or contrast < LOW_CONTRAST
+    if bilevel:
+        result.notes.append(
+            "a black-and-white (bilevel) scan: light pencil may be lost, so every part-filled bubble is "
+            "listed for review (scan in greyscale to avoid this)"
+        )
+    elif doubtful:
+        result.notes.append(
+            "a low-contrast scan (the ink is barely darker than the paper): every part-filled bubble is "
+            "listed for review (scan darker, or in greyscale, to avoid this)"
+        )
     radius = layout.radius * PX_PER_PT
     (disc,) = _offsets(radius, 0.0, 0.58, sectors=False)
     sectors = _offsets(radius, 1.3, 1.8, sectors=True)
@@ -457,15 +495,44 @@ def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, re
         if not spec_field.bubbles:
             continue
         inner, crossed = measure([(x, y) for _, _, x, y in spec_field.bubbles])
-        states = [_state(d, c) for d, c in zip(inner.tolist(), crossed.tolist(), strict=True)]
-        _decide(spec_field, states, page, dark, result, layout)
+        empty_below = EMPTY_BELOW_DOUBTFUL if doubtful else EMPTY_BELOW
+        states = [_state(d, c, empty_below) for d, c in zip(inner.tolist(), crossed.tolist(), strict=True)]
+        written = _written_columns(dark, spec_field) if spec_field.kind in ("number", "student") else {}
+        _decide(spec_field, states, page, dark, result, layout, written)
+
+
+def _written_columns(dark: npt.NDArray[np.float32], spec: FieldSpec) -> dict[str, str]:
+    """Each digit column's box above the grid: "written" (a digit is there), "blank", or "unclear" (a
+    few strokes: a digit or a smudge?). The box is found from the column's bubble 0, as the sheet places
+    it (`WRITE_IN` points tall, 3 points above the bubble's circle)."""
+    import numpy as np
+
+    from attnquiz.engine.export.answer_sheet import BUBBLE_R, PITCH_X, WRITE_IN
+
+    out: dict[str, str] = {}
+    height, width = dark.shape
+    for position, value, x, y in spec.bubbles:
+        if value != "0" or position in ("sign", "esign"):
+            continue
+        bottom = y - BUBBLE_R - 3.0
+        # Inset from the printed frame (and from a neighbour's decimal point) by a margin that a crooked
+        # scan's resampling cannot push the frame across.
+        left, right = x - PITCH_X / 2 + 1.0 + WRITE_INSET, x + PITCH_X / 2 - 1.0 - WRITE_INSET
+        top, low = bottom - WRITE_IN + WRITE_INSET, bottom - WRITE_INSET
+        region = dark[
+            max(0, int(top * PX_PER_PT)) : min(height, int(low * PX_PER_PT)),
+            max(0, int(left * PX_PER_PT)) : min(width, int(right * PX_PER_PT)),
+        ]
+        ink = float(np.mean(region > WRITING_DARK)) if region.size else 0.0
+        out[position] = "written" if ink >= WRITTEN_FROM else "blank" if ink < WRITTEN_UNCLEAR else "unclear"
+    return out
 
 
 _ONE_SIDE = frozenset({0b0011, 0b1100, 0b0101, 0b1010})
 """Two sectors on one side of a bubble: the arms of a neighbour's cross reaching it, not its own cross."""
 
 
-def _state(inner: float, crossed: int) -> str:
+def _state(inner: float, crossed: int, empty_below: float = EMPTY_BELOW) -> str:
     """A bubble's state from its inner darkness and the sectors outside it with ink (a bitmask)."""
     if crossed == 0b1111:
         return "cancelled"  # an X through it, both arms past the circle
@@ -474,7 +541,7 @@ def _state(inner: float, crossed: int) -> str:
         return "unclear"  # a cross with an arm missing, or one stroke through it: cancelled or not?
     if inner >= FILLED_FROM:
         return "filled"
-    if inner < EMPTY_BELOW:
+    if inner < empty_below:
         return "empty"
     return "unclear"
 
@@ -493,8 +560,10 @@ def _decide(
     dark: npt.NDArray[np.float32],
     result: PageRead,
     layout: Layout,
+    written: dict[str, str] | None = None,
 ) -> None:
-    """What one field says, or a flag for the review."""
+    """What one field says, or a flag for the review. ``written``: whether a digit is written in each
+    digit column's box (a number or the student number)."""
     by_position: dict[str, list[tuple[str, str]]] = {}
     for (position, value, _, _), state in zip(spec.bubbles, states, strict=True):
         by_position.setdefault(position, []).append((value, state))
@@ -520,6 +589,25 @@ def _decide(
         if doubled:
             flag(f"two bubbles filled in {_columns(doubled)}")
             return
+        # The digits written above the grid are the student's second statement of the number: a column
+        # written but not bubbled (a digit dropped) or bubbled but not written is not read.
+        written = written or {}
+        unbubbled = [p for p, w in written.items() if w != "blank" and p not in values]
+        unwritten = [p for p in values if p in written and written[p] != "written"]
+        read_so_far = _spelled(grid, values)
+        if unbubbled:
+            flag(
+                f"{'a digit' if len(unbubbled) == 1 else 'digits'} written (or a mark) above "
+                f"{_columns(unbubbled)} with no bubble filled: read the written number",
+                read_so_far,
+            )
+            return
+        if unwritten:
+            flag(
+                f"a bubble filled in {_columns(unwritten)} with no digit written above it: check the number",
+                read_so_far,
+            )
+            return
         try:
             text = grid.read(values)
         except ValueError as exc:
@@ -542,12 +630,12 @@ def _decide(
         return
     written = _has_writing(dark, spec.write_box)
     if spec.kind == "concept":
+        # The answer stays on paper: the answers file says that there is one (or not), the mark is the score.
+        item = spec.column.rsplit(" mark", 1)[0]
+        result.values.setdefault(item, {})[0] = WRITTEN_ON_SHEET if written else ""
         if len(chosen) > 1:
             flag("two marks filled by the marker", ", ".join(chosen))
             return
-        # The answer stays on paper: the answers file says that there is one (or not), the mark is the score.
-        item = spec.column.rsplit(" mark", 1)[0]
-        result.values.setdefault(item, {})[0] = "(written on the answer sheet)" if written else ""
         result.values.setdefault(spec.column, {})[0] = chosen[0] if chosen else ""
         return
     # A formula (or a shape in symbols), marked right or wrong by the marker.
@@ -563,6 +651,14 @@ def _decide(
         ("right",): "marked right: type what the student wrote",
     }.get(tuple(chosen), "both right and wrong are filled")
     flag(reason, ", ".join(chosen))
+
+
+def _spelled(grid: Any, values: dict[str, str]) -> str:
+    """What the filled bubbles spell, for the instructor's information ("" when they spell no number)."""
+    try:
+        return str(grid.read(values))
+    except ValueError:
+        return ""
 
 
 def _columns(positions: Sequence[str]) -> str:
@@ -722,7 +818,7 @@ class ReviewItem:
     """One thing the instructor settles: a field (``column`` of ``student``) or a whole page."""
 
     n: int
-    kind: str  # "field", "page", "missing", "duplicate", "student-number"
+    kind: str  # "field", "page", "missing", "duplicate", "student-number", "note"
     reason: str
     source: str = ""
     student: int | None = None
@@ -817,6 +913,10 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
             add("page", page.problem, page.image, source=page.source, rereadable=page.resampled)
             continue
         key = (page.student, page.sheet_page)
+        for note in page.notes:  # said, and settled: the page's doubtful marks are items of their own
+            add(
+                "note", f"{page.source}: {note}", source=page.source, student=key[0], sheet_page=key[1]
+            ).value = "noted"
         if key in seen:
             first = seen[key]
             same = first.values == page.values and [f.reason for f in first.flags] == [
@@ -891,6 +991,12 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
             if column in flagged:
                 continue
             _cell(column, entries.get(column, {}), fields, cells, flagged, add, student)
+        for f in fields:
+            # A concept question's answer column says whether an answer is written on the sheet (read
+            # from its box); its mark column holds the marker's mark.
+            answer_column = f.column.rsplit(" mark", 1)[0]
+            if f.kind == "concept" and answer_column not in flagged:
+                cells[answer_column] = entries.get(answer_column, {}).get(0, "")
         for column, item in flagged.items():
             cells[column] = f"{REVIEW_PREFIX}{item.n}"
         rows[student] = cells
@@ -931,11 +1037,6 @@ def _cell(
             cells[column] = "[" + ", ".join(texts) + "]"
         return
     cells[column] = entries.get(0, "")
-    # A concept question's answer column is filled by its mark field.
-    for f in own:
-        if f.kind == "concept":
-            item = column.rsplit(" mark", 1)[0]
-            cells.setdefault(item, entries.get(0, ""))
 
 
 def write_outputs(scan: ClassScan, answers: Path, review: Path, sheets: Path | None = None) -> list[Path]:

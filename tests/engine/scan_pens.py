@@ -10,6 +10,7 @@ can tell a clear mark read right from an ambiguous one, which must be flagged.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -79,6 +80,59 @@ def draw_mark(
     else:
         raise ValueError(mark)
     page[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
+
+
+def write_digit(
+    page: np.ndarray, x: float, y: float, height: float, digit: str, pen: Pen, rng: np.random.Generator
+) -> None:
+    """Write ``digit`` by hand, centred at (x, y), about ``height`` pixels tall, in ``pen``'s ink."""
+    font = int(
+        rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_PLAIN])
+    )
+    thickness = max(1, round(height / 9))
+    (w, h), _ = cv2.getTextSize(digit, font, 1.0, thickness)
+    scale = height * rng.uniform(0.55, 0.8) / max(1, h)
+    (w, h), _ = cv2.getTextSize(digit, font, scale, thickness)
+    ox = x - w / 2 + rng.uniform(-0.12, 0.12) * height
+    oy = y + h / 2 + rng.uniform(-0.1, 0.1) * height
+    level = int(min(150, pen.ink + rng.uniform(0, 25)))
+    _ink(page, int(x), int(y), int(2 * height), lambda canvas, left, top: cv2.putText(
+        canvas, digit, (int(ox) - left, int(oy) - top), font, scale, (level,), thickness, cv2.LINE_AA
+    ))  # fmt: skip
+
+
+def _ink(page: np.ndarray, x: int, y: int, span: int, draw: Callable[[np.ndarray, int, int], object]) -> None:
+    """Draw with ``draw`` (on a white canvas, given its top-left corner) around (x, y), darkening the page."""
+    h, w = page.shape
+    left, top = max(0, x - span), max(0, y - span)
+    right, bottom = min(w, x + span), min(h, y + span)
+    canvas = np.full((bottom - top, right - left), 255, np.uint8)
+    draw(canvas, left, top)
+    np.minimum(page[top:bottom, left:right], canvas, out=page[top:bottom, left:right])
+
+
+def cross_out(
+    page: np.ndarray, x: float, y: float, r: float, stroke: float, pen: Pen, rng: np.random.Generator
+) -> None:
+    """An X of ``stroke`` pixels wide lines through the bubble at (x, y) of radius ``r``, reaching past it
+    (as a fine liner draws one, over a filled bubble)."""
+    draw_mark(page, x, y, r, "full", pen, rng)
+    reach = rng.uniform(1.9, 2.3) * r
+    for slope in (1.0, -1.0):
+        tilt = rng.uniform(-0.12, 0.12)
+        dx, dy = reach * math.cos(math.pi / 4 + tilt), slope * reach * math.sin(math.pi / 4 + tilt)
+        _ink(page, int(x), int(y), int(reach) + 4, lambda canvas, left, top, dx=dx, dy=dy: cv2.line(
+            canvas, (int(x - dx) - left, int(y - dy) - top), (int(x + dx) - left, int(y + dy) - top),
+            (int(pen.ink),), max(1, round(stroke)), cv2.LINE_AA,
+        ))  # fmt: skip
+
+
+def bilevel(png_or_jpeg: bytes, cut: int) -> bytes:
+    """A scan as a black-and-white scanner returns it: every pixel black or white at ``cut``."""
+    gray = cv2.imdecode(np.frombuffer(png_or_jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    ok, data = cv2.imencode(".png", np.where(gray < cut, 0, 255).astype(np.uint8))
+    assert ok
+    return bytes(data.tobytes())
 
 
 @dataclass(frozen=True)

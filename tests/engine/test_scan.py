@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +188,99 @@ def test_huge_pages_are_not_rendered_in_gigabytes(tmp_path: Path, sheets: tuple[
     assert image.size <= scan.MAX_PIXELS
     read = scan.read_page(tmp_path / "huge.pdf", 0, scan.layout_from_json(sheets[0].layout))
     assert "corner squares" in read.problem
+
+
+def _number_field(made: Sheets, columns: int = 2) -> dict[str, Any]:
+    """A number field of student 1 with at least ``columns`` whole-part digit columns."""
+    return next(
+        f
+        for f in made.layout["fields"]
+        if f["kind"] == "number" and f["student"] == 1 and f["grid"]["integers"] >= columns
+    )
+
+
+def _read_number(
+    made: Sheets, field: dict[str, Any], marks: dict[str, str], written: dict[str, str], **kw: Any
+) -> scan.PageRead:
+    rng = np.random.default_rng(kw.get("seed", 5))
+    pen = kw.get("pen", pens.PEN)
+    image = made.fill(field["page"], marks, kw.get("dpi", 200), rng, pen, written=written)
+    data = pens.scan(image, pens.Scanner(kw.get("dpi", 200), angle=-1.2, noise=3, jpeg=80), rng)
+    if kw.get("cut"):
+        data = pens.bilevel(data, kw["cut"])
+    gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    return scan.read_image(gray, scan.layout_from_json(made.layout), "p.png", 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_digit_written_but_not_bubbled_is_never_dropped(sheets: tuple[Sheets, Path], seed: int) -> None:
+    made, _ = sheets
+    field = _number_field(made)
+    fid, last = field["id"], field["grid"]["integers"] - 1
+    # "12" written, only the 2 bubbled: the bubbles alone spell 2, a valid number
+    marks = {f"{fid}.i{last}.2": "full"}
+    written = {f"{fid}.i{last - 1}": "1", f"{fid}.i{last}": "2"}
+    read = _read_number(made, field, marks, written, seed=seed)
+    (flag,) = [f for f in read.flags if f.field == fid]
+    assert "written" in flag.reason, flag.reason
+    assert "no bubble" in flag.reason, flag.reason
+    assert flag.read == "2"  # what the bubbles spell, shown beside the crop
+    assert flag.crop[:4] == b"\x89PNG"
+    assert field["column"] not in read.values or field["entry"] not in read.values[field["column"]]
+    # "12" bubbled with nothing written above the 1
+    marks = {f"{fid}.i{last - 1}.1": "full", f"{fid}.i{last}.2": "full"}
+    read = _read_number(made, field, marks, {f"{fid}.i{last}": "2"}, seed=seed)
+    (flag,) = [f for f in read.flags if f.field == fid]
+    assert "no digit written above it" in flag.reason, flag.reason
+    # both written and bubbled: read
+    read = _read_number(made, field, marks, {f"{fid}.i{last - 1}": "1", f"{fid}.i{last}": "2"}, seed=seed)
+    assert not [f for f in read.flags if f.field == fid]
+    assert read.values[field["column"]][field["entry"]] == "12"
+
+
+def test_a_bilevel_page_is_said_and_its_broken_pencil_doubted(sheets: tuple[Sheets, Path]) -> None:
+    made, _ = sheets
+    field = _number_field(made)
+    fid, last = field["id"], field["grid"]["integers"] - 1
+    marks = {f"{fid}.i{last - 1}.2": "light", f"{fid}.i{last}.4": "full"}
+    grey = _read_number(made, field, marks, made.written(marks), pen=pens.PENCIL)
+    assert not grey.notes
+    assert grey.values[field["column"]][field["entry"]] == "24"
+    # a black-and-white scan whose cut breaks the light 2 up: never read as "4"
+    for cut in (100, 110, 125):
+        read = _read_number(made, field, marks, made.written(marks), pen=pens.PENCIL, cut=cut)
+        assert read.notes
+        assert "black-and-white" in read.notes[0]
+        got = read.values.get(field["column"], {}).get(field["entry"])
+        assert got in (None, "24"), (cut, got, [f.reason for f in read.flags])
+        result = scan.assemble(scan.layout_from_json(made.layout), [read])
+        assert [i.kind for i in result.review if i.kind == "note"] == ["note"]
+        assert not [i for i in result.open_items if i.kind == "note"]
+    # a scan so washed out that the ink is barely darker than the paper
+    image = made.fill(
+        field["page"], marks, 200, np.random.default_rng(1), pens.PEN, written=made.written(marks)
+    )
+    faint = (170 + image.astype(np.float32) * (85 / 255)).astype(np.uint8)
+    read = scan.read_image(faint, scan.layout_from_json(made.layout), "p.png", 0)
+    assert read.notes
+    assert "low-contrast" in read.notes[0]
+
+
+def test_a_concept_answer_cell_says_it_is_on_the_sheet(sheets: tuple[Sheets, Path]) -> None:
+    made, _ = sheets
+    concept = next(f for f in made.layout["fields"] if f["kind"] == "concept" and f["student"] == 1)
+    rng = np.random.default_rng(2)
+    image = made.fill(concept["page"], {f"{concept['id']}.mark.1": "full"}, 200, rng, pens.PEN)
+    x, y, _w, h = (v * 200 / 72 for v in concept["write_box"])
+    cv2.putText(
+        image, "a causal mask hides", (int(x + 20), int(y + h / 2)), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30,), 3
+    )
+    data = pens.scan(image, pens.Scanner(200, angle=0.8, noise=2), rng)
+    gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    layout = scan.layout_from_json(made.layout)
+    result = scan.assemble(layout, [scan.read_image(gray, layout, "p.png", 0)])
+    row = result.rows[1]
+    mark_column = concept["column"]
+    answer_column = mark_column.rsplit(" mark", 1)[0]
+    assert row[mark_column] == "1"
+    assert row[answer_column] == scan.WRITTEN_ON_SHEET
