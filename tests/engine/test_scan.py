@@ -529,3 +529,68 @@ def test_terminal_and_spreadsheet_are_never_commanded(tmp_path: Path, sheets: tu
     assert "HYPERLINK" not in cells
     assert "cmd|" not in cells
     assert "-4" in cells  # a signed number is an answer, not a formula
+
+
+def test_every_page_problem_is_settled_by_a_piped_fix(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    """A batch with every kind of page problem: a page of another export, a strip that is no page, a
+    page whose QR code is torn off, a page scanned twice, a page never scanned; `--fix` from a pipe
+    settles them all, and no cell is left under review."""
+    import subprocess
+    import sys
+
+    from attnquiz.engine import banks
+    from attnquiz.engine.export.files import write
+    from attnquiz.engine.export.worksheet import plan_class
+
+    made, out = sheets
+    other = tmp_path / "other"
+    plan = plan_class(banks.load("week1"), students=2, master_seed=9, per_topic=1)
+    write(plan, "pdf", other, key=None, jobs=1, answer_sheet=True)
+    rng = np.random.default_rng(12)
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    marks = {b: "full" for key in made.layout["key"].values() for ids in key.values() for b in ids}
+
+    def scanned(image: np.ndarray) -> bytes:
+        return pens.scan(image, pens.Scanner(200, angle=float(rng.uniform(-2, 2)), noise=3, jpeg=85), rng)
+
+    torn = made.fill(3, marks, 200, rng, pens.PENCIL)  # student 2's page 1, its QR code torn off
+    qr = next(p for p in made.layout["pages"] if p["page"] == 3)["qr"]
+    f = 200 / 72
+    top, left = int(qr["y"] * f), int(qr["x"] * f)
+    torn[top : top + int(qr["size"] * f), left : left + int(qr["size"] * f)] = 255
+    pages = {
+        "p01.jpg": scanned(made.fill(1, marks, 200, rng, pens.PEN)),
+        "p02.jpg": scanned(made.fill(1, marks, 200, rng, pens.PEN)),  # the same page again
+        "p03.jpg": scanned(made.fill(2, marks, 200, rng, pens.PEN)),
+        "p04.jpg": scanned(torn),
+        "p05.jpg": scanned(Sheets.load(other).fill(1, {}, 200, rng, pens.PEN)),
+        # student 2's page 2 never scanned
+    }
+    for name, data in pages.items():
+        (folder / name).write_bytes(data)
+    cv2.imwrite(str(folder / "p06.png"), np.full((1, 3200), 255, np.uint8))
+
+    def quiz(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "attnquiz", *args], cwd=tmp_path, capture_output=True, text=True,
+            input=stdin, timeout=600, check=False,
+        )  # fmt: skip
+
+    done = quiz("scan", "scans", "--sheets", str(out / "answer-sheets.json"), "-o", "answers.csv")
+    assert done.returncode == 1, done.stdout + done.stderr
+    items = json.loads((tmp_path / "answers.review.json").read_text())["items"]
+    assert [i["kind"] for i in items if i["value"] is None] == ["page", "page", "page"], items
+    assert any(i["kind"] == "duplicate" and i["value"] == "same" for i in items)
+    # the torn page is student 2's page 1; student 2's page 2, now known to be missing (asked next),
+    # was not handed in; the other two pages are set aside
+    done = quiz("scan", "--fix", "-o", "answers.csv", stdin="2 1\nabsent\nstray\nstray\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 left" in done.stdout
+    assert "page None" not in done.stdout
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
+    assert [r["student"] for r in rows] == ["1", "2"]
+    assert not any(cell.startswith(scan.REVIEW_PREFIX) for row in rows for cell in row.values() if cell)
+    key_columns = set(made.layout["key"]["2"])
+    page1 = {f["column"] for f in made.layout["fields"] if f["page"] == 3} & key_columns
+    assert all(rows[1][c] for c in page1 if c in rows[1])  # read from the page named by hand
