@@ -415,17 +415,19 @@ def read_image(
     source: str,
     index: int,
     identity: tuple[int, int] | None = None,
+    bilevel: bool = False,
 ) -> PageRead:
     """Read one page image (grey, any resolution and orientation up to a few degrees, or upside down).
 
-    ``identity`` (student, page of the sheet) settles a page whose QR code could not be read. Whatever
+    ``identity`` (student, page of the sheet) settles a page whose QR code could not be read;
+    ``bilevel``: the page is known to be black and white (a PDF's 1-bit image). Whatever
     the image, the answer is a page read or a page with a one-line problem, never an exception."""
     shape = getattr(gray, "shape", ())
     if len(shape) != 2 or min(shape) < MIN_SIDE or max(shape) > MAX_ASPECT * min(shape):
         size = " x ".join(str(n) for n in reversed(shape)) or "no"
         return PageRead(source, index, problem=f"not a page: an image of {size} pixels")
     try:
-        return _read_image(gray, layout, source, index, identity)
+        return _read_image(gray, layout, source, index, identity, bilevel)
     except Exception as exc:  # OpenCV's and NumPy's errors on a page nobody foresaw
         # One page's problem, said in one line; the rest of the batch is read and written.
         reason = " ".join(str(exc).split())[-160:]
@@ -440,6 +442,7 @@ def _read_image(
     source: str,
     index: int,
     identity: tuple[int, int] | None = None,
+    bilevel: bool = False,
 ) -> PageRead:
     import numpy as np
 
@@ -500,7 +503,7 @@ def _read_image(
             result.image, result.resampled = _png(page), True
             return result
     result.student, result.sheet_page = spec.student, spec.sheet_page
-    _read_fields(page, spec, layout, result, is_bilevel(gray))
+    _read_fields(page, spec, layout, result, bilevel or is_bilevel(gray))
     return result
 
 
@@ -968,15 +971,27 @@ def pages_of(paths: Sequence[Path], cap: int | None = None) -> list[tuple[Path, 
 
 def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.uint8]:
     """One page as a grey image."""
+    return _load(path, index, dpi)[0]
+
+
+def _load(path: Path, index: int, dpi: int = RENDER_DPI) -> tuple[npt.NDArray[np.uint8], bool]:
+    """One page as a grey image, and whether it is known to be black and white: a PDF page whose scan
+    is a 1-bit image (a black-and-white scanner's CCITT or JBIG2 page), which rendering smooths into
+    greys that `is_bilevel` cannot tell from a greyscale scan's."""
     import numpy as np
 
     cv2 = _cv2()
     if path.suffix.lower() == ".pdf":
         import pypdfium2 as pdfium
+        import pypdfium2.raw as pdfium_raw
 
         document = pdfium.PdfDocument(str(path))
         try:
             page = document[index]
+            one_bit = any(
+                image.get_metadata().bits_per_pixel == 1
+                for image in page.get_objects(filter=[pdfium_raw.FPDF_PAGEOBJ_IMAGE], max_depth=2)
+            )
             width, height = page.get_size()
             # A page of absurd size is rendered smaller (its marks are then simply not found), never in GBs.
             scale = min(dpi / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
@@ -984,7 +999,7 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
             image = np.array(bitmap.to_numpy(), dtype=np.uint8)
         finally:
             document.close()
-        return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return (image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)), one_bit
     try:
         data = np.fromfile(str(path), dtype=np.uint8)
     except OSError as exc:
@@ -995,7 +1010,7 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
         raise ScanError(f"{path}: not a readable image ({str(exc).strip()[-120:]})") from exc
     if image is None:
         raise ScanError(f"{path}: not a readable image")
-    return np.asarray(image, dtype=np.uint8)
+    return np.asarray(image, dtype=np.uint8), False
 
 
 _WORKER: dict[str, Layout] = {}  # the layout a worker process reads pages against, set once at its start
@@ -1016,10 +1031,13 @@ def read_page(path: Path, index: int, layout: Layout, dpi: int = RENDER_DPI) -> 
     """Read page ``index`` of ``path`` (a problem on the page, never an exception, for a bad page)."""
     source = f"{path}" + (f" page {index + 1}" if path.suffix.lower() == ".pdf" else "")
     try:
-        gray = load_page(path, index, dpi)
+        gray, one_bit = _load(path, index, dpi)
     except ScanError as exc:
         return PageRead(source, index, problem=str(exc))
-    return read_image(gray, layout, source, index)
+    except Exception as exc:  # PDFium's or OpenCV's error on one damaged page: that page's problem
+        said = " ".join(str(exc).split())[-160:]
+        return PageRead(source, index, problem=f"this page could not be read ({type(exc).__name__}: {said})")
+    return read_image(gray, layout, source, index, bilevel=one_bit)
 
 
 def read_scans(

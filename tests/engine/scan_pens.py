@@ -138,6 +138,39 @@ def bilevel(png_or_jpeg: bytes, cut: int) -> bytes:
     return bytes(data.tobytes())
 
 
+def one_bit_pdf(png_or_jpeg: bytes, dpi: int, cut: int) -> bytes:
+    """A page as a black-and-white scanner's "scan to PDF" writes it: a 1-bit image (written by hand here,
+    a few PDF objects around a Flate-compressed bitmap, as PDFium's own API writes 8-bit images only)."""
+    import zlib
+
+    gray = np.asarray(cv2.imdecode(np.frombuffer(png_or_jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))
+    h, w = gray.shape
+    data = zlib.compress(np.packbits((gray >= cut).astype(np.uint8), axis=1).tobytes())
+    width, height = w * 72 / dpi, h * 72 / dpi
+    content = f"q {width:.2f} 0 0 {height:.2f} 0 0 cm /Im0 Do Q".encode()
+    image = (
+        f"<</Type/XObject/Subtype/Image/Width {w}/Height {h}/ColorSpace/DeviceGray/BitsPerComponent 1"
+        f"/Filter/FlateDecode/Length {len(data)}>>stream\n"
+    ).encode()
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        f"<</Type/Page/Parent 2 0 R/MediaBox[0 0 {width:.2f} {height:.2f}]"
+        "/Resources<</XObject<</Im0 4 0 R>>>>/Contents 5 0 R>>".encode(),
+        image + data + b"\nendstream",
+        f"<</Length {len(content)}>>stream\n".encode() + content + b"\nendstream",
+    ]
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer<</Size {len(objects) + 1}/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
+
+
 @dataclass(frozen=True)
 class Scanner:
     dpi: int

@@ -594,3 +594,23 @@ def test_every_page_problem_is_settled_by_a_piped_fix(tmp_path: Path, sheets: tu
     key_columns = set(made.layout["key"]["2"])
     page1 = {f["column"] for f in made.layout["fields"] if f["page"] == 3} & key_columns
     assert all(rows[1][c] for c in page1 if c in rows[1])  # read from the page named by hand
+
+
+def test_a_black_and_white_pdf_page_is_noted(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    """A bilevel scan inside a PDF (a 1-bit image) is rendered with grey edges: known from the PDF."""
+    made, out = sheets
+    field = _number_field(made)
+    fid, last = field["id"], field["grid"]["integers"] - 1
+    marks = {f"{fid}.i{last - 1}.2": "light", f"{fid}.i{last}.4": "full"}
+    rng = np.random.default_rng(3)
+    image = made.fill(field["page"], marks, 300, rng, pens.PENCIL)
+    (tmp_path / "bw.pdf").write_bytes(
+        pens.one_bit_pdf(pens.scan(image, pens.Scanner(300, angle=0.6), rng), 300, 120)
+    )
+    layout = scan.load_layout(out / "answer-sheets.json")
+    for dpi in (150, 200, 300):
+        (read,) = scan.read_scans([tmp_path / "bw.pdf"], layout, jobs=1, dpi=dpi)
+        assert not read.problem
+        assert read.notes
+        assert "black-and-white" in read.notes[0]
+        assert read.values.get(field["column"], {}).get(field["entry"]) in (None, "24")
