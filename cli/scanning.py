@@ -48,7 +48,8 @@ class _ScanBar:
 @user_errors
 def scan_command(
     scans: Annotated[
-        list[Path] | None, typer.Argument(help="Scanned answer sheets: PDF files, PNG or JPEG images.")
+        list[Path] | None,
+        typer.Argument(help="Scanned answer sheets: PDF files, PNG or JPEG images, or folders of them."),
     ] = None,
     sheets: Annotated[
         Path,
@@ -97,7 +98,7 @@ def scan_command(
         _fix(review_path, output)
         return
     if not scans:
-        fail("give the scanned answer sheets (PDF, PNG or JPEG files), or --fix", 2)
+        fail("give the scanned answer sheets (PDF, PNG or JPEG files, or a folder of them), or --fix", 2)
     if not overwrite and output.exists() and review_path.exists():
         try:
             _, earlier = scan.load_review(review_path)
@@ -120,35 +121,57 @@ def scan_command(
     open_items = result.open_items
     for item in result.review:
         if item.value is not None:  # settled by the scan itself, but the instructor should know
-            typer.echo(f"Note: {item.reason}.")
-    typer.echo(
+            _echo(f"Note: {item.reason}.")
+    _echo(
         f"Read {result.pages} page{'s' if result.pages != 1 else ''}: {len(result.rows)} students → {output}."
     )
     if result.unscanned:
         shown = ", ".join(str(s) for s in result.unscanned[:20]) + (
             " …" if len(result.unscanned) > 20 else ""
         )
-        typer.echo(f"No sheet scanned for {len(result.unscanned)} student(s): {shown}.")
+        _echo(f"No sheet scanned for {len(result.unscanned)} student(s): {shown}.")
     if open_items:
-        typer.echo(
+        _echo(
             f"{len(open_items)} thing(s) need a look ({review_path}); until settled their cells read "
             f"`?review N`. Settle them with `quiz scan --fix -o {output}`."
         )
         raise typer.Exit(1)
-    typer.echo("Every mark was clear: nothing to review.")
+    _echo("Every mark was clear: nothing to review.")
+
+
+def _safe(text: str) -> str:
+    """``text`` for the terminal: a scan's file name, a review file's strings and what was typed are data,
+    and their escape sequences (a cursor move, an OSC 52 clipboard write) must not reach it as commands."""
+    from attnquiz.terminal import strip_control
+
+    return strip_control(text)
+
+
+def _echo(text: str, nl: bool = True) -> None:
+    typer.echo(_safe(text), nl=nl)
 
 
 def _ask(prompt: str, interactive: bool) -> str | None:
     """One answer: prompted on a terminal, else a line of standard input (None at its end)."""
     if interactive:
-        return str(typer.prompt(prompt, default="", show_default=False, prompt_suffix=""))
-    typer.echo(prompt, nl=False)
+        return str(typer.prompt(_safe(prompt), default="", show_default=False, prompt_suffix=""))
+    _echo(prompt, nl=False)
     line = sys.stdin.readline()
     if not line:
-        typer.echo("")
+        _echo("")
         return None
-    typer.echo(line.rstrip("\n"))
+    _echo(line.rstrip("\n"))
     return line.rstrip("\n")
+
+
+def _where(item: object) -> str:
+    """Where an item is: its student and page, or the scan it came from."""
+    from attnquiz.engine.scan import ReviewItem
+
+    assert isinstance(item, ReviewItem)
+    if item.student is None:
+        return item.source or "a page"
+    return f"student {item.student}" + (f", page {item.sheet_page}" if item.sheet_page is not None else "")
 
 
 def _fix(review_path: Path, answers: Path) -> None:
@@ -157,51 +180,61 @@ def _fix(review_path: Path, answers: Path) -> None:
     doc, items = scan.load_review(review_path)
     pending = [item for item in items if item.value is None]
     if not pending:
-        typer.echo(f"Nothing left to settle in {review_path}.")
+        _echo(f"Nothing left to settle in {review_path}.")
         return
     interactive = sys.stdin.isatty()
-    typer.echo(
-        f"{len(pending)} thing(s) to settle. Type the answer as the student wrote it (empty: no answer)."
-    )
+    _echo(f"{len(pending)} thing(s) to settle. Type the answer as the student wrote it (empty: no answer).")
     settled = 0
     queue = list(pending)
     while queue:
         item = queue.pop(0)
-        where = f"student {item.student}, page {item.sheet_page}" if item.student is not None else item.source
-        typer.echo(f"\n[{item.n}] {where}: {item.reason}")
+        _echo(f"\n[{item.n}] {_where(item)}: {item.reason}")
         if item.crop:
-            typer.echo(f"    image: {review_path.parent / item.crop}")
+            _echo(f"    image: {review_path.parent / item.crop}")
         if item.read:
-            typer.echo(f"    the bubbles read: {item.read}")
+            _echo(f"    the bubbles read: {item.read}")
+        options = scan.readings(item)
+        if len(options) > 1 or (options and not item.likely):
+            _echo(f"    it may read: {' · '.join(options)}")
         if item.kind == "page" and item.rereadable:
-            prompt = "    whose page is it? STUDENT PAGE (e.g. 12 1), or `skip`: "
-        elif item.kind in ("page", "missing"):
-            prompt = "    scan this page again (with --overwrite, or into another file); `skip` for now: "
+            prompt = (
+                f"    whose page is it? STUDENT PAGE (e.g. 12 1), `{scan.STRAY}` if not one of these sheets, "
+                "or `skip`: "
+            )
+        elif item.kind == "page":
+            prompt = f"    `{scan.STRAY}` to set it aside (not one of these sheets), or rescan it; `skip`: "
+        elif item.kind == "missing":
+            prompt = f"    `{scan.ABSENT}` if not handed in (its answers blank), or scan it again; `skip`: "
+        elif item.likely:
+            prompt = f"    {item.column} [Enter: {item.likely} · `-` for no answer]: "
         else:
             prompt = f"    {item.column}: "
         value = _ask(prompt, interactive)
         if value is None:
             break
-        if value.strip() == "skip" or (item.kind in ("page", "missing") and not item.rereadable):
+        if value.strip() == "skip" or item.kind not in ("page", "field", "missing"):
             continue
-        if item.kind not in ("page", "field"):
-            continue
+        if item.kind == "field" and item.likely:
+            # One key settles it: Enter takes the likely reading, `-` says there is no answer.
+            value = item.likely if not value.strip() else "" if value.strip() == "-" else value
         try:
             added = scan.settle_answer(review_path, answers, item, value, items, doc)
         except scan.AnswerRefused as exc:
-            typer.echo(f"    {exc}")
+            _echo(f"    {exc}")
             queue.insert(0, item)  # asked again
             continue
         except scan.ScanError as exc:
-            typer.echo(f"    {exc}")
+            _echo(f"    {exc}")
+            if item.kind in ("page", "missing"):
+                queue.insert(0, item)  # asked again: `stray`, `absent` or `skip` may still settle it
             continue
-        if item.kind == "page":
+        if item.kind == "page" and item.value != scan.STRAY_VALUE:
             student, sheet_page = value.split()
-            typer.echo(f"    read as student {int(student)}'s page {int(sheet_page)}" + (
-                f"; {len(added)} field(s) on it to settle" if added else ""))  # fmt: skip
+            _echo(f"    read as student {int(student)}'s page {int(sheet_page)}" + (
+                f"; {len(added)} more thing(s) to settle" if added else ""))  # fmt: skip
             queue[:0] = added
         settled += 1
     left = sum(1 for item in items if item.value is None)
-    typer.echo(f"\nSettled {settled}; {left} left. {answers} is updated.")
+    _echo(f"\nSettled {settled}; {left} left. {answers} is updated.")
     if left:
         raise typer.Exit(1)

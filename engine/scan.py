@@ -28,8 +28,10 @@ QR codes robustly, so it is an optional extra: ``pip install attnquiz[scan]``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,10 +50,19 @@ RENDER_DPI = 200  # a scanned PDF's pages are rasterised at this resolution
 EMPTY_BELOW = 0.16  # mean darkness inside a bubble (0 paper, 1 the corner squares' ink)
 FILLED_FROM = 0.36
 CROSS_SECTOR = 0.22  # mean darkness of a diagonal sector outside the bubble that an X's arm crosses
+CROSS_LINE = 0.22  # darkness of a fine liner's stroke (two such pixels in each band of a sector: a line)
+EMPTY_BELOW_DOUBTFUL = 0.04  # on a bilevel or low-contrast page: any more ink in a bubble is a doubt
+LOW_CONTRAST = 110.0  # grey levels between paper and the corner squares' black below which a scan is faint
+BILEVEL_GREYS = 0.03  # middle-grey pixels per black one below which a page is black and white only
+WRITE_INSET = 2.0  # points kept clear inside a digit's box (its printed frame)
+WRITING_DARK = 0.3  # darkness of a pixel of handwriting (blank paper with scanner noise: below 0.1)
+WRITTEN_FROM = 0.012  # share of a digit box's pixels inked by a written digit (a small thin one: 0.02)
+WRITTEN_UNCLEAR = 0.003  # below: a blank box (measured 0 on blank boxes); between: a stroke or a smudge
 REVIEW_PREFIX = "?review "
 MAX_JSON_BYTES = 64 << 20  # an answer-sheet layout or review file (a class of 10,000 writes a few MB)
 MAX_ANSWERS_BYTES = 20_000_000  # the answers.csv that scan fills in (what `quiz grade` reads)
 MAX_SCAN_BYTES = 64 << 20  # one page's PNG or JPEG (a page at 600 dpi is a few MB)
+WRITTEN_ON_SHEET = "(written on the answer sheet)"  # a concept question's answer cell (docs/paper.md)
 
 Progress = Callable[[int, int], None]
 
@@ -122,22 +133,96 @@ class Layout:
         return out
 
 
+_DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, ZeroDivisionError)
+"""What reading a damaged layout raises (a value missing, of the wrong type, out of range)."""
+
+
 def load_layout(path: Path) -> Layout:
-    """Read ``answer-sheets.json`` (a clear error for a file that is not one)."""
+    """Read ``answer-sheets.json`` (a clear error for a file that is not one, or a damaged one)."""
     try:
         data = json.loads(read_capped(path, MAX_JSON_BYTES))
     except TooLarge as exc:
         raise ScanError(f"{path}: {exc.said('an answer-sheet layout')}") from None
     except OSError as exc:
         raise ScanError(f"{path}: cannot read the answer-sheet layout ({exc.strerror or exc})") from exc
-    except ValueError as exc:
-        raise ScanError(f"{path}: not a JSON file ({exc})") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ScanError(f"{path}: not a JSON file ({str(exc)[:160]})") from exc
     if not isinstance(data, dict) or data.get("format") != "quiz-answer-sheets":
         raise ScanError(f"{path}: not an answer-sheets.json written by `quiz export --answer-sheet`")
     try:
-        return layout_from_json(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ScanError(f"{path}: a damaged answer-sheets.json ({type(exc).__name__}: {exc})") from exc
+        return check_layout(layout_from_json(data))
+    except _DAMAGE as exc:
+        said = " ".join(str(exc).split())[:160]
+        raise ScanError(f"{path}: a damaged answer-sheets.json ({type(exc).__name__}: {said})") from exc
+
+
+MAX_ENTRIES = 10_000  # entries of one vector or matrix answer (a sheet prints a few dozen at most)
+
+
+def check_layout(layout: Layout) -> Layout:
+    """``layout`` if every number the scanner computes with is sane (finite, positive where it must be,
+    on the page, a grid that fits), else a `ValueError` that says which: a damaged file must not
+    crash OpenCV, allocate gigabytes or loop for hours page after page."""
+    import math
+
+    from attnquiz.engine.export.answer_sheet import MAX_COLUMNS
+
+    width, height = layout.page_size
+    if not (50 <= width <= 5000 and 50 <= height <= 5000):
+        raise ValueError(f"a page size of {width} x {height} points")
+    if len(layout.marks) != 4 or not 2 <= layout.mark_size <= 100:
+        raise ValueError("the four corner marks")
+    if not 1 <= layout.radius <= 50:
+        raise ValueError(f"a bubble radius of {layout.radius} points")
+
+    def on_page(x: float, y: float, what: str) -> None:
+        if not (math.isfinite(x) and math.isfinite(y) and -1 <= x <= width + 1 and -1 <= y <= height + 1):
+            raise ValueError(f"{what} off the page ({x}, {y})")
+
+    for x, y in layout.marks:
+        on_page(x, y, "a corner mark")
+    if len({(round(x), round(y)) for x, y in layout.marks}) != 4:
+        raise ValueError("two corner marks in one place")
+    if not layout.pages:
+        raise ValueError("no pages")
+    for spec in layout.pages.values():
+        x, y, size = spec.qr
+        on_page(x, y, "a QR code")
+        on_page(x + size, y + size, "a QR code")
+        if not 0 < spec.sheet_page <= spec.sheet_pages <= 1000:
+            raise ValueError(f"page {spec.sheet_page} of {spec.sheet_pages}")
+        for f in spec.fields:
+            bx, by, bw, bh = (float(v) for v in f.box)
+            on_page(bx, by, f"the box of field {f.id!r}")
+            on_page(bx + bw, by + bh, f"the box of field {f.id!r}")
+            if f.write_box is not None:
+                wx, wy, ww, wh = (float(v) for v in f.write_box)
+                on_page(wx, wy, f"the writing box of field {f.id!r}")
+                on_page(wx + ww, wy + wh, f"the writing box of field {f.id!r}")
+            for _, _, bubble_x, bubble_y in f.bubbles:
+                on_page(bubble_x, bubble_y, f"a bubble of field {f.id!r}")
+            if not 0 <= f.entry < f.entries <= MAX_ENTRIES or not all(0 < n <= MAX_ENTRIES for n in f.shape):
+                raise ValueError(f"field {f.id!r}: entry {f.entry} of {f.entries}")
+            if f.kind in ("number", "student"):
+                from attnquiz.engine.export.answer_sheet import NumberGrid
+
+                if not isinstance(f.grid, dict):
+                    raise ValueError(f"field {f.id!r} has no grid")
+                grid = NumberGrid.from_json(f.grid)
+                if not (0 <= grid.integers <= MAX_COLUMNS and 0 <= grid.decimals <= MAX_COLUMNS):
+                    raise ValueError(f"field {f.id!r}: a grid of {grid.integers} + {grid.decimals} columns")
+                positions = set(grid.positions())
+                if any(position not in positions for position, *_ in f.bubbles):
+                    raise ValueError(f"field {f.id!r}: a bubble in a column its grid does not have")
+            elif f.kind not in ("choice", "concept", "formula"):
+                raise ValueError(f"field {f.id!r} of an unknown kind {f.kind!r}")
+    return layout
+
+
+def _box(value: Any) -> tuple[float, float, float, float]:
+    """A box (x, y, width, height) from the layout file (a `ValueError` if it is not four numbers)."""
+    x, y, w, h = (float(v) for v in value)
+    return x, y, w, h
 
 
 def layout_from_json(data: dict[str, Any]) -> Layout:
@@ -145,24 +230,26 @@ def layout_from_json(data: dict[str, Any]) -> Layout:
     bubbles: dict[str, list[tuple[str, str, float, float]]] = {}
     radius = 5.0
     for b in data["bubbles"]:
-        bubbles.setdefault(b["field"], []).append((b["position"], b["value"], float(b["x"]), float(b["y"])))
+        bubbles.setdefault(str(b["field"]), []).append(
+            (str(b["position"]), str(b["value"]), float(b["x"]), float(b["y"]))
+        )
         radius = float(b["r"])
     fields: dict[int, list[FieldSpec]] = {}
     for f in data["fields"]:
         spec = FieldSpec(
-            id=f["id"],
-            kind=f["kind"],
-            column=f["column"],
-            title=f["title"],
-            box=tuple(f["box"]),
-            bubbles=tuple(bubbles.get(f["id"], [])),
+            id=str(f["id"]),
+            kind=str(f["kind"]),
+            column=str(f["column"]),
+            title=str(f["title"]),
+            box=_box(f["box"]),
+            bubbles=tuple(bubbles.get(str(f["id"]), [])),
             grid=f.get("grid"),
             entry=int(f.get("entry", 0)),
             entries=int(f.get("entries", 1)),
-            shape=tuple(f.get("shape", ())),
+            shape=tuple(int(n) for n in f.get("shape", ())),
             multiple=bool(f.get("multiple")),
             marks=int(f.get("marks", 0)),
-            write_box=tuple(f["write_box"]) if f.get("write_box") else None,
+            write_box=_box(f["write_box"]) if f.get("write_box") else None,
             answer=str(f.get("answer", "")),
         )
         fields.setdefault(int(f["page"]), []).append(spec)
@@ -192,7 +279,7 @@ def layout_from_json(data: dict[str, Any]) -> Layout:
         marks,
         float(data["corner_marks"][0]["size"]),
         radius,
-        tuple(data["columns"]),
+        tuple(str(c) for c in data["columns"]),
         pages,
         codes,
     )
@@ -213,6 +300,8 @@ class Flag:
     title: str = ""
     crop: bytes = b""  # PNG
     read: str = ""  # what the bubbles would spell, for the instructor's information
+    readings: tuple[str, ...] = ()  # what the student may have meant, offered as choices
+    likely: str = ""  # the reading the marks point to (taken with one key), "" when none does
 
 
 @dataclass(slots=True)
@@ -229,6 +318,9 @@ class PageRead:
     problem: str = ""  # why the page could not be read at all (then ``image`` holds it)
     image: bytes = b""  # PNG of the page, kept when its identity must be settled by hand
     resampled: bool = False  # ``image`` is the page mapped onto its layout: it can be read once named
+    notes: list[str] = field(default_factory=list)  # what the instructor should know about the page
+    # The crop of each entry of a vector or matrix read blank: shown if some of its entries are filled.
+    blank_crops: dict[tuple[str, int], bytes] = field(default_factory=dict)
 
 
 MAX_PIXELS = 64_000_000  # a page image larger than this (A4 at 900 dpi) is refused or rendered smaller
@@ -320,16 +412,45 @@ def _png(image: npt.NDArray[np.uint8]) -> bytes:
     return bytes(data.tobytes()) if ok else b""
 
 
+MIN_SIDE = 200  # pixels: a page image narrower than this is no page (an A4 page at 150 dpi: 1240 x 1754)
+MAX_ASPECT = 4.0  # a page image longer than this many times its width is a strip, not a page
+
+
 def read_image(
     gray: npt.NDArray[np.uint8],
     layout: Layout,
     source: str,
     index: int,
     identity: tuple[int, int] | None = None,
+    bilevel: bool = False,
 ) -> PageRead:
     """Read one page image (grey, any resolution and orientation up to a few degrees, or upside down).
 
-    ``identity`` (student, page of the sheet) settles a page whose QR code could not be read."""
+    ``identity`` (student, page of the sheet) settles a page whose QR code could not be read;
+    ``bilevel``: the page is known to be black and white (a PDF's 1-bit image). Whatever
+    the image, the answer is a page read or a page with a one-line problem, never an exception."""
+    shape = getattr(gray, "shape", ())
+    if len(shape) != 2 or min(shape) < MIN_SIDE or max(shape) > MAX_ASPECT * min(shape):
+        size = " x ".join(str(n) for n in reversed(shape)) or "no"
+        return PageRead(source, index, problem=f"not a page: an image of {size} pixels")
+    try:
+        return _read_image(gray, layout, source, index, identity, bilevel)
+    except Exception as exc:  # OpenCV's and NumPy's errors on a page nobody foresaw
+        # One page's problem, said in one line; the rest of the batch is read and written.
+        reason = " ".join(str(exc).split())[-160:]
+        return PageRead(
+            source, index, problem=f"this page could not be read ({type(exc).__name__}: {reason})"
+        )
+
+
+def _read_image(
+    gray: npt.NDArray[np.uint8],
+    layout: Layout,
+    source: str,
+    index: int,
+    identity: tuple[int, int] | None = None,
+    bilevel: bool = False,
+) -> PageRead:
     import numpy as np
 
     cv2 = _cv2()
@@ -377,6 +498,7 @@ def read_image(
                 f"this page belongs to another export ({parts[1]}, the layout file is {layout.export}): "
                 "scan it with that export's answer-sheets.json"
             )
+            result.image = _png(page)  # the page as the scan mapped it: the instructor sees what it is
             return result
         try:
             key = (int(parts[2]), int(parts[4]))
@@ -388,7 +510,7 @@ def read_image(
             result.image, result.resampled = _png(page), True
             return result
     result.student, result.sheet_page = spec.student, spec.sheet_page
-    _read_fields(page, spec, layout, result)
+    _read_fields(page, spec, layout, result, bilevel or is_bilevel(gray))
     return result
 
 
@@ -420,8 +542,9 @@ def _offsets(radius_px: float, inner: float, outer: float, sectors: bool) -> lis
     return out
 
 
-def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.float32]:
-    """Ink per pixel, 0 for the paper and 1 for the corner squares' black."""
+def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> tuple[npt.NDArray[np.float32], float]:
+    """Ink per pixel, 0 for the paper and 1 for the corner squares' black; and the grey levels between
+    the paper and that black (the page's contrast)."""
     import numpy as np
 
     paper = float(np.percentile(page[::4, ::4], 90))  # a sample: the paper's white, a sixteenth of the work
@@ -430,18 +553,51 @@ def _darkness(page: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.flo
     for x, y in layout.marks:
         cx, cy = x * PX_PER_PT, y * PX_PER_PT
         inks.append(float(np.median(page[int(cy - half) : int(cy + half), int(cx - half) : int(cx + half)])))
+    contrast = paper - float(np.median(inks))
     ink = min(float(np.median(inks)), paper - 40.0)
     dark: npt.NDArray[np.float32] = np.clip((paper - page.astype(np.float32)) / (paper - ink), 0.0, 1.0)
-    return dark
+    return dark, contrast
 
 
-def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, result: PageRead) -> None:
+def is_bilevel(gray: npt.NDArray[np.uint8]) -> bool:
+    """Whether a page image is black and white only (a bilevel scan, maybe saved as JPEG): its black
+    has almost no middle grey around it, where in a greyscale scan every printed stroke has a grey edge
+    (measured: at least a third as many grey pixels as black ones, against none on a bilevel page)."""
     import numpy as np
 
-    dark = _darkness(page, layout)
+    sample = gray[::3, ::3]
+    black = int(np.count_nonzero(sample <= 60))
+    grey = int(np.count_nonzero((sample > 60) & (sample < 195)))
+    return black > 0 and grey < BILEVEL_GREYS * black
+
+
+def _read_fields(
+    page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, result: PageRead, bilevel: bool = False
+) -> None:
+    import numpy as np
+
+    dark, contrast = _darkness(page, layout)
+    # On a black-and-white scan light pencil breaks up into specks, and on a washed-out one it is barely
+    # darker than the paper: there a part-filled bubble is a doubt, never an empty bubble.
+    doubtful = bilevel or contrast < LOW_CONTRAST
+    if bilevel:
+        result.notes.append(
+            "a black-and-white (bilevel) scan: light pencil may be lost, so every part-filled bubble is "
+            "listed for review (scan in greyscale to avoid this)"
+        )
+    elif doubtful:
+        result.notes.append(
+            "a low-contrast scan (the ink is barely darker than the paper): every part-filled bubble is "
+            "listed for review (scan darker, or in greyscale, to avoid this)"
+        )
     radius = layout.radius * PX_PER_PT
     (disc,) = _offsets(radius, 0.0, 0.58, sectors=False)
     sectors = _offsets(radius, 1.3, 1.8, sectors=True)
+    # The same sectors cut into three bands outward: a fine liner's stroke (1 px here) darkens too little
+    # of a sector to show in its mean, but it crosses every band, where specks and a neighbour's fill do not.
+    bands = [
+        _offsets(radius, low, high, sectors=True) for low, high in ((1.3, 1.47), (1.47, 1.63), (1.63, 1.8))
+    ]
     height, width = dark.shape
 
     def measure(
@@ -455,24 +611,65 @@ def _read_fields(page: npt.NDArray[np.uint8], spec: PageSpec, layout: Layout, re
             means: npt.NDArray[np.float64] = dark[ys, xs].mean(axis=1).astype(np.float64)
             return means
 
+        def inked(offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+            ys = np.clip(centres[:, 1, None] + offsets[None, :, 0], 0, height - 1)
+            xs = np.clip(centres[:, 0, None] + offsets[None, :, 1], 0, width - 1)
+            found: npt.NDArray[np.bool_] = (dark[ys, xs] > CROSS_LINE).sum(axis=1) >= 2
+            return found
+
         inner = mean(disc)
         # A bit per diagonal sector with ink: 1 lower right, 2 lower left, 4 upper right, 8 upper left.
-        crossed = sum((mean(s) > CROSS_SECTOR).astype(np.int_) << bit for bit, s in enumerate(sectors))
+        crossed = sum(
+            ((mean(s) > CROSS_SECTOR) | np.logical_and.reduce([inked(b[bit]) for b in bands])).astype(np.int_)
+            << bit
+            for bit, s in enumerate(sectors)
+        )
         return inner, np.asarray(crossed)
 
     for spec_field in spec.fields:
         if not spec_field.bubbles:
             continue
         inner, crossed = measure([(x, y) for _, _, x, y in spec_field.bubbles])
-        states = [_state(d, c) for d, c in zip(inner.tolist(), crossed.tolist(), strict=True)]
-        _decide(spec_field, states, page, dark, result, layout)
+        empty_below = EMPTY_BELOW_DOUBTFUL if doubtful else EMPTY_BELOW
+        states = [_state(d, c, empty_below) for d, c in zip(inner.tolist(), crossed.tolist(), strict=True)]
+        written = _written_columns(dark, spec_field) if spec_field.kind in ("number", "student") else {}
+        # ink past the circle, but not only above it (where bubble 0 meets the box of the written digit)
+        touched = [c not in (0, 0b1100) for c in crossed.tolist()]
+        _decide(spec_field, states, page, dark, result, layout, written, touched)
+
+
+def _written_columns(dark: npt.NDArray[np.float32], spec: FieldSpec) -> dict[str, str]:
+    """Each digit column's box above the grid: "written" (a digit is there), "blank", or "unclear" (a
+    few strokes: a digit or a smudge?). The box is found from the column's bubble 0, as the sheet places
+    it (`WRITE_IN` points tall, 3 points above the bubble's circle)."""
+    import numpy as np
+
+    from attnquiz.engine.export.answer_sheet import BUBBLE_R, PITCH_X, WRITE_IN
+
+    out: dict[str, str] = {}
+    height, width = dark.shape
+    for position, value, x, y in spec.bubbles:
+        if value != "0" or position in ("sign", "esign"):
+            continue
+        bottom = y - BUBBLE_R - 3.0
+        # Inset from the printed frame (and from a neighbour's decimal point) by a margin that a crooked
+        # scan's resampling cannot push the frame across.
+        left, right = x - PITCH_X / 2 + 1.0 + WRITE_INSET, x + PITCH_X / 2 - 1.0 - WRITE_INSET
+        top, low = bottom - WRITE_IN + WRITE_INSET, bottom - WRITE_INSET
+        region = dark[
+            max(0, int(top * PX_PER_PT)) : min(height, int(low * PX_PER_PT)),
+            max(0, int(left * PX_PER_PT)) : min(width, int(right * PX_PER_PT)),
+        ]
+        ink = float(np.mean(region > WRITING_DARK)) if region.size else 0.0
+        out[position] = "written" if ink >= WRITTEN_FROM else "blank" if ink < WRITTEN_UNCLEAR else "unclear"
+    return out
 
 
 _ONE_SIDE = frozenset({0b0011, 0b1100, 0b0101, 0b1010})
 """Two sectors on one side of a bubble: the arms of a neighbour's cross reaching it, not its own cross."""
 
 
-def _state(inner: float, crossed: int) -> str:
+def _state(inner: float, crossed: int, empty_below: float = EMPTY_BELOW) -> str:
     """A bubble's state from its inner darkness and the sectors outside it with ink (a bitmask)."""
     if crossed == 0b1111:
         return "cancelled"  # an X through it, both arms past the circle
@@ -481,7 +678,7 @@ def _state(inner: float, crossed: int) -> str:
         return "unclear"  # a cross with an arm missing, or one stroke through it: cancelled or not?
     if inner >= FILLED_FROM:
         return "filled"
-    if inner < EMPTY_BELOW:
+    if inner < empty_below:
         return "empty"
     return "unclear"
 
@@ -500,16 +697,34 @@ def _decide(
     dark: npt.NDArray[np.float32],
     result: PageRead,
     layout: Layout,
+    written: dict[str, str] | None = None,
+    touched: list[bool] | None = None,
 ) -> None:
-    """What one field says, or a flag for the review."""
+    """What one field says, or a flag for the review. ``written``: whether a digit is written in each
+    digit column's box (a number or the student number); ``touched``: each bubble has ink just outside
+    it (a stroke of a cross-out, maybe)."""
     by_position: dict[str, list[tuple[str, str]]] = {}
     for (position, value, _, _), state in zip(spec.bubbles, states, strict=True):
         by_position.setdefault(position, []).append((value, state))
+    struck = {
+        (position, value)
+        for (position, value, _, _), hit in zip(spec.bubbles, touched or [False] * len(states), strict=True)
+        if hit
+    }
     what = "the student number" if spec.kind == "student" else f"question {spec.title}"
 
-    def flag(reason: str, read: str = "") -> None:
+    def flag(reason: str, read: str = "", readings: Sequence[str] = (), likely: str = "") -> None:
         result.flags.append(
-            Flag(f"{what}: {reason}", spec.id, spec.column, spec.title, _crop(page, spec.box), read)
+            Flag(
+                f"{what}: {reason}",
+                spec.id,
+                spec.column,
+                spec.title,
+                _crop(page, spec.box),
+                read,
+                tuple(dict.fromkeys([likely, *readings] if likely else readings)),
+                likely,
+            )
         )
 
     unclear = [p for p, marks in by_position.items() if any(s == "unclear" for _, s in marks)]
@@ -522,10 +737,52 @@ def _decide(
         doubled = [p for p, values in filled.items() if len(values) > 1]
         values = {p: v[0] for p, v in filled.items() if len(v) == 1}
         if unclear:
-            flag(f"a faint, erased or half-crossed mark in {_columns(unclear)}")
+            # Only bubbles with strokes past their circle unclear (an X the scan saw in part), each beside
+            # one clear digit: that digit is the likely reading (the X cancels); a faint mark has none.
+            doubtful = [(p, v) for p, marks in by_position.items() for v, s in marks if s == "unclear"]
+            likely = ""
+            if (
+                all(d in struck for d in doubtful)
+                and all(len(filled[p]) == 1 for p in unclear)
+                and not doubled
+            ):
+                likely = _spelled(grid, values)
+            flag(
+                f"a faint, erased or half-crossed mark in {_columns(unclear)}",
+                likely,
+                [likely] if likely else [],
+                likely,
+            )
             return
         if doubled:
-            flag(f"two bubbles filled in {_columns(doubled)}")
+            options, likely = _doubled_readings(grid, values, {p: filled[p] for p in doubled}, struck)
+            flag(
+                f"two bubbles filled in {_columns(doubled)}"
+                + (" (one has a stroke past its circle: crossed out?)" if likely else ""),
+                likely,
+                options,
+                likely,
+            )
+            return
+        # The digits written above the grid are the student's second statement of the number: a column
+        # written but not bubbled (a digit dropped) or bubbled but not written is not read.
+        written = written or {}
+        unbubbled = [p for p, w in written.items() if w != "blank" and p not in values]
+        unwritten = [p for p in values if p in written and written[p] != "written"]
+        read_so_far = _spelled(grid, values)
+        if unbubbled:
+            flag(
+                f"{'a digit' if len(unbubbled) == 1 else 'digits'} written (or a mark) above "
+                f"{_columns(unbubbled)} with no bubble filled: read the written number",
+                read_so_far,
+            )
+            return
+        if unwritten:
+            flag(
+                f"a bubble filled in {_columns(unwritten)} with no digit written above it: check the number",
+                read_so_far,
+                [read_so_far] if read_so_far else [],
+            )
             return
         try:
             text = grid.read(values)
@@ -536,32 +793,46 @@ def _decide(
             result.student_number = text
         else:
             result.values.setdefault(spec.column, {})[spec.entry] = text
+            if not text and spec.entries > 1:
+                result.blank_crops[spec.column, spec.entry] = _crop(page, spec.box)
         return
     chosen = [v for v, s in ((v, s) for marks in by_position.values() for v, s in marks) if s == "filled"]
     if unclear:
-        flag("a faint, erased or half-crossed mark", ", ".join(chosen))
+        doubtful = [(p, v) for p, marks in by_position.items() for v, s in marks if s == "unclear"]
+        likely = ", ".join(chosen) if spec.kind == "choice" and all(d in struck for d in doubtful) else ""
+        if likely and not spec.multiple and len(chosen) != 1:
+            likely = ""
+        flag("a faint, erased or half-crossed mark", ", ".join(chosen), [likely] if likely else [], likely)
         return
     if spec.kind == "choice":
         if not spec.multiple and len(chosen) > 1:
-            flag(f"{len(chosen)} options filled in a question with one answer", ", ".join(chosen))
+            clean = [v for v in chosen if ("letter", v) not in struck]
+            likely = clean[0] if len(clean) == 1 else ""
+            flag(
+                f"{len(chosen)} options filled in a question with one answer"
+                + (" (the others have strokes past their circles: crossed out?)" if likely else ""),
+                ", ".join(chosen),
+                chosen,
+                likely,
+            )
             return
         result.values.setdefault(spec.column, {})[0] = ", ".join(chosen)
         return
-    written = _has_writing(dark, spec.write_box)
+    boxed = _has_writing(dark, spec.write_box)
     if spec.kind == "concept":
+        # The answer stays on paper: the answers file says that there is one (or not), the mark is the score.
+        item = spec.column.rsplit(" mark", 1)[0]
+        result.values.setdefault(item, {})[0] = WRITTEN_ON_SHEET if boxed else ""
         if len(chosen) > 1:
             flag("two marks filled by the marker", ", ".join(chosen))
             return
-        # The answer stays on paper: the answers file says that there is one (or not), the mark is the score.
-        item = spec.column.rsplit(" mark", 1)[0]
-        result.values.setdefault(item, {})[0] = "(written on the answer sheet)" if written else ""
         result.values.setdefault(spec.column, {})[0] = chosen[0] if chosen else ""
         return
     # A formula (or a shape in symbols), marked right or wrong by the marker.
     if chosen == ["right"] and spec.answer:
         result.values.setdefault(spec.column, {})[0] = spec.answer
         return
-    if not chosen and not written:
+    if not chosen and not boxed:
         result.values.setdefault(spec.column, {})[0] = ""
         return
     reason = {
@@ -570,6 +841,39 @@ def _decide(
         ("right",): "marked right: type what the student wrote",
     }.get(tuple(chosen), "both right and wrong are filled")
     flag(reason, ", ".join(chosen))
+
+
+MAX_READINGS = 6  # readings offered for a field with doubled columns (two in each of two columns: four)
+
+
+def _doubled_readings(
+    grid: Any, values: dict[str, str], doubled: dict[str, list[str]], struck: set[tuple[str, str]]
+) -> tuple[list[str], str]:
+    """The numbers a grid with two (or more) bubbles filled in some columns may mean: one bubble of each
+    such column with the rest; and the likely one, when in every such column all bubbles but one have
+    ink past their circle (a cross-out the scan could not be sure of)."""
+    import itertools
+
+    options: list[str] = []
+    for combination in itertools.product(*doubled.values()):
+        text = _spelled(grid, {**values, **dict(zip(doubled, combination, strict=True))})
+        if text and text not in options:
+            options.append(text)
+        if len(options) >= MAX_READINGS:
+            break
+    kept = {p: [v for v in vs if (p, v) not in struck] for p, vs in doubled.items()}
+    likely = ""
+    if all(len(v) == 1 for v in kept.values()):
+        likely = _spelled(grid, {**values, **{p: v[0] for p, v in kept.items()}})
+    return options, likely
+
+
+def _spelled(grid: Any, values: dict[str, str]) -> str:
+    """What the filled bubbles spell, for the instructor's information ("" when they spell no number)."""
+    try:
+        return str(grid.read(values))
+    except ValueError:
+        return ""
 
 
 def _columns(positions: Sequence[str]) -> str:
@@ -602,10 +906,53 @@ def _has_writing(dark: npt.NDArray[np.float32], box: tuple[float, float, float, 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
-def pages_of(paths: Sequence[Path]) -> list[tuple[Path, int]]:
-    """Every page to read: (file, page index) for each page of a PDF, (file, 0) for an image."""
-    out: list[tuple[Path, int]] = []
+def scan_files(paths: Sequence[Path]) -> list[Path]:
+    """The scans named: each file as given, and a folder's PDF, PNG and JPEG files (what a scanner's
+    "scan to folder" writes; its other files are left alone), in the natural order of their names
+    (page-2 before page-10)."""
+
+    def natural(path: Path) -> list[tuple[int, int | str]]:
+        return [
+            (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", path.name.lower())
+        ]
+
+    out: list[Path] = []
     for path in paths:
+        if not path.is_dir():
+            out.append(path)
+            continue
+        try:
+            found = [
+                p for p in path.iterdir() if p.suffix.lower() in (".pdf", *IMAGE_SUFFIXES) and p.is_file()
+            ]
+        except OSError as exc:
+            raise ScanError(f"{path}: cannot read the folder ({exc.strerror or exc})") from exc
+        if not found:
+            raise ScanError(f"{path}: a folder with no PDF, PNG or JPEG file in it")
+        out += sorted(found, key=natural)
+    return out
+
+
+def page_cap(layout: Layout) -> int:
+    """The most pages one run reads: every page of the sheets scanned four times over, and a hundred
+    strays; a file of thousands of pages more is a wrong file, not a class, and would run for hours."""
+    return 4 * len(layout.pages) + 100
+
+
+def pages_of(paths: Sequence[Path], cap: int | None = None) -> list[tuple[Path, int]]:
+    """Every page to read: (file, page index) for each page of a PDF, (file, 0) for an image; a folder
+    stands for the scans in it. More than ``cap`` pages in all is refused, before any is read."""
+    out: list[tuple[Path, int]] = []
+
+    def check(path: Path) -> None:
+        if cap is not None and len(out) > cap:
+            raise ScanError(
+                f"{path}: the scans hold {len(out)} pages or more, but at most {cap} are read in one run "
+                "(four times the answer sheets' pages, and some strays): is it the right file? Scan the "
+                "class in smaller batches"
+            )
+
+    for path in scan_files(paths):
         suffix = path.suffix.lower()
         if suffix == ".pdf":
             try:
@@ -616,12 +963,14 @@ def pages_of(paths: Sequence[Path]) -> list[tuple[Path, int]]:
                 document = pdfium.PdfDocument(str(path))
             except (pdfium.PdfiumError, OSError) as exc:
                 raise ScanError(f"{path}: not a readable PDF ({exc})") from exc
-            out += [(path, k) for k in range(len(document))]
+            out += [(path, k) for k in range(min(len(document), (cap or len(document)) + 1))]
             document.close()
+            check(path)
         elif suffix in IMAGE_SUFFIXES:
             if not path.is_file():
                 raise ScanError(f"{path}: no such file")
             out.append((path, 0))
+            check(path)
         else:
             raise ScanError(f"{path}: a scan is a PDF, PNG or JPEG file")
     return out
@@ -629,15 +978,27 @@ def pages_of(paths: Sequence[Path]) -> list[tuple[Path, int]]:
 
 def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.uint8]:
     """One page as a grey image."""
+    return _load(path, index, dpi)[0]
+
+
+def _load(path: Path, index: int, dpi: int = RENDER_DPI) -> tuple[npt.NDArray[np.uint8], bool]:
+    """One page as a grey image, and whether it is known to be black and white: a PDF page whose scan
+    is a 1-bit image (a black-and-white scanner's CCITT or JBIG2 page), which rendering smooths into
+    greys that `is_bilevel` cannot tell from a greyscale scan's."""
     import numpy as np
 
     cv2 = _cv2()
     if path.suffix.lower() == ".pdf":
         import pypdfium2 as pdfium
+        import pypdfium2.raw as pdfium_raw
 
         document = pdfium.PdfDocument(str(path))
         try:
             page = document[index]
+            one_bit = any(
+                image.get_metadata().bits_per_pixel == 1
+                for image in page.get_objects(filter=[pdfium_raw.FPDF_PAGEOBJ_IMAGE], max_depth=2)
+            )
             width, height = page.get_size()
             # A page of absurd size is rendered smaller (its marks are then simply not found), never in GBs.
             scale = min(dpi / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
@@ -645,7 +1006,7 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
             image = np.array(bitmap.to_numpy(), dtype=np.uint8)
         finally:
             document.close()
-        return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return (image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)), one_bit
     try:
         data = np.frombuffer(read_capped(path, MAX_SCAN_BYTES), dtype=np.uint8)
     except TooLarge as exc:
@@ -658,7 +1019,7 @@ def load_page(path: Path, index: int, dpi: int = RENDER_DPI) -> npt.NDArray[np.u
         raise ScanError(f"{path}: not a readable image ({str(exc).strip()[-120:]})") from exc
     if image is None:
         raise ScanError(f"{path}: not a readable image")
-    return np.asarray(image, dtype=np.uint8)
+    return np.asarray(image, dtype=np.uint8), False
 
 
 _WORKER: dict[str, Layout] = {}  # the layout a worker process reads pages against, set once at its start
@@ -679,10 +1040,13 @@ def read_page(path: Path, index: int, layout: Layout, dpi: int = RENDER_DPI) -> 
     """Read page ``index`` of ``path`` (a problem on the page, never an exception, for a bad page)."""
     source = f"{path}" + (f" page {index + 1}" if path.suffix.lower() == ".pdf" else "")
     try:
-        gray = load_page(path, index, dpi)
+        gray, one_bit = _load(path, index, dpi)
     except ScanError as exc:
         return PageRead(source, index, problem=str(exc))
-    return read_image(gray, layout, source, index)
+    except Exception as exc:  # PDFium's or OpenCV's error on one damaged page: that page's problem
+        said = " ".join(str(exc).split())[-160:]
+        return PageRead(source, index, problem=f"this page could not be read ({type(exc).__name__}: {said})")
+    return read_image(gray, layout, source, index, bilevel=one_bit)
 
 
 def read_scans(
@@ -694,7 +1058,7 @@ def read_scans(
     dpi: int = RENDER_DPI,
 ) -> list[PageRead]:
     """Read every page of every scan, in order, with ``jobs`` processes (default: every CPU)."""
-    tasks = pages_of(paths)
+    tasks = pages_of(paths, page_cap(layout))
     if progress is not None:
         progress(0, len(tasks))
     from attnquiz.engine.parallel import default_jobs
@@ -731,7 +1095,7 @@ class ReviewItem:
     """One thing the instructor settles: a field (``column`` of ``student``) or a whole page."""
 
     n: int
-    kind: str  # "field", "page", "missing", "duplicate", "student-number"
+    kind: str  # "field", "page", "missing", "duplicate", "student-number", "note"
     reason: str
     source: str = ""
     student: int | None = None
@@ -742,6 +1106,9 @@ class ReviewItem:
     crop: str = ""
     value: str | None = None  # what the instructor settled (None: not yet)
     rereadable: bool = False  # a page whose image can be read once the instructor says whose it is
+    # (``field`` is a name of this class: the dataclasses function under its full name)
+    readings: list[str] = dataclasses.field(default_factory=list)  # what the student may have meant
+    likely: str = ""  # the reading the marks point to: settled with one key
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -757,6 +1124,8 @@ class ReviewItem:
             "crop": self.crop,
             "value": self.value,
             "rereadable": self.rereadable,
+            "readings": self.readings,
+            "likely": self.likely,
         }
 
     @classmethod
@@ -774,6 +1143,8 @@ class ReviewItem:
             str(data.get("crop", "")),
             data.get("value"),
             bool(data.get("rereadable", False)),
+            [str(r) for r in data.get("readings", []) if isinstance(r, str)][:MAX_READINGS],
+            str(data.get("likely", "")),
         )
 
 
@@ -826,6 +1197,10 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
             add("page", page.problem, page.image, source=page.source, rereadable=page.resampled)
             continue
         key = (page.student, page.sheet_page)
+        for note in page.notes:  # said, and settled: the page's doubtful marks are items of their own
+            add(
+                "note", f"{page.source}: {note}", source=page.source, student=key[0], sheet_page=key[1]
+            ).value = "noted"
         if key in seen:
             first = seen[key]
             same = first.values == page.values and [f.reason for f in first.flags] == [
@@ -836,9 +1211,9 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                 + (": both read the same, the first is used" if same else ": they differ")
             )
             item = add("duplicate", reason, source=page.source, student=key[0], sheet_page=key[1])
-            if same:
-                item.value = "same"
-            else:
+            # Settled here: when the two differ, each field that differs is an item of its own.
+            item.value = "same" if same else "each field that differs is listed"
+            if not same:
                 for column in set(first.values) | set(page.values):
                     if first.values.get(column) != page.values.get(column):
                         first.values.pop(column, None)
@@ -854,6 +1229,7 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
         cells: dict[str, str] = {"student": str(student), "code": layout.codes.get(student, "")}
         entries: dict[str, dict[int, str]] = {}
         flagged: dict[str, ReviewItem] = {}
+        entry_readings: list[tuple[ReviewItem, FieldSpec]] = []  # readings of one entry of a vector
         for sheet_page in range(1, expected.get(student, 1) + 1):
             read = seen.get((student, sheet_page))
             spec = layout.pages.get((student, sheet_page))
@@ -883,8 +1259,13 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     column=f.column,
                     field=f.field,
                     read=f.read,
+                    readings=list(f.readings),
+                    likely=f.likely,
                 )
                 flagged.setdefault(f.column, item)
+                own = next((x for x in spec.fields if x.id == f.field), None) if spec is not None else None
+                if own is not None and own.entries > 1 and item.readings:
+                    entry_readings.append((item, own))
             if read.student_number and read.student_number.lstrip("0") != str(student):
                 add(
                     "student-number",
@@ -896,10 +1277,40 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     value="noted",
                 )
         fields = [f for (s, _), spec in layout.pages.items() if s == student for f in spec.fields]
+        blanks = {
+            where: (sheet_page, crop)
+            for sheet_page in range(1, expected.get(student, 1) + 1)
+            if (read := seen.get((student, sheet_page))) is not None
+            for where, crop in read.blank_crops.items()
+        }
         for column in dict.fromkeys(f.column for f in fields if f.kind != "student"):
             if column in flagged:
                 continue
-            _cell(column, entries.get(column, {}), fields, cells, flagged, add, student)
+            _cell(column, entries.get(column, {}), fields, cells, flagged, add, student, blanks)
+        for concept in fields:
+            # A concept question's answer column says whether an answer is written on the sheet (read
+            # from its box); its mark column holds the marker's mark.
+            answer_column = concept.column.rsplit(" mark", 1)[0]
+            if concept.kind == "concept" and answer_column not in flagged:
+                cells[answer_column] = entries.get(answer_column, {}).get(0, "")
+        for item, own in entry_readings:
+            # The cell holds the whole vector or matrix: a reading of one entry is offered as the whole,
+            # with the other entries as read, and not at all when another entry is in doubt too.
+            known = entries.get(own.column, {})
+            others = [k for k in range(own.entries) if k != own.entry]
+            if (
+                all(known.get(k) for k in others)
+                and sum(1 for i, _ in entry_readings if i.column == own.column) == 1
+            ):
+                whole = {
+                    r: _vector_cell(
+                        own.shape, [r if k == own.entry else known[k] for k in range(own.entries)]
+                    )
+                    for r in item.readings
+                }
+                item.readings, item.likely = list(whole.values()), whole.get(item.likely, "")
+            else:
+                item.readings, item.likely = [], ""
         for column, item in flagged.items():
             cells[column] = f"{REVIEW_PREFIX}{item.n}"
         rows[student] = cells
@@ -915,6 +1326,7 @@ def _cell(
     flagged: dict[str, ReviewItem],
     add: Callable[..., ReviewItem],
     student: int,
+    blanks: dict[tuple[str, int], tuple[int, bytes]] | None = None,
 ) -> None:
     own = [f for f in fields if f.column == column]
     if own and own[0].kind == "number" and own[0].shape:
@@ -924,27 +1336,31 @@ def _cell(
             cells[column] = ""
             return
         if not all(texts):
-            empty = ", ".join(str(k + 1) for k, t in enumerate(texts) if not t)
+            missing = [k for k, t in enumerate(texts) if not t]
+            empty = ", ".join(str(k + 1) for k in missing)
+            # The first empty entry's page and crop: where the instructor looks for what was left out.
+            sheet_page, crop = (blanks or {}).get((column, missing[0]), (None, b""))
             flagged[column] = add(
                 "field",
                 f"question {own[0].title.split(' ')[0]}: entries {empty} are empty",
+                crop,
                 student=student,
+                sheet_page=sheet_page,
                 column=column,
                 read=", ".join(texts),
             )
             return
-        if len(shape) == 2:
-            rows = [texts[r * shape[1] : (r + 1) * shape[1]] for r in range(shape[0])]
-            cells[column] = "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
-        else:
-            cells[column] = "[" + ", ".join(texts) + "]"
+        cells[column] = _vector_cell(shape, texts)
         return
     cells[column] = entries.get(0, "")
-    # A concept question's answer column is filled by its mark field.
-    for f in own:
-        if f.kind == "concept":
-            item = column.rsplit(" mark", 1)[0]
-            cells.setdefault(item, entries.get(0, ""))
+
+
+def _vector_cell(shape: Sequence[int], texts: Sequence[str]) -> str:
+    """A vector's or matrix's entries as the answers file writes them: ``[1, 2]``, ``[[1, 2], [3, 4]]``."""
+    if len(shape) == 2:
+        rows = [texts[r * shape[1] : (r + 1) * shape[1]] for r in range(shape[0])]
+        return "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
+    return "[" + ", ".join(texts) + "]"
 
 
 def write_outputs(scan: ClassScan, answers: Path, review: Path, sheets: Path | None = None) -> list[Path]:
@@ -1047,17 +1463,16 @@ MAX_SETTLED_LENGTH = 500
 
 
 def readings(item: ReviewItem) -> list[str]:
-    """The readings to offer for a field as choices: each option filled on a choice question with a
-    doubtful mark (``A``, ``C``), and all of them together; nothing for digit grids and formulas (their
-    answer is typed)."""
-    parts = [p.strip() for p in item.read.split(",") if p.strip()]
-    if (
-        item.kind != "field"
-        or not parts
-        or not all(len(p) == 1 and p.isalpha() and p.isupper() for p in parts)
-    ):
+    """The readings to offer for a field as choices: those the scan found (a number with two bubbles in
+    a column: each of them; the likely one first), or each option filled on a choice question with a
+    doubtful mark (``A``, ``C``) and all of them together; else nothing (the answer is typed)."""
+    if item.kind != "field":
         return []
-    return parts + ([", ".join(parts)] if len(parts) > 1 else [])
+    parts = [p.strip() for p in item.read.split(",") if p.strip()]
+    letters: list[str] = []
+    if parts and all(len(p) == 1 and p.isalpha() and p.isupper() for p in parts):
+        letters = parts + ([", ".join(parts)] if len(parts) > 1 else [])
+    return list(dict.fromkeys([*item.readings, *letters]))
 
 
 def settle_answer(
@@ -1080,9 +1495,21 @@ def settle_answer(
         raise AnswerRefused(f"an answer of at most {MAX_SETTLED_LENGTH} characters, please")
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise AnswerRefused("an answer on one line, without control characters")
+    if item.kind == "page" and text.lower() == STRAY:
+        _record(review_path, item, STRAY_VALUE, items, doc)
+        return []
+    if item.kind == "missing":
+        if text.lower() != ABSENT:
+            raise AnswerRefused(f"type {ABSENT} if the student did not hand this page in; else scan it again")
+        # Its cells become blank answers: counted as not answered, as on a sheet handed in empty.
+        settle(review_path, answers, item, "", items, doc)
+        _record(review_path, item, ABSENT_VALUE, items, doc)
+        return []
     if item.kind == "page":
         if not item.rereadable:
-            raise ScanError("this page's image cannot be read: scan it again")
+            raise ScanError(
+                f"this page's image cannot be read: scan it again, or type {STRAY} to set it aside"
+            )
         split = text.split()
         student, page = (whole(split[0]), whole(split[1])) if len(split) == 2 else (None, None)
         if student is None or page is None:
@@ -1092,8 +1519,54 @@ def settle_answer(
         raise ScanError("scan this page again (with --overwrite, or into another file)")
     if text.startswith(REVIEW_PREFIX.strip()):
         raise AnswerRefused(f"{text!r} is how the answers file marks a cell under review, not an answer")
+    refused = spreadsheet_formula(text)
+    if refused:
+        raise AnswerRefused(refused)
     settle(review_path, answers, item, text, items, doc)
     return []
+
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+
+
+def spreadsheet_formula(text: str) -> str:
+    """Why ``text`` may not go into a cell of ``answers.csv`` ("" when it may): a spreadsheet that opens
+    the file runs a cell starting with ``=``, ``+``, ``-`` or ``@`` as a formula, and a formula can call
+    out (``=HYPERLINK(…)``, ``=WEBSERVICE(…)``, a ``cmd|`` DDE link). A student's answer never starts
+    with ``=`` or ``@``; one starting with a sign may be a number or a formula of the quiz's own
+    functions (``-3``, ``-exp(x)``), and is refused only when it calls anything else or holds a
+    character that only a spreadsheet formula uses (``|``, ``!``, ``"``)."""
+    from attnquiz.engine.expressions import FUNCTIONS
+
+    if not text or text[0] not in "=+-@\t\r":
+        return ""
+    if text[0] in "=@\t\r":
+        return f"an answer may not start with {text[0]!r}: a spreadsheet runs such a cell as a formula"
+    if any(c in text for c in '|!"') or any(name.lower() not in FUNCTIONS for name in _CALL.findall(text)):
+        return (
+            "a spreadsheet would run this as a formula (a sign, then a call of a function that is not "
+            "one of the quiz's, or | ! \"): write a product with *, e.g. -x*(y+1)"
+        )
+    return ""
+
+
+STRAY = "stray"
+"""What sets aside a page that is not one of the class's (another export's, a blank sheet, a cover)."""
+STRAY_VALUE = "set aside: not a page of these answer sheets"
+ABSENT = "absent"
+"""What records a page missing from a sheet as not handed in (its answers blank)."""
+ABSENT_VALUE = "not handed in (its answers blank)"
+
+
+def _record(
+    review_path: Path, item: ReviewItem, value: str, items: list[ReviewItem], doc: dict[str, Any]
+) -> None:
+    """Record ``value`` as how ``item`` was settled, in the review file alone."""
+    from attnquiz.engine.export.files import save
+
+    item.value = value
+    doc["items"] = [i.to_json() for i in items]
+    save({review_path: (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")})
 
 
 def _upright(image: npt.NDArray[np.uint8], layout: Layout) -> npt.NDArray[np.uint8]:
@@ -1156,8 +1629,14 @@ def settle_page(
     added: list[ReviewItem] = []
     renumber: dict[str, str] = {}
     outputs: dict[Path, bytes] = {}
+    rows = list(csv.reader(io.StringIO(answers_text(answers))))
+    first_page_of_student = not any(r and r[0] == str(student) for r in rows[1:])
+    if first_page_of_student:
+        # The scan had no page of this student: their other pages are missing until scanned (their
+        # cells wait for review, never blank answers), and the row is written whole.
+        columns = set(partial.rows[student]) - {"student", "code"}
     for new in partial.review:
-        if new.kind != "field":
+        if new.kind != "field" and not (new.kind == "missing" and first_page_of_student):
             continue
         old = new.n
         new.n = max((i.n for i in items), default=0) + 1
@@ -1169,7 +1648,6 @@ def settle_page(
         items.append(new)
         added.append(new)
     cells = partial.rows[student]
-    rows = list(csv.reader(io.StringIO(answers_text(answers))))
     header = rows[0]
     row = next((r for r in rows[1:] if r and r[0] == str(student)), None)
     if row is None:

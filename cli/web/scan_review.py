@@ -91,6 +91,8 @@ class ScanReviewPage:
             csrf=self.csrf,
             NO_ANSWER=NO_ANSWER,
             TYPED=TYPED,
+            STRAY=scan.STRAY,
+            ABSENT=scan.ABSENT,
         )
 
     async def page(self, request: Request) -> Response:
@@ -157,6 +159,15 @@ def _crop_bytes(folder: Path, name: str) -> bytes | None:
 
 def _value(item: ReviewItem, form: FormData, readings: list[str]) -> tuple[str, str]:
     """The answer the form gives for ``item``, or an empty answer and why it is refused."""
+    from attnquiz.engine import scan
+
+    choice = _text(form, "choice")
+    if item.kind == "page" and choice == scan.STRAY:
+        return scan.STRAY, ""
+    if item.kind == "missing":
+        if choice == scan.ABSENT:
+            return scan.ABSENT, ""
+        return "", "this page can only be recorded as not handed in, or scanned again"
     if item.kind == "page":
         student, page = _text(form, "student"), _text(form, "sheet_page")
         if not student or not page:
@@ -164,7 +175,6 @@ def _value(item: ReviewItem, form: FormData, readings: list[str]) -> tuple[str, 
         return f"{student} {page}", ""
     if item.kind != "field":
         return "", "this page can only be scanned again"
-    choice = _text(form, "choice")
     if choice == NO_ANSWER:
         return "", ""
     if choice == TYPED:
@@ -179,7 +189,7 @@ def _value(item: ReviewItem, form: FormData, readings: list[str]) -> tuple[str, 
 
 def _card(item: ReviewItem, readings: list[str]) -> dict[str, Any]:
     where = (
-        f"student {item.student}, page {item.sheet_page}"
+        (f"student {item.student}" + (f", page {item.sheet_page}" if item.sheet_page is not None else ""))
         if item.student is not None
         else item.source or "a page"
     )
@@ -195,6 +205,7 @@ def _card(item: ReviewItem, readings: list[str]) -> dict[str, Any]:
         "image": bool(item.crop),
         "value": item.value,
         "readings": readings,
+        "likely": item.likely,
         "rereadable": item.rereadable,
     }
 

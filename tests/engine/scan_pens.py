@@ -10,6 +10,7 @@ can tell a clear mark read right from an ambiguous one, which must be flagged.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -79,6 +80,95 @@ def draw_mark(
     else:
         raise ValueError(mark)
     page[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
+
+
+def write_digit(
+    page: np.ndarray, x: float, y: float, height: float, digit: str, pen: Pen, rng: np.random.Generator
+) -> None:
+    """Write ``digit`` by hand, centred at (x, y), about ``height`` pixels tall, in ``pen``'s ink."""
+    font = int(
+        rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_PLAIN])
+    )
+    thickness = max(1, round(height / 9))
+    (w, h), _ = cv2.getTextSize(digit, font, 1.0, thickness)
+    scale = height * rng.uniform(0.55, 0.8) / max(1, h)
+    (w, h), _ = cv2.getTextSize(digit, font, scale, thickness)
+    ox = x - w / 2 + rng.uniform(-0.12, 0.12) * height
+    oy = y + h / 2 + rng.uniform(-0.1, 0.1) * height
+    level = int(min(150, pen.ink + rng.uniform(0, 25)))
+    _ink(page, int(x), int(y), int(2 * height), lambda canvas, left, top: cv2.putText(
+        canvas, digit, (int(ox) - left, int(oy) - top), font, scale, (level,), thickness, cv2.LINE_AA
+    ))  # fmt: skip
+
+
+def _ink(page: np.ndarray, x: int, y: int, span: int, draw: Callable[[np.ndarray, int, int], object]) -> None:
+    """Draw with ``draw`` (on a white canvas, given its top-left corner) around (x, y), darkening the page."""
+    h, w = page.shape
+    left, top = max(0, x - span), max(0, y - span)
+    right, bottom = min(w, x + span), min(h, y + span)
+    canvas = np.full((bottom - top, right - left), 255, np.uint8)
+    draw(canvas, left, top)
+    np.minimum(page[top:bottom, left:right], canvas, out=page[top:bottom, left:right])
+
+
+def cross_out(
+    page: np.ndarray, x: float, y: float, r: float, stroke: float, pen: Pen, rng: np.random.Generator
+) -> None:
+    """An X of ``stroke`` pixels wide lines through the bubble at (x, y) of radius ``r``, reaching past it
+    (as a fine liner draws one, over a filled bubble)."""
+    draw_mark(page, x, y, r, "full", pen, rng)
+    reach = rng.uniform(1.9, 2.3) * r
+    for slope in (1.0, -1.0):
+        tilt = rng.uniform(-0.12, 0.12)
+        dx, dy = reach * math.cos(math.pi / 4 + tilt), slope * reach * math.sin(math.pi / 4 + tilt)
+        ends = (int(x - dx), int(y - dy)), (int(x + dx), int(y + dy))
+
+        def line(canvas: np.ndarray, left: int, top: int, ends: tuple[tuple[int, int], ...] = ends) -> None:
+            start, end = ((a - left, b - top) for a, b in ends)
+            cv2.line(canvas, start, end, (int(pen.ink),), max(1, round(stroke)), cv2.LINE_AA)
+
+        _ink(page, int(x), int(y), int(reach) + 4, line)
+
+
+def bilevel(png_or_jpeg: bytes, cut: int) -> bytes:
+    """A scan as a black-and-white scanner returns it: every pixel black or white at ``cut``."""
+    gray = np.asarray(cv2.imdecode(np.frombuffer(png_or_jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))
+    ok, data = cv2.imencode(".png", np.where(gray < cut, 0, 255).astype(np.uint8))
+    assert ok
+    return bytes(data.tobytes())
+
+
+def one_bit_pdf(png_or_jpeg: bytes, dpi: int, cut: int) -> bytes:
+    """A page as a black-and-white scanner's "scan to PDF" writes it: a 1-bit image (written by hand here,
+    a few PDF objects around a Flate-compressed bitmap, as PDFium's own API writes 8-bit images only)."""
+    import zlib
+
+    gray = np.asarray(cv2.imdecode(np.frombuffer(png_or_jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))
+    h, w = gray.shape
+    data = zlib.compress(np.packbits((gray >= cut).astype(np.uint8), axis=1).tobytes())
+    width, height = w * 72 / dpi, h * 72 / dpi
+    content = f"q {width:.2f} 0 0 {height:.2f} 0 0 cm /Im0 Do Q".encode()
+    image = (
+        f"<</Type/XObject/Subtype/Image/Width {w}/Height {h}/ColorSpace/DeviceGray/BitsPerComponent 1"
+        f"/Filter/FlateDecode/Length {len(data)}>>stream\n"
+    ).encode()
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        f"<</Type/Page/Parent 2 0 R/MediaBox[0 0 {width:.2f} {height:.2f}]"
+        "/Resources<</XObject<</Im0 4 0 R>>>>/Contents 5 0 R>>".encode(),
+        image + data + b"\nendstream",
+        f"<</Length {len(content)}>>stream\n".encode() + content + b"\nendstream",
+    ]
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer<</Size {len(objects) + 1}/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
 
 
 @dataclass(frozen=True)

