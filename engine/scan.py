@@ -1615,7 +1615,13 @@ def settle_page(
     if spec is None:
         raise ScanError(f"the answer sheets have no page {sheet_page} for student {student}")
     picture = review_path.parent / item.crop
-    image = cv2.imdecode(np.fromfile(str(picture), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
+    try:
+        data = np.frombuffer(read_capped(picture, MAX_SCAN_BYTES), dtype=np.uint8)
+    except TooLarge as exc:
+        raise ScanError(f"{picture}: {exc.said('a scanned page')}") from None
+    except OSError as exc:
+        raise ScanError(f"{picture}: cannot read the page's image ({exc.strerror or exc})") from exc
+    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
     if image is None:
         raise ScanError(f"{picture}: cannot read the page's image")
     upright = _upright(np.asarray(image, dtype=np.uint8), layout)
