@@ -123,7 +123,8 @@ def scan_command(
         if item.value is not None:  # settled by the scan itself, but the instructor should know
             _echo(f"Note: {item.reason}.")
     _echo(
-        f"Read {result.pages} page{'s' if result.pages != 1 else ''}: {len(result.rows)} students → {output}."
+        f"Read {result.pages} page{'s' if result.pages != 1 else ''}: {len(result.rows)} "
+        f"student{'s' if len(result.rows) != 1 else ''} → {output}."
     )
     if result.unscanned:
         shown = ", ".join(str(s) for s in result.unscanned[:20]) + (

@@ -161,6 +161,7 @@ def test_fix_names_a_page_whose_qr_code_was_unreadable(tmp_path: Path, sheets: t
     sheets_file = str(out / "answer-sheets.json")
     done = quiz("scan", "p1.png", "p2.png", "--sheets", sheets_file, "-o", "answers.csv", "-j", "1")
     assert done.returncode == 1
+    assert "Read 2 pages: 1 student → answers.csv." in done.stdout
     assert "QR code could not be read" in (tmp_path / "answers.review.json").read_text()
     done = quiz("scan", "--fix", "-o", "answers.csv", stdin="one\n1 1\n")
     assert "give the student number" in done.stdout  # a bad answer is asked again, not taken
