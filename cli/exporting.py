@@ -75,7 +75,7 @@ MaxSizeOpt = Annotated[
         "questions that imports on its own.",
     ),
 ]
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmg]i?)?b?\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*([kmg]i?)?b?\s*", re.IGNORECASE)
 _UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "ki": 2**10, "mi": 2**20, "gi": 2**30}
 
 
@@ -280,8 +280,10 @@ def export_command(
         if fmt not in SPLIT_FORMATS:
             fail(f"--max-size is for moodle and stack exports, not {fmt}", 2)
         limit = parse_size(max_size)
-        if limit is None or limit < 1:
+        if limit is None:
             fail(f"--max-size {max_size!r} is not a size: give it as 20MB, 500kB or 1.5MiB", 2)
+        if limit < 1:
+            fail(f"--max-size {max_size!r} is less than a byte: no question fits", 2)
     count_of = students or variants or 1
     if original and fmt in LMS_FORMATS and count_of > 1:
         _warn("the original questions have one version each: exporting 1 variant per item")

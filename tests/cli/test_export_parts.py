@@ -35,7 +35,9 @@ def test_sizes_as_people_write_them(text: str, size: int) -> None:
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["", "MB", "-5MB", "20 TB", "1e9", "20MBB", "x", "5,000", "1" * 60, "nan"])
+@pytest.mark.parametrize(
+    "text", ["", "MB", "-5MB", "20 TB", "1e9", "20MBB", "x", "5,000", "1" * 60, "nan", "\u0663MB"]
+)
 def test_what_is_no_size(text: str) -> None:
     assert parse_size(text) is None
 
@@ -74,7 +76,8 @@ def test_an_export_cut_into_parts_under_the_limit(tmp_path: Path) -> None:
     [
         ("moodle", ["--max-size", "2kB"], "size limit of 2,000 bytes is smaller than one question"),
         ("moodle", ["--max-size", "lots"], "--max-size 'lots' is not a size"),
-        ("moodle", ["--max-size", "0"], "--max-size '0' is not a size"),
+        ("moodle", ["--max-size", "0"], "--max-size '0' is less than a byte: no question fits"),
+        ("moodle", ["--max-size", "0.5"], "--max-size '0.5' is less than a byte"),
         ("json", ["--max-size", "20MB"], "--max-size is for moodle and stack exports, not json"),
         ("qti", ["--max-size", "20MB"], "--max-size is for moodle and stack exports, not qti"),
         ("moodle", ["--max-size", "20MB", "-o", "-"], "give a file name (-o week1.xml), not -o -"),
