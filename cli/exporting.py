@@ -66,6 +66,31 @@ StudentsOpt = Annotated[
     int | None, typer.Option("--students", min=1, max=10_000, help="Number of students (one variant each).")
 ]
 
+MaxSizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-size",
+        help="Cut a moodle or stack export into files of at most this size, for a site's upload limit "
+        "(e.g. 20MB, 500kB, 1.5MiB): -o week1.xml writes week1-1.xml, week1-2.xml, ..., each of whole "
+        "questions that imports on its own.",
+    ),
+]
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*([kmg]i?)?b?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "ki": 2**10, "mi": 2**20, "gi": 2**30}
+
+
+def parse_size(text: str) -> int | None:
+    """A size such as ``20MB``, ``500 kB``, ``1.5MiB`` or ``20000000`` in bytes (kB, MB and GB in
+    powers of ten, KiB, MiB and GiB in powers of two; case does not matter), rounded down; None if
+    ``text`` is no size."""
+    from decimal import Decimal
+
+    found = _SIZE.fullmatch(text)
+    if found is None or len(text) > 40:
+        return None
+    return int(Decimal(found.group(1)) * _UNITS[(found.group(2) or "").lower()])
+
+
 _SHOW_AFTER = 0.3  # seconds: a bar for anything that takes longer than a moment, none for quick runs
 
 
@@ -215,6 +240,7 @@ def export_command(
             "answer-sheets.json (pdf only).",
         ),
     ] = False,
+    max_size: MaxSizeOpt = None,
 ) -> None:
     """Export worksheets with an answer key, or a Moodle, STACK, Canvas (QTI 1.2) or JSON question bank.
 
@@ -228,7 +254,14 @@ def export_command(
       quiz export week1 --variants 20 --format stack -o week1-stack.xml
     """
     from attnquiz.engine import banks
-    from attnquiz.engine.export.files import LMS_FORMATS, Written, default_output, lms_file, write
+    from attnquiz.engine.export.files import (
+        LMS_FORMATS,
+        SPLIT_FORMATS,
+        Written,
+        default_output,
+        lms_file,
+        write,
+    )
 
     if students is not None and variants is not None and students != variants:
         fail("--students and --variants mean the same here: give one of them", 2)
@@ -242,6 +275,15 @@ def export_command(
         fail("--all takes every item: give it without --items, --topic or --count", 2)
     if answer_sheet and fmt != "pdf":
         fail(f"--answer-sheet is for pdf exports (the sheets are printed and scanned), not {fmt}", 2)
+    limit = None
+    if max_size is not None:
+        if fmt not in SPLIT_FORMATS:
+            fail(f"--max-size is for moodle and stack exports, not {fmt}", 2)
+        limit = parse_size(max_size)
+        if limit is None:
+            fail(f"--max-size {max_size!r} is not a size: give it as 20MB, 500kB or 1.5MiB", 2)
+        if limit < 1:
+            fail(f"--max-size {max_size!r} is less than a byte: no question fits", 2)
     count_of = students or variants or 1
     if original and fmt in LMS_FORMATS and count_of > 1:
         _warn("the original questions have one version each: exporting 1 variant per item")
@@ -266,6 +308,8 @@ def export_command(
             f"in the notes): {', '.join(plan.skipped)}"
         )
     to_stdout = output is not None and str(output) == "-"
+    if to_stdout and limit is not None:
+        fail("--max-size writes several files: give a file name (-o week1.xml), not -o -", 2)
     if to_stdout and fmt not in {"moodle", "stack", "json"}:
         fail(
             f"-o - (standard output) is for moodle, stack and json; a {fmt} export needs a file or a folder",
@@ -291,6 +335,7 @@ def export_command(
                     jobs=jobs,
                     bank=bank,  # worker processes load the bank as this command did
                     answer_sheet=answer_sheet,
+                    max_size=limit,
                 )
     except Terminated:
         _note("quiz: stopped by SIGTERM before the export was complete: no file was written")

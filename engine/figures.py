@@ -79,6 +79,8 @@ class Heatmap:
     masked_text: str = "−∞"
     where: Where = "solution"
     kind: Literal["heatmap"] = field(default="heatmap", init=False)
+    # `bounds`, worked out once: `shade` needs them for every cell.
+    _ends: tuple[float, float] = field(default=(0.0, 1.0), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         what = f"heatmap {self.title!r}" if self.title else "heatmap"
@@ -129,6 +131,7 @@ class Heatmap:
         for name in ("title", "caption", "row_title", "col_title"):
             object.__setattr__(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
         object.__setattr__(self, "masked_text", _text(self.masked_text, "masked_text", what, 8))
+        object.__setattr__(self, "_ends", self._bounds())
 
     def is_masked(self, i: int, j: int) -> bool:
         """Whether the cell at row ``i``, column ``j`` is masked."""
@@ -136,6 +139,9 @@ class Heatmap:
 
     def bounds(self) -> tuple[float, float]:
         """The values at the two ends of the shading: ``low``/``high`` or the unmasked extremes."""
+        return self._ends
+
+    def _bounds(self) -> tuple[float, float]:
         seen = [v for i, row in enumerate(self.values) for j, v in enumerate(row) if not self.is_masked(i, j)]
         low = self.low if self.low is not None else min(seen, default=0.0)
         high = self.high if self.high is not None else max(seen, default=1.0)

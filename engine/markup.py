@@ -8,8 +8,9 @@ and the HTML, Typst and LMS renderers of `attnquiz.engine.export`. Anything outs
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -405,6 +406,30 @@ def _rejoin_text(tokens: list[tuple[str, str]]) -> str:
 def parse_math(source: str) -> Group:
     """The tree of one formula (without its dollars)."""
     return _Parser(source).parse()
+
+
+_FORMULA_CACHE = 8192
+"""Formulas whose renderings each `by_formula` cache keeps (then it starts afresh): a bank's
+formulas, many the same in every variant (``$v_a$``, ``$\\tanh$``), many times over."""
+
+
+def by_formula(render: Callable[[Math], str]) -> Callable[[Math], str]:
+    """``render`` remembered per formula, by its source and display: a formula's tree is made from
+    its source alone (`parse_math`), so the same source renders the same (`quiz check` renders
+    every variant's texts in every format, and an export renders the same formulas per variant)."""
+    cache: dict[tuple[str, bool], str] = {}
+
+    @functools.wraps(render)
+    def cached(math: Math) -> str:
+        key = (math.source, math.display)
+        found = cache.get(key)
+        if found is None:
+            if len(cache) >= _FORMULA_CACHE:
+                cache.clear()
+            found = cache[key] = render(math)
+        return found
+
+    return cached
 
 
 # An escaped \$ is a literal dollar: it neither opens nor closes a formula.

@@ -387,13 +387,15 @@ def write(
     jobs: int | None = None,
     bank: str | None = None,
     answer_sheet: bool = False,
+    max_size: int | None = None,
 ) -> Written:
     """Make the export and write it: into the folder ``output`` (worksheets) or the file ``output``.
 
     Every file is streamed into its temporary file as it is made (memory does not grow with the
     class), and the files take their names together at the end. ``jobs``: PDF pieces made
     at once, by worker processes (default: every CPU); ``bank``: what the plan's bank was loaded by
-    (`banks.load(bank, plugins=True)`), so that workers can load it too (see `pdf.write_documents`).
+    (`banks.load(bank, plugins=True)`), so that workers can load it too (see `pdf.write_documents`);
+    ``max_size``: a Moodle or STACK file cut into parts of at most this many bytes (`part_path`).
     """
     written = Written()
     if fmt in WORKSHEET_FORMATS:
@@ -440,6 +442,8 @@ def write(
     if output.is_dir():
         example = default_output(fmt, plan.bank)
         raise ExportError(f"{output} is a folder: a {fmt} export is one file (-o {example})")
+    if max_size is not None:
+        return _write_parts(plan, fmt, output, max_size, progress)
     with Staging() as stage:
         with stage.open(output) as out:
             written.warnings.extend(write_lms(plan, fmt, out, progress=progress))
@@ -448,9 +452,62 @@ def write(
     return written
 
 
+def part_path(output: Path, number: int) -> Path:
+    """Part ``number`` of a file cut into parts: ``week1.xml`` → ``week1-1.xml``, ``week1-2.xml``, ..."""
+    return output.with_name(f"{output.stem}-{number}{output.suffix}")
+
+
+SPLIT_FORMATS: tuple[Format, ...] = ("moodle", "stack")
+"""The formats an export can cut into parts (`write`'s ``max_size``): a question bank of XML
+questions, which a site imports file by file into the same categories."""
+
+
+def _write_parts(
+    plan: ClassPlan, fmt: Format, output: Path, max_size: int, progress: Progress | None
+) -> Written:
+    """A Moodle or STACK export in parts of at most ``max_size`` bytes, each a whole file that
+    imports on its own: whole questions only, each part repeating the category of its first
+    question. The parts are staged and take their names together, like every export's files."""
+    from attnquiz.engine.export.moodle_file import Parts
+
+    if fmt not in SPLIT_FORMATS:
+        raise ExportError(
+            f"a {fmt} export is one file: only {' and '.join(SPLIT_FORMATS)} exports are cut into parts"
+        )
+    if _is_special(output):
+        raise ExportError(
+            f"{output} is not a file: an export cut into parts needs a file name (-o week1.xml)"
+        )
+    written = Written()
+    with Staging() as stage:
+
+        def open_part(number: int) -> contextlib.AbstractContextManager[BinaryIO]:
+            written.files.append(part_path(output, number))
+            return stage.open(written.files[-1])
+
+        parts = Parts(open_part, max_size)
+        if fmt == "moodle":
+            from attnquiz.engine.export import moodle
+
+            written.warnings.extend(moodle.write(plan, parts, progress=progress))
+        else:
+            from attnquiz.engine.export import stack
+
+            written.warnings.extend(stack.write(plan, parts, progress=progress))
+        stage.commit()
+    stale = part_path(output, len(written.files) + 1)
+    if stale.exists():
+        written.warnings.append(
+            f"{stale} (and any later part) is left from an earlier export, not part of this one: "
+            "do not import it with these parts"
+        )
+    return written
+
+
 __all__ = [
     "EXTENSIONS",
     "LMS_FORMATS",
+    "SPLIT_FORMATS",
     "WORKSHEET_FORMATS",
     "Format",
     "Staging",
@@ -458,6 +515,7 @@ __all__ = [
     "default_output",
     "is_special",
     "lms_file",
+    "part_path",
     "save",
     "worksheet_files",
     "write",

@@ -55,6 +55,7 @@ _ACCENTS = {"hat": "hat", "bar": "bar", "tilde": "tilde", "vec": "vector"}
 _POWERS = {"2": "squared", "3": "cubed"}
 
 
+@markup.by_formula
 def speech(math: markup.Math) -> str:
     """The formula's spoken form, words separated by single spaces."""
     # The formula's own items, not its root group: $abc$ is a product of letters, not a word.

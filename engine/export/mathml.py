@@ -21,6 +21,7 @@ _ACCENT_MARKS = {"hat": "^", "bar": "\u00af", "tilde": "~", "vec": "\u2192"}
 _LARGE_OPERATORS = {"Σ", "∏"}
 
 
+@markup.by_formula
 def formula(math: markup.Math) -> str:
     """One formula as a ``<math>`` element (``display="block"`` for ``$$...$$``)."""
     body = _node(math.tree, math.display)

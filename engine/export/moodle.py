@@ -57,7 +57,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import BinaryIO
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import ChoiceAnswer, CodeAnswer, ExplainAnswer, MatrixAnswer
@@ -560,7 +559,11 @@ def lines(
 
 
 def write(
-    plan: ClassPlan, out: BinaryIO, *, score: ChoiceScore | None = None, progress: Progress | None = None
+    plan: ClassPlan,
+    out: moodle_file.Sink,
+    *,
+    score: ChoiceScore | None = None,
+    progress: Progress | None = None,
 ) -> list[str]:
     """Write the Moodle XML file to ``out`` as it is made (UTF-8); returns the warnings."""
     warnings: lms.Notes = []

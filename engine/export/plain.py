@@ -41,11 +41,16 @@ def _terminal_inlines(nodes: Iterable[Any], spoken: bool = False) -> str:
             said = math_speech.speech(node.math)
             out.append(f"\n    {said}\n" if node.math.display else said)
         elif node.math.display:
-            rendered = markup.to_unicode(node.math.tree, display=True).strip()
+            rendered = _unicode(node.math)
             out.append("\n" + "\n".join("    " + line for line in rendered.splitlines()) + "\n")
         else:
-            out.append(markup.to_unicode(node.math.tree).strip())
+            out.append(_unicode(node.math))
     return "".join(out)
+
+
+@markup.by_formula
+def _unicode(math: markup.Math) -> str:
+    return markup.to_unicode(math.tree, display=math.display).strip()
 
 
 def to_terminal(text: str, *, spoken: bool = False) -> str:

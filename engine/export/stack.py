@@ -46,7 +46,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import BinaryIO
 
 from attnquiz.engine import images
 from attnquiz.engine.answers import (
@@ -418,7 +417,7 @@ def lines(plan: ClassPlan, notes: lms.Notes, *, progress: Progress | None = None
     )
 
 
-def write(plan: ClassPlan, out: BinaryIO, *, progress: Progress | None = None) -> list[str]:
+def write(plan: ClassPlan, out: moodle_file.Sink, *, progress: Progress | None = None) -> list[str]:
     """Write the file to ``out`` as it is made (UTF-8, in batches of about 32 kB); the notes."""
     notes: lms.Notes = []
     moodle_file.write(lines(plan, notes, progress=progress), out)

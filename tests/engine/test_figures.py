@@ -274,3 +274,25 @@ def test_the_terminal_layout_keeps_every_label_as_text(label: str) -> None:
 def test_a_label_with_a_control_or_bidi_character_is_refused(label: str) -> None:
     with pytest.raises(FigureError, match="holds a control character"):
         hostile_figures(label)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_heatmaps_shading_range_is_its_unmasked_extremes_or_its_given_ends(seed: int) -> None:
+    import random
+
+    draw = random.Random(seed)
+    rows, cols = draw.randint(1, 6), draw.randint(1, 6)
+    values = [[draw.uniform(-5, 5) for _ in range(cols)] for _ in range(rows)]
+    mask = [[draw.random() < 0.3 for _ in range(cols)] for _ in range(rows)] if seed % 2 else None
+    given = -10.0 if seed % 3 == 0 else None
+    figure = Heatmap(
+        values, [f"r{i}" for i in range(rows)], [f"c{j}" for j in range(cols)], mask=mask, low=given
+    )
+    seen = [v for i, row in enumerate(values) for j, v in enumerate(row) if not (mask and mask[i][j])]
+    low = given if given is not None else min(seen, default=0.0)
+    high = max(seen, default=1.0)
+    assert figure.bounds() == (low, high)
+    for i in range(rows):
+        for j in range(cols):
+            expected = 0.5 if high <= low else min(1.0, max(0.0, (values[i][j] - low) / (high - low)))
+            assert figure.shade(i, j) == expected
