@@ -474,7 +474,7 @@ def _write_parts(
         raise ExportError(
             f"a {fmt} export is one file: only {' and '.join(SPLIT_FORMATS)} exports are cut into parts"
         )
-    if _is_special(output):
+    if is_special(output):
         raise ExportError(
             f"{output} is not a file: an export cut into parts needs a file name (-o week1.xml)"
         )
