@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from dataclasses import dataclass, field
 from functools import cache
+from html import unescape
 from html.parser import HTMLParser
 
 import pytest
@@ -165,8 +166,10 @@ _MOODLE_IGNORED = re.compile(r'<span class="_html2text_ignore">.+?</span>', re.I
 
 
 def _moodle_summary(html: str) -> str:
-    """Moodle's plain text of a question, as its html2text makes it: ignored spans out, tags out."""
-    return re.sub(r"<[^>]+>", "", _MOODLE_IGNORED.sub("", html))
+    """Moodle's plain text of a question, as its html2text makes it: ignored spans out, tags out,
+    character references decoded (a bank's ``{`` is written ``&#123;``, which Moodle's text shows
+    as ``{``)."""
+    return unescape(re.sub(r"<[^>]+>", "", _MOODLE_IGNORED.sub("", html)))
 
 
 def test_moodles_question_summary_reads_the_tex_without_the_spoken_form() -> None:
