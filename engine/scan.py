@@ -307,6 +307,7 @@ class Flag:
     readings: tuple[str, ...] = ()  # what the student may have meant, offered as choices
     likely: str = ""  # the reading the marks point to (taken with one key), "" when none does
     no_crop: str = ""  # why there is no ``crop``, said in the review
+    whole_cell: bool = False  # ``crop`` shows every entry of a vector already (each scan's, labelled)
 
 
 @dataclass(slots=True)
@@ -1315,6 +1316,7 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
         flagged: dict[str, ReviewItem] = {}
         entry_readings: list[tuple[ReviewItem, FieldSpec]] = []  # readings of one entry of a vector
         shown: set[tuple[str, int]] = set()  # the vector entries read empty already in an item's crop
+        pieces: dict[int, list[tuple[int, str, bytes]]] = {}  # item → its crops (entry, label, PNG), in order
         for sheet_page in range(1, expected.get(student, 1) + 1):
             read = seen.get((student, sheet_page))
             spec = layout.pages.get((student, sheet_page))
@@ -1336,21 +1338,20 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                 entries.setdefault(column, {}).update(values)
             for f in read.flags:
                 own = next((x for x in spec.fields if x.id == f.field), None) if spec is not None else None
-                crop = f.crop
-                if own is not None and own.entries > 1 and crop:
+                new: list[tuple[int, str, bytes]] = [(-1, "", f.crop)] if f.crop else []
+                if own is not None and own.entries > 1 and f.crop and not f.whole_cell:
                     # The cell is settled whole: the entries of the vector read empty on this page are shown
-                    # too (a faint entry the scan took for empty is seen there).
-                    crop = stacked(
-                        [
-                            (f"entry {own.entry + 1}", crop),
-                            *(
-                                (f"entry {k + 1}: read empty", read.blank_crops[own.column, k])
-                                for k in range(own.entries)
-                                if (own.column, k) in read.blank_crops and (own.column, k) not in shown
-                            ),
-                        ]
-                    )
+                    # too (a faint entry the scan took for empty is seen there), each labelled.
+                    new = [
+                        (own.entry, f"entry {own.entry + 1}", f.crop),
+                        *(
+                            (k, f"entry {k + 1}: read empty", read.blank_crops[own.column, k])
+                            for k in range(own.entries)
+                            if (own.column, k) in read.blank_crops and (own.column, k) not in shown
+                        ),
+                    ]
                     shown.update((own.column, k) for k in range(own.entries))
+                crop = f.crop if len(new) == 1 and not new[0][1] else stacked([(t, png) for _, t, png in new])
                 earlier = flagged.get(f.column)
                 if earlier is not None and earlier.kind == "field":
                     # Another entry of the same vector in doubt: the answers file has one cell, so one item
@@ -1360,10 +1361,12 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     earlier.read = "; ".join(r for r in (earlier.read, f.read) if r)
                     earlier.readings, earlier.likely = [], ""
                     entry_readings[:] = [(i, o) for i, o in entry_readings if i is not earlier]
-                    if crop:
-                        both = stacked([("", crops.get(earlier.crop, b"")), ("", crop)])
+                    if new:
+                        held = sorted([*pieces.get(earlier.n, []), *new], key=lambda p: p[0])
+                        pieces[earlier.n] = held
                         name = earlier.crop or f"{crop_folder}/{earlier.n:04d}.png"
-                        crops[name], earlier.crop, earlier.no_crop = both, name, ""
+                        crops[name] = stacked([(t, png) for _, t, png in held])
+                        earlier.crop, earlier.no_crop = name, ""
                     continue
                 item = add(
                     "field",
@@ -1380,6 +1383,7 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     no_crop="" if crop else f.no_crop,
                 )
                 flagged.setdefault(f.column, item)
+                pieces[item.n] = new
                 if own is not None and own.entries > 1 and item.readings:
                     entry_readings.append((item, own))
             if read.student_number and read.student_number.lstrip("0") != str(student):
@@ -1469,6 +1473,7 @@ def _read_differently(
         own[0].title if own else "",
         crop,
         no_crop="" if crop else NO_FIELD_CROP,
+        whole_cell=True,
     )
 
 
