@@ -192,6 +192,8 @@ def _fix(review_path: Path, answers: Path) -> None:
         _echo(f"\n[{item.n}] {_where(item)}: {item.reason}")
         if item.crop:
             _echo(f"    image: {review_path.parent / item.crop}")
+        elif item.no_crop:
+            _echo(f"    {item.no_crop}")
         if item.read:
             _echo(f"    the bubbles read: {item.read}")
         options = scan.readings(item)

@@ -59,6 +59,10 @@ WRITING_DARK = 0.3  # darkness of a pixel of handwriting (blank paper with scann
 WRITTEN_FROM = 0.012  # share of a digit box's pixels inked by a written digit (a small thin one: 0.02)
 WRITTEN_UNCLEAR = 0.003  # below: a blank box (measured 0 on blank boxes); between: a stroke or a smudge
 REVIEW_PREFIX = "?review "
+# Why a review item has no picture, said where the picture would be (`quiz scan --fix`, the review page).
+NO_SCAN = "no image: this page was not in the scans"
+NO_PAGE_IMAGE = "no image: the file gave no picture of a page to show"
+NO_FIELD_CROP = "no image: the scans were read without keeping this field's crop (scan them again to see it)"
 MAX_JSON_BYTES = 64 << 20  # an answer-sheet layout or review file (a class of 10,000 writes a few MB)
 MAX_ANSWERS_BYTES = 20_000_000  # the answers.csv that scan fills in (what `quiz grade` reads)
 MAX_SCAN_BYTES = 64 << 20  # one page's PNG or JPEG (a page at 600 dpi is a few MB)
@@ -302,6 +306,8 @@ class Flag:
     read: str = ""  # what the bubbles would spell, for the instructor's information
     readings: tuple[str, ...] = ()  # what the student may have meant, offered as choices
     likely: str = ""  # the reading the marks point to (taken with one key), "" when none does
+    no_crop: str = ""  # why there is no ``crop``, said in the review
+    whole_cell: bool = False  # ``crop`` shows every entry of a vector already (each scan's, labelled)
 
 
 @dataclass(slots=True)
@@ -321,6 +327,9 @@ class PageRead:
     notes: list[str] = field(default_factory=list)  # what the instructor should know about the page
     # The crop of each entry of a vector or matrix read blank: shown if some of its entries are filled.
     blank_crops: dict[tuple[str, int], bytes] = field(default_factory=dict)
+    # The crop of every field (field id → PNG), kept only when asked: for a page scanned twice whose two
+    # scans read differently (kept for every page, a large class's crops would fill the memory).
+    field_crops: dict[str, bytes] = field(default_factory=dict)
 
 
 MAX_PIXELS = 64_000_000  # a page image larger than this (A4 at 900 dpi) is refused or rendered smaller
@@ -423,18 +432,20 @@ def read_image(
     index: int,
     identity: tuple[int, int] | None = None,
     bilevel: bool = False,
+    keep_crops: bool = False,
 ) -> PageRead:
     """Read one page image (grey, any resolution and orientation up to a few degrees, or upside down).
 
     ``identity`` (student, page of the sheet) settles a page whose QR code could not be read;
-    ``bilevel``: the page is known to be black and white (a PDF's 1-bit image). Whatever
+    ``bilevel``: the page is known to be black and white (a PDF's 1-bit image); ``keep_crops``: keep
+    every field's crop in ``field_crops``. Whatever
     the image, the answer is a page read or a page with a one-line problem, never an exception."""
     shape = getattr(gray, "shape", ())
     if len(shape) != 2 or min(shape) < MIN_SIDE or max(shape) > MAX_ASPECT * min(shape):
         size = " x ".join(str(n) for n in reversed(shape)) or "no"
         return PageRead(source, index, problem=f"not a page: an image of {size} pixels")
     try:
-        return _read_image(gray, layout, source, index, identity, bilevel)
+        return _read_image(gray, layout, source, index, identity, bilevel, keep_crops)
     except Exception as exc:  # OpenCV's and NumPy's errors on a page nobody foresaw
         # One page's problem, said in one line; the rest of the batch is read and written.
         reason = " ".join(str(exc).split())[-160:]
@@ -450,6 +461,7 @@ def _read_image(
     index: int,
     identity: tuple[int, int] | None = None,
     bilevel: bool = False,
+    keep_crops: bool = False,
 ) -> PageRead:
     import numpy as np
 
@@ -511,6 +523,8 @@ def _read_image(
             return result
     result.student, result.sheet_page = spec.student, spec.sheet_page
     _read_fields(page, spec, layout, result, bilevel or is_bilevel(gray))
+    if keep_crops:
+        result.field_crops = {f.id: _crop(page, f.box) for f in spec.fields if f.kind != "student"}
     return result
 
 
@@ -688,6 +702,38 @@ def _crop(page: npt.NDArray[np.uint8], box: tuple[float, float, float, float]) -
     pad = 8.0
     top, left = max(0, int((y - pad) * PX_PER_PT)), max(0, int((x - pad) * PX_PER_PT))
     return _png(page[top : int((y + h + pad) * PX_PER_PT), left : int((x + w + pad) * PX_PER_PT)])
+
+
+MAX_LABEL = 70  # characters of a label written above a crop (a file name is cut to its end)
+
+
+def _label(text: str) -> str:
+    """``text`` as a crop's label shows it: printable ASCII (OpenCV's fonts have no other), its end kept."""
+    shown = "".join(c if " " <= c <= "~" else "?" for c in text)
+    return shown if len(shown) <= MAX_LABEL else "..." + shown[-(MAX_LABEL - 3) :]
+
+
+def stacked(parts: Sequence[tuple[str, bytes]]) -> bytes:
+    """One PNG of the crops ``parts`` (label, PNG) one below the other, each under its label: both scans
+    of a field read differently, or a vector's entries. A part that is no image is left out."""
+    import numpy as np
+
+    cv2 = _cv2()
+    blocks: list[npt.NDArray[np.uint8]] = []
+    for label, data in parts:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE) if data else None
+        if image is None:
+            continue
+        if label:
+            strip = np.full((26, max(image.shape[1], 8 * len(_label(label)) + 12)), 255, np.uint8)
+            cv2.putText(strip, _label(label), (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0,), 1, cv2.LINE_AA)
+            blocks.append(strip)
+        blocks += [np.asarray(image, np.uint8), np.full((6, 1), 255, np.uint8)]
+    if not blocks:
+        return b""
+    width = max(b.shape[1] for b in blocks)
+    padded = [np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=255) for b in blocks]
+    return _png(np.vstack(padded[:-1]))
 
 
 def _decide(
@@ -1036,7 +1082,9 @@ def _read_task(task: tuple[str, int, int]) -> PageRead:
     return read_page(Path(task[0]), task[1], _WORKER["layout"], task[2])
 
 
-def read_page(path: Path, index: int, layout: Layout, dpi: int = RENDER_DPI) -> PageRead:
+def read_page(
+    path: Path, index: int, layout: Layout, dpi: int = RENDER_DPI, keep_crops: bool = False
+) -> PageRead:
     """Read page ``index`` of ``path`` (a problem on the page, never an exception, for a bad page)."""
     source = f"{path}" + (f" page {index + 1}" if path.suffix.lower() == ".pdf" else "")
     try:
@@ -1046,7 +1094,7 @@ def read_page(path: Path, index: int, layout: Layout, dpi: int = RENDER_DPI) -> 
     except Exception as exc:  # PDFium's or OpenCV's error on one damaged page: that page's problem
         said = " ".join(str(exc).split())[-160:]
         return PageRead(source, index, problem=f"this page could not be read ({type(exc).__name__}: {said})")
-    return read_image(gray, layout, source, index, bilevel=one_bit)
+    return read_image(gray, layout, source, index, bilevel=one_bit, keep_crops=keep_crops)
 
 
 def read_scans(
@@ -1070,7 +1118,7 @@ def read_scans(
             out.append(read_page(path, index, layout, dpi))
             if progress is not None:
                 progress(done, len(tasks))
-        return out
+        return _with_duplicate_crops(out, tasks, layout, dpi)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -1082,7 +1130,31 @@ def read_scans(
             out.append(page)
             if progress is not None:
                 progress(done, len(tasks))
-    return out
+    return _with_duplicate_crops(out, tasks, layout, dpi)
+
+
+def _with_duplicate_crops(
+    pages: list[PageRead], tasks: Sequence[tuple[Path, int]], layout: Layout, dpi: int
+) -> list[PageRead]:
+    """``pages`` with every field's crop kept on each scan of a page scanned more than once whose scans
+    read differently: the review shows both crops of each field that differs. Those few pages are
+    read again (keeping every page's crops from the start would hold a large class's in memory)."""
+    scans: dict[tuple[int, int], list[int]] = {}
+    for k, page in enumerate(pages):
+        if page.student is not None and page.sheet_page is not None:
+            scans.setdefault((page.student, page.sheet_page), []).append(k)
+    for ks in scans.values():
+        if len(ks) < 2 or all(_same_reading(pages[ks[0]], pages[k]) for k in ks[1:]):
+            continue
+        for k in ks[:MAX_SCANS_SHOWN]:
+            again = read_page(tasks[k][0], tasks[k][1], layout, dpi, keep_crops=True)
+            pages[k].field_crops = again.field_crops
+    return pages
+
+
+def _same_reading(first: PageRead, other: PageRead) -> bool:
+    """Whether two scans of one page read the same: the same values and the same doubts."""
+    return first.values == other.values and [f.reason for f in first.flags] == [f.reason for f in other.flags]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1109,6 +1181,7 @@ class ReviewItem:
     # (``field`` is a name of this class: the dataclasses function under its full name)
     readings: list[str] = dataclasses.field(default_factory=list)  # what the student may have meant
     likely: str = ""  # the reading the marks point to: settled with one key
+    no_crop: str = ""  # why an item has no picture (``no image: this page was not in the scans``)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1126,6 +1199,7 @@ class ReviewItem:
             "rereadable": self.rereadable,
             "readings": self.readings,
             "likely": self.likely,
+            "no_crop": self.no_crop,
         }
 
     @classmethod
@@ -1145,6 +1219,7 @@ class ReviewItem:
             bool(data.get("rereadable", False)),
             [str(r) for r in data.get("readings", []) if isinstance(r, str)][:MAX_READINGS],
             str(data.get("likely", "")),
+            str(data.get("no_crop", "")),
         )
 
 
@@ -1192,9 +1267,17 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
         return item
 
     seen: dict[tuple[int, int], PageRead] = {}
+    copies: dict[tuple[int, int], list[PageRead]] = {}  # every scan of each page, the first first
     for page in pages:
         if page.student is None or page.sheet_page is None:
-            add("page", page.problem, page.image, source=page.source, rereadable=page.resampled)
+            add(
+                "page",
+                page.problem,
+                page.image,
+                source=page.source,
+                rereadable=page.resampled,
+                no_crop="" if page.image else NO_PAGE_IMAGE,
+            )
             continue
         key = (page.student, page.sheet_page)
         for note in page.notes:  # said, and settled: the page's doubtful marks are items of their own
@@ -1203,9 +1286,7 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
             ).value = "noted"
         if key in seen:
             first = seen[key]
-            same = first.values == page.values and [f.reason for f in first.flags] == [
-                f.reason for f in page.flags
-            ]
+            same = _same_reading(first, page)
             reason = (
                 f"student {key[0]}'s page {key[1]} was scanned twice ({first.source} and {page.source})"
                 + (": both read the same, the first is used" if same else ": they differ")
@@ -1213,15 +1294,19 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
             item = add("duplicate", reason, source=page.source, student=key[0], sheet_page=key[1])
             # Settled here: when the two differ, each field that differs is an item of its own.
             item.value = "same" if same else "each field that differs is listed"
-            if not same:
-                for column in set(first.values) | set(page.values):
-                    if first.values.get(column) != page.values.get(column):
-                        first.values.pop(column, None)
-                        first.flags.append(
-                            Flag(f"read differently on two scans of page {key[1]}", column=column)
-                        )
+            copies[key].append(page)
             continue
         seen[key] = page
+        copies[key] = [page]
+    for key, scanned in copies.items():
+        # A column the scans of one page read differently is not guessed: one item, every scan's crops.
+        first = scanned[0]
+        columns = sorted({c for copy in scanned for c in copy.values})
+        differ = [c for c in columns if any(copy.values.get(c) != first.values.get(c) for copy in scanned)]
+        flags = [_read_differently(c, key[1], scanned, layout.pages.get(key)) for c in differ]
+        for column in differ:
+            first.values.pop(column, None)
+        first.flags.extend(flags)
     rows: dict[int, dict[str, str]] = {}
     students = sorted({s for s, _ in seen})
     expected = layout.sheet_pages
@@ -1230,6 +1315,8 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
         entries: dict[str, dict[int, str]] = {}
         flagged: dict[str, ReviewItem] = {}
         entry_readings: list[tuple[ReviewItem, FieldSpec]] = []  # readings of one entry of a vector
+        shown: set[tuple[str, int]] = set()  # the vector entries read empty already in an item's crop
+        pieces: dict[int, list[tuple[int, str, bytes]]] = {}  # item → its crops (entry, label, PNG), in order
         for sheet_page in range(1, expected.get(student, 1) + 1):
             read = seen.get((student, sheet_page))
             spec = layout.pages.get((student, sheet_page))
@@ -1239,6 +1326,7 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     f"page {sheet_page} of student {student}'s sheet was not scanned",
                     student=student,
                     sheet_page=sheet_page,
+                    no_crop=NO_SCAN,
                 )
                 for lost in spec.fields if spec is not None else ():
                     if lost.kind != "student":
@@ -1249,10 +1337,41 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
             for column, values in read.values.items():
                 entries.setdefault(column, {}).update(values)
             for f in read.flags:
+                own = next((x for x in spec.fields if x.id == f.field), None) if spec is not None else None
+                new: list[tuple[int, str, bytes]] = [(-1, "", f.crop)] if f.crop else []
+                if own is not None and own.entries > 1 and f.crop and not f.whole_cell:
+                    # The cell is settled whole: the entries of the vector read empty on this page are shown
+                    # too (a faint entry the scan took for empty is seen there), each labelled.
+                    new = [
+                        (own.entry, f"entry {own.entry + 1}", f.crop),
+                        *(
+                            (k, f"entry {k + 1}: read empty", read.blank_crops[own.column, k])
+                            for k in range(own.entries)
+                            if (own.column, k) in read.blank_crops and (own.column, k) not in shown
+                        ),
+                    ]
+                    shown.update((own.column, k) for k in range(own.entries))
+                crop = f.crop if len(new) == 1 and not new[0][1] else stacked([(t, png) for _, t, png in new])
+                earlier = flagged.get(f.column)
+                if earlier is not None and earlier.kind == "field":
+                    # Another entry of the same vector in doubt: the answers file has one cell, so one item
+                    # settles it, with each entry's reason and crop (two items would leave the second's
+                    # marker nowhere in the file, and settling it would change nothing).
+                    earlier.reason += f"; {f.reason}"
+                    earlier.read = "; ".join(r for r in (earlier.read, f.read) if r)
+                    earlier.readings, earlier.likely = [], ""
+                    entry_readings[:] = [(i, o) for i, o in entry_readings if i is not earlier]
+                    if new:
+                        held = sorted([*pieces.get(earlier.n, []), *new], key=lambda p: p[0])
+                        pieces[earlier.n] = held
+                        name = earlier.crop or f"{crop_folder}/{earlier.n:04d}.png"
+                        crops[name] = stacked([(t, png) for _, t, png in held])
+                        earlier.crop, earlier.no_crop = name, ""
+                    continue
                 item = add(
                     "field",
                     f.reason,
-                    f.crop,
+                    crop,
                     source=read.source,
                     student=student,
                     sheet_page=sheet_page,
@@ -1261,9 +1380,10 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
                     read=f.read,
                     readings=list(f.readings),
                     likely=f.likely,
+                    no_crop="" if crop else f.no_crop,
                 )
                 flagged.setdefault(f.column, item)
-                own = next((x for x in spec.fields if x.id == f.field), None) if spec is not None else None
+                pieces[item.n] = new
                 if own is not None and own.entries > 1 and item.readings:
                     entry_readings.append((item, own))
             if read.student_number and read.student_number.lstrip("0") != str(student):
@@ -1314,8 +1434,54 @@ def assemble(layout: Layout, pages: Sequence[PageRead], crop_folder: str = "revi
         for column, item in flagged.items():
             cells[column] = f"{REVIEW_PREFIX}{item.n}"
         rows[student] = cells
+    for item in review:
+        if item.value is None and not item.crop and not item.no_crop:
+            item.no_crop = "no image: the scan kept no picture of this"
     unscanned = [s for s in sorted(layout.codes) if s not in rows]
     return ClassScan(layout, rows, review, crops, unscanned, len(pages))
+
+
+MAX_SCANS_SHOWN = 4  # scans of a page whose crops a field read differently shows (a PDF scanned many times)
+
+
+def _read_differently(
+    column: str, sheet_page: int, scanned: Sequence[PageRead], spec: PageSpec | None
+) -> Flag:
+    """The flag of a column the scans of one page read differently, with each scan's crops of its
+    fields (a vector's entries: each), one scan's below the other's, each labelled by its file."""
+    own = [
+        f
+        for f in (spec.fields if spec is not None else ())
+        if f.column == column or (f.kind == "concept" and f.column.rsplit(" mark", 1)[0] == column)
+    ]
+    shown = scanned[:MAX_SCANS_SHOWN]
+    parts = [
+        (copy.source + (f", entry {f.entry + 1}" if f.entries > 1 else ""), copy.field_crops[f.id])
+        for copy in shown
+        for f in own
+        if f.id in copy.field_crops
+    ]
+    crop = stacked(parts) if parts else b""
+    what = f"question {own[0].title.split(' ')[0]}: " if own else ""
+    said = "; ".join(f"{copy.source}: {_said(copy.values.get(column))}" for copy in shown)
+    more = len(scanned) - len(shown)
+    return Flag(
+        f"{what}read differently on {len(scanned)} scans of page {sheet_page} ({said}"
+        + (f"; {more} more scans not shown)" if more else ")"),
+        own[0].id if own else "",
+        column,
+        own[0].title if own else "",
+        crop,
+        no_crop="" if crop else NO_FIELD_CROP,
+        whole_cell=True,
+    )
+
+
+def _said(entries: dict[int, str] | None) -> str:
+    """What one scan read in a column, for the review: its entries, or that it read nothing sure."""
+    if not entries:
+        return "not read"
+    return ", ".join(entries[k] or "empty" for k in sorted(entries))
 
 
 def _cell(

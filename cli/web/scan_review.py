@@ -203,6 +203,7 @@ def _card(item: ReviewItem, readings: list[str]) -> dict[str, Any]:
         "reason": item.reason,
         "read": item.read,
         "image": bool(item.crop),
+        "no_image": "" if item.crop else item.no_crop,
         "value": item.value,
         "readings": readings,
         "likely": item.likely,

@@ -46,9 +46,9 @@ def test_missing_and_duplicate_pages_go_to_the_review(sheets: tuple[Sheets, Path
     key = made.layout["key"]["1"]
     column, ids = next(iter(key.items()))
     first = [b for b in ids if made.bubbles[b]["page"] == 1]
-    page1 = scan.read_image(_scan(made, 1, dict.fromkeys(first, "full")), layout, "a.png", 0)
+    page1 = scan.read_image(_scan(made, 1, dict.fromkeys(first, "full")), layout, "a.png", 0, keep_crops=True)
     again = scan.read_image(_scan(made, 1, dict.fromkeys(first, "full"), seed=1), layout, "b.png", 0)
-    other = scan.read_image(_scan(made, 1, {}), layout, "c.png", 0)  # the same page, blank this time
+    other = scan.read_image(_scan(made, 1, {}), layout, "c.png", 0, keep_crops=True)  # the same page, blank
     result = scan.assemble(layout, [page1, again])
     kinds = [(item.kind, item.value) for item in result.review]
     assert ("duplicate", "same") in kinds  # read the same twice: noted, settled
@@ -61,6 +61,22 @@ def test_missing_and_duplicate_pages_go_to_the_review(sheets: tuple[Sheets, Path
     assert all(row[c].startswith(scan.REVIEW_PREFIX) for c in page2_columns if c in row)
     differing = scan.assemble(layout, [page1, other])
     assert differing.rows[1][column].startswith(scan.REVIEW_PREFIX)  # two scans that disagree: not guessed
+    item = next(i for i in differing.open_items if i.column == column)
+    assert "a.png: " in item.reason, item.reason
+    assert "c.png: " in item.reason, item.reason
+    assert differing.crops[item.crop][:4] == b"\x89PNG"  # both scans' crops of the field
+    # a page scanned over and over: the crops and readings of the first few, the rest counted
+    many = scan.assemble(layout, [page1, *[other] * 11])
+    item = next(i for i in many.open_items if i.column == column)
+    assert "on 12 scans of page 1" in item.reason, item.reason
+    assert "8 more scans not shown" in item.reason, item.reason
+    assert len(item.reason) < 400
+    # read without keeping crops, the item says why it has no picture
+    bare = [scan.read_image(_scan(made, 1, {}, seed=s), layout, f"{s}.png", 0) for s in (3, 4)]
+    bare[0].values[column] = {0: "1"}
+    item = next(i for i in scan.assemble(layout, bare).open_items if i.column == column)
+    assert not item.crop
+    assert item.no_crop == scan.NO_FIELD_CROP
 
 
 def test_an_unreadable_qr_code_is_asked_about(sheets: tuple[Sheets, Path]) -> None:
@@ -615,3 +631,116 @@ def test_a_black_and_white_pdf_page_is_noted(tmp_path: Path, sheets: tuple[Sheet
         assert read.notes
         assert "black-and-white" in read.notes[0]
         assert read.values.get(field["column"], {}).get(field["entry"]) in (None, "24")
+
+
+def test_every_review_item_has_its_crop_or_says_why_not(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
+    """A batch with a page scanned twice that reads differently, a vector with two entries in doubt and
+    empty ones beside them, a page missing and a file that is no image: every item of the review has a
+    crop that exists (both scans' for a field read differently, the empty entries with the flagged ones),
+    or says why it has none, in the review file and in `--fix`; one item settles a vector's cell."""
+    import subprocess
+    import sys
+
+    made, out = sheets
+    layout = scan.layout_from_json(made.layout)
+
+    def field(student: int, column: str, entry: int) -> dict[str, Any]:
+        return next(
+            f
+            for f in made.layout["fields"]
+            if f["student"] == student and f["column"] == column and f.get("entry") == entry
+        )
+
+    def digits(student: int, column: str, entry: int, *values: str) -> dict[str, str]:
+        """Bubbles spelling ``values`` in the last columns of an entry (two in one column: in doubt)."""
+        f = field(student, column, entry)
+        last = f["grid"]["integers"] - 1
+        return {f"{f['id']}.i{last - k}.{d}": "full" for k, ds in enumerate(reversed(values)) for d in ds}
+
+    shape, vector = "encoder-output-shape", "additive-weights"
+    rng = np.random.default_rng(21)
+
+    def scanned(page: int, marks: dict[str, str]) -> bytes:
+        image = made.fill(page, marks, 200, rng, pens.PEN)
+        return pens.scan(image, pens.Scanner(200, angle=float(rng.uniform(-2, 2)), noise=3, jpeg=85), rng)
+
+    doubted = {**digits(1, vector, 0, "1", "27"), **digits(1, vector, 1, "38")}  # 12 or 17; 3 or 8
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for name, data in {
+        # student 1's page 1 twice: the shape's second entry reads 4 on one scan and 6 on the other
+        "a.jpg": scanned(1, {**doubted, **digits(1, shape, 0, "3"), **digits(1, shape, 1, "4")}),
+        "b.jpg": scanned(1, {**doubted, **digits(1, shape, 0, "3"), **digits(1, shape, 1, "6")}),
+        # student 1's page 2 never scanned; student 2's vector: one entry in doubt, three left empty
+        "c.jpg": scanned(
+            3, {**digits(2, vector, 0, "27"), **digits(2, shape, 0, "3"), **digits(2, shape, 1, "4")}
+        ),
+        "d.jpg": scanned(4, {}),
+    }.items():
+        (folder / name).write_bytes(data)
+    (folder / "e.png").write_bytes(b"\x89PNG\r\n\x1a\n not an image at all")
+
+    def quiz(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "attnquiz", *args], cwd=tmp_path, capture_output=True, text=True,
+            input=stdin, timeout=600, check=False,
+        )  # fmt: skip
+
+    done = quiz("scan", "scans", "--sheets", str(out / "answer-sheets.json"), "-o", "answers.csv")
+    assert done.returncode == 1, done.stdout + done.stderr
+    review = tmp_path / "answers.review.json"
+    _, items = scan.load_review(review)
+    pending = [i for i in items if i.value is None]
+
+    def height(item: scan.ReviewItem) -> int:
+        image = cv2.imread(str(tmp_path / item.crop), cv2.IMREAD_GRAYSCALE)
+        assert image is not None, item
+        return int(image.shape[0])
+
+    for item in pending:
+        if item.crop:
+            assert (tmp_path / item.crop).is_file(), item
+            assert height(item) > 20
+            assert not item.no_crop
+        else:
+            assert item.no_crop.startswith("no image: "), item
+    # one entry's crop alone: for the heights of the crops that hold more
+    alone = scan.read_image(
+        cv2.imdecode(np.frombuffer((folder / "c.jpg").read_bytes(), np.uint8), 0), layout, "c.jpg", 0
+    )
+    one = cv2.imdecode(np.frombuffer(next(f for f in alone.flags if f.column == vector).crop, np.uint8), 0)
+    one_height = int(one.shape[0])
+    # the page scanned twice: the shape read differently, both scans' crops of both entries, by file
+    (differ,) = [i for i in pending if i.column == shape]
+    assert differ.student == 1
+    assert "a.jpg: 3, 4" in differ.reason, differ.reason
+    assert "on 2 scans of page 1" in differ.reason, differ.reason
+    assert "b.jpg: 3, 6" in differ.reason, differ.reason
+    assert differ.reason.startswith("question ")
+    assert height(differ) > 4 * one_height
+    # student 1's two entries in doubt: one item for the cell, with both reasons and both crops (and
+    # the two empty entries); its marker is the cell's, so settling it fills the cell
+    (both,) = [i for i in pending if i.column == vector and i.student == 1]
+    assert both.reason.count("two bubbles filled") == 2, both.reason
+    assert not both.readings
+    assert height(both) > 3 * one_height
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
+    assert rows[0][vector] == f"{scan.REVIEW_PREFIX}{both.n}"
+    # student 2's entry in doubt is shown with the three entries read empty beside it
+    (lone,) = [i for i in pending if i.column == vector and i.student == 2]
+    assert height(lone) > 3 * one_height
+    (missing,) = [i for i in pending if i.kind == "missing"]
+    assert missing.no_crop == scan.NO_SCAN
+    (junk,) = [i for i in pending if i.kind == "page"]
+    assert "e.png" in junk.source
+    assert junk.no_crop == scan.NO_PAGE_IMAGE
+    # --fix says where each picture is, or why there is none; settling the merged item fills the cell
+    answers = {both.n: "[12, 3, 1, 1]"}
+    done = quiz(
+        "scan", "--fix", "-o", "answers.csv", stdin="".join(f"{answers.get(i.n, 'skip')}\n" for i in pending)
+    )
+    assert "no image: this page was not in the scans" in done.stdout, done.stdout
+    assert scan.NO_PAGE_IMAGE in done.stdout
+    assert done.stdout.count("image: ") >= len([i for i in pending if i.crop])
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
+    assert rows[0][vector] == "[12, 3, 1, 1]"

@@ -109,6 +109,16 @@ def test_the_page_lists_every_open_item_with_its_image(served: tuple[Server, Sca
         assert image.headers["content-type"] == "image/png"
         assert "content-security-policy" in image.headers
     assert server.request("GET", f"/scan/image/{numbers['missing']}").status == 404
+    # Every item shows its crop, or says why it has none.
+    for item in scanned.items():
+        section = page.body[page.body.index(f'id="item-{item["n"]}"') :]
+        section = unescape(section[: section.index("</section>")])
+        if item["crop"]:
+            assert f'<img src="/scan/image/{item["n"]}"' in section
+        else:
+            assert item["no_crop"].startswith("no image: ")
+            assert f'<p class="scan-no-image">N{item["no_crop"][1:]}.</p>' in section
+    assert "No image: this page was not in the scans." in missing
 
 
 def test_the_page_writes_what_scan_fix_writes(
