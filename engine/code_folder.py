@@ -179,7 +179,11 @@ def read_folder(folder: Path, students: int) -> tuple[list[Submission], list[str
         name = entry.name
         if name.startswith("."):
             continue
-        shown = name.encode("utf-8", "backslashreplace").decode("utf-8")[:80]
+        # A name is printed on one line: its undecodable bytes and control characters escaped.
+        shown = "".join(
+            c if c.isprintable() else repr(c)[1:-1]
+            for c in name.encode("utf-8", "backslashreplace").decode("utf-8")[:80]
+        )
         number = student_of(name)
         if number is None:
             others.append(f"{shown}: not a submission (name it by the student number: 12.py or 12.ipynb)")
