@@ -46,7 +46,7 @@ MAX_CELLS = 5_000
 MAX_ENTRIES = 20_000
 """The most entries a submissions folder may hold (a class has at most 10,000 students)."""
 
-_NAME = re.compile(r"(?:student[-_ ]?)?([0-9]{1,9})\.(py|ipynb)", re.IGNORECASE)
+_NAME = re.compile(r"(?:student[-_ ]?)?([0-9]{1,9})\.(py|ipynb)", re.IGNORECASE | re.ASCII)
 
 
 class SubmissionsError(AnswersFileError):

@@ -62,6 +62,7 @@ def _notebook(*cells: tuple[str, object]) -> str:
         ("1e3.py", None),
         ("٣.py", None),  # an Arabic-Indic digit is no student number on a sheet
         ("1234567890.py", None),
+        ("\u017ftudent-3.py", None),  # a long s folds to "s" only outside ASCII matching
     ],
 )
 def test_a_file_names_its_student(name: str, student: int | None) -> None:
@@ -128,6 +129,7 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
     (folder / ".DS_Store").write_bytes(b"\x00\x01")
     (folder / ".ipynb_checkpoints").mkdir()
     (folder / "bad\udcff.py").write_text(RIGHT)
+    (folder / "a\nb.py").write_text(RIGHT)  # printed on one line
 
     submissions, others = read_folder(folder, 13)
 
@@ -150,10 +152,23 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
     assert said[13].startswith("13.py: a symbolic link")
     assert others == [
         "40.py: unknown student 40 (the class has students 1 to 13)",
+        "a\\nb.py: not a submission (name it by the student number: 12.py or 12.ipynb)",
         "bad\\udcff.py: not a submission (name it by the student number: 12.py or 12.ipynb)",
         "notes.txt: not a submission (name it by the student number: 12.py or 12.ipynb)",
     ]
     assert outside.read_text() == RIGHT  # read through no link, and nothing written
+
+
+def test_a_folder_of_too_many_files_is_refused_before_any_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from attnquiz.engine import code_folder
+
+    monkeypatch.setattr(code_folder, "MAX_ENTRIES", 5)
+    for n in range(1, 7):
+        (tmp_path / f"{n}.py").write_text(RIGHT)
+    with pytest.raises(SubmissionsError, match="more than 5 files"):
+        read_folder(tmp_path, 6)
 
 
 def test_what_is_not_a_folder_of_submissions_is_an_error(tmp_path: Path) -> None:
