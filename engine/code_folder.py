@@ -155,6 +155,14 @@ def _submission(folder: Path, name: str, student: int) -> Submission:
         source = notebook_code(text) if notebook else text
     except (OSError, ValueError) as exc:
         return Submission(student, name, problem=f"{name}: {exc}")
+    if len(source) > MAX_SOURCE:
+        # Refused here, not kept as the answer: a class of such files would fill the marks and report.
+        code = "its code cells hold" if notebook else "it holds"
+        return Submission(
+            student,
+            name,
+            problem=f"{name}: {code} {len(source):,} characters of code (at most {MAX_SOURCE:,})",
+        )
     return Submission(student, name, source)
 
 

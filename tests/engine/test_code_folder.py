@@ -122,6 +122,8 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
     os.mkfifo(folder / "8.py")  # never opened for reading in a way that waits
     (folder / "9.py").mkdir()
     (folder / "10.py").write_text("x" * (MAX_PY_BYTES + 1))
+    (folder / "14.py").write_text("#" * (MAX_PY_BYTES // 2))  # within the file's cap, but not code's
+    (folder / "15.ipynb").write_text(_notebook(("code", "#" * 60_000), ("code", "#" * 60_000)))
     (folder / "11.ipynb").write_text('{"cells": ' * 100_000 + "[]" + "}" * 100_000)
     (folder / "13.py").symlink_to(tmp_path)
     (folder / "notes.txt").write_text("hello")
@@ -131,10 +133,10 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
     (folder / "bad\udcff.py").write_text(RIGHT)
     (folder / "a\nb.py").write_text(RIGHT)  # printed on one line
 
-    submissions, others = read_folder(folder, 13)
+    submissions, others = read_folder(folder, 15)
 
     said = {s.student: s.problem for s in submissions}
-    assert [s.student for s in submissions] == list(range(1, 14))
+    assert [s.student for s in submissions] == list(range(1, 16))
     assert said[1] == ""
     assert submissions[0].source == RIGHT
     assert said[2] == ""
@@ -150,8 +152,10 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
     assert said[11] == "11.ipynb: not a notebook: its JSON is nested too deep"
     assert said[12] == "handed nothing in (no file in the folder)"
     assert said[13].startswith("13.py: a symbolic link")
+    assert said[14] == "14.py: it holds 200,000 characters of code (at most 100,000)"
+    assert said[15] == "15.ipynb: its code cells hold 120,021 characters of code (at most 100,000)"
     assert others == [
-        "40.py: unknown student 40 (the class has students 1 to 13)",
+        "40.py: unknown student 40 (the class has students 1 to 15)",
         "a\\nb.py: not a submission (name it by the student number: 12.py or 12.ipynb)",
         "bad\\udcff.py: not a submission (name it by the student number: 12.py or 12.ipynb)",
         "notes.txt: not a submission (name it by the student number: 12.py or 12.ipynb)",
