@@ -61,6 +61,13 @@ class Submission:
     file: str
     source: str = ""
     problem: str = ""
+    cells: tuple[tuple[int, int], ...] = ()
+    """A notebook's code cells: (the line of the joined code its code starts on, its number)."""
+
+    def where(self, line: int) -> str:
+        """A line of the code as its author finds it: in a notebook, its cell and the line there."""
+        start, number = next(((s, n) for s, n in reversed(self.cells) if s <= line), (0, 0))
+        return f"line {line}" if not number else f"line {line} (cell {number}, line {line - start + 1})"
 
 
 def student_of(name: str) -> int | None:
@@ -112,6 +119,11 @@ def _text(data: bytes) -> str:
 def notebook_code(text: str) -> str:
     """The code of a Jupyter notebook (format 4): its code cells in order, each after ``# cell N``;
     ``%magic`` and ``!shell`` lines become comments. `ValueError` says why a text is not one."""
+    return notebook_cells(text)[0]
+
+
+def notebook_cells(text: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """`notebook_code`, and where each code cell's code starts in it: (line, the cell's number)."""
     try:
         document = json.loads(text)
     except RecursionError:
@@ -126,6 +138,8 @@ def notebook_code(text: str) -> str:
     if len(cells) > MAX_CELLS:
         raise ValueError(f"a notebook of {len(cells):,} cells (at most {MAX_CELLS:,})")
     pieces: list[str] = []
+    starts: list[tuple[int, int]] = []
+    line = 1
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise ValueError(f"not a notebook: cell {number} is not a cell")
@@ -136,9 +150,11 @@ def notebook_code(text: str) -> str:
             source = "".join(source)
         if not isinstance(source, str):
             raise ValueError(f"not a notebook: cell {number}'s source is not text")
-        lines = [_magic_as_comment(line) for line in source.split("\n")]
-        pieces.append(f"# cell {number}\n" + "\n".join(lines).rstrip("\n") + "\n")
-    return "\n".join(pieces)
+        code = "\n".join(_magic_as_comment(row) for row in source.split("\n")).rstrip("\n")
+        starts.append((line + 1, number))  # after its "# cell N" line
+        pieces.append(f"# cell {number}\n{code}\n")
+        line += code.count("\n") + 3  # the marker, the code, the blank line between cells
+    return "\n".join(pieces), tuple(starts)
 
 
 def _magic_as_comment(line: str) -> str:
@@ -152,7 +168,7 @@ def _submission(folder: Path, name: str, student: int) -> Submission:
     try:
         data = _read(folder, name, MAX_NOTEBOOK_BYTES if notebook else MAX_PY_BYTES)
         text = _text(data)
-        source = notebook_code(text) if notebook else text
+        source, cells = notebook_cells(text) if notebook else (text, ())
     except (OSError, ValueError) as exc:
         return Submission(student, name, problem=f"{name}: {exc}")
     if len(source) > MAX_SOURCE:
@@ -163,7 +179,10 @@ def _submission(folder: Path, name: str, student: int) -> Submission:
             name,
             problem=f"{name}: {code} {len(source):,} characters of code (at most {MAX_SOURCE:,})",
         )
-    return Submission(student, name, source)
+    return Submission(student, name, source, cells=cells)
+
+
+_LINE = re.compile(r"\bat line (\d+)\b")
 
 
 def read_folder(folder: Path, students: int) -> tuple[list[Submission], list[str]]:
@@ -237,7 +256,10 @@ def _grade_submission(grader: _Grader, submission: Submission) -> Row:
             result = grade(question, submission.source)
             status: CellStatus = "unmarked" if result.status == "unscored" else result.status
             mistake = result.mistake.tag if result.mistake is not None else None
-            cells.append(Cell(entry.id, submission.source, status, result.score, mistake, result.feedback))
+            feedback = result.feedback
+            if submission.cells:  # a notebook's line numbers said as its author finds them
+                feedback = _LINE.sub(lambda m: "at " + submission.where(int(m.group(1))), feedback)
+            cells.append(Cell(entry.id, submission.source, status, result.score, mistake, feedback))
     except QuizError as exc:
         return Row(submission.student, who, submission.file, variant_code(seed), problem=str(exc))
     return Row(submission.student, who, submission.file, variant_code(seed), tuple(cells))
@@ -274,6 +296,7 @@ __all__ = [
     "Submission",
     "SubmissionsError",
     "grade_folder",
+    "notebook_cells",
     "notebook_code",
     "read_folder",
     "student_of",

@@ -17,6 +17,7 @@ from attnquiz.engine.code_folder import (
     MAX_PY_BYTES,
     SubmissionsError,
     grade_folder,
+    notebook_cells,
     notebook_code,
     read_folder,
     student_of,
@@ -80,6 +81,35 @@ def test_a_notebook_gives_its_code_cells_in_order() -> None:
         "# cell 2\n# %matplotlib inline\nimport numpy as np\n\n"
         "# cell 4\ndef attention(Q, K, V):\n    # !ls\n    return Q\n"
     )
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        ["a = 1\n", "", "b = 2\nc = 3", "\n\n\nd = 4\n\n"],
+        ["%time x = 1\ny = 2\n", ["z = 3\n", "w = 4"]],
+        ["one", "two", "three"],
+    ],
+)
+def test_each_cells_first_line_is_where_the_notebook_says(sources: list[object]) -> None:
+    text = _notebook(("markdown", "intro"), *(("code", source) for source in sources))
+    code, starts = notebook_cells(text)
+    lines = code.split("\n")
+    assert [number for _, number in starts] == list(range(2, 2 + len(sources)))
+    for (start, number), source in zip(starts, sources, strict=True):
+        first = ("".join(source) if isinstance(source, list) else str(source)).split("\n")[0]
+        assert lines[start - 2] == f"# cell {number}"
+        assert lines[start - 1] in {first, "# " + first}
+
+
+def test_a_notebooks_error_is_said_by_its_cell_and_line(tmp_path: Path) -> None:
+    bank = banks.load("code", plugins=True)
+    text = _notebook(("markdown", "Answer"), ("code", RIGHT), ("code", "print('demo')\nplt.plot([1, 2])\n"))
+    (tmp_path / "1.ipynb").write_text(text)
+    marks, _ = grade_folder(bank, tmp_path, ["attention"], master_seed=3, students=1)
+    feedback = marks.rows[0].cells[0].feedback
+    assert "NameError" in feedback
+    assert "(cell 3, line 2)" in feedback
 
 
 @pytest.mark.parametrize(
