@@ -452,10 +452,11 @@ def grade_command(
             )
         from attnquiz.engine.code_folder import grade_folder
 
-        marks, others = grade_folder(
-            loaded, answers, _split(items), master_seed=seed, students=students,
-            jobs=default_jobs() if jobs is None else jobs,
-        )  # fmt: skip
+        with _Bar("Running each student's code") as bar:
+            marks, others = grade_folder(
+                loaded, answers, _split(items), master_seed=seed, students=students,
+                jobs=default_jobs() if jobs is None else jobs, progress=bar,
+            )  # fmt: skip
         _report_and_show(loaded, marks, output, report_dir, as_json, others, folder=True)
         return
     if items or topic or count is not None or original or every:

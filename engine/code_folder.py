@@ -24,6 +24,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -266,11 +267,19 @@ def _grade_submission(grader: _Grader, submission: Submission) -> Row:
 
 
 def grade_folder(
-    bank: Bank, folder: Path, items: list[str], *, master_seed: int, students: int, jobs: int = 1
+    bank: Bank,
+    folder: Path,
+    items: list[str],
+    *,
+    master_seed: int,
+    students: int,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[ClassMarks, list[str]]:
     """Grade a folder of code submissions (see the module docstring) on ``items`` (code items of
     ``bank``): the class's marks, a row per student 1 to ``students`` (the row's ``name`` is the file
-    graded), and the folder's files that are no student's submission, a line each."""
+    graded), and the folder's files that are no student's submission, a line each. ``progress(done,
+    total)`` is told of each student graded."""
     if not items:
         raise SubmissionsError(
             f"say which code items the files answer: --items ITEM (`quiz list {bank.name}`)"
@@ -282,9 +291,16 @@ def grade_folder(
                 f"{entry.id} is not a code question: a folder of .py files and notebooks answers code items"
             )
     submissions, others = read_folder(folder, students)
-    rows = tuple(
-        ordered_map(_grade_submission, _Grader(entries, master_seed), submissions, jobs=jobs, min_tasks=2)
-    )
+    graded: list[Row] = []
+    # Reported as each row comes back (after the workers are started: a progress bar's threads
+    # would otherwise keep them from being forked).
+    for row in ordered_map(
+        _grade_submission, _Grader(entries, master_seed), submissions, jobs=jobs, min_tasks=2
+    ):
+        graded.append(row)
+        if progress is not None:
+            progress(len(graded), len(submissions))
+    rows = tuple(graded)
     marks = ClassMarks(bank.name, str(folder), tuple(items), rows, has_names=True)
     return marks, others
 

@@ -253,6 +253,10 @@ def test_workers_give_the_same_marks(tmp_path: Path) -> None:
     bank = banks.load("code", plugins=True)
     for n, source in enumerate([RIGHT, OVER_QUERIES, NO_SCALE, RIGHT], start=1):
         (tmp_path / f"{n}.py").write_text(source)
+    told: list[tuple[int, int]] = []
     alone, _ = grade_folder(bank, tmp_path, ["attention"], master_seed=7, students=4, jobs=1)
-    shared, _ = grade_folder(bank, tmp_path, ["attention"], master_seed=7, students=4, jobs=2)
+    shared, _ = grade_folder(
+        bank, tmp_path, ["attention"], master_seed=7, students=4, jobs=2, progress=lambda *n: told.append(n)
+    )
     assert alone == shared
+    assert told == [(1, 4), (2, 4), (3, 4), (4, 4)]
