@@ -93,6 +93,25 @@ def test_a_clean_folder_exits_0_and_json_has_every_row(tmp_path: Path) -> None:
     data = json.loads(done.stdout)
     assert [row["cells"][0]["status"] for row in data["rows"]] == ["correct", "wrong"]
     assert data["summary"]["mistakes"] == [{"item": "attention", "tag": "softmax-over-queries", "count": 1}]
+    # A file that is no student's is listed in the JSON too, and the exit code says so.
+    (folder / "notes.txt").write_text("todo")
+    done = _quiz(
+        tmp_path,
+        "grade",
+        "code",
+        str(folder),
+        "--items",
+        "attention",
+        "--seed",
+        "3",
+        "--students",
+        "2",
+        "--json",
+    )
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["other_files"] == [
+        "notes.txt: not a submission (name it by the student number: 12.py or 12.ipynb)"
+    ]
 
 
 def test_a_folder_without_what_it_needs_is_one_line(tmp_path: Path) -> None:
