@@ -459,6 +459,12 @@ def grade_command(
             )  # fmt: skip
         _report_and_show(loaded, marks, output, report_dir, as_json, others, folder=True)
         return
+    if answers.suffix.lower() in {".py", ".ipynb"}:
+        fail(
+            f"{answers} is one student's code: give the folder of the class's submissions (a file each, "
+            "named by the student number), or grade one file with `quiz answer BANK ITEM --file`",
+            2,
+        )
     if items or topic or count is not None or original or every:
         fail("the answers file's header names the items: --items, --topic, --count, --all and --original "
              "are for --template", 2)  # fmt: skip

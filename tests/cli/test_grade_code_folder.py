@@ -124,8 +124,11 @@ def test_a_folder_without_what_it_needs_is_one_line(tmp_path: Path) -> None:
         (["--items", "nope", "--seed", "3", "--students", "3"], "nope"),
         (["--items", "attention", "--seed", "3", "--students", "3", "--topic", "masking"], "--topic"),
     ]
+    (folder / "1.py").write_text(RIGHT)
+    cases.append((["--seed", "3", "--students", "3"], "is one student's code"))
     for extra, says in cases:
-        done = _quiz(tmp_path, "grade", "code", str(folder), *extra)
+        target = folder / "1.py" if says == "is one student's code" else folder
+        done = _quiz(tmp_path, "grade", "code", str(target), *extra)
         assert done.returncode in (1, 2), (extra, done.stderr)
         assert says in done.stderr, (extra, done.stderr)
         assert "Traceback" not in done.stderr
