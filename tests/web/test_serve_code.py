@@ -196,6 +196,26 @@ def test_the_code_box_numbers_its_lines_and_grades_what_is_typed(code_server: Se
     assert errors == []
 
 
+def test_a_draft_put_back_is_numbered(code_server: Server) -> None:
+    with launched_chromium() as browser:
+        page = browser.new_context().new_page()
+        page.goto(code_server.url)
+        form = page.locator("form.start").filter(has=page.locator('input[name="bank"][value="code"]'))
+        form.locator('input[name="items"]').fill("attention")
+        form.locator('button[type="submit"]').click()
+        page.wait_for_selector(".code-gutter")
+        page.locator("textarea#response").focus()
+        page.keyboard.press("Control+End")
+        for line in ("# one", "# two", "# three", "# four"):
+            page.keyboard.press("Enter")
+            page.keyboard.type(line)
+        typed = page.locator("textarea#response").input_value()
+        page.reload()  # the draft is put back into the box from the browser's storage
+        page.wait_for_selector(".code-gutter")
+        assert page.locator("textarea#response").input_value() == typed
+        assert _gutter(page) == [str(n) for n in range(1, typed.count("\n") + 2)]
+
+
 def test_without_scripts_the_code_box_is_a_plain_text_area(code_server: Server) -> None:
     with launched_chromium() as browser:
         page = browser.new_context(java_script_enabled=False).new_page()

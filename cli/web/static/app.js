@@ -124,6 +124,9 @@ function putBack(form, text) {
   const box = form.querySelector("#response");
   if (box) {
     box.value = text;
+    // Told to the box alone (the event does not bubble to the form, whose listener would save the
+    // draft again): a code box's line numbers follow what was put back.
+    box.dispatchEvent(new Event("input"));
     return;
   }
   const letters = text.split(",").map(function (l) { return l.trim(); });
