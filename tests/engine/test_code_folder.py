@@ -260,3 +260,25 @@ def test_workers_give_the_same_marks(tmp_path: Path) -> None:
     )
     assert alone == shared
     assert told == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_a_submission_can_neither_read_nor_change_a_classmates(tmp_path: Path) -> None:
+    from tests.engine.test_sandbox import _landlock
+
+    if not _landlock():
+        pytest.skip("this kernel has no Landlock")
+    bank = banks.load("code", plugins=True)
+    (tmp_path / "1.py").write_text(RIGHT)
+    spy = f"def attention(Q, K, V):\n    raise RuntimeError(open({str(tmp_path / '1.py')!r}).read())\n"
+    vandal = (
+        f"def attention(Q, K, V):\n    open({str(tmp_path / '1.py')!r}, 'w').write('gone')\n    return Q\n"
+    )
+    (tmp_path / "2.py").write_text(spy)
+    (tmp_path / "3.py").write_text(vandal)
+    marks, _ = grade_folder(bank, tmp_path, ["attention"], master_seed=5, students=3)
+    feedback = [row.cells[0].feedback for row in marks.rows]
+    assert marks.rows[0].cells[0].status == "correct"
+    assert "PermissionError" in feedback[1]
+    assert "keepdims" not in feedback[1]  # nothing of the classmate's code came back
+    assert "PermissionError" in feedback[2]
+    assert (tmp_path / "1.py").read_text() == RIGHT
