@@ -450,7 +450,11 @@ def grade_command(
                 "--students N (the class size): each file is graded on its student's variant",
                 2,
             )
-        from attnquiz.engine.code_folder import grade_folder
+        from attnquiz.engine.code_folder import grade_folder, unprotected
+
+        warning = unprotected()
+        if warning:
+            typer.echo(f"quiz: warning: {warning}", err=True)
 
         with _Bar("Running each student's code") as bar:
             marks, others = grade_folder(

@@ -234,6 +234,23 @@ def read_folder(folder: Path, students: int) -> tuple[list[Submission], list[str
     return submissions, others
 
 
+def unprotected() -> str:
+    """What a class's code could reach here, said once before it runs ("" where Landlock keeps each
+    program to its own folder): without it, a student's code can read whatever this user can, a
+    classmate's submission among it."""
+    from attnquiz.engine import sandbox
+
+    landlock = sandbox.run("def f():\n    return 1.0\n", "f", [[]]).protections.get("landlock", "")
+    if landlock.startswith("on"):
+        return ""
+    return (
+        f"the sandbox has no Landlock here ({landlock or 'not reported'}): each student's code can read "
+        "the files you can, the other submissions among them (it still has its limits, and no network "
+        "where the kernel allows a namespace); grade on a kernel with Landlock (Linux 5.13 or later) to "
+        "keep each program to its own folder"
+    )
+
+
 @dataclass(frozen=True)
 class _Grader:
     entries: tuple[BankItem, ...]
@@ -316,4 +333,5 @@ __all__ = [
     "notebook_code",
     "read_folder",
     "student_of",
+    "unprotected",
 ]

@@ -282,3 +282,24 @@ def test_a_submission_can_neither_read_nor_change_a_classmates(tmp_path: Path) -
     assert "keepdims" not in feedback[1]  # nothing of the classmate's code came back
     assert "PermissionError" in feedback[2]
     assert (tmp_path / "1.py").read_text() == RIGHT
+
+
+def test_grading_where_landlock_is_missing_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    from attnquiz.engine import sandbox
+    from attnquiz.engine.code_folder import unprotected
+
+    real = sandbox.run
+
+    def without_landlock(*args: object, **kwargs: object) -> sandbox.Outcome:
+        outcome = real(*args, **kwargs)  # type: ignore[arg-type]
+        protections = {**outcome.protections, "landlock": "not available (kernel too old)"}
+        return sandbox.Outcome(
+            outcome.stopped, outcome.load, outcome.missing, outcome.results, "", protections
+        )
+
+    if real("def f():\n    return 1.0\n", "f", [[]]).protections.get("landlock", "").startswith("on"):
+        assert unprotected() == ""
+    monkeypatch.setattr(sandbox, "run", without_landlock)
+    said = unprotected()
+    assert said.startswith("the sandbox has no Landlock here (not available (kernel too old))")
+    assert "the other submissions" in said
