@@ -1342,6 +1342,117 @@ def class_answers(work: Path, students: int = 300) -> Path:
     return path
 
 
+CODE_CLASS = 300
+CODE_CLASS_BUDGET = 60.0  # seconds of wall for the class (issue 44)
+_ATTENTION_FORMS = {
+    "right": """import numpy as np
+
+
+def attention(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[-1])
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True) @ V
+""",
+    "right-einsum": """import numpy as np
+
+
+def attention(Q, K, V):
+    s = np.einsum("id,jd->ij", Q, K) / np.sqrt(Q.shape[1])
+    s = np.exp(s - s.max(axis=1)[:, None])
+    return np.einsum("ij,jd->id", s / s.sum(axis=1)[:, None], V)
+""",
+    "right-loops": """import math
+import numpy as np
+
+
+def attention(Q, K, V):
+    out = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        scores = [float(Q[i] @ K[j]) / math.sqrt(Q.shape[1]) for j in range(K.shape[0])]
+        top = max(scores)
+        weights = [math.exp(x - top) for x in scores]
+        total = sum(weights)
+        for j in range(K.shape[0]):
+            out[i] += weights[j] / total * V[j]
+    return out
+""",
+    "right-float32": """import numpy as np
+
+
+def attention(Q, K, V):
+    Q, K, V = (np.asarray(x, dtype=np.float32) for x in (Q, K, V))
+    s = Q @ K.T / np.float32(np.sqrt(Q.shape[-1]))
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True) @ V
+""",
+}
+_ATTENTION_MISTAKES = {
+    "no-scale": ("Q @ K.T / np.sqrt(Q.shape[-1])", "Q @ K.T"),
+    "scale-by-d": ("np.sqrt(Q.shape[-1])", "Q.shape[-1]"),
+    "softmax-over-queries": ("axis=-1", "axis=0"),
+    "no-transpose": ("Q @ K.T", "Q @ K"),
+    "keys-not-values": ("@ V", "@ K"),
+    "unstable-softmax": ("s - s.max(axis=-1, keepdims=True)", "s"),
+    "name-error": ("@ V", "@ values"),
+}
+
+
+def code_submissions(folder: Path, students: int = CODE_CLASS) -> Path:
+    """A class's folder of attention submissions, as a course gets them: 40 % right (written in
+    several equivalent ways), the rest a named mistake or an error (a name misspelt); one in ten a
+    notebook; one student's loop never ends (the sandbox stops it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    forms = list(_ATTENTION_FORMS.values())
+    mistakes = list(_ATTENTION_MISTAKES.values())
+    for student in range(1, students + 1):
+        if student == 7:
+            source = forms[0].replace("    s = Q", "    while True:\n        pass\n    s = Q", 1)
+        elif student % 20 < 8:
+            source = forms[student % len(forms)]
+        else:
+            old, new = mistakes[student % len(mistakes)]
+            source = forms[0].replace(old, new)
+        if student % 10 == 3:
+            cells: list[dict[str, Any]] = [
+                {"cell_type": "markdown", "metadata": {}, "source": "# Self-attention"}
+            ]
+            cells.append(
+                {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": 1}
+            )
+            notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+            (folder / f"{student}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        else:
+            (folder / f"student-{student}.py").write_text(source, encoding="utf-8")
+    return folder
+
+
+def code_class_figures(home: Path, work: Path) -> list[Figure]:
+    """``quiz grade`` of a folder of 300 attention submissions, each run in the sandbox by the worker
+    pool (issue 44): wall (the budget) and CPU of the whole tree, the workers and sandboxes included.
+    One warm-up with a class of 10, then one measured run (about a minute on 2 cores)."""
+    env = environment(home)
+    small = code_submissions(work / "code-small", 10)
+    warm = [*QUIZ, "grade", "code", str(small), "--items", "attention", "--seed", "2026", "--students", "10"]
+    run([*warm, "-o", str(work / "code-small.csv")], env)
+    folder = code_submissions(work / "code-class")
+    grade = [*QUIZ, "grade", "code", str(folder), "--items", "attention", "--seed", "2026"]
+    grade += ["--students", str(CODE_CLASS), "-o", str(work / "code-marks.csv")]
+    measured = run(grade, env)
+    with (work / "code-marks.csv").open(encoding="utf-8") as handle:
+        right = sum(row["attention"] == "1" for row in csv.DictReader(handle))
+    return [
+        Figure(
+            f"quiz grade of a folder: {CODE_CLASS} attention submissions",
+            "s",
+            [measured.wall],
+            CODE_CLASS_BUDGET,
+            note=f"cpu {measured.cpu:.1f} s (workers and sandboxes); {right} right; issue 44",
+            peak_mb=measured.peak_mb,
+            group="code",
+        )
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # The table
 # ---------------------------------------------------------------------------------------------
@@ -1439,6 +1550,7 @@ GROUPS = (
     "class",
     "history",
     "classwork",
+    "code",
     "rexams",
 )
 
@@ -1482,6 +1594,7 @@ def main(argv: list[str] | None = None) -> int:
             "class": lambda: class_figures(args.quick, work, home, max(1, args.rounds)),
             "history": lambda: history_figures(repeats, home, work),
             "classwork": lambda: classwork_figures(home, work),
+            "code": lambda: code_class_figures(home, work),
             "rexams": lambda: rexams_figures(max(1, repeats // 2), home, work),
         }
         for group in groups:

@@ -405,7 +405,9 @@ def grade_command(
     answers: Annotated[
         Path | None,
         typer.Argument(
-            help="CSV: a header (student and/or code, name, one column per item id), a row per student."
+            help="CSV: a header (student and/or code, name, one column per item id), a row per student. "
+            "Or a folder of code submissions, a .py file or Jupyter notebook per student named by the "
+            "student number (12.py, student-12.ipynb), graded on --items with --seed and --students."
         ),
     ] = None,
     seed: Annotated[
@@ -448,12 +450,17 @@ def grade_command(
     listed by line (and kept in the marks with the reason); the exit code is then 1.
 
     \b
+    A folder of code submissions is graded the same way: each student's file runs in the sandbox
+    on that student's variant of each code item in --items, and the marks name the mistakes.
+
+    \b
     Examples:
       quiz grade week1 --template --students 30 --seed 2026 -o answers.csv
       quiz grade week1 answers.csv --seed 2026 -o marks.csv
+      quiz grade code submissions/ --items attention --seed 2026 --students 30 -o marks.csv --report report/
     """
     from attnquiz.engine import banks
-    from attnquiz.engine.classgrade import grade_file, marks_file, template_csv
+    from attnquiz.engine.classgrade import grade_file, template_csv
     from attnquiz.engine.parallel import default_jobs
 
     loaded = banks.load(bank, plugins=True)
@@ -477,12 +484,58 @@ def grade_command(
         return
     if answers is None:
         fail("give the answers file (CSV), or --template to write an empty one", 2)
+    others: list[str] = []
+    if answers.is_dir():
+        if topic or count is not None or original or every:
+            fail("a folder of code submissions is graded on --items: --topic, --count, --all and --original "
+                 "are for --template", 2)  # fmt: skip
+        if seed is None or students is None:
+            fail(
+                "a folder of code submissions needs --seed (the master seed of the worksheets) and "
+                "--students N (the class size): each file is graded on its student's variant",
+                2,
+            )
+        from attnquiz.engine.code_folder import grade_folder, unprotected
+
+        warning = unprotected()
+        if warning:
+            typer.echo(f"quiz: warning: {warning}", err=True)
+
+        with _Bar("Running each student's code") as bar:
+            marks, others = grade_folder(
+                loaded, answers, _split(items), master_seed=seed, students=students,
+                jobs=default_jobs() if jobs is None else jobs, progress=bar,
+            )  # fmt: skip
+        _report_and_show(loaded, marks, output, report_dir, as_json, others, folder=True)
+        return
+    if answers.suffix.lower() in {".py", ".ipynb"}:
+        fail(
+            f"{answers} is one student's code: give the folder of the class's submissions (a file each, "
+            "named by the student number), or grade one file with `quiz answer BANK ITEM --file`",
+            2,
+        )
     if items or topic or count is not None or original or every:
         fail("the answers file's header names the items: --items, --topic, --count, --all and --original "
              "are for --template", 2)  # fmt: skip
     marks = grade_file(
         loaded, answers, master_seed=seed, students=students, jobs=default_jobs() if jobs is None else jobs
     )
+    _report_and_show(loaded, marks, output, report_dir, as_json, others)
+
+
+def _report_and_show(
+    loaded: Bank,
+    marks: ClassMarks,
+    output: Path | None,
+    report_dir: Path | None,
+    as_json: bool,
+    others: list[str],
+    folder: bool = False,
+) -> None:
+    """Write the marks (and the report), show the summary, and exit 1 when anything was not graded
+    (``others``: the files of a submissions folder that are no student's, a line each)."""
+    from attnquiz.engine.classgrade import marks_file
+
     if report_dir is not None:
         from attnquiz.engine.export.files import is_special
         from attnquiz.engine.report import write_report
@@ -497,10 +550,16 @@ def grade_command(
     elif output is not None:
         _save_csv(output, marks_file(marks))
     if as_json:
-        print_json(marks.to_json())
+        print_json({**marks.to_json(), **({"other_files": others} if others else {})})
     else:
-        _show_marks(marks, wrote=output)
-    if marks.problems or marks.summary().bad_cells:
+        _show_marks(marks, wrote=output, by_student=folder)
+    for other in others:
+        typer.echo(f"{marks.file}: {other}", err=True)
+    if others:
+        count = len(others)
+        files = "1 file in the folder is" if count == 1 else f"{count} files in the folder are"
+        typer.echo(f"quiz: {files} no student's submission (listed above, not graded)", err=True)
+    if marks.problems or marks.summary().bad_cells or others:
         raise typer.Exit(1)
 
 
@@ -532,7 +591,7 @@ def _save_csv(output: Path, data: bytes) -> None:
     save({output: data})
 
 
-def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
+def _show_marks(marks: ClassMarks, wrote: Path | None, by_student: bool = False) -> None:
     """The class summary (and the marks themselves when they were not written to a file)."""
     from rich.table import Table
     from rich.text import Text
@@ -600,12 +659,14 @@ def _show_marks(marks: ClassMarks, wrote: Path | None) -> None:
     if wrote is not None:
         console.print(Text(f"Marks written to {wrote}."))
     for row in marks.problems:
-        typer.echo(f"{marks.file}:{row.line}: {row.problem}", err=True)
+        # A folder's row is a student (its line is the student's number), a file's a line of it.
+        where = f"student {row.student}" if by_student else str(row.line)
+        typer.echo(f"{marks.file}:{where}: {row.problem}", err=True)
     if marks.problems:
         count = len(marks.problems)
+        rows = ("student" if by_student else "row") + ("s" if count != 1 else "")
         typer.echo(
-            f"quiz: {count} row{'s' if count != 1 else ''} could not be graded (listed above, kept in the "
-            "marks with the reason)",
+            f"quiz: {count} {rows} could not be graded (listed above, kept in the marks with the reason)",
             err=True,
         )
     for line, problem in summary.bad_cells:

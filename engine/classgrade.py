@@ -792,7 +792,12 @@ def _graded(
     grader = _RowGrader(columns, entries, decimal_comma, header.headings, header.marks, mark_only)
     # Workers pay for themselves from a few thousand cells (a cell takes about 0.2 ms).
     enough = -(-_PARALLEL_CELLS // max(1, len(columns)))
-    graded = iter(ordered_map(_grade_row, grader, pending, jobs=jobs, min_tasks=enough, chunk=8))
+    chunk = 8
+    if any(_runs_code(entry) for entry in entries.values()):
+        # A code cell runs a sandbox (about 0.1 s of CPU): two rows already pay for the workers, and
+        # a row a message keeps them evenly busy.
+        enough, chunk = 2, 1
+    graded = iter(ordered_map(_grade_row, grader, pending, jobs=jobs, min_tasks=enough, chunk=chunk))
     marked = tuple(next(graded) if isinstance(row, _Pending) else row for row in out)
     return ClassMarks(
         bank.name, file, item_ids, marked, has_names=header.name is not None, delimiter=delimiter, bom=bom
@@ -800,6 +805,11 @@ def _graded(
 
 
 _PARALLEL_CELLS = 3000
+
+
+def _runs_code(entry: BankItem) -> bool:
+    """Whether the item is a code question (graded by running the answer), told without building it."""
+    return entry.explain is None and entry.formula is None and entry.spec.name.startswith("code_")
 
 
 @dataclass(frozen=True)

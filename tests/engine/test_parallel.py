@@ -197,6 +197,47 @@ def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
     assert all(found["problems"][-2:])  # the student twice and the code that is no code
 
 
+def test_a_class_of_code_cells_is_graded_by_workers_from_a_few_rows() -> None:
+    # Each code cell runs a sandbox: a handful of rows already go to the workers, with the same marks.
+    found = fresh_json(
+        """
+        import csv, io, json, os
+        from attnquiz.engine import banks
+        from attnquiz.engine.classgrade import grade_text, marks_csv
+        right = (
+            "import numpy as np\\n\\ndef attention(Q, K, V):\\n    s = Q @ K.T / np.sqrt(Q.shape[-1])\\n"
+            "    w = np.exp(s - s.max(axis=-1, keepdims=True))\\n"
+            "    return w / w.sum(axis=-1, keepdims=True) @ V\\n"
+        )
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["student", "attention"])
+        for student in range(1, 5):
+            writer.writerow([student, right if student % 2 else right.replace("axis=-1", "axis=0")])
+        bank = banks.load("code")
+        forked = []
+        fork = os.fork
+        def counted_fork():
+            pid = fork()
+            if pid:
+                forked.append(pid)
+            return pid
+        os.fork = counted_fork
+        split = grade_text(bank, out.getvalue(), master_seed=2026, students=4, jobs=2)
+        os.fork = fork
+        alone = grade_text(bank, out.getvalue(), master_seed=2026, students=4, jobs=1)
+        print(json.dumps({
+            "forked": len(forked),
+            "same_marks": marks_csv(split) == marks_csv(alone),
+            "mistakes": [row.cells[0].mistake for row in split.rows],
+        }))
+        """
+    )
+    assert found["forked"] == 2
+    assert found["same_marks"]
+    assert found["mistakes"] == [None, "softmax-over-queries", None, "softmax-over-queries"]
+
+
 def test_a_bank_checked_by_workers_gives_the_report_of_one_process() -> None:
     found = fresh_json(
         """

@@ -124,6 +124,9 @@ function putBack(form, text) {
   const box = form.querySelector("#response");
   if (box) {
     box.value = text;
+    // Told to the box alone (the event does not bubble to the form, whose listener would save the
+    // draft again): a code box's line numbers follow what was put back.
+    box.dispatchEvent(new Event("input"));
     return;
   }
   const letters = text.split(",").map(function (l) { return l.trim(); });
@@ -283,13 +286,47 @@ function codeBox(box) {
   });
 }
 
+// A code box's line numbers, in a gutter beside it that scrolls with it (the box does not wrap lines,
+// so a line of code is a line of the gutter). The gutter is hidden from screen readers and never
+// takes the focus; without scripts the box is a plain text area.
+function lineNumbers(box) {
+  const focused = document.activeElement === box;
+  const frame = document.createElement("div");
+  frame.className = "code-frame";
+  const gutter = document.createElement("div");
+  gutter.className = "code-gutter";
+  gutter.setAttribute("aria-hidden", "true");
+  box.parentNode.insertBefore(frame, box);
+  frame.append(gutter, box);
+  if (focused) box.focus();  // moving the box took its focus away
+  let shown = 0;
+  function number() {
+    const lines = box.value.split("\n").length;
+    if (lines !== shown) {
+      const numbers = [];
+      for (let line = 1; line <= lines; line++) numbers.push(line);
+      gutter.textContent = numbers.join("\n");
+      // Wide enough for the longest number (a ch is a digit's width in the gutter's font); the box
+      // starts where the gutter ends.
+      gutter.style.width = String(lines).length + 1.5 + "ch";
+      frame.style.paddingLeft = gutter.offsetWidth + "px";
+      shown = lines;
+    }
+    gutter.scrollTop = box.scrollTop;
+  }
+  box.addEventListener("input", number);
+  box.addEventListener("keydown", function () { window.requestAnimationFrame(number); });  // Tab's spaces
+  box.addEventListener("scroll", function () { gutter.scrollTop = box.scrollTop; });
+  number();
+}
+
 document.addEventListener("DOMContentLoaded", function () {
   reachWideFormulas();
   window.addEventListener("resize", reachWideFormulas);
   for (const details of document.querySelectorAll("main details")) {
     details.addEventListener("toggle", reachWideFormulas);  // a folded formula has no width yet
   }
-  for (const box of document.querySelectorAll("textarea.code")) codeBox(box);
+  for (const box of document.querySelectorAll("textarea.code")) { lineNumbers(box); codeBox(box); }
   const timer = document.getElementById("timer");
   if (timer) startTimer(timer);
   const answer = document.querySelector("form.answer[data-draft]");
