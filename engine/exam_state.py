@@ -449,7 +449,9 @@ def resume(
             raise ResumeError("the saved exam was handed in or set aside meanwhile")
         saved = _saved(saved.path, _read(saved.path))
         session, text = _resumed(saved, bank, store, timed=timed, clock=clock)
-        keep(session, bank_path=saved.data["bank_path"], lock=lock)  # kept on, in the same file
+        kept = keep(session, bank_path=saved.data["bank_path"], lock=lock)  # kept on, in the same file
+        if kept is None and lock is not None:
+            os.close(lock)  # not kept (no history: a trial run): nothing to hold it for
     except BaseException:
         if lock is not None:
             if not saved.path.exists():  # no exam left to guard: leave no lock file behind either
