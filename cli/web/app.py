@@ -237,6 +237,12 @@ class QuizApp:
             oldest.close()
         return web
 
+    def _running(self, exam: str) -> WebSession | None:
+        """The session of this server running the saved exam ``exam`` (None: none)."""
+        return next(
+            (w for w in self.sessions.values() if w.session.id == exam and not w.session.finished), None
+        )
+
     def _bank_file(self, bank_key: str | None) -> str:
         """The file of the bank offered as ``bank_key`` ("" when there is none to name)."""
         if bank_key is None:
@@ -353,9 +359,9 @@ class QuizApp:
 
         form = await self.form(request, _START)
         wanted = _text(form, "exam")
-        for web in self.sessions.values():
-            if web.session.id == wanted and not web.session.finished:
-                return _see(f"/s/{web.id}")  # running here already
+        running = self._running(wanted)
+        if running is not None:
+            return _see(f"/s/{running.id}")
         history = _history_path(self.settings.db)
         found = exam_state.saved_exams(history)[0] if history is not None else []
         chosen = next((e for e in found if e.id == wanted), None)
@@ -378,6 +384,9 @@ class QuizApp:
             )
             if tried.kind == "stopped":
                 raise QuizError(f"bank {ref.key}: rebuilding the exam was stopped: {tried.error}")
+            running = self._running(wanted)
+            if running is not None:
+                return _see(f"/s/{running.id}")  # resumed here meanwhile (a second click)
             bank = rebuilt()
             try:
                 store = open_store(self.settings.db)
@@ -1262,15 +1271,18 @@ def _kept_exams(quiz: QuizApp) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _kept_stamps(quiz: QuizApp) -> tuple[tuple[str, int, int], ...]:
-    """What the kept exams' part of the home page depends on: their files as they are now."""
+    """What the kept exams' part of the home page depends on: their folder (who may write to it) and
+    their files as they are now."""
     from attnquiz.engine.exam_state import exams_folder
 
     history = _history_path(quiz.settings.db)
     if history is None:
         return ()
+    folder = exams_folder(history)
     try:
-        with os.scandir(exams_folder(history)) as entries:
-            stamps = []
+        info = folder.stat()
+        stamps = [("", info.st_mode, info.st_uid)]
+        with os.scandir(folder) as entries:
             for entry in entries:
                 info = entry.stat(follow_symlinks=False)
                 stamps.append((entry.name, info.st_mtime_ns, info.st_size))

@@ -209,7 +209,7 @@ def test_saved_exams_that_cannot_be_resumed_are_said_in_one_line(
     server = servers[0]
     offered, home = kept_on_home(server)
     said = text_of(home)
-    assert said.count("A saved exam cannot be resumed:") == 2  # the two damaged files, one line each
+    assert said.count("is damaged") == 2  # the two damaged files, one line each
     assert "not JSON" in said or "not an exam state" in said
     assert "This exam cannot be resumed here: its bank week1 is not one this server was started with" in said
     assert "abcdefabcdefabcd" not in offered  # the bank not offered: no button
@@ -225,9 +225,22 @@ def test_saved_exams_that_cannot_be_resumed_are_said_in_one_line(
         status, _, page = resume(server, exam)
         assert status in (400, 404), (exam[:20], status)
         assert "Traceback" not in page
+    # An exam left with no time left: resuming it hands it in as time-up and shows its results.
+    good.write_text(json.dumps({**data, "remaining": 0}), encoding="utf-8")
+    status, where, _ = resume(server, good.stem)
+    assert status == 303
+    assert "Time is up" in text_of(server.request("GET", f"{where}/summary").body)
+    assert not good.exists()
     # A state file changed under the server to something odd is read again on the next page.
-    good.write_text(json.dumps({**data, "remaining": "soon"}), encoding="utf-8")
+    odd = folder / "1111222233334444.json"
+    odd.write_text(json.dumps({**data, "id": odd.stem, "remaining": "soon"}), encoding="utf-8")
     offered, home = kept_on_home(server)
     assert offered == []
     assert "its remaining is not a time" in text_of(home)
-    assert server.request("POST", "/resume", form={"exam": good.stem}).status == 403  # the token is asked
+    assert server.request("POST", "/resume", form={"exam": odd.stem}).status == 403  # the token is asked
+    # A folder others may write to is not read at all (its files could be anyone's): said, once.
+    folder.chmod(0o777)
+    offered, home = kept_on_home(server)
+    assert offered == []
+    assert "The saved exams are not resumed:" in text_of(home)
+    folder.chmod(0o700)
