@@ -157,14 +157,17 @@ def test_an_exam_left_in_a_terminal_is_resumed_in_the_browser_and_runs_in_one_pl
     assert status == 409
     assert "being taken elsewhere right now" in text_of(page)
     assert state_files(db)  # refused, not set aside
+    child.send("0.25")  # typed, not entered, when the terminal is closed
+    child.expect("0.25")
     child.kill(signal.SIGTERM)  # a closed terminal: left unsubmitted, to be resumed
     finish(child)
     assert child.exitstatus == 128 + signal.SIGTERM
 
     status, where, page = resume(server, kept)
     assert status == 303, page
-    at, shown_code, left, _ = shown(server, where)
+    at, shown_code, left, page = shown(server, where)
     assert (at, shown_code) == (2, code)
+    assert re.search(r'id="response"[^>]*value="0.25"|value="0.25"[^>]*id="response"', page)  # the line typed
     assert left is not None
     assert 0 < left <= 20 * 60
     assert 'value="0.5"' in go(server, where, 1)
