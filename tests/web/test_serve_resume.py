@@ -15,6 +15,7 @@ import pexpect
 import pytest
 
 from tests.cli.test_run_pty import PRACTICE, finish, spawn
+from tests.test_hostile_banks import plugin_bank
 from tests.web.conftest import Server, csrf_of, start_server
 from tests.web.test_serve_http import answer, planned_questions, start, text_of
 
@@ -247,3 +248,35 @@ def test_saved_exams_that_cannot_be_resumed_are_said_in_one_line(
     assert offered == []
     assert "The saved exams are not resumed:" in text_of(home)
     folder.chmod(0o700)
+
+
+def test_a_kept_exam_whose_bank_code_now_loops_is_stopped_and_kept(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    folder = tmp_path / "bank"
+    # Its generator loops while a file named "loop" is beside it: fine when the exam begins, not later.
+    bank = plugin_bank(folder, in_generation="while pathlib.Path(__file__).with_name('loop').exists(): pass")
+    servers.append(start_server(str(bank), "--time-limit", "1", db=db))
+    home = servers[0].request("GET", "/")
+    form = {"csrf": csrf_of(home.body), "bank": "mine", "mode": "exam", "count": "1", "seed": "3"}
+    started = servers[0].request("POST", "/start", form=form)
+    assert started.status == 303, started.body[:500]
+    session = started.headers["location"]
+    assert answer(servers[0], session, "16")[0] == session
+    servers[0].process.send_signal(signal.SIGKILL)
+    servers[0].process.wait(timeout=30)
+    (folder / "loop").write_text("", encoding="utf-8")
+
+    servers.append(start_server(str(bank), "--time-limit", "1", db=db))
+    (kept,), _ = kept_on_home(servers[1])
+    status, _, page = resume(servers[1], kept)
+    assert status == 400
+    assert "bank mine: rebuilding the exam was stopped" in text_of(page)
+    assert [p.stem for p in state_files(db)] == [kept]  # kept, to try again once the bank is mended
+    (folder / "loop").unlink()
+    status, where, page = resume(servers[1], kept)
+    assert status == 303, page[:500]
+    # Its one question answered, it opens on the answers to look over before handing it in.
+    assert servers[1].request("GET", where).headers["location"] == f"{where}/submit"
+    assert re.search(r"\b16\b", text_of(servers[1].request("GET", f"{where}/submit").body))
