@@ -11,11 +11,19 @@ history does not hold: the questions not answered yet, where the student was, an
 
 The clock stops while an exam is left: it resumes with the time it had at its last save (a kill -9
 gives back at most the time since the last answer or move).
+
+One exam is taken in one place at a time: the process that runs it (a terminal's `quiz run`, or
+`quiz serve`) holds an exclusive `flock` on ``<id>.lock`` beside its state, and taking it up again
+elsewhere is refused while that lock is held. The kernel drops the lock when that process ends, however
+it ends (kill -9 included), so a stale lock never keeps an exam from being resumed, as a process id
+written in the state could (the id may be reused, or be another machine's on a shared home folder).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import json
 import os
 import re
@@ -46,6 +54,10 @@ _ID = re.compile(r"^[0-9a-f]{8,64}$")
 
 class ResumeError(QuizError):
     """A saved exam cannot be taken up again (unreadable, or its bank has changed)."""
+
+
+class ExamInUse(QuizError):
+    """A saved exam is being taken in another process (a terminal, or `quiz serve`) right now."""
 
 
 def exams_folder(history: str | os.PathLike[str]) -> Path:
@@ -164,12 +176,16 @@ class ExamKeeper:
     on (its answers are still in the history).
     """
 
-    def __init__(self, folder: Path, session: Session, *, bank_path: str = "") -> None:
+    def __init__(
+        self, folder: Path, session: Session, *, bank_path: str = "", lock: int | None = None
+    ) -> None:
         self.folder = folder
         self.session = session
         self.bank_path = bank_path
         self.path = folder / f"{session.id}.json"
         self.failed = False
+        self.lock = lock
+        """The descriptor of the exam's lock file while this process holds it (None: not held)."""
 
     def save(self, *, draft: str = "") -> bool:
         """Write the exam's state now (with ``draft``, the line being typed, when it is being left)."""
@@ -195,27 +211,86 @@ class ExamKeeper:
         return True
 
     def discard(self) -> None:
-        """Remove the state (the exam was handed in)."""
+        """Remove the state (the exam was handed in), and its lock."""
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+        if self.lock is not None:
+            with contextlib.suppress(FileNotFoundError):
+                _lock_path(self.path).unlink()  # while held: another claim sees it gone (`claim`)
+        self.release()
+
+    def release(self) -> None:
+        """Let another process take the exam up (this one stops running it; its state stays)."""
+        if self.lock is not None:
+            os.close(self.lock)  # closing the only descriptor of the lock's file drops the lock
+            self.lock = None
 
     def __call__(self, session: Session) -> None:
         self.save()
 
 
-def keep(session: Session, *, bank_path: str = "") -> ExamKeeper | None:
+def keep(session: Session, *, bank_path: str = "", lock: int | None = None) -> ExamKeeper | None:
     """Keep ``session``'s state on disk from now on (an exam with a history; None otherwise).
 
-    ``bank_path``: the bank's file, by which `resume` finds it again when it was named by a path.
+    ``bank_path``: the bank's file, by which `resume` finds it again when it was named by a path;
+    ``lock``: the exam's lock, already held (`resume`); otherwise it is taken here.
+
+    Raises:
+        ExamInUse: the exam is being taken in another process.
     """
     if not session.exam or session.history is None:
         return None
+    folder = exams_folder(session.history)
+    if lock is None:
+        lock = _claim(folder / f"{session.id}.json")
     keeper = ExamKeeper(
-        exams_folder(session.history), session, bank_path=str(Path(bank_path).resolve()) if bank_path else ""
+        folder, session, bank_path=str(Path(bank_path).resolve()) if bank_path else "", lock=lock
     )
     session.on_change = keeper
     keeper.save()
     return keeper
+
+
+def _lock_path(state: Path) -> Path:
+    return state.with_suffix(".lock")
+
+
+def _claim(state: Path) -> int | None:
+    """Hold the lock of the exam kept in ``state``: its descriptor, or None where no lock can be taken
+    (no folder yet that can be made, a file system without locks: the exam runs, unguarded).
+
+    Raises:
+        ExamInUse: another process holds it.
+    """
+    path = _lock_path(state)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(3):
+        try:
+            if not state.parent.exists():
+                state.parent.mkdir(parents=True, mode=0o700)
+                state.parent.chmod(0o700)
+            descriptor = os.open(path, flags, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(descriptor)
+            if exc.errno in {errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES}:
+                raise ExamInUse(
+                    "this exam is being taken elsewhere right now (in quiz serve or another terminal): "
+                    "continue it there, or close that one first"
+                ) from None
+            return None
+        try:
+            same = path.stat().st_ino == os.fstat(descriptor).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return descriptor
+        # The file was removed (the exam handed in) between opening and locking it: try the new one.
+        os.close(descriptor)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +441,31 @@ def resume(
     Raises:
         ResumeError: the bank no longer has one of its items, or builds a different question from it
             (the bank was edited since the exam began).
+        ExamInUse: the exam is being taken in another process now.
     """
+    lock = _claim(saved.path)  # before reading: the state is the one its last runner left
+    try:
+        if not saved.path.exists():
+            raise ResumeError("the saved exam was handed in or set aside meanwhile")
+        saved = _saved(saved.path, _read(saved.path))
+        session, text = _resumed(saved, bank, store, timed=timed, clock=clock)
+        kept = keep(session, bank_path=saved.data["bank_path"], lock=lock)  # kept on, in the same file
+        if kept is None and lock is not None:
+            os.close(lock)  # not kept (no history: a trial run): nothing to hold it for
+    except BaseException:
+        if lock is not None:
+            if not saved.path.exists():  # no exam left to guard: leave no lock file behind either
+                with contextlib.suppress(FileNotFoundError):
+                    _lock_path(saved.path).unlink()
+            os.close(lock)
+        raise
+    return session, text
+
+
+def _resumed(
+    saved: SavedExam, bank: Bank, store: Store | None, *, timed: bool, clock: Callable[[], float]
+) -> tuple[Session, str]:
+    """`resume`'s session and its line being typed, not yet kept."""
     from attnquiz.engine.errors import ItemNotFoundError
     from attnquiz.engine.grading import grade, grade_parts
 
@@ -426,7 +525,6 @@ def resume(
     session.started = now - float(data["elapsed"])
     if data["remaining"] is not None:
         session.deadline = now + float(data["remaining"])
-    keep(session, bank_path=data["bank_path"])  # and it goes on being kept, in the same file
     draft = data["draft"]
     text = ""
     if draft is not None and data["index"] is not None and draft["position"] == data["index"] + 1:
@@ -454,6 +552,7 @@ def describe_time(seconds: float | None) -> str:
 
 
 __all__ = [
+    "ExamInUse",
     "ExamKeeper",
     "ResumeError",
     "SavedExam",

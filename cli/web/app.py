@@ -15,6 +15,7 @@ that load banks) is done or tried first in a forked child with a CPU-time limit
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -105,7 +106,12 @@ class WebSession:
         return f"session:{self.id}"
 
     def close(self) -> None:
-        """Close the history (everything recorded is already committed)."""
+        """Close the history (everything recorded is already committed), and let an exam not handed
+        in be taken up elsewhere (its state stays on disk, offered on the home page)."""
+        from attnquiz.engine.exam_state import ExamKeeper
+
+        if isinstance(self.session.on_change, ExamKeeper):
+            self.session.on_change.release()
         if self.store is not None:
             self.store.close()
             self.store = None
@@ -213,13 +219,53 @@ class QuizApp:
         except StoreError as exc:
             store = None
             warnings.append(f"{exc}. This session runs without history.")
-        web = WebSession(secrets.token_urlsafe(16), Session(plan, store=store), store, bank_key)
+        session = Session(plan, store=store)
+        if session.exam:
+            from attnquiz.engine.exam_state import keep
+
+            # Kept on disk beside the history after every answer and move, as `quiz run` keeps it:
+            # a server stopped or killed loses nothing answered, and the exam is offered again.
+            keep(session, bank_path=self._bank_file(bank_key))
+        web = WebSession(secrets.token_urlsafe(16), session, store, bank_key)
         web.warnings.extend(warnings)
+        return self._register(web)
+
+    def _register(self, web: WebSession) -> WebSession:
         self.sessions[web.id] = web
         while len(self.sessions) > MAX_SESSIONS:
             _, oldest = self.sessions.popitem(last=False)
             oldest.close()
         return web
+
+    def _running(self, exam: str) -> WebSession | None:
+        """The session of this server running the saved exam ``exam`` (None: none)."""
+        return next(
+            (w for w in self.sessions.values() if w.session.id == exam and not w.session.finished), None
+        )
+
+    def _bank_file(self, bank_key: str | None) -> str:
+        """The file of the bank offered as ``bank_key`` ("" when there is none to name)."""
+        if bank_key is None:
+            return ""
+        try:
+            return str(bank_files.find(self.bank_ref(bank_key).ref).path)
+        except (QuizError, HTTPException):
+            return ""
+
+    def _offering(self, bank: str, bank_ref: str, bank_path: str) -> BankRef | None:
+        """The bank this server offers that a saved exam was taken from: the same file, else the same
+        name when that file is gone (None: not one of the banks it was started with: a bank's code
+        runs in quiz serve only when it was named to it)."""
+        if not (bank_path and Path(bank_path).is_file()):
+            return next((r for r in self.refs if bank_ref in (r.key, r.ref) or bank == r.key), None)
+        for ref in self.refs:
+            try:
+                found = bank_files.find(ref.ref).path
+            except QuizError:
+                continue
+            if Path(bank_path) == Path(found).resolve():
+                return ref
+        return None
 
     def close(self) -> None:
         """Close every session's history (the server is stopping)."""
@@ -252,7 +298,17 @@ class QuizApp:
         unfinished = _unfinished(self)
         if any(u["remaining"] is not None for u in unfinished):
             isolation.depends_on(until=0.0)  # an exam's clock runs: its time left is read afresh
-        return self.page(request, "home.html", status, cards=cards, error=error, unfinished=unfinished)
+        kept, unreadable = _kept_exams(self)
+        return self.page(
+            request,
+            "home.html",
+            status,
+            cards=cards,
+            error=error,
+            unfinished=unfinished,
+            kept=kept,
+            unreadable=unreadable,
+        )
 
     async def start(self, request: Request) -> Response:
         from attnquiz.engine.session import parse_duration, plan_practice
@@ -291,6 +347,70 @@ class QuizApp:
         except QuizError as exc:
             return await self.home(request, error=str(exc).splitlines()[-1], status=400)
         web = self.add_session(plan, ref.key)
+        return _see(f"/s/{web.id}")
+
+    async def resume_exam(self, request: Request) -> Response:
+        """An exam kept on disk (left in a terminal, or by a server stopped or killed) taken up again
+        here: its questions, saved answers and time left (`attnquiz.engine.exam_state.resume`)."""
+        import secrets
+
+        from attnquiz.engine import exam_state
+        from attnquiz.engine.store import StoreError, open_store
+
+        form = await self.form(request, _START)
+        wanted = _text(form, "exam")
+        running = self._running(wanted)
+        if running is not None:
+            return _see(f"/s/{running.id}")
+        history = _history_path(self.settings.db)
+        found = exam_state.saved_exams(history)[0] if history is not None else []
+        chosen = next((e for e in found if e.id == wanted), None)
+        if chosen is None:
+            gone = "That exam is no longer kept: it was handed in, or set aside."
+            return await self.home(request, error=gone, status=404)
+        ref = self._offering(chosen.bank, chosen.bank_ref, chosen.data["bank_path"])
+        if ref is None:
+            return await self.home(request, error=_not_offered(chosen.bank_ref), status=400)
+
+        def rebuilt() -> Bank:
+            return bank_files.load(ref.ref, plugins=True)
+
+        try:
+            # The bank's code rebuilds the questions: tried first in a child, as a session's planning is
+            # (without the history, and without keeping anything: the child's lock goes with it).
+            tried = await isolation.in_child(
+                lambda: _done(exam_state.resume(chosen, rebuilt(), None, timed=False)),
+                cpu_seconds=self.settings.time_limit,
+            )
+            if tried.kind == "stopped":
+                raise QuizError(f"bank {ref.key}: rebuilding the exam was stopped: {tried.error}")
+            running = self._running(wanted)
+            if running is not None:
+                return _see(f"/s/{running.id}")  # resumed here meanwhile (a second click)
+            bank = rebuilt()
+            try:
+                store = open_store(self.settings.db)
+            except StoreError as exc:
+                raise QuizError(f"{exc}: the exam cannot be resumed without its history") from None
+            try:
+                session, draft = exam_state.resume(chosen, bank, store)
+            except BaseException:
+                store.close()
+                raise
+        except exam_state.ExamInUse as exc:
+            return await self.home(request, error=f"That exam cannot be resumed here: {exc}.", status=409)
+        except exam_state.ResumeError as exc:
+            kept = exam_state.set_aside(chosen)  # it never will be: out of the list, kept to look at
+            where = f" (it is kept as {kept.name})" if kept is not None else ""
+            return await self.home(request, error=f"{str(exc).splitlines()[-1]}{where}.", status=409)
+        except QuizError as exc:
+            return await self.home(request, error=str(exc).splitlines()[-1], status=400)
+        web = WebSession(secrets.token_urlsafe(16), session, store, ref.key)
+        web.warnings.extend(session.take_warnings())
+        current = session.current
+        if draft and current is not None:
+            web.typed[current.position] = draft[:MAX_RESPONSE]  # the line being typed when it was left
+        self._register(web)
         return _see(f"/s/{web.id}")
 
     # -- a session ------------------------------------------------------------------------------
@@ -1095,7 +1215,7 @@ def _home_key(quiz: QuizApp, request: Request) -> tuple[object, ...]:
     which file each offered bank's name finds now (a QUIZ_PATH file may come to hide a built-in one)
     and the sessions it offers to carry on."""
     sessions = tuple((u["id"], u["answered"], u["count"]) for u in _unfinished(quiz))
-    return ("home", _found_files(quiz), sessions)
+    return ("home", _found_files(quiz), sessions, _kept_stamps(quiz))
 
 
 def _unfinished(quiz: QuizApp) -> list[dict[str, Any]]:
@@ -1118,6 +1238,66 @@ def _unfinished(quiz: QuizApp) -> list[dict[str, Any]]:
             }
         )
     return sorted(found, key=lambda u: not u["exam"])
+
+
+def _kept_exams(quiz: QuizApp) -> tuple[list[dict[str, Any]], list[str]]:
+    """The exams kept on disk beside the history (left in a terminal, or by a server that stopped)
+    that this server is not running, to resume, and a line for each saved exam that cannot be."""
+    from attnquiz.engine import exam_state
+
+    history = _history_path(quiz.settings.db)
+    if history is None:
+        return [], []
+    running = {w.session.id for w in quiz.sessions.values() if not w.session.finished}
+    found, problems = exam_state.saved_exams(history)
+    kept = []
+    for exam in found:
+        if exam.id in running:
+            continue
+        ref = quiz._offering(exam.bank, exam.bank_ref, exam.data["bank_path"])
+        kept.append(
+            {
+                "id": exam.id,
+                "title": exam.title,
+                "bank": exam.bank_ref,
+                "answered": exam.answered,
+                "count": exam.questions,
+                "remaining": exam.remaining,
+                "saved": _when_saved(exam.saved_at),
+                "problem": "" if ref is not None else _not_offered(exam.bank_ref),
+            }
+        )
+    return kept, [line.splitlines()[-1] for line in problems]
+
+
+def _kept_stamps(quiz: QuizApp) -> tuple[tuple[str, int, int], ...]:
+    """What the kept exams' part of the home page depends on: their folder (who may write to it) and
+    their files as they are now."""
+    from attnquiz.engine.exam_state import exams_folder
+
+    history = _history_path(quiz.settings.db)
+    if history is None:
+        return ()
+    folder = exams_folder(history)
+    try:
+        info = folder.stat()
+        stamps = [("", info.st_mode, info.st_uid)]
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                info = entry.stat(follow_symlinks=False)
+                stamps.append((entry.name, info.st_mtime_ns, info.st_size))
+    except OSError:
+        return ()
+    return tuple(sorted(stamps))
+
+
+def _not_offered(bank: str) -> str:
+    return f"its bank {bank} is not one this server was started with: quiz serve {bank}, or quiz run --resume"
+
+
+def _when_saved(moment: datetime) -> str:
+    """When a kept exam was left: ``2026-03-02 14:05`` in local time."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def _stats_key(quiz: QuizApp, request: Request) -> tuple[object, ...] | None:
@@ -1439,6 +1619,7 @@ def build_app(settings: ServeSettings, guard: Guard) -> tuple[GuardMiddleware, Q
     routes = [
         Route("/", isolated(quiz.home, reuse=home_key)),
         Route("/start", quiz.start, methods=["POST"]),
+        Route("/resume", quiz.resume_exam, methods=["POST"]),
         Route("/s/{sid}", quiz.question),
         Route("/s/{sid}/answer", quiz.answer, methods=["POST"]),
         Route("/s/{sid}/skip", quiz.skip, methods=["POST"]),

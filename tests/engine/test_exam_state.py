@@ -13,7 +13,16 @@ from typing import Any
 import pytest
 
 from attnquiz.engine import banks
-from attnquiz.engine.exam_state import ResumeError, SavedExam, exams_folder, keep, resume, saved_exams
+from attnquiz.engine.exam_state import (
+    ExamInUse,
+    ExamKeeper,
+    ResumeError,
+    SavedExam,
+    exams_folder,
+    keep,
+    resume,
+    saved_exams,
+)
 from attnquiz.engine.session import Session, plan_practice
 from attnquiz.engine.store import Store
 from tests.engine.test_session import FakeClock
@@ -56,6 +65,9 @@ def test_an_exam_comes_back_with_its_questions_answers_parts_and_clock(store: St
     assert problems == []
     assert (saved.answered, saved.questions, saved.remaining) == (1, 3, before)
     clock.advance(1000)  # the time away does not count: the exam's clock stopped when it was left
+    with pytest.raises(ExamInUse, match="being taken elsewhere"):
+        resume(saved, banks.load("week1", plugins=True), store, clock=clock.monotonic)
+    left(session)
     again, draft = resume(saved, banks.load("week1", plugins=True), store, clock=clock.monotonic)
     assert draft == ""
     assert again.id == session.id
@@ -87,19 +99,50 @@ def test_an_exam_whose_bank_changed_is_refused(store: Store, tmp_path: Path) -> 
     session = started(store, clock)
     session.show()
     session.answer(session.question(session.slots[0]).answer.format())
+    left(session)
     (saved,), _ = saved_exams(store.path)
     data = dict(saved.data)
     data["slots"] = [dict(s) for s in data["slots"]]
     data["slots"][0]["code"] = "ZZZZ-ZZZZ"
     with pytest.raises(ResumeError, match="not the same question any more"):
-        resume(_with(saved, data), source, store)
+        resume(_written(saved, data), source, store)
     data["slots"][0]["item"] = "no-such-item"
     with pytest.raises(ResumeError, match="the bank changed"):
-        resume(_with(saved, data), source, store)
+        resume(_written(saved, data), source, store)
 
 
-def _with(saved: SavedExam, data: dict[str, Any]) -> SavedExam:
+def left(session: Session) -> None:
+    """The process running ``session`` ends (its lock goes; its state stays)."""
+    keeper = session.on_change
+    assert isinstance(keeper, ExamKeeper)
+    keeper.release()
+
+
+def _written(saved: SavedExam, data: dict[str, Any]) -> SavedExam:
+    """``saved`` with its state file changed to ``data`` (`resume` reads the file again)."""
+    saved.path.write_text(json.dumps(data), encoding="utf-8")
     return replace(saved, data=data)
+
+
+def test_a_saved_exam_runs_in_one_place_at_a_time(store: Store) -> None:
+    clock = FakeClock()
+    session = started(store, clock)
+    session.show()
+    session.answer(session.question(session.slots[0]).answer.format())
+    (saved,), _ = saved_exams(store.path)
+    week1 = banks.load("week1", plugins=True)
+    with pytest.raises(ExamInUse):
+        resume(saved, week1, store)  # its first runner still runs it
+    left(session)
+    again, _ = resume(saved, week1, store)
+    with pytest.raises(ExamInUse):
+        resume(saved, week1, store)  # now the second one does
+    again.finish("submitted")
+    assert saved_exams(store.path) == ([], [])
+    assert not saved.path.with_suffix(".lock").exists()  # handed in: nothing is left behind
+    with pytest.raises(ResumeError, match="handed in"):
+        resume(saved, week1, store)
+    assert not saved.path.with_suffix(".lock").exists()
 
 
 GOOD_SLOT = {
