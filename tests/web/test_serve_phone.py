@@ -40,6 +40,10 @@ def phone(request: pytest.FixtureRequest, browser: Any, every_bank: Server) -> I
     context.close()
 
 
+WIDE_FORMULAS = {"week1", "week2"}
+"""The banks whose worked solutions hold a formula wider than a phone (the code bank's are code)."""
+
+
 def page_width(page: Any) -> int:
     return int(page.evaluate("document.documentElement.scrollWidth"))
 
@@ -66,9 +70,11 @@ def test_no_formula_of_a_bank_widens_the_preview(
     phone: tuple[Any, int], every_bank: Server, bank: str
 ) -> None:
     page, width = phone
+    assert set(BUILT_IN) >= WIDE_FORMULAS
     page.goto(f"{every_bank.base}/preview/{bank}?seed=1")
-    assert widest_formula(page) > width  # the bank has a formula wider than the screen ...
-    assert page_width(page) <= width  # ... and it scrolls in its own box
+    if bank in WIDE_FORMULAS:
+        assert widest_formula(page) > width  # the bank has a formula wider than the screen ...
+    assert page_width(page) <= width  # ... and it scrolls in its own box (as code does in its own)
 
 
 @pytest.mark.parametrize(("bank", "item"), [("week1", "weighted-sum-first-element"), ("week2", "pe-vector")])
