@@ -461,9 +461,9 @@ from pathlib import Path
 from rich.console import Console
 
 from attnquiz.session_view import SessionView
-from attnquiz.engine import banks
-from attnquiz.engine.session import Session, plan_practice
-from attnquiz.engine.store import Store
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice.session import Session, plan_practice
+from attnquiz.engine.practice.store import Store
 
 home, count, warm = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "warm"
 bank = banks.load("week1")
@@ -544,8 +544,9 @@ def build_history(path: Path, attempts: int) -> None:
     import sqlite3
     from datetime import UTC, datetime, timedelta
 
-    from attnquiz.engine import banks, review
-    from attnquiz.engine.store import Store
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.practice import review
+    from attnquiz.engine.practice.store import Store
 
     items = [(b.name, e.id, e.item.topic, e.item.source) for found in banks.discover()
              for b in [banks.load(str(found.path))] for e in b.items]  # fmt: skip
@@ -612,7 +613,7 @@ def history_figures(repeats: int, home: Path, work: Path) -> list[Figure]:
 
 def generation_figures(quick: bool) -> list[Figure]:
     """Variants per second: over week 1 (the budget), over every bank, and for every generator."""
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
 
     seeds = 40 if quick else 200
     rounds = 2 if quick else 3
@@ -684,7 +685,8 @@ HOSTILE = [
 
 def grading_figures(quick: bool) -> list[Figure]:
     """Responses graded per second for each answer kind, and the parser's worst hostile input."""
-    from attnquiz.engine import banks, grading
+    from attnquiz.engine.answers import grading
+    from attnquiz.engine.bank import finding as banks
 
     per_kind: dict[str, list[tuple[Any, str]]] = {}
     for found in banks.discover():
@@ -770,7 +772,8 @@ def grading_figures(quick: bool) -> list[Figure]:
 def code_grading_ms(rounds: int) -> list[float]:
     """Wall milliseconds to grade one right attention function, sandbox start included (each round a
     new variant, so that the reference's and mutants' outputs are computed too)."""
-    from attnquiz.engine import banks, grading
+    from attnquiz.engine.answers import grading
+    from attnquiz.engine.bank import finding as banks
 
     entry = banks.load("code").get("attention")
     right = (
@@ -814,7 +817,8 @@ HOSTILE_FORMULAS = [
 
 def hostile_formula_ms(rounds: int) -> tuple[list[float], str]:
     """The slowest hostile formula per round (ms), graded against a formula item, and which it was."""
-    from attnquiz.engine import banks, grading
+    from attnquiz.engine.answers import grading
+    from attnquiz.engine.bank import finding as banks
 
     question = banks.load("week1").get("block-params-formula").question(0)
     grading.grade(question, question.answer.format())  # the grader warmed first: not what is measured
@@ -836,8 +840,9 @@ def formula_grading_ms(rounds: int) -> list[float]:
 
     The responses are each formula item's key, the key rewritten (expanded, reordered, implicit
     products) and its listed mistakes; one unmeasured pass first warms the caches."""
-    from attnquiz.engine import banks, grading
-    from attnquiz.engine.answers import ExpressionAnswer
+    from attnquiz.engine.answers import grading
+    from attnquiz.engine.answers.kinds import ExpressionAnswer
+    from attnquiz.engine.bank import finding as banks
 
     cases = []
     for found in banks.discover():
@@ -1317,7 +1322,7 @@ def _kept_alive_clients(port: int, token: str, path: str) -> list[float]:
 
 def class_answers(work: Path, students: int = 300) -> Path:
     """An answers.csv for a class on every week-1 item: right answers, known mistakes and junk."""
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.worksheet import plan_class
 
     plan = plan_class(banks.load("week1"), students=students, master_seed=2026)

@@ -11,7 +11,7 @@ import typer
 from attnquiz.common import BankArg, JsonOpt, fail, print_json, user_errors
 
 if TYPE_CHECKING:
-    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.answers.grading import Grade
     from attnquiz.engine.variant import Question
 
 
@@ -55,9 +55,9 @@ def answer_command(
 
     Example (code): quiz answer code attention --seed 1 --file attention.py
     """
-    from attnquiz.engine import banks
-    from attnquiz.engine.answers import ExplainAnswer, answer_json
-    from attnquiz.engine.grading import grade, grade_parts
+    from attnquiz.engine.answers.grading import grade, grade_parts
+    from attnquiz.engine.answers.kinds import ExplainAnswer, answer_json
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.seeding import seed_from_code
 
     chosen = sum((seed is not None, code is not None, original))
@@ -105,7 +105,7 @@ def answer_command(
 def _read_response(response: str | None, *, code: bool = False) -> str:
     """The response argument, or standard input when it is omitted or ``-`` (a code question's
     whole program, up to its own limit)."""
-    from attnquiz.engine.parse import MAX_LENGTH
+    from attnquiz.engine.answers.parse import MAX_LENGTH
 
     if response is not None and response != "-":
         return response
@@ -138,7 +138,7 @@ def read_code_file(path: Path) -> str:
 def _per_part(text: str, count: int) -> list[str]:
     """Piped answers to a question in parts: one line per part, or one line with the parts
     separated by ``|`` (missing parts are empty answers: invalid, costing nothing)."""
-    from attnquiz.engine.grading import PART_SEPARATOR
+    from attnquiz.engine.answers.grading import PART_SEPARATOR
 
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) == 1 and PART_SEPARATOR in lines[0]:
@@ -151,7 +151,7 @@ def _per_part(text: str, count: int) -> list[str]:
 def show_grade(question: Question, result: Grade, response: str = "") -> None:
     """A grade as a session shows it: the variant, the verdict, how the response was read, the feedback."""
     from attnquiz.display import console, print_grade, print_model_answer, question_header
-    from attnquiz.engine.answers import ExplainAnswer
+    from attnquiz.engine.answers.kinds import ExplainAnswer
     from attnquiz.folding import put
 
     put(console, question_header(question, seed=False))

@@ -16,7 +16,7 @@ import typer
 from attnquiz.common import BankArg, JobsOpt, JsonOpt, fail, print_json, user_errors
 
 if TYPE_CHECKING:
-    from attnquiz.engine.check import BankReport
+    from attnquiz.engine.check.checks import BankReport
 
 
 @user_errors
@@ -54,7 +54,7 @@ def check_command(
 
     Example: quiz check mybank.yaml --variants 500 --json
     """
-    from attnquiz.engine.check import check_path
+    from attnquiz.engine.check.checks import check_path
     from attnquiz.engine.parallel import default_jobs
 
     progress = None if as_json or not sys.stderr.isatty() else _progress_printer()
@@ -151,7 +151,7 @@ def new_command(
 
     Example: quiz new mybank.yaml
     """
-    from attnquiz.engine.starter import starter_bank
+    from attnquiz.engine.bank.starter import starter_bank
 
     if path.suffix not in {".yaml", ".yml"}:
         fail(f"{path}: a bank file ends in .yaml or .yml", 2)
@@ -170,7 +170,7 @@ def list_banks(as_json: bool) -> None:
     from rich.text import Text
 
     from attnquiz.display import console
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.errors import BankError
     from attnquiz.folding import fold
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from attnquiz.engine.answers import CodeAnswer
+    from attnquiz.engine.answers.kinds import CodeAnswer
     from attnquiz.engine.variant import Question
 
 EDIT_WORDS = frozenset({"", "e", "edit"})

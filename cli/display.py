@@ -26,8 +26,8 @@ from attnquiz.wording import LABELS, MARKS
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from attnquiz.engine.answers import Answer, ExplainAnswer, Part
-    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.answers.grading import Grade
+    from attnquiz.engine.answers.kinds import Answer, ExplainAnswer, Part
     from attnquiz.engine.variant import Question
 
 
@@ -102,7 +102,7 @@ SEP = "  ·  "
 
 def markdown_paragraphs(markdown: str) -> list[str]:
     """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.markup.plain import to_terminal
 
     rendered = to_terminal(markdown, spoken=plain_mode())
     return [p for p in rendered.split("\n\n") if p.strip()]
@@ -115,7 +115,7 @@ def markdown_paragraphs(markdown: str) -> list[str]:
 
 def kind_label(answer: Answer) -> str:
     """The answer kind as a user reads it."""
-    from attnquiz.engine.answers import ChoiceAnswer
+    from attnquiz.engine.answers.kinds import ChoiceAnswer
 
     return kind_name(answer.kind, multiple=isinstance(answer, ChoiceAnswer) and answer.multiple)
 
@@ -194,8 +194,8 @@ def print_question(
         note: Show the item's note for students (never its note for instructors). A session shows
             it after the answer: notes can name the facts a question asks for.
     """
-    from attnquiz.engine.answers import ChoiceAnswer
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.answers.kinds import ChoiceAnswer
+    from attnquiz.engine.markup.plain import to_terminal
 
     put(target, question_header(question, seed=seed, variant=variant))
     target.print()
@@ -223,8 +223,8 @@ def print_question(
 
 def print_part(target: Console, part: Part) -> None:
     """One part of a question in parts: its label and prompt, its options, the precision it asks for."""
-    from attnquiz.engine.answers import ChoiceAnswer
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.answers.kinds import ChoiceAnswer
+    from attnquiz.engine.markup.plain import to_terminal
 
     label = f"({part.label}) "
     print_markdown(target, part.prompt, first=Text(label, style="bold"), hang=len(label))
@@ -288,7 +288,7 @@ def print_figures(target: Console, question: Question, where: str, *, indent: in
 
 def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 0) -> None:
     """A concept question's model answer, then its key points as a list, as one block."""
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.markup.plain import to_terminal
 
     margin = " " * indent
     target.print(Text(margin + "Model answer", style="bold green"))
@@ -306,8 +306,8 @@ def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
     """A question as `quiz show` prints it."""
-    from attnquiz.engine.answers import ExplainAnswer
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.answers.kinds import ExplainAnswer
+    from attnquiz.engine.markup.plain import to_terminal
 
     print_question(console, question)
     if question.instructor_note:  # quiz show is an inspection tool: the instructors' note, labelled so

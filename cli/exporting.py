@@ -17,8 +17,8 @@ from attnquiz.common import BankArg, JobsOpt, JsonOpt, fail, new_seed, print_jso
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from attnquiz.engine.bank import Bank
-    from attnquiz.engine.classgrade import ClassMarks
+    from attnquiz.engine.bank.loaded import Bank
+    from attnquiz.engine.classwork.grading import ClassMarks
     from attnquiz.engine.export.worksheet import ClassPlan
 
 FormatName = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
@@ -253,7 +253,7 @@ def export_command(
       quiz export week1 --variants 20 --format moodle -o week1.xml
       quiz export week1 --variants 20 --format stack -o week1-stack.xml
     """
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import (
         LMS_FORMATS,
         SPLIT_FORMATS,
@@ -459,8 +459,8 @@ def grade_command(
       quiz grade week1 answers.csv --seed 2026 -o marks.csv
       quiz grade code submissions/ --items attention --seed 2026 --students 30 -o marks.csv --report report/
     """
-    from attnquiz.engine import banks
-    from attnquiz.engine.classgrade import grade_file, template_csv
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.classwork.grading import grade_file, template_csv
     from attnquiz.engine.parallel import default_jobs
 
     loaded = banks.load(bank, plugins=True)
@@ -495,7 +495,7 @@ def grade_command(
                 "--students N (the class size): each file is graded on its student's variant",
                 2,
             )
-        from attnquiz.engine.code_folder import grade_folder, unprotected
+        from attnquiz.engine.code.folder import grade_folder, unprotected
 
         warning = unprotected()
         if warning:
@@ -534,11 +534,11 @@ def _report_and_show(
 ) -> None:
     """Write the marks (and the report), show the summary, and exit 1 when anything was not graded
     (``others``: the files of a submissions folder that are no student's, a line each)."""
-    from attnquiz.engine.classgrade import marks_file
+    from attnquiz.engine.classwork.grading import marks_file
 
     if report_dir is not None:
+        from attnquiz.engine.classwork.report import write_report
         from attnquiz.engine.export.files import is_special
-        from attnquiz.engine.report import write_report
 
         # The marks and the report are one set (never new marks beside an old report); marks sent to
         # a device or pipe (-o /dev/stdout) cannot be renamed into place and are written first.
@@ -597,7 +597,7 @@ def _show_marks(marks: ClassMarks, wrote: Path | None, by_student: bool = False)
     from rich.text import Text
 
     from attnquiz.display import console
-    from attnquiz.engine.classgrade import plain_number, review_summary
+    from attnquiz.engine.classwork.grading import plain_number, review_summary
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).

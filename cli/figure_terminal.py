@@ -1,4 +1,4 @@
-"""Figures in the terminal: the layout of `attnquiz.engine.export.figure_text`, printed with rich.
+"""Figures in the terminal: the layout of `attnquiz.engine.export.figures.text`, printed with rich.
 
 A heatmap's cells are shaded by value where the terminal shows colour; under NO_COLOR, or piped,
 rich drops the colours and the same table is read by its values. Where the output cannot encode
@@ -7,7 +7,7 @@ Unicode, every label and mark is spelled in ASCII before the layout measures it.
 Under ``quiz --plain`` a figure is not drawn: it is its description and its values, one line a row
 (a heatmap's row label, then each column's label and its cell as printed in the figure; a line
 plot's x value, then each curve's value), the same values as the HTML table of
-`attnquiz.engine.export.figure_table`.
+`attnquiz.engine.export.figures.table`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from attnquiz.engine.export.figure_text import BOX_ASCII, UNICODE_SAMPLE, Look, figure_lines
+from attnquiz.engine.export.figures.text import BOX_ASCII, UNICODE_SAMPLE, Look, figure_lines
 from attnquiz.folding import put
 from attnquiz.terminal import can_encode, plain_mode, to_ascii
 
@@ -43,9 +43,9 @@ def _style(look: Look) -> Style:
 
 def value_lines(figure: Figure) -> list[str]:
     """The figure for a listener: its name and description, then its values a row a line."""
-    from attnquiz.engine.export import figure_table
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.export.figures import table as figure_table
     from attnquiz.engine.figures import Heatmap, corner_text
+    from attnquiz.engine.markup.plain import to_terminal
 
     def plain(text: str) -> str:  # a label's maths in words, as the rest of a plain session
         return " ".join(to_terminal(text, spoken=True).split())

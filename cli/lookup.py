@@ -22,7 +22,7 @@ def list_command(
     Example: quiz list week1
     """
     from attnquiz import display
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
 
     if bank is None:
         from attnquiz.authoring import list_banks
@@ -71,7 +71,7 @@ def show_command(
     Example: quiz show week1 additive-score --seed 7 --solution
     """
     from attnquiz import display
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.seeding import seed_from_code
 
     if sum(x is not None and x is not False for x in (seed, code, original or None)) > 1:
@@ -94,6 +94,6 @@ def schema_command() -> None:
 
     Example: quiz schema > quiz.schema.json
     """
-    from attnquiz.engine.schema import json_schema
+    from attnquiz.engine.bank.schema import json_schema
 
     print_json(json_schema())

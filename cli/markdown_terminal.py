@@ -19,12 +19,12 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from attnquiz.engine.export import plain
+from attnquiz.engine.markup import plain
 from attnquiz.folding import ascii_text, print_table, put
 from attnquiz.terminal import can_encode, plain_mode, strip_control, to_ascii
 
 if TYPE_CHECKING:
-    from attnquiz.engine.export import text as md
+    from attnquiz.engine.markup import markdown as md
 
 _JUSTIFY = {"left": "left", "center": "center", "right": "right", "": "left"}
 MAX_CODE_LINES = 400
@@ -35,7 +35,7 @@ def has_blocks(markdown: str) -> bool:
     """Whether ``markdown`` holds a table, a code block or an image (else `put` prints it as before)."""
     if "|" not in markdown and "```" not in markdown and "~~~" not in markdown and "![" not in markdown:
         return False
-    from attnquiz.engine.export import text as md
+    from attnquiz.engine.markup import markdown as md
 
     return any(isinstance(b, md.Table | md.CodeBlock | md.Image) for b in md.blocks(markdown))
 
@@ -51,7 +51,7 @@ def print_markdown(
 ) -> None:
     """Print ``markdown``: ``first`` (a label such as ``1. ``) before its first block, later blocks
     indented by ``indent`` + ``hang``; ``folder``: the bank's folder, where images are."""
-    from attnquiz.engine.export import text as md
+    from attnquiz.engine.markup import markdown as md
 
     if not has_blocks(markdown):
         put(target, (first or Text()) + Text(plain.to_terminal(markdown, spoken=plain_mode())), hang=hang)

@@ -16,9 +16,9 @@ import typer
 from attnquiz.common import fail, json_text, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
-    from attnquiz.engine.exam_state import SavedExam
-    from attnquiz.engine.session import Plan, Session, Summary
-    from attnquiz.engine.store import Store
+    from attnquiz.engine.practice.exam_state import SavedExam
+    from attnquiz.engine.practice.session import Plan, Session, Summary
+    from attnquiz.engine.practice.store import Store
     from attnquiz.session_view import SessionView
 
 DbOpt = Annotated[
@@ -61,7 +61,7 @@ NoHistoryOpt = Annotated[bool, typer.Option("--no-history", help="Do not read or
 
 def _open_store(db: Path | None, view: SessionView) -> Store | None:
     """The history, or None (with a warning) when it cannot be used: the session runs without it."""
-    from attnquiz.engine.store import StoreError, open_store
+    from attnquiz.engine.practice.store import StoreError, open_store
 
     try:
         return open_store(db)
@@ -82,7 +82,7 @@ def _run_plan(
 ) -> Summary:
     """Run a session (``resumed``: an exam taken up again, the one it was, and the line being typed
     when it was left). An exam left unsubmitted to be resumed exits with 128 + its signal."""
-    from attnquiz.engine.session import Session
+    from attnquiz.engine.practice.session import Session
     from attnquiz.session_loop import LineReader, SessionLoop, stdin_is_terminal
 
     draft = ""
@@ -93,7 +93,7 @@ def _run_plan(
         session = Session(plan, store=store, timed=stdin_is_terminal())
     keeper = None
     if plan.mode == "exam":
-        from attnquiz.engine.exam_state import ExamKeeper, keep
+        from attnquiz.engine.practice.exam_state import ExamKeeper, keep
 
         kept = session.on_change  # a resumed exam is kept already
         keeper = kept if isinstance(kept, ExamKeeper) else keep(session, bank_path=bank_path)
@@ -128,7 +128,7 @@ def _waiting_exams(store: Store | None, view: SessionView) -> None:
     """Say that an exam left unsubmitted is kept, and how to continue it."""
     if store is None:
         return
-    from attnquiz.engine.exam_state import saved_exams
+    from attnquiz.engine.practice.exam_state import saved_exams
 
     found, _problems = saved_exams(store.path)
     if found:
@@ -142,8 +142,8 @@ def _resume(
     bank: str | None, db: Path | None, view: SessionView, *, solutions: Solutions, as_json: bool
 ) -> Summary:
     """`quiz run --resume`: the exam most recently left unsubmitted (of ``bank``, if given), continued."""
-    from attnquiz.engine import banks
-    from attnquiz.engine.exam_state import ResumeError, resume, saved_exams, set_aside
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.practice.exam_state import ResumeError, resume, saved_exams, set_aside
     from attnquiz.session_loop import stdin_is_terminal
 
     store = _open_store(db, view)
@@ -242,8 +242,8 @@ def run_command(
 
     Example: quiz run week1 --topic multi-head-attention --count 5 --seed 42
     """
-    from attnquiz.engine import banks
-    from attnquiz.engine.session import parse_duration, plan_practice
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.practice.session import parse_duration, plan_practice
     from attnquiz.session_view import SessionView
 
     if resume:
@@ -311,8 +311,8 @@ def review_command(
 
     Example: quiz review week1 --limit 10
     """
-    from attnquiz.engine.session import plan_review
-    from attnquiz.engine.store import utc_now
+    from attnquiz.engine.practice.session import plan_review
+    from attnquiz.engine.practice.store import utc_now
     from attnquiz.session_view import SessionView
 
     view = SessionView()
@@ -338,7 +338,7 @@ def review_command(
 
 def _load_banks(names: list[str] | None, view: SessionView) -> list[Any]:
     """The named banks, or every bank found (a broken one is skipped with a warning)."""
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.errors import QuizError
 
     if names:
@@ -358,8 +358,8 @@ def _nothing_due(
     store: Store | None, loaded: list[Any], view: SessionView, *, as_json: bool, new_per_day: int
 ) -> None:
     """Why a review has nothing to ask, and when it will: next due card, new items left, --new."""
-    from attnquiz.engine import review
-    from attnquiz.engine.store import utc_now
+    from attnquiz.engine.practice import review
+    from attnquiz.engine.practice.store import utc_now
 
     names = [b.name for b in loaded]
     upcoming = store.cards(names) if store is not None else []
@@ -413,8 +413,8 @@ def stats_command(
     """
     from datetime import timedelta
 
-    from attnquiz.engine import review
-    from attnquiz.engine.store import Store, bank_totals, default_path, utc_now
+    from attnquiz.engine.practice import review
+    from attnquiz.engine.practice.store import Store, bank_totals, default_path, utc_now
     from attnquiz.session_view import SessionView
 
     path = default_path(db)

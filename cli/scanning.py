@@ -89,7 +89,7 @@ def scan_command(
       quiz scan class.pdf --sheets out/answer-sheets.json -o answers.csv
       quiz scan --fix -o answers.csv
     """
-    from attnquiz.engine import scan
+    from attnquiz.engine.scan import sheets as scan
 
     review_path = review if review is not None else scan.default_review(output)
     if fix:
@@ -167,7 +167,7 @@ def _ask(prompt: str, interactive: bool) -> str | None:
 
 def _where(item: object) -> str:
     """Where an item is: its student and page, or the scan it came from."""
-    from attnquiz.engine.scan import ReviewItem
+    from attnquiz.engine.scan.sheets import ReviewItem
 
     assert isinstance(item, ReviewItem)
     if item.student is None:
@@ -176,7 +176,7 @@ def _where(item: object) -> str:
 
 
 def _fix(review_path: Path, answers: Path) -> None:
-    from attnquiz.engine import scan
+    from attnquiz.engine.scan import sheets as scan
 
     doc, items = scan.load_review(review_path)
     pending = [item for item in items if item.value is None]

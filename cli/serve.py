@@ -80,7 +80,7 @@ def serve_command(
 
     Example: quiz serve week1 week2 --open
     """
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
 
     if scan is not None and not scan.is_file():
         fail(f"{scan}: no answers file (run `quiz scan` first)", 2)

@@ -26,10 +26,10 @@ from attnquiz.terminal import plain_mode
 from attnquiz.wording import clock, span
 
 if TYPE_CHECKING:
-    from attnquiz.engine.answers import Part
-    from attnquiz.engine.exam_state import ExamKeeper
-    from attnquiz.engine.grading import Grade
-    from attnquiz.engine.session import Ending, Session, Slot, SolutionPolicy, Summary
+    from attnquiz.engine.answers.grading import Grade
+    from attnquiz.engine.answers.kinds import Part
+    from attnquiz.engine.practice.exam_state import ExamKeeper
+    from attnquiz.engine.practice.session import Ending, Session, Slot, SolutionPolicy, Summary
     from attnquiz.engine.variant import Question
 
 
@@ -349,7 +349,7 @@ class SessionLoop:
         self._warnings()
         if self.json_out is not None:
             if self.session.exam:
-                from attnquiz.engine.session import graded_json
+                from attnquiz.engine.practice.session import graded_json
 
                 for slot in self.session.slots:
                     if slot.grade is not None:
@@ -527,7 +527,7 @@ class SessionLoop:
         source and how the response is shown (None, said why, when there is none)."""
         from attnquiz import code_answer
         from attnquiz.answer import read_code_file
-        from attnquiz.engine.answers import CodeAnswer
+        from attnquiz.engine.answers.kinds import CodeAnswer
 
         answer = question.answer
         assert isinstance(answer, CodeAnswer)
@@ -601,7 +601,7 @@ class SessionLoop:
     ) -> None:
         """The verdict of one response; ``part``: the part it answered (only that part's answer is
         shown, never the later parts' still to be asked)."""
-        from attnquiz.engine.session import graded_json
+        from attnquiz.engine.practice.session import graded_json
 
         if self.session.exam and result.counts:
             # No verdict before submission, in JSON either: the grades follow the submission.
@@ -845,7 +845,7 @@ class SessionLoop:
         """A formula answer at a terminal whose reading is not the text typed (``12d^2+13d`` read as
         ``12*d^2 + 13*d``): said before it is graded, and asked to confirm (Enter: yes). No puts the line
         back on the prompt, to edit. True: grade it."""
-        from attnquiz.engine.grading import formula_reading
+        from attnquiz.engine.answers.grading import formula_reading
 
         if not self.interactive:
             return True
@@ -874,8 +874,8 @@ def _load_grading() -> None:
     """Import what grading an answer needs, and build the FSRS scheduler."""
     # A failure here is not reported: grading imports the same modules and reports it.
     with contextlib.suppress(ImportError):
-        import attnquiz.engine.grading  # noqa: F401
-        from attnquiz.engine import review
+        import attnquiz.engine.answers.grading  # noqa: F401
+        from attnquiz.engine.practice import review
 
         review.scheduler()
 
@@ -931,13 +931,13 @@ def _codes(question: Question | None) -> bool:
 
 def _explains(question: Question | None) -> bool:
     """Whether ``question`` is a concept question (answered in words, self-rated)."""
-    from attnquiz.engine.answers import ExplainAnswer
+    from attnquiz.engine.answers.kinds import ExplainAnswer
 
     return question is not None and isinstance(question.answer, ExplainAnswer)
 
 
 def _letters(question: Question | None) -> str:
-    from attnquiz.engine.answers import ChoiceAnswer
+    from attnquiz.engine.answers.kinds import ChoiceAnswer
 
     if question is not None and isinstance(question.answer, ChoiceAnswer):
         return question.answer.letters

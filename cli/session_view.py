@@ -21,10 +21,10 @@ from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
-    from attnquiz.engine.exam_state import SavedExam
-    from attnquiz.engine.grading import Grade
-    from attnquiz.engine.session import Plan, Session, Slot, Summary, SummaryRow
-    from attnquiz.engine.store import DayStats, GroupStats, MistakeStats
+    from attnquiz.engine.answers.grading import Grade
+    from attnquiz.engine.practice.exam_state import SavedExam
+    from attnquiz.engine.practice.session import Plan, Session, Slot, Summary, SummaryRow
+    from attnquiz.engine.practice.store import DayStats, GroupStats, MistakeStats
     from attnquiz.engine.variant import Question
 
 __all__ = [
@@ -189,7 +189,7 @@ class SessionView:
     def hint(self, text: str, step: int = 1, steps: int = 1) -> None:
         """The current question's next hint (``step`` of ``steps``: a hint, then the worked solution's
         steps but the last), or that there is none (left)."""
-        from attnquiz.engine.export.plain import to_terminal
+        from attnquiz.engine.markup.plain import to_terminal
 
         if text:
             label = "Hint: " if steps <= 1 else f"Hint {step} of {steps}: "
@@ -219,7 +219,7 @@ class SessionView:
         """Correct, partly right or wrong, the named mistake, how the answer was read, the answer
         (``answer``, or the question's whole answer), and when the item comes back for review (when
         the history keeps it)."""
-        from attnquiz.engine.answers import ExplainAnswer
+        from attnquiz.engine.answers.kinds import ExplainAnswer
 
         c = self.console
         if isinstance(question.answer, ExplainAnswer):
@@ -262,7 +262,7 @@ class SessionView:
     def skipped(self, question: Question, next_due: datetime | None = None) -> None:
         """A skipped practice question, with its answer (a learner skips to find out): a concept
         question's model answer and key points rendered, as after an answer."""
-        from attnquiz.engine.answers import ExplainAnswer
+        from attnquiz.engine.answers.kinds import ExplainAnswer
 
         if isinstance(question.answer, ExplainAnswer):
             put(self.console, Text("– Skipped.", style="dim"))
@@ -298,7 +298,7 @@ class SessionView:
     def exam_results(self, session: Session, *, solutions: str) -> None:
         """After submission: each question not fully right, with the answer, the feedback and the solution
         (a concept question: the typed answer, then the model answer and its key points)."""
-        from attnquiz.engine.answers import ExplainAnswer
+        from attnquiz.engine.answers.kinds import ExplainAnswer
 
         c = self.console
         c.print()

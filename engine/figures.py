@@ -8,7 +8,7 @@ HTML inline SVG, the PDF Typst boxes and paths, Moodle and QTI an embedded SVG f
 
 This module is pure Python (no numpy): a figure holds plain floats, strings and booleans, and is
 checked when it is built. Its text (titles, axis labels, legends, row and column labels,
-captions) is plain text with TeX maths in ``$...$`` (the subset prompts use, `attnquiz.engine.markup`;
+captions) is plain text with TeX maths in ``$...$`` (the subset prompts use, `attnquiz.engine.markup.tex`;
 ``\\$`` is a dollar): each renderer typesets the maths and escapes the rest for its own format
 (Typst maths in the PDF, Unicode in SVG and the terminal, see `plain`), so a figure's ``$d_k$``
 reads as the prompt's.
@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from attnquiz.engine.markup import MarkupError, Math, to_unicode
-from attnquiz.engine.markup import Text as MarkupText
-from attnquiz.engine.markup import parse as parse_markup
+from attnquiz.engine.markup.tex import MarkupError, Math, to_unicode
+from attnquiz.engine.markup.tex import Text as MarkupText
+from attnquiz.engine.markup.tex import parse as parse_markup
 
 Where = Literal["prompt", "solution"]
 """Where a figure belongs: with the question (a figure question) or with the worked solution."""
@@ -421,7 +421,7 @@ def _text_problem(value: str) -> str:
 
 def segments(text: str) -> tuple[str | Math, ...]:
     """Figure text split into plain text (``\\$`` read as a dollar) and formulas, in order
-    (`attnquiz.engine.markup.MarkupError` for TeX outside the subset or an unmatched ``$``)."""
+    (`attnquiz.engine.markup.tex.MarkupError` for TeX outside the subset or an unmatched ``$``)."""
     if "$" not in text:
         return (text,) if text else ()
     out: list[str | Math] = []

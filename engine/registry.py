@@ -44,7 +44,7 @@ class GeneratorSpec:
 
     The params model is either given (``params_model=``) or built from ``fields`` (name → (type,
     default)) on first use: pydantic needs about a millisecond per model, and a session needs the
-    models of no generator when its bank comes from the cache (see `attnquiz.engine.banks`).
+    models of no generator when its bank comes from the cache (see `attnquiz.engine.bank.finding`).
     """
 
     __slots__ = ("_fields", "_model", "fn", "module", "name", "summary")
@@ -373,7 +373,7 @@ def _builtin_table() -> dict[str, str]:
 generators = Registry(lazy=_builtin_table())
 
 # While a bank's plugin module is being imported, its @generator functions go to the bank's own
-# registry rather than the built-in one (see attnquiz.engine.plugins).
+# registry rather than the built-in one (see attnquiz.engine.bank.plugins).
 _registering_into: ContextVar[Registry | None] = ContextVar("registering_into", default=None)
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.carry import with_rounded_steps
+from attnquiz.engine.answers.kinds import (
     Answer,
     ChoiceAnswer,
     ExplainAnswer,
@@ -20,7 +21,6 @@ from attnquiz.engine.answers import (
     answer_json,
     values_close,
 )
-from attnquiz.engine.carry import with_rounded_steps
 from attnquiz.engine.figures import Figure, check_figures, figure_json
 
 
@@ -29,7 +29,7 @@ class Variant:
     """One concrete instance of a question family, as its generator built it.
 
     ``prompt``, ``solution`` steps and ``hint`` are Markdown with TeX maths in ``$...$`` (the
-    subset `attnquiz.engine.markup` understands). ``inputs`` are the drawn inputs (JSON-able), shown by
+    subset `attnquiz.engine.markup.tex` understands). ``inputs`` are the drawn inputs (JSON-able), shown by
     ``quiz show --json`` and used to tell variants apart.
 
     Mistakes whose value would be graded as the answer are dropped, and so are later mistakes
@@ -259,12 +259,12 @@ class Question:
     # ``student_note`` is shown to students; ``instructor_note`` goes to quiz show and answer keys.
     student_note: str = ""
     instructor_note: str = ""
-    # The bank's folder: where the images of its texts are found (`attnquiz.engine.images`).
+    # The bank's folder: where the images of its texts are found (`attnquiz.engine.bank.images`).
     folder: str = field(default="", compare=False)
 
     def _image_figures(self) -> list[dict[str, Any]]:
         """The images of the prompt (with its parts and options) and of the solution, each once."""
-        from attnquiz.engine.export.text import image_sources
+        from attnquiz.engine.markup.markdown import image_sources
 
         variant = self.variant
         prompt = [variant.prompt, variant.hint]

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from attnquiz.engine.bank import BankItem
+from attnquiz.engine.bank.loaded import BankItem
 from attnquiz.engine.variant import Question
 
 

@@ -12,10 +12,14 @@ import pytest
 from rich.console import Console
 
 from attnquiz import display
-from attnquiz.engine import banks, grading
-from attnquiz.engine.answers import SCORING_RULES, ChoiceAnswer
-from attnquiz.engine.bank import BankItem
-from attnquiz.engine.export import html, lms, markdown, moodle, qti, typst
+from attnquiz.engine.answers import grading
+from attnquiz.engine.answers.kinds import SCORING_RULES, ChoiceAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import BankItem
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.pdf import typst
+from attnquiz.engine.export.text import html, markdown
 from attnquiz.engine.export.worksheet import ClassPlan, plan_class, sheet_instructions
 from attnquiz.engine.variant import Question
 
@@ -213,7 +217,7 @@ def test_quiz_show_labels_the_instructors_note(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_missing_original_says_why_from_its_note() -> None:
-    from attnquiz.engine.bank import NoOriginalError
+    from attnquiz.engine.bank.loaded import NoOriginalError
 
     with pytest.raises(NoOriginalError, match=r"no original instance \(The paper's wording and scores"):
         banks.load("week1").get("additive-softmax-weight").original()

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, is_finite
-from attnquiz.engine.bank import BankItem
-from attnquiz.engine.export import plain
-from attnquiz.engine.export import text as md
+from attnquiz.engine.answers.kinds import ChoiceAnswer, ExplainAnswer, is_finite
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import BankItem
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
 
 SEEDS = range(200)
 

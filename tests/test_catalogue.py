@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from attnquiz.engine import banks
-from attnquiz.engine.bank import BankItem
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import BankItem
 
 DATA = Path(__file__).parent / "data" / "catalogue_ids.txt"
 CATALOGUE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "seed_items.yaml"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine.check import check_bank
-from attnquiz.engine.loader import load_bank_file
+from attnquiz.engine.bank.loader import load_bank_file
+from attnquiz.engine.check.checks import check_bank
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "authoring.md"
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.DOTALL | re.MULTILINE)

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine import banks, parse
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.grading import Grade, grade, grade_answer
+from attnquiz.engine.answers.kinds import (
     EXACT,
     Answer,
     ChoiceAnswer,
@@ -31,9 +32,9 @@ from attnquiz.engine.answers import (
     ShapeAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.bank import BankItem
-from attnquiz.engine.export import text as md
-from attnquiz.engine.grading import Grade, grade, grade_answer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import BankItem
+from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.variant import Question
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)

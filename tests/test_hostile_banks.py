@@ -168,7 +168,7 @@ import time
 
 import numpy as np
 
-from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.answers.kinds import IntegerAnswer
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 

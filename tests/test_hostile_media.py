@@ -23,11 +23,12 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import image_raster, image_svg, images, markup
+from attnquiz.engine.bank import image_raster, image_svg, images
+from attnquiz.engine.bank.loader import load_bank_file
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.export import plain
-from attnquiz.engine.export import text as md
-from attnquiz.engine.loader import load_bank_file
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
+from attnquiz.engine.markup import tex as markup
 
 DATA = Path(__file__).parent / "data" / "images"
 JPEG = (DATA / "python.jpg").read_bytes()
@@ -355,8 +356,10 @@ def test_a_formula_nested_too_deep_is_one_clear_error(name: str, tex: str) -> No
 
 
 def test_a_formula_at_the_depth_limit_renders_everywhere(tmp_path: Path) -> None:
-    from attnquiz.engine.export import html, lms, typst
-    from attnquiz.engine.export.pdf import compile_typst
+    from attnquiz.engine.export.lms import question_html as lms
+    from attnquiz.engine.export.pdf import typst
+    from attnquiz.engine.export.pdf.worksheets import compile_typst
+    from attnquiz.engine.export.text import html
 
     depth = markup.MAX_DEPTH - 1
     text = (
@@ -582,8 +585,8 @@ def test_markdown_renders_to_no_live_html(hostile_bank: Path, tmp_path: Path) ->
 
 
 def test_the_pdf_evaluates_no_code_from_a_file_name(hostile_bank: Path, tmp_path: Path) -> None:
-    from attnquiz.engine import banks
-    from attnquiz.engine.export import typst
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.export.pdf import typst
 
     bank = banks.load(str(hostile_bank))
     question = bank.items[0].question(3)

@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks, classgrade, scan
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.bank_text import read_bank_bytes
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.file_text import read_bank_bytes
+from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.capped import TooLarge, read_capped
+from attnquiz.engine.classwork import grading as classgrade
 from attnquiz.engine.errors import QuizError
+from attnquiz.engine.scan import sheets as scan
 
 HUGE = 5 << 30
 QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]

@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.answers.grading import PRECISION, grade_answer
+from attnquiz.engine.answers.kinds import IntegerAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loader import load_bank_text
+from attnquiz.engine.bank.starter import bank_title, starter_bank
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.export import files, pdf
+from attnquiz.engine.export import files
+from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.worksheet import plan_class
-from attnquiz.engine.grading import PRECISION, grade_answer
-from attnquiz.engine.loader import load_bank_text
-from attnquiz.engine.starter import bank_title, starter_bank
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -64,7 +65,7 @@ def test_quiz_new_titles_a_bank_as_a_person_would(file_name: str, title: str) ->
 
 
 def banks_name(file_name: str) -> str:
-    from attnquiz.engine.starter import bank_name
+    from attnquiz.engine.bank.starter import bank_name
 
     return bank_name(Path(file_name).stem)
 

@@ -168,14 +168,15 @@ def broken_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "cli", package, ignore=ignore)
     shutil.copytree(ROOT / "engine", package / "engine", ignore=ignore)
     shutil.copytree(ROOT / "questions", package / "questions", ignore=ignore)
-    reader = package / "engine" / "parse.py"
+    reader = package / "engine" / "answers" / "parse.py"
     reader.write_text(
-        reader.read_text(encoding="utf-8") + "\nfrom attnquiz.engine import grading  # noqa: E402\n",
+        reader.read_text(encoding="utf-8") + "\nfrom attnquiz.engine.answers import grading  # noqa: E402\n",
         encoding="utf-8",
     )
-    writer = package / "engine" / "export" / "moodle.py"
+    writer = package / "engine" / "export" / "lms" / "moodle.py"
     writer.write_text(
-        writer.read_text(encoding="utf-8") + "\nfrom attnquiz.engine.export.qti import _identifier  # noqa\n",
+        writer.read_text(encoding="utf-8")
+        + "\nfrom attnquiz.engine.export.lms.qti import _identifier  # noqa\n",
         encoding="utf-8",
     )
     return dest
@@ -201,8 +202,8 @@ def test_the_layering_contract_is_kept(tree: Path) -> None:
 
 def test_the_import_graph_has_no_circle(tree: Path) -> None:
     graph = _import_graph(tree)
-    assert "attnquiz.engine.export.lms_model" in graph  # the whole installed layout was read
-    assert "attnquiz.engine.grading" in graph["attnquiz.engine.parts"]
+    assert "attnquiz.engine.export.lms.model" in graph  # the whole installed layout was read
+    assert "attnquiz.engine.answers.grading" in graph["attnquiz.engine.check.parts"]
     assert circles(graph) == []
 
 
@@ -213,17 +214,19 @@ def test_no_private_name_is_used_from_another_module(tree: Path) -> None:
 def test_an_upward_import_breaks_the_contract(broken_tree: Path) -> None:
     result = _lint_imports(broken_tree)
     assert result.returncode != 0
-    assert "attnquiz.engine.parse -> attnquiz.engine.grading" in result.stdout
+    assert "attnquiz.engine.answers.parse -> attnquiz.engine.answers.grading" in result.stdout
     assert "BROKEN" in result.stdout
 
 
 def test_the_circle_and_the_private_import_are_found(broken_tree: Path) -> None:
     found = circles(_import_graph(broken_tree))
-    assert any({"attnquiz.engine.parse", "attnquiz.engine.grading"} <= set(c) for c in found), found
+    assert any(
+        {"attnquiz.engine.answers.parse", "attnquiz.engine.answers.grading"} <= set(c) for c in found
+    ), found
     problems = private_uses(broken_tree)
     assert len(problems) == 1, problems
     assert problems[0].startswith("moodle.py:")
-    assert problems[0].endswith(": from attnquiz.engine.export.qti import _identifier")
+    assert problems[0].endswith(": from attnquiz.engine.export.lms.qti import _identifier")
 
 
 @pytest.mark.parametrize(

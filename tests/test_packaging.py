@@ -84,7 +84,7 @@ def test_the_command_runs_from_the_wheel_alone(wheel: Path, tmp_path: Path) -> N
     # neither the checkout's folders nor the editable install can stand in for it.
     env = {**os.environ, "PYTHONPATH": str(target), "QUIZ_NO_CACHE": "1"}
     script = (
-        "import attnquiz, attnquiz.engine.banks as b, sys; "
+        "import attnquiz, attnquiz.engine.bank.finding as b, sys; "
         "print(attnquiz.__file__); print(len(b.load('week1').items)); "
         "sys.argv = ['quiz', 'answer', 'week1', 'additive-score', '--original', '2*tanh(2)']; "
         "from attnquiz.main import main; main()"

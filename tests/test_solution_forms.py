@@ -18,10 +18,11 @@ from decimal import Decimal, InvalidOperation
 
 import pytest
 
-from attnquiz.engine import markup, parse
-from attnquiz.engine.answers import ExpressionAnswer, NumericAnswer, PartsAnswer, SingleAnswer
-from attnquiz.engine.banks import load
-from attnquiz.engine.grading import grade_answer
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.grading import grade_answer
+from attnquiz.engine.answers.kinds import ExpressionAnswer, NumericAnswer, PartsAnswer, SingleAnswer
+from attnquiz.engine.bank.finding import load
+from attnquiz.engine.markup import tex as markup
 
 SEEDS = range(8)
 AMBIGUOUS = "can be read two ways"
@@ -125,7 +126,7 @@ def test_a_careful_human_s_forms_are_read(response: str, value: float) -> None:
 
 
 def test_a_power_of_ten_written_with_x_keeps_its_precision() -> None:
-    from attnquiz.engine.answers import Tolerance
+    from attnquiz.engine.answers.kinds import Tolerance
 
     answer = NumericAnswer(2.0123e-9, Tolerance.sigfigs(3))
     graded = grade_answer(answer, "2.0 x 10^-9")  # two figures where three are asked

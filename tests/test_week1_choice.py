@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine import banks, grading
-from attnquiz.engine.answers import ChoiceAnswer
-from attnquiz.engine.bank import BankItem, NoOriginalError
-from attnquiz.engine.export import plain
-from attnquiz.engine.export import text as md
+from attnquiz.engine.answers import grading
+from attnquiz.engine.answers.kinds import ChoiceAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import BankItem, NoOriginalError
 from attnquiz.engine.generators.statements import Pool
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
 
 WEEK1 = banks.load("week1")
 CHOICE = [entry for entry in WEEK1.items if entry.spec.name == "statements"]

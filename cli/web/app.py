@@ -1,6 +1,6 @@
 """The ASGI app of `quiz serve`: practice, review, stats and the authors' preview, over the engine's own API.
 
-A practice session here is the `attnquiz.engine.session.Session` that `quiz run` drives, with the
+A practice session here is the `attnquiz.engine.practice.session.Session` that `quiz run` drives, with the
 same planning (`plan_practice`, `plan_review`), grading and history (one transaction per answer,
 through `Store.record`). Pages are plain HTML forms with POST-redirect-GET, so reading and answering
 work without JavaScript; the script only counts an exam's time down and reloads the preview.
@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from attnquiz.engine import banks as bank_files
+from attnquiz.engine.bank import finding as bank_files
 from attnquiz.engine.errors import BankError, QuizError, excerpt
 from attnquiz.engine.typed_numbers import whole, whole_in
 from attnquiz.web import isolation, render
@@ -41,10 +41,10 @@ from attnquiz.web.security import Guard, GuardMiddleware
 from attnquiz.wording import when
 
 if TYPE_CHECKING:
-    from attnquiz.engine.bank import Bank
-    from attnquiz.engine.grading import Grade
-    from attnquiz.engine.session import Plan, Session, Slot
-    from attnquiz.engine.store import Store
+    from attnquiz.engine.answers.grading import Grade
+    from attnquiz.engine.bank.loaded import Bank
+    from attnquiz.engine.practice.session import Plan, Session, Slot
+    from attnquiz.engine.practice.store import Store
 
 HERE = Path(__file__).resolve().parent
 MAX_SESSIONS = 32
@@ -58,9 +58,9 @@ submits what is in the box when its clock runs out, and the request takes a mome
 CHILD_PAGE_MODULES = (
     "numpy.random",
     "platformdirs",
-    "attnquiz.engine.review",
-    "attnquiz.engine.session",
-    "attnquiz.engine.store",
+    "attnquiz.engine.practice.review",
+    "attnquiz.engine.practice.session",
+    "attnquiz.engine.practice.store",
     "attnquiz.web.history",
 )
 """The modules that the pages rendered in a child import (`QuizApp.prepare`)."""
@@ -70,7 +70,7 @@ _START = "start"
 
 @dataclass(frozen=True)
 class BankRef:
-    """A bank the server offers: its key in URLs and how `attnquiz.engine.banks` finds it."""
+    """A bank the server offers: its key in URLs and how `attnquiz.engine.bank.finding` finds it."""
 
     key: str
     ref: str
@@ -108,7 +108,7 @@ class WebSession:
     def close(self) -> None:
         """Close the history (everything recorded is already committed), and let an exam not handed
         in be taken up elsewhere (its state stays on disk, offered on the home page)."""
-        from attnquiz.engine.exam_state import ExamKeeper
+        from attnquiz.engine.practice.exam_state import ExamKeeper
 
         if isinstance(self.session.on_change, ExamKeeper):
             self.session.on_change.release()
@@ -209,8 +209,8 @@ class QuizApp:
     def add_session(self, plan: Plan, bank_key: str | None) -> WebSession:
         import secrets
 
-        from attnquiz.engine.session import Session
-        from attnquiz.engine.store import StoreError, open_store
+        from attnquiz.engine.practice.session import Session
+        from attnquiz.engine.practice.store import StoreError, open_store
 
         warnings: list[str] = []
         store: Store | None
@@ -221,7 +221,7 @@ class QuizApp:
             warnings.append(f"{exc}. This session runs without history.")
         session = Session(plan, store=store)
         if session.exam:
-            from attnquiz.engine.exam_state import keep
+            from attnquiz.engine.practice.exam_state import keep
 
             # Kept on disk beside the history after every answer and move, as `quiz run` keeps it:
             # a server stopped or killed loses nothing answered, and the exam is offered again.
@@ -311,7 +311,7 @@ class QuizApp:
         )
 
     async def start(self, request: Request) -> Response:
-        from attnquiz.engine.session import parse_duration, plan_practice
+        from attnquiz.engine.practice.session import parse_duration, plan_practice
 
         form = await self.form(request, _START)
         ref = self.bank_ref(_text(form, "bank"))
@@ -351,11 +351,11 @@ class QuizApp:
 
     async def resume_exam(self, request: Request) -> Response:
         """An exam kept on disk (left in a terminal, or by a server stopped or killed) taken up again
-        here: its questions, saved answers and time left (`attnquiz.engine.exam_state.resume`)."""
+        here: its questions, saved answers and time left (`attnquiz.engine.practice.exam_state.resume`)."""
         import secrets
 
-        from attnquiz.engine import exam_state
-        from attnquiz.engine.store import StoreError, open_store
+        from attnquiz.engine.practice import exam_state
+        from attnquiz.engine.practice.store import StoreError, open_store
 
         form = await self.form(request, _START)
         wanted = _text(form, "exam")
@@ -416,7 +416,7 @@ class QuizApp:
     # -- a session ------------------------------------------------------------------------------
 
     async def question(self, request: Request) -> Response:
-        from attnquiz.engine.session import hint_steps
+        from attnquiz.engine.practice.session import hint_steps
 
         web = self.web_session(request.path_params["sid"])
         session = web.session
@@ -444,7 +444,7 @@ class QuizApp:
         if _rating_due(session):
             # A concept question answered in practice: the model answer and key points, then the
             # student's own rating of their answer, which schedules the review (`Session.rate`).
-            from attnquiz.engine.grading import SELF_RATINGS
+            from attnquiz.engine.answers.grading import SELF_RATINGS
 
             return self.page(
                 request,
@@ -580,7 +580,7 @@ class QuizApp:
         slot = self._current(web, form)
         if slot is None or not _rating_due(web.session):  # an older page, or already rated
             return _see(f"/s/{web.id}")
-        from attnquiz.engine.grading import SELF_RATINGS
+        from attnquiz.engine.answers.grading import SELF_RATINGS
 
         rating = _text(form, "rating")
         if rating not in SELF_RATINGS:
@@ -608,7 +608,7 @@ class QuizApp:
         return _see(f"/s/{web.id}/feedback/{slot.position}")
 
     async def hint(self, request: Request) -> Response:
-        from attnquiz.engine.session import hint_steps
+        from attnquiz.engine.practice.session import hint_steps
 
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
@@ -657,7 +657,7 @@ class QuizApp:
     async def another(self, request: Request) -> Response:
         """A fresh variant of the item of a question answered wrong or part-right, asked now: next in
         the session, or, when that question ended the session, as a session of its own."""
-        from attnquiz.engine.session import plan_practice
+        from attnquiz.engine.practice.session import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
@@ -691,7 +691,7 @@ class QuizApp:
         """A session ended (an exam handed in) asked again with fresh variants: the same items, mode
         and time limit, a new seed, so that the questions just solved, answers shown, are not the
         ones asked again."""
-        from attnquiz.engine.session import plan_practice
+        from attnquiz.engine.practice.session import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         await self.form(request, web.scope)
@@ -829,7 +829,7 @@ class QuizApp:
         scheduled from that rating instead of the one its grade earned (`Session.rerate`)."""
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
-        from attnquiz.engine.grading import SELF_RATINGS
+        from attnquiz.engine.answers.grading import SELF_RATINGS
 
         rating = _text(form, "rating")
         position = whole(_text(form, "position"))
@@ -919,8 +919,8 @@ class QuizApp:
         return loaded, problems
 
     async def review_page(self, request: Request) -> Response:
-        from attnquiz.engine import review
-        from attnquiz.engine.store import Store, StoreError, default_path, utc_now
+        from attnquiz.engine.practice import review
+        from attnquiz.engine.practice.store import Store, StoreError, default_path, utc_now
 
         loaded, problems = self._loaded_banks()
         path = default_path(self.settings.db)
@@ -971,8 +971,8 @@ class QuizApp:
         )
 
     async def review_start(self, request: Request) -> Response:
-        from attnquiz.engine.session import plan_review
-        from attnquiz.engine.store import StoreError, open_store, utc_now
+        from attnquiz.engine.practice.session import plan_review
+        from attnquiz.engine.practice.store import StoreError, open_store, utc_now
 
         form = await self.form(request, _START)
         try:
@@ -1182,7 +1182,7 @@ def _dry_answer(session: Session, response: str) -> None:
 async def _graded(session: Session, response: str) -> Grade:
     """The grade of ``response``, after a child has graded a copy in at most `ANSWER_SECONDS` of
     computing; when it could not, the response is unreadable (it costs nothing) and says why."""
-    from attnquiz.engine.grading import Grade
+    from attnquiz.engine.answers.grading import Grade
 
     seconds = isolation.ANSWER_SECONDS
     tried = await isolation.in_child(lambda: _dry_answer(session, response), cpu_seconds=seconds)
@@ -1243,7 +1243,7 @@ def _unfinished(quiz: QuizApp) -> list[dict[str, Any]]:
 def _kept_exams(quiz: QuizApp) -> tuple[list[dict[str, Any]], list[str]]:
     """The exams kept on disk beside the history (left in a terminal, or by a server that stopped)
     that this server is not running, to resume, and a line for each saved exam that cannot be."""
-    from attnquiz.engine import exam_state
+    from attnquiz.engine.practice import exam_state
 
     history = _history_path(quiz.settings.db)
     if history is None:
@@ -1273,7 +1273,7 @@ def _kept_exams(quiz: QuizApp) -> tuple[list[dict[str, Any]], list[str]]:
 def _kept_stamps(quiz: QuizApp) -> tuple[tuple[str, int, int], ...]:
     """What the kept exams' part of the home page depends on: their folder (who may write to it) and
     their files as they are now."""
-    from attnquiz.engine.exam_state import exams_folder
+    from attnquiz.engine.practice.exam_state import exams_folder
 
     history = _history_path(quiz.settings.db)
     if history is None:
@@ -1339,7 +1339,7 @@ def _nothing_due(request: Request) -> bool:
 
 def _history_path(db: Path | None) -> Path | None:
     """The history file the pages read, or None where there is none to find (no home folder)."""
-    from attnquiz.engine.store import StoreError, default_path
+    from attnquiz.engine.practice.store import StoreError, default_path
 
     try:
         return default_path(db)
@@ -1364,7 +1364,7 @@ _HEADER_LINKS = frozenset({"/", "/review", "/stats", "/preview", "/scan"})
 
 def _stored_card(web: WebSession, question: Any) -> Any:
     """The question's item's review card as the history holds it now (None: new, or no history)."""
-    from attnquiz.engine.store import StoreError
+    from attnquiz.engine.practice.store import StoreError
 
     if web.store is None:
         return None
@@ -1378,8 +1378,8 @@ def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, str]:
     """When each rating (again, hard, good, easy) would bring the item back, rated now from ``card``
     (the card it had before this answer): the review scheduler's own answer, shown on its button.
     An interval of days is said as "about": FSRS spreads those by a day or a few."""
-    from attnquiz.engine import review
-    from attnquiz.engine.store import utc_now
+    from attnquiz.engine.practice import review
+    from attnquiz.engine.practice.store import utc_now
 
     now = utc_now()
     due = review.due_after_each(
@@ -1400,9 +1400,9 @@ def _reading(expected: Any, response: str) -> tuple[str, str]:
     """How ``response`` is read as an answer of ``expected``'s kind, and why it cannot be, if it
     cannot: a formula by the parser alone (nothing is compared with the answer), any other kind by
     the grader, of which only the reading is kept (never whether it is right)."""
-    from attnquiz.engine import parse
-    from attnquiz.engine.answers import ExpressionAnswer
-    from attnquiz.engine.grading import grade_answer
+    from attnquiz.engine.answers import parse
+    from attnquiz.engine.answers.grading import grade_answer
+    from attnquiz.engine.answers.kinds import ExpressionAnswer
 
     if isinstance(expected, ExpressionAnswer):
         tree = parse.formula(response, expected.symbols)
@@ -1500,7 +1500,7 @@ def _carried(question: Any, part: Any) -> str:
     """How a part that uses earlier parts is marked (error carried forward), or "" for other parts."""
     if part is None or not part.uses:
         return ""
-    from attnquiz.engine.answers import carried_share
+    from attnquiz.engine.answers.kinds import carried_share
 
     labels = " and ".join(f"({label})" for label in part.uses)
     # What it promises follows the item's carried_score, as the worksheets' sentence does.
@@ -1524,21 +1524,21 @@ def _rating_due(session: Session) -> bool:
 
 def _concept_limit() -> int:
     """The longest concept answer the grader takes (a longer one is invalid): the text area says so."""
-    from attnquiz.engine.grading import EXPLAIN_MAX_LENGTH
+    from attnquiz.engine.answers.grading import EXPLAIN_MAX_LENGTH
 
     return EXPLAIN_MAX_LENGTH
 
 
 def _concept(answer: Any) -> Any:
     """The answer if it is a concept question's (a text area, then the model answer), else None."""
-    from attnquiz.engine.answers import ExplainAnswer
+    from attnquiz.engine.answers.kinds import ExplainAnswer
 
     return answer if isinstance(answer, ExplainAnswer) else None
 
 
 def _choice(answer: Any) -> Any:
     """The answer if it is a choice (options to tick), else None (a text field)."""
-    from attnquiz.engine.answers import ChoiceAnswer
+    from attnquiz.engine.answers.kinds import ChoiceAnswer
 
     return answer if isinstance(answer, ChoiceAnswer) else None
 

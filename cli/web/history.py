@@ -50,8 +50,8 @@ def _bar_text(group: dict[str, Any]) -> str:
 
 def collect(db: Path | None, *, days: int = 14) -> Report:
     """Read the history at ``db`` (or the default one) as `quiz stats` does; nothing is created."""
-    from attnquiz.engine import review
-    from attnquiz.engine.store import Store, StoreError, bank_totals, default_path, utc_now
+    from attnquiz.engine.practice import review
+    from attnquiz.engine.practice.store import Store, StoreError, bank_totals, default_path, utc_now
 
     path = default_path(db)
     report = Report(history=str(path), exists=path.exists())

@@ -1,7 +1,7 @@
 """What the pages show, as safe HTML: bank Markdown with MathML (the HTML export's renderer) and SVG charts.
 
 Everything returned here is `Markup` (trusted by the templates) only because every piece of text
-in it was escaped by the HTML export (`attnquiz.engine.export.html`) or by `escape` below; all other
+in it was escaped by the HTML export (`attnquiz.engine.export.text.html`) or by `escape` below; all other
 values reach the templates as plain strings and are escaped by Jinja2's autoescape.
 """
 
@@ -14,8 +14,8 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from attnquiz.engine import images
-from attnquiz.engine.export import html as html_export
+from attnquiz.engine.bank import images
+from attnquiz.engine.export.text import html as html_export
 from attnquiz.engine.variant import Question
 from attnquiz.wording import LABELS, MARKS
 

@@ -3,7 +3,7 @@
 Each open item of the review file is shown with its page, its field, the scan's cropped image and
 what the bubbles read; the instructor picks a reading (or "no answer"), or types the answer as the
 student wrote it, or names whose page an unreadable page is. What is chosen goes through
-`attnquiz.engine.scan.settle_answer`, the function `--fix` calls: the same checks, the same
+`attnquiz.engine.scan.sheets.settle_answer`, the function `--fix` calls: the same checks, the same
 ``answers.csv`` and review file written.
 
 The server's guard applies as on every page (token, Host, Origin, CSRF on each form). Settling runs
@@ -32,7 +32,7 @@ from attnquiz.web import isolation
 if TYPE_CHECKING:
     from starlette.datastructures import FormData
 
-    from attnquiz.engine.scan import ReviewItem
+    from attnquiz.engine.scan.sheets import ReviewItem
 
 SCOPE = "scan-review"
 """The CSRF scope of the review page's forms."""
@@ -57,7 +57,7 @@ class ScanReviewPage:
 
     def load(self) -> tuple[dict[str, Any], list[ReviewItem], str]:
         """The review as it is on disk now (re-read on every request: `--fix` may run beside it)."""
-        from attnquiz.engine import scan
+        from attnquiz.engine.scan import sheets as scan
 
         try:
             doc, items = scan.load_review(self.review)
@@ -70,7 +70,7 @@ class ScanReviewPage:
     def show(
         self, request: Request, status: int = 200, *, errors: dict[int, str] | None = None, typed: str = ""
     ) -> Response:
-        from attnquiz.engine import scan
+        from attnquiz.engine.scan import sheets as scan
 
         _, items, problem = self.load()
         pending = [item for item in items if item.value is None]
@@ -99,7 +99,7 @@ class ScanReviewPage:
         return self.show(request)
 
     async def settle(self, request: Request) -> Response:
-        from attnquiz.engine import scan
+        from attnquiz.engine.scan import sheets as scan
 
         form: FormData = await self.read_form(request, SCOPE)
         n = int(request.path_params["n"])
@@ -159,7 +159,7 @@ def _crop_bytes(folder: Path, name: str) -> bytes | None:
 
 def _value(item: ReviewItem, form: FormData, readings: list[str]) -> tuple[str, str]:
     """The answer the form gives for ``item``, or an empty answer and why it is refused."""
-    from attnquiz.engine import scan
+    from attnquiz.engine.scan import sheets as scan
 
     choice = _text(form, "choice")
     if item.kind == "page" and choice == scan.STRAY:
@@ -223,7 +223,7 @@ def _query_int(request: Request, name: str) -> int | None:
 
 def default_review(answers: Path) -> Path:
     """The review file `quiz scan` writes beside ``answers`` (named as the engine names it)."""
-    from attnquiz.engine import scan
+    from attnquiz.engine.scan import sheets as scan
 
     return scan.default_review(answers)
 

@@ -22,11 +22,11 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from attnquiz.engine.export import stopping
-from attnquiz.engine.export.text_document import TextDocument, utf8, write_together
+from attnquiz.engine.export.text.text_document import TextDocument, utf8, write_together
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
 
 if TYPE_CHECKING:
-    from attnquiz.engine.export.pdf import Document
+    from attnquiz.engine.export.pdf.worksheets import Document
 
 Format = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
 WORKSHEET_FORMATS: tuple[Format, ...] = ("pdf", "html", "md")
@@ -64,11 +64,11 @@ def _documents(
     """The documents of an HTML or Markdown export: the worksheets, and the key unless ``key`` is
     None, each with its file name stem for the class and for one student (``--split``)."""
     if fmt == "html":
-        from attnquiz.engine.export import html
+        from attnquiz.engine.export.text import html
 
         sheets, answers = html.worksheet_document(plan, paper), html.key_document(plan, paper, key or "full")
     else:
-        from attnquiz.engine.export import markdown
+        from attnquiz.engine.export.text import markdown
 
         sheets, answers = markdown.worksheet_document(plan), markdown.key_document(plan, key or "full")
     found = [("worksheets", "worksheet", sheets)]
@@ -128,7 +128,7 @@ def _noting(sheets: Iterable[Sheet], first: list[Sheet] | None) -> Iterator[Shee
 
 def _pdf_documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None, split: bool) -> list[Document]:
     """The PDF files of an export as documents compiled in pieces (see `pdf.write_documents`)."""
-    from attnquiz.engine.export.pdf import Document, documents
+    from attnquiz.engine.export.pdf.worksheets import Document, documents
 
     if not split:
         return documents(plan, paper, key)
@@ -167,7 +167,7 @@ def worksheet_files(
         return contextlib.nullcontext(buffers[name])
 
     if fmt == "pdf":
-        from attnquiz.engine.export.pdf import write_documents
+        from attnquiz.engine.export.pdf.worksheets import write_documents
 
         write_documents(plan, _pdf_documents(plan, paper, key, split), keep, jobs=jobs, progress=progress)
     else:
@@ -179,19 +179,19 @@ def write_lms(plan: ClassPlan, fmt: Format, out: BinaryIO, *, progress: Progress
     """Write the single file of an LMS export to ``out`` as it is made (never whole in memory);
     returns its warnings."""
     if fmt == "moodle":
-        from attnquiz.engine.export import moodle
+        from attnquiz.engine.export.lms import moodle
 
         return moodle.write(plan, out, progress=progress)
     if fmt == "stack":
-        from attnquiz.engine.export import stack
+        from attnquiz.engine.export.lms import stack
 
         return stack.write(plan, out, progress=progress)
     if fmt == "qti":
-        from attnquiz.engine.export import qti
+        from attnquiz.engine.export.lms import qti
 
         return qti.write(plan, out, progress=progress)
     if fmt == "json":
-        from attnquiz.engine.export import json_export
+        from attnquiz.engine.export.lms import json_export
 
         json_export.write(plan, out)
         return []
@@ -357,7 +357,7 @@ def _images_to_copy(sheets: list[Sheet], output: Path) -> list[str]:
     """What a Markdown export must say about its images: it names them by their paths relative to
     the bank (``figures/map.png``), so their folders must travel with the Markdown files (HTML, PDF
     and the LMS files embed them). Read from the first sheet: every sheet shows the same images."""
-    from attnquiz.engine.export.text import image_sources
+    from attnquiz.engine.markup.markdown import image_sources
 
     shown: dict[str, str] = {}  # what a Markdown file names (a folder/, or a file) → where it is now
     for question in sheets[0].questions if sheets else ():
@@ -419,12 +419,12 @@ def write(
             if fmt == "md":
                 written.warnings.extend(_images_to_copy(first, output))
             return written
-        from attnquiz.engine.export.pdf import write_documents
+        from attnquiz.engine.export.pdf.worksheets import write_documents
 
         docs = _pdf_documents(plan, paper, key, split)
         if answer_sheet:  # machine-readable answer sheets and their layout (`answer_sheet`)
-            from attnquiz.engine.export import answer_sheet as sheets_layout
-            from attnquiz.engine.export.pdf import Document
+            from attnquiz.engine.export.pdf import answer_sheet as sheets_layout
+            from attnquiz.engine.export.pdf.worksheets import Document
 
             docs.append(Document("answer-sheets.pdf", "answer-sheets", paper, sheets_layout.PIECE_STUDENTS))
         with Staging() as stage:
@@ -468,7 +468,7 @@ def _write_parts(
     """A Moodle or STACK export in parts of at most ``max_size`` bytes, each a whole file that
     imports on its own: whole questions only, each part repeating the category of its first
     question. The parts are staged and take their names together, like every export's files."""
-    from attnquiz.engine.export.moodle_file import Parts
+    from attnquiz.engine.export.lms.moodle_file import Parts
 
     if fmt not in SPLIT_FORMATS:
         raise ExportError(
@@ -487,11 +487,11 @@ def _write_parts(
 
         parts = Parts(open_part, max_size)
         if fmt == "moodle":
-            from attnquiz.engine.export import moodle
+            from attnquiz.engine.export.lms import moodle
 
             written.warnings.extend(moodle.write(plan, parts, progress=progress))
         else:
-            from attnquiz.engine.export import stack
+            from attnquiz.engine.export.lms import stack
 
             written.warnings.extend(stack.write(plan, parts, progress=progress))
         stage.commit()

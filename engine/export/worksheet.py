@@ -15,7 +15,7 @@ from typing import Literal, overload
 
 import numpy as np
 
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.kinds import (
     Answer,
     ChoiceAnswer,
     ExplainAnswer,
@@ -28,7 +28,7 @@ from attnquiz.engine.answers import (
     VectorAnswer,
     carried_share,
 )
-from attnquiz.engine.bank import Bank, BankItem
+from attnquiz.engine.bank.loaded import Bank, BankItem
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, derive_seed, variant_code
 from attnquiz.engine.variant import Question
@@ -349,8 +349,8 @@ def sheet_instructions(answer: Answer) -> str:
     """What to do, phrased for paper, as Markdown with TeX: what to write, in maths, never how to
     type it (no ``d^2`` or ``[[a, b], [c, d]]``: a pen writes $d^2$ and a matrix as a matrix);
     fill in a circle or tick boxes for a choice question (said before its options)."""
-    from attnquiz.engine import markup
-    from attnquiz.engine.formula_tex import symbol_tex
+    from attnquiz.engine.formula.tex import symbol_tex
+    from attnquiz.engine.markup import tex as markup
 
     if isinstance(answer, ExplainAnswer):
         return markup.escape_markdown(concept_instructions(answer))

@@ -8,10 +8,10 @@ from functools import cache, lru_cache
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import Mistake, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.answers.rounding import rounded_early
 from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints, vec
 from attnquiz.engine.registry import generator
-from attnquiz.engine.rounding import rounded_early
 from attnquiz.engine.variant import Variant
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")

@@ -7,7 +7,15 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import Dim, Mistake, NumericAnswer, ShapeAnswer, Tolerance, VectorAnswer, symbols
+from attnquiz.engine.answers.kinds import (
+    Dim,
+    Mistake,
+    NumericAnswer,
+    ShapeAnswer,
+    Tolerance,
+    VectorAnswer,
+    symbols,
+)
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.additive import (
     DRAWS,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
     MatrixAnswer,
     Mistake,

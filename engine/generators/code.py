@@ -1,6 +1,6 @@
 """Code questions: write a NumPy function (attention, softmax, masks, heads, positions, LayerNorm, ...).
 
-Each generator draws one number, the seed of the variant's tests (`attnquiz.engine.code_tasks`), and
+Each generator draws one number, the seed of the variant's tests (`attnquiz.engine.code.tasks`), and
 phrases the task: the signature, the stub, the example's inputs and the answer on them. The answer is
 a `CodeAnswer`, graded by running the student's function in the sandbox; the named mistakes are the
 task's mutants. The reference solution is the worked solution.
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from attnquiz.engine.answers import CodeAnswer, Mistake
-from attnquiz.engine.code_tasks import CodeTask, shapes_of, task
+from attnquiz.engine.answers.kinds import CodeAnswer, Mistake
+from attnquiz.engine.code.tasks import CodeTask, shapes_of, task
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from attnquiz.engine.answers import Answer, Matrix, Mistake, Tolerance, Vector, format_number
+from attnquiz.engine.answers.kinds import Answer, Matrix, Mistake, Tolerance, Vector, format_number
 from attnquiz.engine.variant import kept_mistakes
 
 TWO_PLACES = Tolerance.decimals(2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import IntegerAnswer, Mistake
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import MODEL_WIDTHS, group, pick
 from attnquiz.engine.registry import generator

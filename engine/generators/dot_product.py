@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import MatrixAnswer, Mistake, VectorAnswer
+from attnquiz.engine.answers.kinds import MatrixAnswer, Mistake, VectorAnswer
+from attnquiz.engine.answers.rounding import rounded_early
 from attnquiz.engine.generators.additive import (
     DRAWS,
     cannot_draw,
@@ -30,7 +31,6 @@ from attnquiz.engine.generators.attention import (
 from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, mat, small_ints, vec
 from attnquiz.engine.generators.plots import weight_map
 from attnquiz.engine.registry import generator
-from attnquiz.engine.rounding import rounded_early
 from attnquiz.engine.variant import Variant
 
 NO_SQRT_DK = (

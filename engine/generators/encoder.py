@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import IntegerAnswer, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, ShapeAnswer, symbols
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import group, pick
 from attnquiz.engine.registry import generator

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import Mistake, NumericAnswer
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer
 from attnquiz.engine.figures import LinePlot, Series
 from attnquiz.engine.generators.additive import DRAWS, cannot_draw, check_range, fixed
 from attnquiz.engine.generators.common import TWO_PLACES, keeps_all

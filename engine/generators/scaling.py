@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import Mistake, NumericAnswer, VectorAnswer
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, VectorAnswer
 from attnquiz.engine.generators.additive import (
     check_range,
     count_word,

@@ -8,7 +8,8 @@ so that one option does not give another away. Statements that carry the past pa
 rebuild the paper's own question, in its order, with ``paper_order: true``.
 
 The pool is checked as a whole when the bank loads (both truths present, no statement repeated,
-letters A, B, C, ... without gaps, TeX within the `attnquiz.engine.markup` subset), so a slip in the YAML is
+letters A, B, C, ... without gaps, TeX within the `attnquiz.engine.markup.tex` subset), so a slip in the YAML
+is
 reported at its own line rather than when a variant happens to draw it.
 """
 
@@ -20,9 +21,9 @@ from typing import Self
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator, model_validator
 
-from attnquiz.engine import markup
-from attnquiz.engine.answers import LETTERS, ChoiceAnswer, Option
-from attnquiz.engine.export import text as md
+from attnquiz.engine.answers.kinds import LETTERS, ChoiceAnswer, Option
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     Dim,
     IntegerAnswer,

@@ -10,7 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.seeding import variant_code
 from attnquiz.main import app
 

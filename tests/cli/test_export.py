@@ -12,7 +12,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.main import app
 
@@ -163,7 +163,7 @@ def test_moodle_and_json_can_go_to_standard_output() -> None:
 _EXPORT_ALL = """
 import sys
 from pathlib import Path
-from attnquiz.engine import banks
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.files import write
 from attnquiz.engine.export.worksheet import plan_class
 plan = plan_class(banks.load("week1"), students=2, master_seed=31, count=4)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ExplainAnswer
+from attnquiz.engine.answers.kinds import ExplainAnswer
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.main import app
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
+from attnquiz.engine.bank import finding as banks
 from attnquiz.main import app
 
 runner = CliRunner()

@@ -12,8 +12,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.classgrade import template_csv
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.classwork.grading import template_csv
 from attnquiz.engine.export.worksheet import plan_class
 from tests.cli.test_run_pty import finish, spawn
 from tests.engine.test_parallel import children

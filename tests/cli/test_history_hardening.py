@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import store as store_module
-from attnquiz.engine.store import Store, StoreError, default_path
+from attnquiz.engine.practice import store as store_module
+from attnquiz.engine.practice.store import Store, StoreError, default_path
 from tests.cli.test_stats import PRACTICE, QUIZ, fill, quiz
 
 

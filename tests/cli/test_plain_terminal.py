@@ -19,8 +19,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import math_speech
+from attnquiz.engine.export.text import math_speech
+from attnquiz.engine.markup import tex as markup
 
 QUIZ = ["-c", "from attnquiz.main import main; main()"]
 ESCAPE = re.compile(r"[\x1b\x9b]")
@@ -163,7 +163,7 @@ def test_a_plain_figure_lists_every_value_of_the_figure(tmp_path: Path) -> None:
 
 
 def test_plain_tables_are_a_row_a_line_and_maths_in_words() -> None:
-    from attnquiz.engine.export.plain import to_terminal
+    from attnquiz.engine.markup.plain import to_terminal
 
     table = "| name | value |\n|---|--:|\n| $d_k$ | 64 |\n| $\\sqrt{d_k}$ | 8 |"
     root, fraction = spoken(r"\sqrt{d_k}"), spoken(r"\frac{1}{\sqrt{d_k}}")

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks, review
-from attnquiz.engine.grading import grade
-from attnquiz.engine.session import Session, plan_practice
-from attnquiz.engine.store import Store, utc_now
+from attnquiz.engine.answers.grading import grade
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice import review
+from attnquiz.engine.practice.session import Session, plan_practice
+from attnquiz.engine.practice.store import Store, utc_now
 from attnquiz.wording import when
 from tests.cli.test_stats import PRACTICE, fill, quiz
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.session import plan_practice
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice.session import plan_practice
 from attnquiz.engine.variant import Question
 
 PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"

@@ -22,8 +22,8 @@ pdfium = pytest.importorskip("pypdfium2")
 
 import numpy as np  # noqa: E402
 
-from attnquiz.engine import banks  # noqa: E402
-from attnquiz.engine.export.answer_sheet import NumberGrid  # noqa: E402
+from attnquiz.engine.bank import finding as banks  # noqa: E402
+from attnquiz.engine.export.pdf.answer_sheet import NumberGrid  # noqa: E402
 from attnquiz.engine.seeding import seed_from_code  # noqa: E402
 from tests.engine import scan_pens as pens  # noqa: E402
 from tests.engine.scan_class import Sheets  # noqa: E402

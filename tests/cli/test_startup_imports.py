@@ -337,7 +337,7 @@ def test_a_cached_bank_imports_only_the_generators_of_the_questions_asked(tmp_pa
     ones the bank read from its file gives."""
     code = (
         "import json, sys\n"
-        "from attnquiz.engine import banks\n"
+        "from attnquiz.engine.bank import finding as banks\n"
         "bank = banks.load('week1')\n"
         "def loaded(): return sorted(m for m in sys.modules if m.startswith('attnquiz.engine.generators.'))\n"
         "before = loaded()\n"

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks, markup
-from attnquiz.engine.answers import ExplainAnswer
-from attnquiz.engine.export import plain
-from attnquiz.engine.export import text as md
+from attnquiz.engine.answers.kinds import ExplainAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
+from attnquiz.engine.markup import tex as markup
 from attnquiz.markdown_terminal import CONTINUATION_INDENT, CONTINUED
 from attnquiz.terminal import to_ascii
 from tests.cli.test_run_piped import QUIZ, environment
@@ -173,7 +174,7 @@ def test_names_apart_and_roots_closed_on_screen(tmp_path: Path, columns: int, ex
 
 
 def test_an_exam_says_a_revised_part_is_graded_with_the_later_parts_kept(tmp_path: Path) -> None:
-    from attnquiz.engine.session import plan_practice
+    from attnquiz.engine.practice.session import plan_practice
 
     plan = plan_practice(banks.load("week1"), seed=7, items=["additive-chain"], count=1, exam=True)
     rights = [p.answer.format() for p in plan.questions[0].build().variant.parts]

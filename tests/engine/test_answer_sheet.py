@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import IntegerAnswer, NumericAnswer
-from attnquiz.engine.classgrade import grade_text, template_csv
-from attnquiz.engine.export import answer_sheet
-from attnquiz.engine.export.answer_sheet import NumberGrid, json_bytes, number_grid, scientific
+from attnquiz.engine.answers.kinds import IntegerAnswer, NumericAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.classwork.grading import grade_text, template_csv
+from attnquiz.engine.export.pdf import answer_sheet
+from attnquiz.engine.export.pdf.answer_sheet import NumberGrid, json_bytes, number_grid, scientific
 from attnquiz.engine.export.worksheet import plan_class
 
 
@@ -102,7 +102,7 @@ def test_listed_mistakes_fit_their_grid_and_are_named() -> None:
                 spelled = grid.spell(scientific(text) if grid.exponent else text)
                 if spelled is None:
                     continue
-                from attnquiz.engine.grading import grade
+                from attnquiz.engine.answers.grading import grade
 
                 result = grade(question, grid.read(spelled))
                 assert result.mistake is not None, (entry.id, seed, mistake.tag, grid.read(spelled))
@@ -141,7 +141,7 @@ def test_a_grid_with_a_gap_is_refused(values: dict[str, str], why: str) -> None:
 def test_the_layout_is_true_of_the_pdf() -> None:
     np = pytest.importorskip("numpy")
     pdfium = pytest.importorskip("pypdfium2")
-    from attnquiz.engine.export.pdf import compile_typst
+    from attnquiz.engine.export.pdf.worksheets import compile_typst
 
     plan = _plan("week2", 5, students=2)
     layout = json.loads(json_bytes(plan, "a4"))
@@ -200,8 +200,8 @@ def test_the_contract_keys() -> None:
     ],
 )
 def test_a_number_grid_holds_its_answer_written_as_the_key_writes_it(value: float, tolerance: str) -> None:
-    from attnquiz.engine.answers import Tolerance
-    from attnquiz.engine.grading import grade_answer
+    from attnquiz.engine.answers.grading import grade_answer
+    from attnquiz.engine.answers.kinds import Tolerance
 
     tol = {
         "sigfigs": Tolerance.sigfigs(3),

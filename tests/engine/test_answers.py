@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.errors import BankError
 
 BANK = """bank: cached
@@ -51,16 +51,16 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the loader validated (a cache hit validates none)."""
-    import attnquiz.engine.loader
+    import attnquiz.engine.bank.loader
 
     seen: list[str] = []
-    real = attnquiz.engine.loader.load_bank_text
+    real = attnquiz.engine.bank.loader.load_bank_text
 
     def counting(text: str, file: str, *args: object, **kwargs: object) -> Bank:
         seen.append(file)
         return real(text, file, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(attnquiz.engine.loader, "load_bank_text", counting)
+    monkeypatch.setattr(attnquiz.engine.bank.loader, "load_bank_text", counting)
     return seen
 
 
@@ -197,7 +197,7 @@ def test_a_bank_with_plugins_is_never_cached(tmp_path: Path, home: Path, reads: 
     (tmp_path / "gens.py").write_text(
         '"""My generators."""\n'
         "import numpy as np\n"
-        "from attnquiz.engine.answers import IntegerAnswer\n"
+        "from attnquiz.engine.answers.kinds import IntegerAnswer\n"
         "from attnquiz.engine.registry import generator\n"
         "from attnquiz.engine.variant import Variant\n\n\n"
         "@generator\n"
@@ -227,9 +227,10 @@ def test_a_new_process_loads_the_shipped_bank_from_the_cache(tmp_path: Path) -> 
     env.pop("QUIZ_NO_CACHE", None)
     code = (
         "import json, sys\n"
-        "from attnquiz.engine import banks\n"
+        "from attnquiz.engine.bank import finding as banks\n"
         "bank = banks.load('week1')\n"
-        "print(json.dumps({'loader': 'attnquiz.engine.loader' in sys.modules, 'yaml': 'yaml' in sys.modules,"
+        "print(json.dumps({'loader': 'attnquiz.engine.bank.loader' in sys.modules,"
+        " 'yaml': 'yaml' in sys.modules,"
         " 'question': bank.items[0].question(7).to_json()}))\n"
     )
 

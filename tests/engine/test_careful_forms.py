@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine import parse
-from attnquiz.engine.answers import ExpressionAnswer, ShapeAnswer, symbols
-from attnquiz.engine.banks import load
-from attnquiz.engine.classgrade import grade_text
-from attnquiz.engine.export.lms_model import asked
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.grading import grade_answer
+from attnquiz.engine.answers.kinds import ExpressionAnswer, ShapeAnswer, symbols
+from attnquiz.engine.bank.finding import load
+from attnquiz.engine.classwork.grading import grade_text
+from attnquiz.engine.export.lms.model import asked
 from attnquiz.engine.export.worksheet import plan_class
-from attnquiz.engine.grading import grade_answer
 
 SEED = 7
 

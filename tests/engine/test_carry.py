@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.grading import grade_parts
+from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
@@ -28,7 +28,7 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.grading import grade_parts
+from attnquiz.engine.bank import finding as banks
 from attnquiz.main import app
 
 
@@ -228,7 +228,7 @@ def test_the_key_says_how_c_follows_from_the_rounded_b() -> None:
 
 
 def test_the_rounded_step_is_checked_by_quiz_check_and_the_exports_render_it() -> None:
-    from attnquiz.engine.check import check_item
+    from attnquiz.engine.check.checks import check_item
 
     bank = banks.load("week1")
     report = check_item(bank, bank.get("sdpa-chain"), variants=30)
@@ -238,8 +238,8 @@ def test_the_rounded_step_is_checked_by_quiz_check_and_the_exports_render_it() -
 def test_quiz_check_catches_a_grader_that_punishes_the_rounding_student(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from attnquiz.engine import grading
-    from attnquiz.engine.parts import part_problems
+    from attnquiz.engine.answers import grading
+    from attnquiz.engine.check.parts import part_problems
 
     answer = _answer("week1", "sdpa-chain", 0)
     assert list(part_problems(answer)) == []
@@ -360,15 +360,15 @@ def test_quiz_grade_grades_a_class_with_a_huge_earlier_part(tmp_path: Path) -> N
     written = list(csv.DictReader(io.StringIO(marks.read_text(encoding="utf-8"))))
     assert [r["notes"] for r in written] == ["", ""]  # both students graded
     assert [r["1c additive-chain"] for r in written] == ["0", "0"]
-    from attnquiz.engine.classgrade import grade_file
+    from attnquiz.engine.classwork.grading import grade_file
 
     graded = grade_file(banks.load("week1"), answers).rows[0]
     assert "your (b) = 1e27 carried forward: that gives" in graded.cells[2].feedback
 
 
 def test_the_marking_grid_gives_the_later_part_from_the_rounded_earlier_one_too() -> None:
-    from attnquiz.engine.carry import key_text, rounded_chain
-    from attnquiz.engine.export import typst
+    from attnquiz.engine.answers.carry import key_text, rounded_chain
+    from attnquiz.engine.export.pdf import typst
     from attnquiz.engine.export.worksheet import plan_class
 
     plan = plan_class(banks.load("week1"), students=3, master_seed=3, items=["sdpa-chain", "params-chain"])
@@ -400,7 +400,7 @@ def test_quiz_answer_marks_the_issue_s_rounding_student_right() -> None:
 
 
 def test_quiz_run_marks_the_rounding_student_right(tmp_path: Path) -> None:
-    from attnquiz.engine.session import plan_practice
+    from attnquiz.engine.practice.session import plan_practice
 
     plan = plan_practice(banks.load("week1"), seed=0, items=["sdpa-chain"], count=1)
     answer = plan.questions[0].build().answer
@@ -425,7 +425,7 @@ def test_quiz_run_marks_the_rounding_student_right(tmp_path: Path) -> None:
 
 
 def test_quiz_grade_marks_a_class_of_rounding_students_right() -> None:
-    from attnquiz.engine.classgrade import grade_text
+    from attnquiz.engine.classwork.grading import grade_text
     from attnquiz.engine.seeding import variant_code
 
     lines = ["code,1a sdpa-chain,1b sdpa-chain,1c sdpa-chain"]
@@ -463,7 +463,7 @@ items:
 def test_a_yaml_formula_chain_says_how_b_follows_from_the_rounded_a_and_passes_quiz_check(
     tmp_path: Path,
 ) -> None:
-    from attnquiz.engine.check import check_path
+    from attnquiz.engine.check.checks import check_path
 
     path = tmp_path / "fchain.yaml"
     path.write_text(FORMULA_CHAIN, encoding="utf-8")

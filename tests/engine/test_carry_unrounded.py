@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.grading import grade_parts
+from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
@@ -26,8 +26,8 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.grading import grade_parts
-from attnquiz.engine.parts import perturbed
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.check.parts import perturbed
 from attnquiz.main import app
 
 runner = CliRunner()
@@ -203,7 +203,7 @@ def test_entries_each_from_a_different_target_are_wrong_and_said_so() -> None:
 
 
 def test_a_class_of_unrounded_students_is_graded_right() -> None:
-    from attnquiz.engine.classgrade import grade_text
+    from attnquiz.engine.classwork.grading import grade_text
     from attnquiz.engine.seeding import variant_code
 
     lines = ["code,1a additive-chain,1b additive-chain,1c additive-chain"]
@@ -218,7 +218,7 @@ def test_a_class_of_unrounded_students_is_graded_right() -> None:
 
 
 def test_quiz_run_marks_the_unrounded_student_right_after_a_slip(tmp_path: Path) -> None:
-    from attnquiz.engine.session import plan_practice
+    from attnquiz.engine.practice.session import plan_practice
 
     for seed in range(40):  # a session whose variant tells the two students apart
         plan = plan_practice(banks.load("week1"), seed=seed, items=["additive-chain"], count=1)
@@ -250,8 +250,8 @@ def test_quiz_run_marks_the_unrounded_student_right_after_a_slip(tmp_path: Path)
 def test_quiz_check_catches_a_grader_that_punishes_the_unrounded_student(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from attnquiz.engine import grading
-    from attnquiz.engine.parts import part_problems
+    from attnquiz.engine.answers import grading
+    from attnquiz.engine.check.parts import part_problems
 
     answer = _answer("additive-chain", 0)
     assert list(part_problems(answer)) == []

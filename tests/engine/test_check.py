@@ -7,19 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import check as check_module
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.check import BankReport, ItemReport, check_bank, check_item, check_path
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.bank.loader import load_bank_file
+from attnquiz.engine.bank.starter import starter_bank
+from attnquiz.engine.check import checks as check_module
+from attnquiz.engine.check.checks import BankReport, ItemReport, check_bank, check_item, check_path
 from attnquiz.engine.errors import GeneratorRunError
-from attnquiz.engine.loader import load_bank_file
-from attnquiz.engine.starter import starter_bank
 
 PLUGIN = '''
 """Generators with one fault each, for the checks to find."""
 
 import numpy as np
 
-from attnquiz.engine.answers import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
@@ -251,7 +251,7 @@ def test_load_errors_make_a_report_of_their_own(tmp_path: Path) -> None:
 
 
 def test_the_shipped_banks_pass_their_checks_for_a_few_seeds() -> None:
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
 
     for found in banks.discover():
         if found.origin != "built-in":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from attnquiz.engine.check import check_path
+from attnquiz.engine.check.checks import check_path
 from attnquiz.main import app
 
 BANK = r"""bank: dup

@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ChoiceAnswer
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.classgrade import AnswersFileError, grade_file, grade_text, marks_csv, template_csv
+from attnquiz.engine.answers.kinds import ChoiceAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.classwork.grading import (
+    AnswersFileError,
+    grade_file,
+    grade_text,
+    marks_csv,
+    template_csv,
+)
 from attnquiz.engine.export.worksheet import plan_class
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import NumericAnswer
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.classgrade import (
+from attnquiz.engine.answers.kinds import NumericAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.classwork.grading import (
     MAX_CELL_CHARS,
     Cell,
     ClassMarks,

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ExplainAnswer
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.classgrade import (
+from attnquiz.engine.answers.kinds import ExplainAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.classwork.grading import (
     AnswersFileError,
     grade_text,
     mark_column,

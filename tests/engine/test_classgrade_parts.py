@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import PartsAnswer
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.classgrade import AnswersFileError, grade_text, marks_csv, template_csv
+from attnquiz.engine.answers.kinds import PartsAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.check.parts import perturbed
+from attnquiz.engine.classwork.grading import AnswersFileError, grade_text, marks_csv, template_csv
 from attnquiz.engine.export.worksheet import plan_class
-from attnquiz.engine.parts import perturbed
 from attnquiz.main import app
 
 runner = CliRunner()
@@ -60,7 +60,7 @@ def _filled(bank: Bank, heading: str = "new") -> tuple[str, list[PartsAnswer]]:
         answer = by_item["params-chain"].answer
         assert isinstance(answer, PartsAnswer)
         chains.append(answer)
-        from attnquiz.engine.grading import answer_value, read_value
+        from attnquiz.engine.answers.grading import answer_value, read_value
 
         wrong = answer.parts[0].answer_for(perturbed(answer.parts[0].answer)).format()
         values = {"a": read_value(answer.parts[0].answer, wrong)}
@@ -123,7 +123,7 @@ def test_a_question_in_parts_is_built_once_per_row_not_once_per_part_column(
 ) -> None:
     """Each part has its own column; the row's variant of the chain is built once for all of them
     (a class of 3000 took twice as long when every part column rebuilt it)."""
-    from attnquiz.engine.bank import BankItem
+    from attnquiz.engine.bank.loaded import BankItem
 
     text, _ = _filled(bank)
     built: list[tuple[str, int]] = []

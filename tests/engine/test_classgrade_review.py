@@ -13,9 +13,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.classgrade import AWAITS_REVIEW, ClassMarks, grade_text, marks_csv, review_feedback
-from attnquiz.engine.report import report_files
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.classwork.grading import (
+    AWAITS_REVIEW,
+    ClassMarks,
+    grade_text,
+    marks_csv,
+    review_feedback,
+)
+from attnquiz.engine.classwork.report import report_files
 from attnquiz.main import app
 
 HEADER = (

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from attnquiz.engine.answers import PartsAnswer
+from attnquiz.engine.answers.kinds import PartsAnswer
+from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.export.worksheet import student_seed
-from attnquiz.engine.loader import load_bank_text
 from attnquiz.main import app
 
 runner = CliRunner()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.code_folder import (
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.code.folder import (
     MAX_CELLS,
     MAX_NOTEBOOK_BYTES,
     MAX_PY_BYTES,
@@ -196,7 +196,7 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
 def test_a_folder_of_too_many_files_is_refused_before_any_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from attnquiz.engine import code_folder
+    from attnquiz.engine.code import folder as code_folder
 
     monkeypatch.setattr(code_folder, "MAX_ENTRIES", 5)
     for n in range(1, 7):
@@ -285,8 +285,8 @@ def test_a_submission_can_neither_read_nor_change_a_classmates(tmp_path: Path) -
 
 
 def test_grading_where_landlock_is_missing_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
-    from attnquiz.engine import sandbox
-    from attnquiz.engine.code_folder import unprotected
+    from attnquiz.engine.code import sandbox
+    from attnquiz.engine.code.folder import unprotected
 
     real = sandbox.run
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import CodeAnswer
-from attnquiz.engine.code_grading import checked, grade_code
-from attnquiz.engine.code_tasks import TASKS
-from attnquiz.engine.sandbox import Limits
+from attnquiz.engine.answers.kinds import CodeAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.code.grading import checked, grade_code
+from attnquiz.engine.code.sandbox import Limits
+from attnquiz.engine.code.tasks import TASKS
 
 
 def _answer(name: str, draw: int) -> CodeAnswer:
@@ -283,8 +283,8 @@ def test_too_slow_is_said() -> None:
 
 def test_a_bank_without_code_items_imports_no_sandbox() -> None:
     probe = (
-        "import sys\nfrom attnquiz.engine import banks\nq = banks.load('week1').items[0].question(1)\n"
-        "from attnquiz.engine.grading import grade\ngrade(q, '1')\n"
+        "import sys\nfrom attnquiz.engine.bank import finding as banks\nq = banks.load('week1').items[0].question(1)\n"
+        "from attnquiz.engine.answers.grading import grade\ngrade(q, '1')\n"
         "print(any(m.endswith(('sandbox', 'code_grading', 'code_tasks')) for m in sys.modules))\n"
     )
     done = subprocess.run(
@@ -333,7 +333,7 @@ def test_every_export_of_a_code_item_works(form: str, tmp_path: Path) -> None:
 
 
 def test_quiz_check_of_the_code_bank_passes_and_names_the_sandbox() -> None:
-    from attnquiz.engine.check import check_bank
+    from attnquiz.engine.check.checks import check_bank
 
     report = check_bank(banks.load("code"), variants=5)
     assert report.ok, [(i.item, i.failures) for i in report.items if not i.ok]

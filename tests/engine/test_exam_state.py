@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.exam_state import (
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice.exam_state import (
     ExamInUse,
     ExamKeeper,
     ResumeError,
@@ -23,8 +23,8 @@ from attnquiz.engine.exam_state import (
     resume,
     saved_exams,
 )
-from attnquiz.engine.session import Session, plan_practice
-from attnquiz.engine.store import Store
+from attnquiz.engine.practice.session import Session, plan_practice
+from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import FakeClock
 
 

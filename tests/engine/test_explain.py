@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from fsrs import Scheduler
 
-from attnquiz.engine import banks
-from attnquiz.engine import store as store_module
-from attnquiz.engine.answers import ExplainAnswer, answer_json
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.answers.grading import SELF_RATINGS, grade_answer
+from attnquiz.engine.answers.kinds import ExplainAnswer, answer_json
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.grading import SELF_RATINGS, grade_answer
-from attnquiz.engine.loader import load_bank_text
-from attnquiz.engine.session import Plan, Session, plan_practice, plan_review
-from attnquiz.engine.store import Attempt, Store
+from attnquiz.engine.practice import store as store_module
+from attnquiz.engine.practice.session import Plan, Session, plan_practice, plan_review
+from attnquiz.engine.practice.store import Attempt, Store
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "explain" / "explain.yaml"
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine.answers import NumericAnswer, Tolerance
-from attnquiz.engine.export import figure_markdown, figure_svg, figure_text, figure_typst
-from attnquiz.engine.export.pdf import compile_typst
+from attnquiz.engine.answers.kinds import NumericAnswer, Tolerance
+from attnquiz.engine.export.figures import markdown as figure_markdown
+from attnquiz.engine.export.figures import svg as figure_svg
+from attnquiz.engine.export.figures import text as figure_text
+from attnquiz.engine.export.figures import typst as figure_typst
+from attnquiz.engine.export.pdf.worksheets import compile_typst
 from attnquiz.engine.figures import (
     MAX_POINTS,
     FigureError,

@@ -12,21 +12,27 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import parse
-from attnquiz.engine.answers import IntegerAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.grading import grade
+from attnquiz.engine.answers.kinds import (
+    IntegerAnswer,
+    MatrixAnswer,
+    NumericAnswer,
+    ShapeAnswer,
+    VectorAnswer,
+)
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.bank.loader import load_bank_text
+from attnquiz.engine.bank.schema import json_schema
 from attnquiz.engine.errors import BankError, GeneratorRunError
-from attnquiz.engine.expressions import (
+from attnquiz.engine.formula.expressions import (
     ExpressionError,
     compile_expression,
     evaluate,
     format_value,
     from_python,
 )
-from attnquiz.engine.formula import LOAD_SEEDS, MAX_TRIES, compile_template
-from attnquiz.engine.grading import grade
-from attnquiz.engine.loader import load_bank_text
-from attnquiz.engine.schema import json_schema
+from attnquiz.engine.formula.items import LOAD_SEEDS, MAX_TRIES, compile_template
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad_formula_banks"
 ROOT = BAD.parent.parent.parent

@@ -8,9 +8,14 @@ import re
 
 import pytest
 
-from attnquiz.engine.export import figure_markdown, figure_svg, figure_table, figure_text, figure_typst, html
+from attnquiz.engine.bank.loader import load_bank_text
+from attnquiz.engine.export.figures import markdown as figure_markdown
+from attnquiz.engine.export.figures import svg as figure_svg
+from attnquiz.engine.export.figures import table as figure_table
+from attnquiz.engine.export.figures import text as figure_text
+from attnquiz.engine.export.figures import typst as figure_typst
+from attnquiz.engine.export.text import html
 from attnquiz.engine.figures import Heatmap, figure_json
-from attnquiz.engine.loader import load_bank_text
 from attnquiz.figure_terminal import value_lines
 
 BANK = """\

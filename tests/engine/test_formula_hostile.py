@@ -27,12 +27,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine import banks, parse, symbolic
-from attnquiz.engine.answers import ExpressionAnswer, Formula, Mistake
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.expressions import compile_expression
-from attnquiz.engine.grading import grade, grade_answer
-from attnquiz.engine.loader import load_bank_text
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.grading import grade, grade_answer
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.bank.loader import load_bank_text
+from attnquiz.engine.formula import symbolic
+from attnquiz.engine.formula.expressions import compile_expression
 
 BLOCK = ExpressionAnswer("12*d^2 + 13*d", ("d",))
 BLOCK_MISTAKES = (
@@ -342,8 +344,8 @@ def test_verdicts_agree_with_sympy(a_text: str, b_text: str) -> None:
 def test_sympy_is_not_imported_by_grading_a_formula_nor_by_importtime() -> None:
     code = (
         "import sys\n"
-        "from attnquiz.engine.answers import ExpressionAnswer\n"
-        "from attnquiz.engine.grading import grade_answer\n"
+        "from attnquiz.engine.answers.kinds import ExpressionAnswer\n"
+        "from attnquiz.engine.answers.grading import grade_answer\n"
         "a = ExpressionAnswer('n/(6*d)', ('n', 'd'))\n"
         "assert grade_answer(a, '4nd/(24d^2)').status == 'correct'\n"
         "assert grade_answer(a, 'n/(4d)').status == 'wrong'\n"
@@ -438,19 +440,19 @@ def test_a_formula_bank_is_cached_on_disk_and_read_back_without_validation(
 ) -> None:
     # It never was: a compiled expression was a closure, which cannot be pickled, and the failure
     # was swallowed. Now the entry is written, and the next process reads it instead of the YAML.
-    import attnquiz.engine.loader
+    import attnquiz.engine.bank.loader
 
     monkeypatch.setenv("QUIZ_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("QUIZ_NO_CACHE", raising=False)
     monkeypatch.setattr(banks, "_cache", {})
     validated: list[str] = []
-    real = attnquiz.engine.loader.load_bank_text
+    real = attnquiz.engine.bank.loader.load_bank_text
 
     def counting(text: str, file: str, **where: Any) -> Bank:
         validated.append(file)
         return real(text, file, **where)
 
-    monkeypatch.setattr(attnquiz.engine.loader, "load_bank_text", counting)
+    monkeypatch.setattr(attnquiz.engine.bank.loader, "load_bank_text", counting)
     path = tmp_path / "counts.yaml"
     path.write_text(f"bank: counts\ntitle: Counts\nitems:\n{COUNT}", encoding="utf-8")
     first = banks.load(str(path))

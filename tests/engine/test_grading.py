@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
+from attnquiz.engine.answers.kinds import (
     Answer,
     ChoiceAnswer,
     IntegerAnswer,
@@ -19,10 +20,9 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.export import plain
-from attnquiz.engine.export import text as md
-from attnquiz.engine.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
-from attnquiz.engine.rounding import rounded_early
+from attnquiz.engine.answers.rounding import rounded_early
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
 
 
 def _mistake(tag: str, value: object) -> Mistake:
@@ -579,7 +579,7 @@ def test_choice_score_refuses_letters_that_are_not_options() -> None:
 
 
 def test_grade_uses_the_question_and_its_variants_mistakes() -> None:
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
 
     question = banks.load("week1").get("additive-score").original()
     assert grade(question, "2*tanh(2)").status == "correct"
@@ -595,7 +595,7 @@ def test_grade_uses_the_question_and_its_variants_mistakes() -> None:
 def test_the_instructions_in_invalid_feedback_show_as_written_once_rendered() -> None:
     """Feedback is Markdown and the instructions plain text: once rendered, `3*d` and `d**2` keep
     their stars and `d_model` its underscore (they were taken for emphasis)."""
-    from attnquiz.engine.answers import ExpressionAnswer
+    from attnquiz.engine.answers.kinds import ExpressionAnswer
 
     answer = ExpressionAnswer("4*d^2 + 4*d", ("d", "d_model"))
     for response in ("2df", "4x", "((d"):

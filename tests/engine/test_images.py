@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import images
+from attnquiz.engine.bank import images
+from attnquiz.engine.bank.loader import load_bank_file
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.export import html, markdown, moodle, qti, typst
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.pdf import typst
+from attnquiz.engine.export.text import html, markdown
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet
-from attnquiz.engine.loader import load_bank_file
 from attnquiz.engine.variant import Question
 
 
@@ -191,7 +193,7 @@ def test_html_embeds_the_image_as_a_data_uri(tmp_path: Path) -> None:
 
 
 def test_typst_gives_the_image_bytes_to_the_compiler(tmp_path: Path) -> None:
-    from attnquiz.engine.export.pdf import compile_typst
+    from attnquiz.engine.export.pdf.worksheets import compile_typst
 
     q = question(tmp_path)
     plan = ClassPlan("pictures", "Pictures", 1, ("look",), (Sheet(1, 3, q.code, (q,)),))

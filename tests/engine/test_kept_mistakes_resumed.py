@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine import banks
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.variant import _sorted_mistakes, kept_mistakes
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
 
 BANK = """bank: listed
 title: Listed
@@ -269,7 +269,7 @@ def test_a_bank_with_plugins_is_listed_without_running_them_and_gets_no_index(
     (tmp_path / "gens.py").write_text(
         f"open({str(marker)!r}, 'w').close()\n"
         "import numpy as np\n"
-        "from attnquiz.engine.answers import IntegerAnswer\n"
+        "from attnquiz.engine.answers.kinds import IntegerAnswer\n"
         "from attnquiz.engine.registry import generator\n"
         "from attnquiz.engine.variant import Variant\n\n\n"
         "@generator\n"

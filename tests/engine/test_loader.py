@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from attnquiz.engine.bank.loader import load_bank_text, parse_yaml
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.loader import load_bank_text, parse_yaml
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad_banks"
 ROOT = BAD.parent.parent.parent
@@ -105,8 +105,8 @@ def test_an_unknown_item_suggests_close_ids() -> None:
 
 
 def test_a_file_beyond_the_size_cap_is_refused_before_parsing(tmp_path: Path) -> None:
-    from attnquiz.engine.banks import MAX_BANK_BYTES
-    from attnquiz.engine.loader import load_bank_file
+    from attnquiz.engine.bank.finding import MAX_BANK_BYTES
+    from attnquiz.engine.bank.loader import load_bank_file
 
     big = tmp_path / "big.yaml"
     big.write_text("bank: big\n" + "#" * MAX_BANK_BYTES + "\n", encoding="utf-8")
@@ -117,7 +117,7 @@ def test_a_file_beyond_the_size_cap_is_refused_before_parsing(tmp_path: Path) ->
 
 
 def test_a_bank_with_too_many_values_is_refused() -> None:
-    from attnquiz.engine.loader import MAX_NODES
+    from attnquiz.engine.bank.loader import MAX_NODES
 
     text = "bank: many\ntitle: t\nitems: [" + ", ".join(["1"] * (MAX_NODES + 10)) + "]\n"
     with pytest.raises(BankError, match=r"^many\.yaml:1: more than 50,000 YAML values"):
@@ -190,7 +190,7 @@ def test_a_tab_is_named_and_shown() -> None:
 
 
 def test_the_json_schema_writes_bounds_as_json_schema_keywords() -> None:
-    from attnquiz.engine.schema import json_schema
+    from attnquiz.engine.bank.schema import json_schema
 
     schema = json_schema()
     found: list[str] = []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import plain
-from attnquiz.engine.export import text as md
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
+from attnquiz.engine.markup import tex as markup
 
 
 @pytest.mark.parametrize(

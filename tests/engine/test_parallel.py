@@ -128,7 +128,7 @@ def test_no_fork_once_typst_is_loaded() -> None:
         import json
         from attnquiz.engine import parallel
         before = parallel.can_fork()
-        from attnquiz.engine.export.pdf import compile_typst
+        from attnquiz.engine.export.pdf.worksheets import compile_typst
         compile_typst("x")
         print(json.dumps([before, parallel.can_fork()]))
         """
@@ -164,8 +164,8 @@ def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
     found = fresh_json(
         """
         import json, os
-        from attnquiz.engine import banks
-        from attnquiz.engine.classgrade import grade_text, marks_csv
+        from attnquiz.engine.bank import finding as banks
+        from attnquiz.engine.classwork.grading import grade_text, marks_csv
         from tests.engine.test_parallel import class_answers
         bank = banks.load("week1")
         text = class_answers(students=40)  # 40 rows × every item: above the cells that pay for workers
@@ -202,8 +202,8 @@ def test_a_class_of_code_cells_is_graded_by_workers_from_a_few_rows() -> None:
     found = fresh_json(
         """
         import csv, io, json, os
-        from attnquiz.engine import banks
-        from attnquiz.engine.classgrade import grade_text, marks_csv
+        from attnquiz.engine.bank import finding as banks
+        from attnquiz.engine.classwork.grading import grade_text, marks_csv
         right = (
             "import numpy as np\\n\\ndef attention(Q, K, V):\\n    s = Q @ K.T / np.sqrt(Q.shape[-1])\\n"
             "    w = np.exp(s - s.max(axis=-1, keepdims=True))\\n"
@@ -242,8 +242,8 @@ def test_a_bank_checked_by_workers_gives_the_report_of_one_process() -> None:
     found = fresh_json(
         """
         import json
-        from attnquiz.engine import banks
-        from attnquiz.engine.check import check_bank
+        from attnquiz.engine.bank import finding as banks
+        from attnquiz.engine.check.checks import check_bank
         bank = banks.load("week1")
         seen = []
         split = check_bank(bank, variants=2, jobs=2, progress=lambda done, total, item: seen.append(

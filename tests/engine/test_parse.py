@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import pytest
 
-from attnquiz.engine import parse
-from attnquiz.engine.export import text as md
-from attnquiz.engine.parse import Invalid, Number
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.parse import Invalid, Number
+from attnquiz.engine.markup import markdown as md
 
 
 def read(text: str, *, allow_percent: bool = False) -> Number:
@@ -545,7 +545,7 @@ def test_readings_are_remembered_but_never_a_text_too_long_to_read() -> None:
     # of a hundred kilobytes, refused unread, must not stay in memory: 40 of them leave it flat.
     import tracemalloc
 
-    from attnquiz.engine import parse
+    from attnquiz.engine.answers import parse
 
     assert parse.number("0.25") == parse.number("0.25")
     assert parse.formula("2 d^2", ("d",)) == parse.formula("2 d^2", ("d",))

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import IntegerAnswer, NumericAnswer, Part, PartsAnswer
-from attnquiz.engine.grading import grade, grade_parts, read_value
-from attnquiz.engine.parts import part_problems, perturbed
+from attnquiz.engine.answers.grading import grade, grade_parts, read_value
+from attnquiz.engine.answers.kinds import IntegerAnswer, NumericAnswer, Part, PartsAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.check.parts import part_problems, perturbed
 from attnquiz.main import app
 
 CHAINS = [
@@ -342,7 +342,7 @@ def test_an_exam_saves_the_parts_and_grades_them_at_the_end(tmp_path: Path) -> N
 
 
 def test_an_item_sets_what_a_carried_part_earns_in_its_params() -> None:
-    from attnquiz.engine.loader import load_bank_text
+    from attnquiz.engine.bank.loader import load_bank_text
 
     bank = load_bank_text(
         "bank: half\ntitle: Half marks carried\nitems:\n"

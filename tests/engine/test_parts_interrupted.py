@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine.store import Store
+from attnquiz.engine.practice.store import Store
 
 
 def _stored(home: Path) -> bool:

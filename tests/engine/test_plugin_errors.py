@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from attnquiz.engine.bank.loader import load_bank_file
 from attnquiz.engine.errors import BankError, GeneratorRunError
-from attnquiz.engine.loader import load_bank_file
 from attnquiz.main import app
 
 HEAD = """\
 import sys
 import numpy as np
-from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.answers.kinds import IntegerAnswer
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 """
@@ -230,8 +230,8 @@ def test_an_unknown_generator_is_still_said_when_the_plugins_loaded(tmp_path: Pa
 
 def test_quizs_own_frames_are_never_the_banks(tmp_path: Path) -> None:
     """A bank in a folder that holds quiz's own source: quiz's frames are still not the bank's code."""
-    from attnquiz.engine import tracebacks
-    from attnquiz.engine.answers import IntegerAnswer
+    from attnquiz.engine.answers.kinds import IntegerAnswer
+    from attnquiz.engine.bank import tracebacks
 
     engine = Path(tracebacks.__file__).resolve().parent
     with pytest.raises(ValueError, match="many") as caught:

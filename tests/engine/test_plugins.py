@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from attnquiz.engine.bank.loader import load_bank_file
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.loader import load_bank_file
 from attnquiz.engine.registry import load_builtin_generators
 
 GOOD = '''
 """My generators."""
 import numpy as np
-from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.answers.kinds import IntegerAnswer
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 

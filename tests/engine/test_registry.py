@@ -8,7 +8,7 @@ import numpy as np
 import pydantic
 import pytest
 
-from attnquiz.engine.answers import NumericAnswer
+from attnquiz.engine.answers.kinds import NumericAnswer
 from attnquiz.engine.errors import GeneratorSpecError
 from attnquiz.engine.registry import Registry, load_builtin_generators
 from attnquiz.engine.variant import Variant
@@ -106,7 +106,7 @@ def test_suggest_finds_a_close_name() -> None:
 
 
 def test_every_builtin_generator_is_used_by_a_shipped_bank() -> None:
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
 
     used = {entry.spec.name for found in banks.discover() for entry in banks.load(found.name).items}
     assert set(load_builtin_generators()) <= used, "a registered generator no bank uses"

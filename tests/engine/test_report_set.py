@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import report_set
-from attnquiz.engine.report_set import MANIFEST, ReportSetError, recover, write_set
+from attnquiz.engine.classwork import report_set
+from attnquiz.engine.classwork.report_set import MANIFEST, ReportSetError, recover, write_set
 
 STEPS = [
     "stage-report",
@@ -97,7 +97,7 @@ def test_a_new_report_replaces_the_old_one_whole(tmp_path: Path) -> None:
 KILLER = """
 import os, signal, sys
 from pathlib import Path
-from attnquiz.engine import report_set
+from attnquiz.engine.classwork import report_set
 at = sys.argv[3]
 if sys.argv[4] == "rename":
     report_set._renameat2 = lambda: None

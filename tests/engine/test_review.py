@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from fsrs import Rating, Scheduler, State
 
-from attnquiz.engine import banks, review
-from attnquiz.engine.answers import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.grading import grade_answer
-from attnquiz.engine.store import CardRecord
+from attnquiz.engine.answers.grading import grade_answer
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.practice import review
+from attnquiz.engine.practice.store import CardRecord
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "practice" / "demo.yaml"
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnquiz.engine import sandbox
-from attnquiz.engine.sandbox import Failure, Limits, Outcome, Returned
+from attnquiz.engine.code import sandbox
+from attnquiz.engine.code.sandbox import Failure, Limits, Outcome, Returned
 
 # Small CPU limit so that an endless loop ends soon; the wall limit far above it.
 TIGHT = Limits(cpu_seconds=3, wall_seconds=120.0, memory_bytes=1 << 30, output_bytes=64 << 10)

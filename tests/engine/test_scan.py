@@ -16,14 +16,14 @@ pytest.importorskip("pypdfium2")
 
 import numpy as np  # noqa: E402
 
-from attnquiz.engine import scan  # noqa: E402
+from attnquiz.engine.scan import sheets as scan  # noqa: E402
 from tests.engine import scan_pens as pens  # noqa: E402
 from tests.engine.scan_class import Sheets  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def sheets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sheets, Path]:
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
     from attnquiz.engine.export.worksheet import plan_class
 
@@ -355,7 +355,7 @@ def test_fix_settles_a_stray_page_and_a_page_not_handed_in(
     import subprocess
     import sys
 
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
     from attnquiz.engine.export.worksheet import plan_class
 
@@ -555,7 +555,7 @@ def test_every_page_problem_is_settled_by_a_piped_fix(tmp_path: Path, sheets: tu
     import subprocess
     import sys
 
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
     from attnquiz.engine.export.worksheet import plan_class
 

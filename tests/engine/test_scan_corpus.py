@@ -19,8 +19,8 @@ pytest.importorskip("pypdfium2")
 
 import numpy as np  # noqa: E402
 
-from attnquiz.engine import scan  # noqa: E402
-from attnquiz.engine.export.answer_sheet import NumberGrid  # noqa: E402
+from attnquiz.engine.export.pdf.answer_sheet import NumberGrid  # noqa: E402
+from attnquiz.engine.scan import sheets as scan  # noqa: E402
 from tests.engine import scan_pens as pens  # noqa: E402
 from tests.engine.scan_class import Sheets  # noqa: E402
 
@@ -29,7 +29,7 @@ PAGES = int(__import__("os").environ.get("SCAN_PAGES", "300"))
 
 @pytest.fixture(scope="module")
 def sheets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sheets, Sheets]:
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
     from attnquiz.engine.export.worksheet import plan_class
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from fsrs import Scheduler
 
-from attnquiz.engine import banks
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.errors import ItemNotFoundError
-from attnquiz.engine.session import (
+from attnquiz.engine.practice.session import (
     DEFAULT_COUNT,
     Plan,
     SelectionError,
@@ -24,7 +24,7 @@ from attnquiz.engine.session import (
     plan_practice,
     plan_review,
 )
-from attnquiz.engine.store import Store
+from attnquiz.engine.practice.store import Store
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "practice" / "demo.yaml"
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks, review
-from attnquiz.engine.session import plan_practice
-from attnquiz.engine.store import Store
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice import review
+from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import FakeClock, right, session_of
 from tests.engine.test_session_next_steps import unfuzzed
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import banks, review
-from attnquiz.engine.session import Session, hint_steps, plan_practice
-from attnquiz.engine.store import Store
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice import review
+from attnquiz.engine.practice.session import Session, hint_steps, plan_practice
+from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import DEMO, FakeClock
 
 

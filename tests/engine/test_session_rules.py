@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from fsrs import Scheduler
 
-from attnquiz.engine import banks
-from attnquiz.engine.session import Plan, Session, plan_practice
-from attnquiz.engine.store import Store
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice.session import Plan, Session, plan_practice
+from attnquiz.engine.practice.store import Store
 
 CONCEPTS = Path(__file__).resolve().parents[1] / "data" / "concept" / "concepts.yaml"
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

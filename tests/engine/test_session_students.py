@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.grading import PART_SEPARATOR, grade_parts
-from attnquiz.engine.session import plan_practice, plan_review
-from attnquiz.engine.store import Store
+from attnquiz.engine.answers.grading import PART_SEPARATOR, grade_parts
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.practice.session import plan_practice, plan_review
+from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import DEMO, FakeClock, right, session_of
 
 

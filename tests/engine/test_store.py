@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import store as store_module
-from attnquiz.engine.store import Attempt, CardRecord, Store, StoreError, default_path
+from attnquiz.engine.practice import store as store_module
+from attnquiz.engine.practice.store import Attempt, CardRecord, Store, StoreError, default_path
 
 T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
@@ -250,7 +250,7 @@ WRITER = textwrap.dedent(
     import sys
     from dataclasses import replace
     from datetime import UTC, datetime
-    from attnquiz.engine.store import Attempt, CardRecord, Store
+    from attnquiz.engine.practice.store import Attempt, CardRecord, Store
 
     path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     base = Attempt(session=name, position=0, mode="practice", bank="week1", item="shared",
@@ -294,7 +294,7 @@ def test_sessions_opening_a_new_database_at_the_same_moment_all_get_it(tmp_path:
     script = textwrap.dedent(
         f"""
         import time
-        from attnquiz.engine.store import Store
+        from attnquiz.engine.practice.store import Store
         time.sleep(max(0.0, {start_at!r} - time.time()))
         store = Store.open({str(path)!r})
         print(store.schema_version)

@@ -1,4 +1,5 @@
-"""`attnquiz.engine.xml_text` escapes exactly as `xml.sax.saxutils` does (the exports' bytes depend on it)."""
+"""`attnquiz.engine.markup.xml_text` escapes exactly as `xml.sax.saxutils` does (the exports' bytes depend on
+it)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from xml.sax import saxutils
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnquiz.engine import xml_text
+from attnquiz.engine.markup import xml_text
 
 TEXT = st.text(alphabet=st.sampled_from(list("a&<>\"'\n\r\t é€;#x")) | st.characters(), max_size=40)
 ENTITIES = st.sampled_from([None, {'"': "&quot;"}, {"'": "&apos;", "é": "&#233;"}])

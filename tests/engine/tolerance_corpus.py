@@ -16,7 +16,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.grading import grade_answer
+from attnquiz.engine.answers.kinds import (
     MatrixAnswer,
     NumericAnswer,
     PartsAnswer,
@@ -24,8 +25,7 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.banks import load
-from attnquiz.engine.grading import grade_answer
+from attnquiz.engine.bank.finding import load
 
 SEEDS = range(30)
 BANKS = ("week1", "week2")

@@ -7,10 +7,10 @@ import re
 from html import unescape
 from pathlib import Path
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import PartsAnswer
-from attnquiz.engine.carry import rounded_chain
-from attnquiz.engine.session import plan_practice
+from attnquiz.engine.answers.carry import rounded_chain
+from attnquiz.engine.answers.kinds import PartsAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice.session import plan_practice
 from tests.web.conftest import Server, csrf_of, start_server
 from tests.web.test_serve_http import answer, start
 
@@ -136,8 +136,8 @@ def test_a_question_in_parts_skipped_after_a_is_graded_in_the_browser(shared: Se
 def test_after_a_slip_a_student_who_goes_on_from_the_unrounded_values_is_right_in_the_browser(
     shared: Server,
 ) -> None:
-    from attnquiz.engine.grading import answer_value
-    from attnquiz.engine.parts import perturbed
+    from attnquiz.engine.answers.grading import answer_value
+    from attnquiz.engine.check.parts import perturbed
 
     plan = plan_practice(banks.load("week1"), seed=SEED, items=["additive-chain"], count=1)
     answer = plan.questions[0].build().answer

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine.store import Store
+from attnquiz.engine.practice.store import Store
 from tests.web.conftest import Server, chromium_path
 from tests.web.test_serve_http import SEED, planned_questions
 

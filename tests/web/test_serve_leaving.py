@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from attnquiz.engine.store import Store
+from attnquiz.engine.practice.store import Store
 from tests.web.conftest import Server, csrf_of
 from tests.web.test_serve_http import PRACTICE_TOPIC, SEED, planned_questions, start, text_of
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine import banks
+from attnquiz.engine.bank import finding as banks
 from tests.web.conftest import Server, chromium_path, start_server
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")

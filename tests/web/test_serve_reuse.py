@@ -233,8 +233,8 @@ def test_pages_from_the_history_hold_until_a_card_may_fall_due_or_the_day_ends(
 ) -> None:
     from datetime import UTC, datetime
 
-    from attnquiz.engine import review
-    from attnquiz.engine.store import CardRecord
+    from attnquiz.engine.practice import review
+    from attnquiz.engine.practice.store import CardRecord
 
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()

@@ -1,7 +1,7 @@
 """`quiz serve --scan ANSWERS`: the page that settles a scan's review, driven over HTTP and in Chromium.
 
 What the page writes is what `quiz scan --fix` writes for the same answers (the two share
-`attnquiz.engine.scan.settle_answer`), checked byte for byte on a copy of the same scan; the page
+`attnquiz.engine.scan.sheets.settle_answer`), checked byte for byte on a copy of the same scan; the page
 keeps the server's guard (token, Host, CSRF) and serves only the review's own PNGs.
 """
 
@@ -64,7 +64,7 @@ def item_numbers(scanned: ScannedClass) -> dict[str, int]:
 
 def faint_answer(scanned: ScannedClass) -> str:
     """Student 1's right answer to the question with the faint digit, as the instructor types it."""
-    from attnquiz.engine import banks
+    from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.seeding import seed_from_code
 
     code = next(p["code"] for p in scanned.layout["pages"] if p["student"] == 1)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from attnquiz.engine import banks
-from attnquiz.engine.session import plan_practice
-from attnquiz.engine.store import Store
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.store import Store
 from tests.web.conftest import Server, csrf_of
 from tests.web.test_serve_http import SEED, answer, planned_questions, start, text_of
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -114,7 +114,7 @@ def sample_plan(students: int = 3) -> ClassPlan:
 def formula_questions(seed: int = 7) -> tuple[Question, ...]:
     """Formula answers as a formula item builds them, {{ }} values substituted and unsimplified:
     one on its own (with a formula mistake), and one as part (b) of a question in parts."""
-    from attnquiz.engine.answers import ExpressionAnswer, Formula, IntegerAnswer, Part, PartsAnswer
+    from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, IntegerAnswer, Part, PartsAnswer
 
     tokens = 1024 + seed
     alone = Variant(

@@ -7,9 +7,12 @@ import time
 
 import pytest
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import html, lms, markdown, plain, typst
-from attnquiz.engine.export import text as md
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.pdf import typst
+from attnquiz.engine.export.text import html, markdown
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import plain
+from attnquiz.engine.markup import tex as markup
 
 from .golden import check_golden
 

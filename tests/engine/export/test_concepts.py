@@ -12,10 +12,13 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ExplainAnswer
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.export import html, lms, markdown, moodle, pdf, qti
+from attnquiz.engine.answers.kinds import ExplainAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.pdf import worksheets as pdf
+from attnquiz.engine.export.text import html, markdown
 from attnquiz.engine.export.worksheet import ClassPlan, plan_class, ruled_lines
 
 from .golden import check_golden

@@ -14,11 +14,13 @@ from html.parser import HTMLParser
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import figure_svg, html, moodle, qti
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.figures import svg as figure_svg
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.text import html
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet
 from attnquiz.engine.figures import Figure, Heatmap, LinePlot, Series, plain
-from attnquiz.engine.session import plan_practice
+from attnquiz.engine.practice.session import plan_practice
 from attnquiz.engine.variant import Question
 
 # Each figure kind: a heatmap (week1), a masked heatmap and a line plot (week2).

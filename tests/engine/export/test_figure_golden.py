@@ -6,7 +6,10 @@ import re
 
 import pytest
 
-from attnquiz.engine.export import figure_markdown, figure_svg, figure_text, figure_typst
+from attnquiz.engine.export.figures import markdown as figure_markdown
+from attnquiz.engine.export.figures import svg as figure_svg
+from attnquiz.engine.export.figures import text as figure_text
+from attnquiz.engine.export.figures import typst as figure_typst
 from attnquiz.engine.figures import Heatmap, LinePlot, Series
 from attnquiz.terminal import to_ascii
 from tests.engine.export.golden import check_golden
@@ -114,8 +117,8 @@ MATHS_MAP = Heatmap(
 
 def test_figure_text_is_typeset_in_every_format() -> None:
     """Titles, axis labels, legends, row labels and captions: the prompts' maths, per format."""
-    from attnquiz.engine.export import typst
-    from attnquiz.engine.export.pdf import compile_typst
+    from attnquiz.engine.export.pdf import typst
+    from attnquiz.engine.export.pdf.worksheets import compile_typst
 
     source = figure_typst.figure(MATHS, typst.figure_text) + figure_typst.figure(MATHS_MAP, typst.figure_text)
     check_golden("figure-maths.typ", source)

@@ -59,8 +59,8 @@ def test_a_text_export_builds_each_sheet_once_and_writes_the_same_text_as_a_whol
     """HTML and Markdown are written sheet by sheet (a class of 1000 on the whole bank held 1.8 GB
     when each file was made whole): every sheet is built once for the worksheets and the key
     together, and the files hold exactly the text of the whole documents."""
-    from attnquiz.engine import banks
-    from attnquiz.engine.export import html, markdown
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.export.text import html, markdown
     from attnquiz.engine.export.worksheet import ClassSheets, plan_class
 
     plan = plan_class(banks.load("week1"), students=5, master_seed=11, count=4)

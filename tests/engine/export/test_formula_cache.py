@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import math_speech, mathml, plain
+from attnquiz.engine.export.text import math_speech, mathml
+from attnquiz.engine.markup import plain
+from attnquiz.engine.markup import tex as markup
 
 SOURCES = [
     r"e_{ti} = v_a^\top \tanh(W_a s_{t-1} + U_a h_i)",

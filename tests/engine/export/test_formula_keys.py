@@ -6,11 +6,14 @@ from fractions import Fraction
 
 import pytest
 
-from attnquiz.engine import formula_tex, parse, symbolic
-from attnquiz.engine.answers import ExpressionAnswer
-from attnquiz.engine.export import html, lms, markdown
-from attnquiz.engine.export import typst as ts
-from attnquiz.engine.export.pdf import compile_typst
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.kinds import ExpressionAnswer
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.pdf import typst as ts
+from attnquiz.engine.export.pdf.worksheets import compile_typst
+from attnquiz.engine.export.text import html, markdown
+from attnquiz.engine.formula import symbolic
+from attnquiz.engine.formula import tex as formula_tex
 
 from .golden import check_golden
 from .samples import formula_plan, formula_questions
@@ -101,9 +104,9 @@ def test_lms_feedback_shows_the_formula_typeset() -> None:
 def test_every_shipped_formula_answer_typesets_to_an_equal_formula(bank_name: str) -> None:
     """Over many seeds of every built-in formula answer: the key's TeX is in the supported subset,
     and what it shows is algebraically the answer graded."""
-    from attnquiz.engine import banks
-    from attnquiz.engine.answers import PartsAnswer
-    from attnquiz.engine.export import text as md
+    from attnquiz.engine.answers.kinds import PartsAnswer
+    from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.markup import markdown as md
 
     checked = 0
     for entry in banks.load(bank_name).items:

@@ -12,8 +12,10 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from attnquiz.engine.answers import ChoiceAnswer, Mistake, Option, ShapeAnswer, Tolerance, VectorAnswer
-from attnquiz.engine.export import html, lms, markdown, moodle, qti
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, Option, ShapeAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.text import html, markdown
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine.export import html
+from attnquiz.engine.export.text import html
 
 from .samples import sample_plan
 

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import images
+from attnquiz.engine.bank import images
+from attnquiz.engine.bank.loader import load_bank_file
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.export import html, lms, markdown
-from attnquiz.engine.export import text as md
-from attnquiz.engine.export import typst as ts
-from attnquiz.engine.export.pdf import compile_typst
-from attnquiz.engine.loader import load_bank_file
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.pdf import typst as ts
+from attnquiz.engine.export.pdf.worksheets import compile_typst
+from attnquiz.engine.export.text import html, markdown
+from attnquiz.engine.markup import markdown as md
 from tests.engine.test_images import png
 
 BANK = """\

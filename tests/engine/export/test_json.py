@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from attnquiz.engine.export import json_export
+from attnquiz.engine.export.lms import json_export
 
 from .samples import sample_plan
 

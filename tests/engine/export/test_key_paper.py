@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine.answers import MatrixAnswer, NumericAnswer, Tolerance, VectorAnswer
-from attnquiz.engine.export import typst as ts
+from attnquiz.engine.answers.kinds import MatrixAnswer, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.export.pdf import typst as ts
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
@@ -59,7 +59,7 @@ def test_the_grid_keeps_each_heading_with_its_table() -> None:
 
 
 def _formula_sheets(fmt: str) -> str:
-    from attnquiz.engine.export import html, markdown
+    from attnquiz.engine.export.text import html, markdown
 
     from .samples import formula_plan, sample_plan
 
@@ -81,7 +81,7 @@ def test_paper_says_what_to_write_not_how_to_type_it(fmt: str) -> None:
 
 
 def test_a_part_prints_its_weight_and_the_carry_forward_note_comes_before_a() -> None:
-    from attnquiz.engine.answers import IntegerAnswer, Part, PartsAnswer
+    from attnquiz.engine.answers.kinds import IntegerAnswer, Part, PartsAnswer
 
     answer = PartsAnswer(
         (
@@ -93,7 +93,7 @@ def test_a_part_prints_its_weight_and_the_carry_forward_note_comes_before_a() ->
         "paper", "chain", "made up", "topic", 1, variant_code(1), Variant("A stem.", answer, ())
     )
     plan = ClassPlan("paper", "Paper", 2026, ("chain",), (Sheet(1, 1, variant_code(1), (question,)),))
-    from attnquiz.engine.export import html, markdown
+    from attnquiz.engine.export.text import html, markdown
 
     sheets = (
         ts.worksheets(plan, plan.sheets),
@@ -113,7 +113,7 @@ def test_a_part_prints_its_weight_and_the_carry_forward_note_comes_before_a() ->
 
 
 def test_a_single_choice_has_round_bubbles_and_says_so_before_its_options() -> None:
-    from attnquiz.engine.export import html
+    from attnquiz.engine.export.text import html
 
     typst_text = _formula_sheets("typ")
     assert "#options(bubble, " in typst_text

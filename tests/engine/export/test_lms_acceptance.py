@@ -14,8 +14,9 @@ from html import escape
 
 import pytest
 
-from attnquiz.engine import banks, carry
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers import carry
+from attnquiz.engine.answers.grading import grade, grade_answer
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     CodeAnswer,
     ExplainAnswer,
@@ -29,9 +30,11 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_model, moodle, qti
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import model as lms_model
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
-from attnquiz.engine.grading import grade, grade_answer
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 

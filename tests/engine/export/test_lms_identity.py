@@ -1,6 +1,6 @@
 """The Moodle XML and Canvas QTI exports of both banks, fixed by their SHA-256 digests.
 
-The LMS writers are rebuilt on one model of a question (`attnquiz.engine.export.lms_model`); these
+The LMS writers are rebuilt on one model of a question (`attnquiz.engine.export.lms.model`); these
 digests, recorded before that change, prove it changed no byte. A deliberate change of what an
 export writes updates them (QUIZ_UPDATE_GOLDEN=1 rewrites the file) in a commit that says why.
 The warnings each export prints are hashed too. The QTI package is hashed member by member (name
@@ -25,8 +25,8 @@ from functools import cache
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import moodle, qti
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.worksheet import plan_class
 
 from .golden import GOLDEN

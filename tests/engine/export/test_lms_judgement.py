@@ -16,8 +16,9 @@ import pytest
 import sympy
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks, carry, symbolic
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers import carry
+from attnquiz.engine.answers.grading import grade_answer, grade_parts
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExplainAnswer,
     ExpressionAnswer,
@@ -30,9 +31,12 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_model, moodle, qti
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import model as lms_model
+from attnquiz.engine.export.lms import moodle, qti
+from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
-from attnquiz.engine.grading import grade_answer, grade_parts
+from attnquiz.engine.formula import symbolic
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
@@ -99,7 +103,7 @@ items:
 
 
 def _weighted_plan(weight_a: str, weight_b: str) -> ClassPlan:
-    from attnquiz.engine.loader import load_bank_text
+    from attnquiz.engine.bank.loader import load_bank_text
 
     text = WEIGHTED.replace("WEIGHT_A", weight_a).replace("WEIGHT_B", weight_b)
     return plan_class(load_bank_text(text, "weighted.yaml"), students=2, master_seed=3)

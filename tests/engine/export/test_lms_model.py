@@ -7,9 +7,9 @@ from functools import cache
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import PartsAnswer, values_close
-from attnquiz.engine.export import lms_model
+from attnquiz.engine.answers.kinds import PartsAnswer, values_close
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.worksheet import ClassPlan, plan_class
 
 

@@ -10,8 +10,9 @@ import zipfile
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import files, json_export, moodle, moodle_file, qti
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export import files
+from attnquiz.engine.export.lms import json_export, moodle, moodle_file, qti
 from attnquiz.engine.export.worksheet import ClassSheets, plan_class
 
 

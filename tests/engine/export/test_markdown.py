@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from attnquiz.engine.export import markdown
-from attnquiz.engine.export import text as md
+from attnquiz.engine.export.text import markdown
+from attnquiz.engine.markup import markdown as md
 
 from .golden import check_golden
 from .samples import sample_plan

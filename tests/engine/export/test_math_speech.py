@@ -7,10 +7,11 @@ from html import unescape
 
 import pytest
 
-from attnquiz.engine import banks, markup
-from attnquiz.engine.export import html
-from attnquiz.engine.export.math_speech import speech
-from attnquiz.engine.session import plan_practice
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.text import html
+from attnquiz.engine.export.text.math_speech import speech
+from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.practice.session import plan_practice
 
 CASES = [
     (r"d_k", "d sub k"),

@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import mathml
+from attnquiz.engine.export.text import mathml
+from attnquiz.engine.markup import tex as markup
 
 from .samples import sample_questions
 

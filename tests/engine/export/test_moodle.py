@@ -11,8 +11,8 @@ from html import unescape
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.grading import choice_score, grade
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     CodeAnswer,
     ExplainAnswer,
@@ -26,9 +26,11 @@ from attnquiz.engine.answers import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_model, moodle
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import model as lms_model
+from attnquiz.engine.export.lms import moodle
+from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
-from attnquiz.engine.grading import choice_score, grade
 from attnquiz.engine.variant import Question
 
 from .golden import check_golden

@@ -12,8 +12,8 @@ from typing import BinaryIO
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import moodle, moodle_file, stack
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import moodle, moodle_file, stack
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
 
 

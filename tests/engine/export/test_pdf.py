@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import pdf
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.worksheet import Paper, plan_class
 
 from .samples import sample_plan

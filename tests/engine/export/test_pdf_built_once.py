@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import pdf
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.files import write as write_files
+from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.worksheet import KeyStyle, Sheet, plan_class
 from tests.builds import counted_builds
 

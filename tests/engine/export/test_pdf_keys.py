@@ -12,11 +12,12 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine import banks, formula_tex
-from attnquiz.engine.answers import Answer, ExplainAnswer
-from attnquiz.engine.carry import key_text
-from attnquiz.engine.export import pdf
+from attnquiz.engine.answers.carry import key_text
+from attnquiz.engine.answers.kinds import Answer, ExplainAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
+from attnquiz.engine.formula import tex as formula_tex
 from attnquiz.engine.variant import Question
 
 _SPACE = re.compile(r"\s+")

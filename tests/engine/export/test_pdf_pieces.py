@@ -14,12 +14,14 @@ import pytest
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject, StreamObject
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ExplainAnswer
-from attnquiz.engine.export import files, pdf, typst
-from attnquiz.engine.export.pdf import compile_typst
-from attnquiz.engine.export.pdfjoin import PdfJoin
-from attnquiz.engine.export.typst import GRID_COLUMNS
+from attnquiz.engine.answers.kinds import ExplainAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export import files
+from attnquiz.engine.export.pdf import typst
+from attnquiz.engine.export.pdf import worksheets as pdf
+from attnquiz.engine.export.pdf.join import PdfJoin
+from attnquiz.engine.export.pdf.typst import GRID_COLUMNS
+from attnquiz.engine.export.pdf.worksheets import compile_typst
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
 

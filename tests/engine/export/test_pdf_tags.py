@@ -16,10 +16,11 @@ import pytest
 from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import figure_table, pdf
-from attnquiz.engine.export.pdf import compile_typst
-from attnquiz.engine.export.pdfjoin import NUMBER_TREE_FANOUT, PdfJoin
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.figures import table as figure_table
+from attnquiz.engine.export.pdf import worksheets as pdf
+from attnquiz.engine.export.pdf.join import NUMBER_TREE_FANOUT, PdfJoin
+from attnquiz.engine.export.pdf.worksheets import compile_typst
 from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.figures import Figure
 

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.export import files, pdf, pdf_workers
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export import files
+from attnquiz.engine.export.pdf import workers as pdf_workers
+from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class, student_seed
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals and /proc are POSIX")
@@ -113,7 +115,7 @@ def test_a_worker_refuses_a_bank_file_that_changed(tmp_path: Path) -> None:
 
 PLUGIN = '''
 import numpy as np
-from attnquiz.engine.answers import IntegerAnswer
+from attnquiz.engine.answers.kinds import IntegerAnswer
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 

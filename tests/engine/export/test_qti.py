@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ChoiceAnswer, ExplainAnswer, IntegerAnswer, NumericAnswer
-from attnquiz.engine.export import qti
+from attnquiz.engine.answers.kinds import ChoiceAnswer, ExplainAnswer, IntegerAnswer, NumericAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import qti
 from attnquiz.engine.export.worksheet import plan_class
 
 from .samples import sample_plan

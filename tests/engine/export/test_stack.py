@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.kinds import (
     ExplainAnswer,
     ExpressionAnswer,
     Mistake,
@@ -22,8 +21,11 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.export import lms, lms_model, moodle, stack, stack_prt
-from attnquiz.engine.export import stack_maxima as mx
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import model as lms_model
+from attnquiz.engine.export.lms import moodle, stack, stack_prt
+from attnquiz.engine.export.lms import question_html as lms
+from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.worksheet import ExportError, plan_class
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
@@ -491,7 +493,7 @@ def test_explain_answers_are_not_units() -> None:
 def test_every_chain_step_of_both_banks_has_its_maxima_form() -> None:
     """A part that uses earlier parts is carried forward in STACK too: a new chain whose step has no
     Maxima form fails here instead of quietly marking its later parts against their own answers."""
-    from attnquiz.engine.export.stack_carry import carry
+    from attnquiz.engine.export.lms.stack_carry import carry
 
     steps = 0
     for name in ("week1", "week2"):
@@ -511,7 +513,7 @@ def test_every_chain_step_of_both_banks_has_its_maxima_form() -> None:
 
 
 def test_a_step_without_a_maxima_form_is_marked_on_its_own_and_said() -> None:
-    from attnquiz.engine.answers import IntegerAnswer, Part
+    from attnquiz.engine.answers.kinds import IntegerAnswer, Part
 
     first = Part("a", "How many?", IntegerAnswer(12))
     second = Part("b", "Twice that?", IntegerAnswer(24), uses=("a",), recompute=lambda a: 2 * int(a))

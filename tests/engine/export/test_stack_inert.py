@@ -13,9 +13,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
-from attnquiz.engine.export import stack
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import stack
 from attnquiz.engine.export.worksheet import plan_class
 from attnquiz.engine.variant import Question, Variant
 

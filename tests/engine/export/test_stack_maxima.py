@@ -19,8 +19,9 @@ from functools import cache
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import (
+from attnquiz.engine.answers.carry import rounded_chain
+from attnquiz.engine.answers.grading import answer_value, grade_answer, grade_parts
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExplainAnswer,
     ExpressionAnswer,
@@ -34,13 +35,13 @@ from attnquiz.engine.answers import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.carry import rounded_chain
-from attnquiz.engine.export import lms_model, stack, stack_prt
-from attnquiz.engine.export import stack_maxima as mx
-from attnquiz.engine.export.stack_prt import Unit, listed_mistakes, typed
-from attnquiz.engine.export.stack_tests import quiz_text, rounded
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.export.lms import model as lms_model
+from attnquiz.engine.export.lms import stack, stack_prt
+from attnquiz.engine.export.lms import stack_maxima as mx
+from attnquiz.engine.export.lms.stack_prt import Unit, listed_mistakes, typed
+from attnquiz.engine.export.lms.stack_tests import quiz_text, rounded
 from attnquiz.engine.export.worksheet import plan_class
-from attnquiz.engine.grading import answer_value, grade_answer, grade_parts
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
 

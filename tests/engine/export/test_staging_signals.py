@@ -105,7 +105,7 @@ def test_a_temporary_file_of_a_killed_export_is_removed_by_the_next(tmp_path: Pa
 # code it runs (before `pdf_workers.serve` sets anything itself).
 _FIRST_HANDLER = """
 import signal
-from attnquiz.engine.export import pdf_workers
+from attnquiz.engine.export.pdf import workers as pdf_workers
 
 def report(there):
     there.send(repr(signal.getsignal(signal.SIGINT)))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import text as md
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import tex as markup
 
 
 def _plain(source: str) -> str:

@@ -8,9 +8,9 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine import markup
-from attnquiz.engine.export import typst as ts
-from attnquiz.engine.export.pdf import compile_typst
+from attnquiz.engine.export.pdf import typst as ts
+from attnquiz.engine.export.pdf.worksheets import compile_typst
+from attnquiz.engine.markup import tex as markup
 
 from .samples import sample_plan
 

@@ -8,10 +8,11 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine import markup
-from attnquiz.engine.answers import ChoiceAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer
-from attnquiz.engine.export import html, markdown, pdf
+from attnquiz.engine.answers.kinds import ChoiceAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer
+from attnquiz.engine.export.pdf import worksheets as pdf
+from attnquiz.engine.export.text import html, markdown
 from attnquiz.engine.export.worksheet import sheet_instructions, working_space
+from attnquiz.engine.markup import tex as markup
 
 from .samples import sample_plan, sample_questions
 

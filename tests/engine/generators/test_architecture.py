@@ -9,9 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks, numerics, parse
-from attnquiz.engine.answers import IntegerAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
-from attnquiz.engine.bank import Bank, BankItem, NoOriginalError
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.kinds import IntegerAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank, BankItem, NoOriginalError
 from attnquiz.engine.generators import cost, counts, encoder, heads, rnn
 from attnquiz.engine.generators.common import HEADS_FOR_WIDTH, MODEL_WIDTHS
 from attnquiz.engine.variant import Question, Variant

@@ -14,8 +14,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks, grading
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.answers import grading
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.generators import heads, rnn
 from attnquiz.engine.variant import Question, Variant
 

@@ -11,10 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks, numerics
-from attnquiz.engine.answers import MatrixAnswer, NumericAnswer, VectorAnswer
-from attnquiz.engine.bank import Bank
-from attnquiz.engine.export import figure_markdown, figure_svg, figure_text, figure_typst
+from attnquiz.engine import numerics
+from attnquiz.engine.answers.kinds import MatrixAnswer, NumericAnswer, VectorAnswer
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.export.figures import markdown as figure_markdown
+from attnquiz.engine.export.figures import svg as figure_svg
+from attnquiz.engine.export.figures import text as figure_text
+from attnquiz.engine.export.figures import typst as figure_typst
 from attnquiz.engine.figures import Heatmap, LinePlot, figure_json
 from attnquiz.engine.variant import Question
 

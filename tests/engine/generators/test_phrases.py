@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.bank import Bank
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank
 
 SEEDS = range(120)
 

@@ -9,10 +9,10 @@ import numpy as np
 import pydantic
 import pytest
 
+from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.export import text as md
 from attnquiz.engine.generators.statements import Pool, _feasible
-from attnquiz.engine.loader import load_bank_text
+from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.registry import GeneratorSpec, load_builtin_generators
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks
+from attnquiz.engine.answers.rounding import ROUNDED_EARLY
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.generators import rnn
-from attnquiz.engine.rounding import ROUNDED_EARLY
 from attnquiz.engine.variant import Variant
 
 BANK = banks.load("week1")

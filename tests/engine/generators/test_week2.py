@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks, grading, numerics
-from attnquiz.engine.answers import (
+from attnquiz.engine import numerics
+from attnquiz.engine.answers import grading
+from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     IntegerAnswer,
     MatrixAnswer,
@@ -17,7 +18,8 @@ from attnquiz.engine.answers import (
     ShapeAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.bank import Bank, BankItem, NoOriginalError
+from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.bank.loaded import Bank, BankItem, NoOriginalError
 from attnquiz.engine.generators import decoder, flops, masks, normalisation, positions, tokens
 from attnquiz.engine.generators.common import MODEL_WIDTHS
 from attnquiz.engine.variant import Question, Variant

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attnquiz.engine import banks
-from attnquiz.engine.answers import ChoiceAnswer
+from attnquiz.engine.answers.kinds import ChoiceAnswer
+from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.generators import positions
 from attnquiz.engine.variant import Variant
 

@@ -1,0 +1,217 @@
+"""A loaded bank and its items, and how an item becomes a Question for a seed (or the past paper's own)."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnswer
+from attnquiz.engine.bank import tracebacks
+from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
+from attnquiz.engine.formula.items import Formula, FormulaError
+
+if TYPE_CHECKING:
+    from attnquiz.engine.bank.concept_items import Explain
+from attnquiz.engine.bank.schema import GeneratorItem, Item, note_text
+from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
+from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
+from attnquiz.engine.variant import Question, Variant
+
+_BUILTIN_NAME = "builtin_generator"
+"""Where a pickled item keeps its built-in generator's name (see `BankItem.__getstate__`)."""
+
+
+class NoOriginalError(QuizError):
+    """The item has no past-paper instance (its statement is not in the notes)."""
+
+
+@dataclass(frozen=True)
+class BankItem:
+    """An item of a loaded bank: its YAML, its generator and its validated parameters.
+
+    A formula item has its compiled ``formula``, and a ``spec`` that runs it like a generator (its
+    ``original_kwargs`` are the past paper's parameter values), so every caller treats both alike.
+    """
+
+    item: Item
+    spec: GeneratorSpec
+    kwargs: Mapping[str, Any]
+    original_kwargs: Mapping[str, Any] | None
+    line: int
+    bank: str
+    formula: Formula | None = None
+    explain: Explain | None = None
+    folder: str = ""
+    """The bank's folder, where the images its texts show are found (`attnquiz.engine.bank.images`)."""
+
+    # A cached bank (`attnquiz.engine.bank.finding`) stores a built-in generator by its name, and an item
+    # read back looks its generator up when it is first used: the first question of `quiz run`
+    # imports the module of its own generator, not those of all the bank's items (a fifth of the
+    # cached bank's start-up).
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        spec = state.get("spec")
+        if isinstance(spec, GeneratorSpec) and is_builtin(spec):
+            del state["spec"]
+            state[_BUILTIN_NAME] = spec.name
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        name = state.get(_BUILTIN_NAME)
+        if name is not None and name not in generators:
+            # A generator renamed since the entry was written: the cache reads the file instead.
+            raise LookupError(f"no built-in generator {name!r}")
+        self.__dict__.update(state)
+
+    if not TYPE_CHECKING:  # for the type checker `spec` is a field like any other
+
+        def __getattr__(self, name: str) -> Any:
+            # Called only for an attribute not set: the spec of an item read back from the cache.
+            builtin = self.__dict__.get(_BUILTIN_NAME)
+            if name != "spec" or builtin is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            spec = builtin_spec(builtin)
+            object.__setattr__(self, "spec", spec)
+            return spec
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+        return self.item.id
+
+    @property
+    def has_original(self) -> bool:
+        """Whether the past paper's own instance can be shown."""
+        return self.original_kwargs is not None
+
+    def question(self, seed: int) -> Question:
+        """The variant of this item for ``seed``."""
+        check_seed(seed)
+        variant = self._run(question_rng(seed, self.bank, self.id), self.kwargs, seed)
+        return self._wrap(variant, seed, variant_code(seed))
+
+    def original(self) -> Question:
+        """The past paper's own instance, with its inputs."""
+        if self.original_kwargs is None:
+            # The notes about the original say why it is missing ("the paper's wording is not in the notes").
+            why = " ".join(n.text for n in self.item.note if n.on != "variants")
+            raise NoOriginalError(
+                f"{self.id}: this item has no original instance"
+                + (f" ({why})" if why else "")
+                + "; try --seed N for a variant"
+            )
+        # The original's inputs are all given, so the generator draws nothing that matters;
+        # a fixed stream keeps even incidental draws (such as option order) reproducible.
+        variant = self._run(question_rng(0, self.bank, self.id), self.original_kwargs, None)
+        return self._wrap(variant, None, ORIGINAL_CODE)
+
+    def _run(self, rng: np.random.Generator, kwargs: Mapping[str, Any], seed: int | None) -> Variant:
+        try:
+            variant: object = self.spec.fn(rng, **kwargs)  # a plugin may return anything
+        except FormulaError as exc:
+            # Already one located line (file:line: field: message, values); the seed reproduces it.
+            raise exc.for_seed(seed) from None
+        except BaseException as exc:
+            # A generator bug must still reach the user as one clear line that reproduces it; a
+            # plugin's (even an exit) also says where in the bank's code, with that code's traceback.
+            if not tracebacks.is_code_failure(exc):
+                raise  # Ctrl-C, or an export's stop on SIGTERM
+            run = f"(seed={seed if seed is not None else 'original'}, params={dict(kwargs)})"
+            theirs = self.folder and not is_builtin(self.spec)
+            frames = tracebacks.bank_frames(exc.__traceback__, Path(self.folder)) if theirs else []
+            if not frames:  # quiz's own generator (a bug of quiz's): no code of the bank to point at
+                raised = tracebacks.exception_text(exc)
+                raise GeneratorRunError(
+                    f"item {self.id!r}: generator {self.spec.name!r} raised {raised} {run}"
+                ) from exc
+            message = (
+                f"{tracebacks.where(frames, '')}: item {self.id!r}: generator {self.spec.name!r} raised "
+                f"{tracebacks.exception_text(exc)} {run}"
+            )
+            raise GeneratorRunError("\n".join([message, *tracebacks.format_frames(frames)])) from None
+        if not isinstance(variant, Variant):  # a plugin that forgot its return (its annotation says Variant)
+            where = tracebacks.definition(self.spec.fn)
+            raise GeneratorRunError(
+                f"{where + ': ' if where else ''}item {self.id!r}: generator {self.spec.name!r} returned "
+                f"{type(variant).__name__}, not a Variant (seed={seed if seed is not None else 'original'})"
+            )
+        return self._apply_overrides(variant)
+
+    def _apply_overrides(self, variant: Variant) -> Variant:
+        if not isinstance(self.item, GeneratorItem):
+            return variant  # a formula item builds its answer with its own tolerance
+        answer = variant.answer
+        if self.item.tolerance is not None and not isinstance(
+            answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer
+        ):
+            tolerance = self.item.tolerance.to_tolerance()
+            if tolerance != answer.tolerance:  # rebuilding re-checks every mistake: only when it differs
+                answer = dataclasses.replace(answer, tolerance=tolerance)
+        if self.item.scoring is not None and isinstance(answer, ChoiceAnswer):
+            answer = dataclasses.replace(answer, scoring=self.item.scoring)
+        if answer is variant.answer:
+            return variant
+        return dataclasses.replace(variant, answer=answer)
+
+    def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
+        return Question(
+            bank=self.bank,
+            folder=self.folder,
+            item_id=self.id,
+            source=self.item.source,
+            topic=self.item.topic,
+            seed=seed,
+            code=code,
+            variant=variant,
+            student_note=note_text(self.item.note, "students", original=seed is None),
+            instructor_note=note_text(self.item.note, "instructors", original=seed is None),
+        )
+
+
+@dataclass(frozen=True)
+class Bank:
+    """A validated bank: its name, title, where it came from, and its items in order."""
+
+    name: str
+    title: str
+    description: str
+    path: str
+    items: tuple[BankItem, ...]
+    plugins: tuple[Path, ...] = ()
+    """The bank's plugin files (Python code), whether or not this load imported them."""
+    origin: str = ""
+    """Where `attnquiz.engine.bank.finding` found it: built-in, QUIZ_PATH or path ("" when loaded
+    directly)."""
+    images: tuple[tuple[str, int, int], ...] = ()
+    """The image files its texts show (relative to its folder), each with the size and modification
+    time (ns) it had when checked: a cached bank whose images changed is read again."""
+
+    def get(self, item_id: str) -> BankItem:
+        """The item with that id, or an error that suggests the closest ids."""
+        for entry in self.items:
+            if entry.id == item_id:
+                return entry
+        close = difflib.get_close_matches(item_id, [e.id for e in self.items], n=3, cutoff=0.5)
+        hint = (
+            f" (did you mean {', '.join(close)}?)" if close else f"; `quiz list {self.name}` shows its items"
+        )
+        raise ItemNotFoundError(f"bank {self.name!r} has no item {item_id!r}{hint}")
+
+    def topics(self) -> list[str]:
+        """The bank's topics, in the order they first appear."""
+        return list(dict.fromkeys(e.item.topic for e in self.items))
+
+    def check_topic(self, topic: str) -> str:
+        """``topic`` if the bank has it, else an error that suggests the closest topics."""
+        known = self.topics()
+        if topic in known:
+            return topic
+        close = difflib.get_close_matches(topic, known, n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else f" (topics: {', '.join(known)})"
+        raise ItemNotFoundError(f"bank {self.name!r} has no topic {topic!r}{hint}")

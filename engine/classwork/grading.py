@@ -1,0 +1,1017 @@
+"""Grading a class: answers.csv → each student's variants rebuilt from their seed → marks and a summary.
+
+The file has a header row naming its columns: ``student`` (the number on the worksheet) and/or
+``code`` (the variant code printed on it), optionally ``name``, then one column per question,
+headed by the item's id (``quiz grade BANK --template`` writes such a file for a class). Each
+cell is graded by `attnquiz.engine.answers.grading.grade`, the grader every other part of quiz uses. A row
+that
+cannot be graded (an unknown student, a student given twice, a bad code, missing cells, a cell
+too long) is reported with its line number and kept in the marks with the reason, never dropped
+nor counted in the class's means; a file that cannot be read at all (not text, no header, a
+column that names no item) is an error.
+
+Spreadsheets in comma-decimal locales save CSV with ``;`` between cells and ``,`` as the decimal
+mark (``2,75``): in such a file a cell that is one number with a decimal comma is read as that
+number. The marks are written back the way the answers came (the same delimiter, decimal mark
+and byte-order mark), so the instructor's spreadsheet opens them as it opened the answers; a text
+cell that a spreadsheet would run as a formula is neutralised as OWASP advises (a leading ``'``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import csv
+import difflib
+import io
+import re
+from collections import Counter
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from attnquiz.engine.answers.grading import Status, grade, grade_parts
+from attnquiz.engine.answers.kinds import ExplainAnswer
+from attnquiz.engine.bank.loaded import Bank, BankItem
+from attnquiz.engine.capped import TooLarge, read_capped
+from attnquiz.engine.errors import QuizError, VariantCodeError
+from attnquiz.engine.export.worksheet import ClassPlan, student_seed
+from attnquiz.engine.parallel import ordered_map
+from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
+from attnquiz.engine.typed_numbers import whole
+from attnquiz.engine.variant import Question
+
+CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked", "review"]
+"""``unmarked``: an answer to a concept question that awaits its mark by hand (scores 0 until then);
+``review``: a cell `quiz scan` left for its review (``?review N``), not an answer yet (scores 0 until
+the review settles it and the class is graded again)."""
+
+AWAITS_REVIEW = "awaits the scan's review"
+"""The one wording of a ``?review N`` cell, in the marks' notes, the summary, the JSON and each
+student's page (a number, a part, a concept answer or its mark alike)."""
+
+
+def review_feedback(marker: str) -> str:
+    """What a student's page and the marks say of a cell left for the scan's review."""
+    return (
+        f"This answer {AWAITS_REVIEW} ({marker.strip()}): settle it with `quiz scan --fix` (or "
+        "`quiz serve --scan`) and grade again. It counts 0 until then."
+    )
+
+
+def review_summary(count: int, columns: Sequence[str]) -> str:
+    """What the class summary and the report say of the cells left for the scan's review."""
+    cells = "1 answer awaits" if count == 1 else f"{count} answers await"
+    return (
+        f"{cells} the scan's review ({', '.join(columns)}): they count 0 until then. Settle them with "
+        "`quiz scan --fix` (or `quiz serve --scan`) and grade again."
+    )
+
+
+def is_under_review(text: str) -> bool:
+    """Whether a cell is one `quiz scan` left for review: ``?review N`` exactly (a bare ``?review`` is
+    an answer like any other, and graded as one)."""
+    marker = text.strip()
+    return marker.startswith(UNDER_REVIEW) and marker[len(UNDER_REVIEW) :].strip().isdigit()
+
+
+def _cell_status(status: Status) -> CellStatus:
+    """A grade's status as a cell's: an unscored (concept) answer awaits its mark by hand."""
+    return "unmarked" if status == "unscored" else status
+
+
+ID_COLUMNS = {
+    "student": "student",
+    "student number": "student",
+    "student_number": "student",
+    "number": "student",
+    "code": "code",
+    "variant": "code",
+    "variant code": "code",
+    "variant_code": "code",
+    "name": "name",
+}
+"""Header names (case-insensitive) of the columns that say who a row is, and their meaning."""
+
+MAX_FILE_BYTES = 20_000_000
+MAX_CELL_CHARS = 131_072
+"""A longer cell makes its row "not graded: cell too long" (Python's own CSV default limit)."""
+
+
+class AnswersFileError(QuizError):
+    """An answers file that cannot be read as a class's answers at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One graded answer: what was written, how it was graded, and the mistake it showed."""
+
+    item: str
+    response: str
+    status: CellStatus
+    score: float
+    mistake: str | None
+    feedback: str
+    # A concept question's cell: the mark given by hand (None while unmarked), out of ``points``
+    # (its key points, a mark each); ``score`` is then mark / points, so the question weighs 1.
+    mark: float | None = None
+    points: int = 0
+    # The marks the column is worth: a part's weight (`attnquiz.engine.answers.kinds.Part.weight`), 1 for
+    # any other question. ``score`` is 0..1; the cell earns ``score * worth`` (`marks`).
+    worth: float = 1.0
+    # Why the cell could not be graded (a hand mark that is not a mark): it earns nothing until the
+    # sheet is fixed, the rest of its row is graded, and the marks and the summary say so.
+    problem: str = ""
+    # The scan's ``?review N`` of a cell left for its review (status "review"), "" for any other.
+    review: str = ""
+
+    @property
+    def marks(self) -> float:
+        """What the cell earns: its score times what it is worth."""
+        return self.score * self.worth
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A worker sends its rows back pickled: the fields in order, rebuilt by the constructor (a
+        # frozen slots dataclass is otherwise restored one object.__setattr__ per field).
+        return (Cell, tuple(getattr(self, name) for name in _CELL_FIELDS))
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One student's marks, or (with ``problem``) a row that could not be graded and why."""
+
+    line: int
+    student: str
+    name: str
+    code: str
+    cells: tuple[Cell, ...] = ()
+    problem: str = ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Row, tuple(getattr(self, name) for name in _ROW_FIELDS))
+
+    @property
+    def graded(self) -> bool:
+        """Whether the row was graded (it has no problem)."""
+        return not self.problem
+
+    @property
+    def total(self) -> float:
+        """The sum of the row's marks (each cell's score times what it is worth)."""
+        return sum(cell.marks for cell in self.cells)
+
+
+_CELL_FIELDS = tuple(f.name for f in fields(Cell))
+_ROW_FIELDS = tuple(f.name for f in fields(Row))
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSummary:
+    """How the class did on one question."""
+
+    item: str
+    mean: float
+    counts: dict[str, int]
+    worth: float = 1.0
+    """The marks the question (or part) is worth; ``mean`` is in marks, out of it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The class at a glance: graded and bad rows, the mean total, each question, the common mistakes."""
+
+    graded: int
+    problems: int
+    out_of: float
+    mean_total: float
+    items: tuple[ItemSummary, ...]
+    mistakes: tuple[tuple[str, str, int], ...]  # (item, tag, how many), most common first
+    unmarked: int = 0
+    """Answers to concept questions that await a mark by hand (they count 0 in the totals until then)."""
+    review: int = 0
+    """Cells that await the scan's review (``?review N``; they count 0 in the totals until then)."""
+    bad_cells: tuple[tuple[int, str], ...] = ()
+    """Cells that could not be graded, as (line, "column: why"), in file order (they count 0)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as JSON."""
+        return {
+            "graded": self.graded,
+            "problems": self.problems,
+            "out_of": plain_number(self.out_of),
+            "mean_total": self.mean_total,
+            "unmarked": self.unmarked,
+            "review": self.review,
+            "bad_cells": [{"line": line, "problem": problem} for line, problem in self.bad_cells],
+            "items": [
+                {"item": i.item, "mean": i.mean, "worth": plain_number(i.worth), "counts": i.counts}
+                for i in self.items
+            ],
+            "mistakes": [{"item": i, "tag": t, "count": n} for i, t, n in self.mistakes],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ClassMarks:
+    """The marks of a class: the questions (item ids, in column order) and one row per data row."""
+
+    bank: str
+    file: str
+    items: tuple[str, ...]
+    rows: tuple[Row, ...]
+    has_names: bool = False
+    delimiter: str = ","
+    bom: bool = False
+
+    @property
+    def decimal_comma(self) -> bool:
+        """Whether the file is from a comma-decimal locale (``;`` between cells, ``2,75``)."""
+        return self.delimiter == ";"
+
+    @property
+    def problems(self) -> list[Row]:
+        """The rows that could not be graded."""
+        return [row for row in self.rows if not row.graded]
+
+    @property
+    def worths(self) -> tuple[float, ...]:
+        """What each column is worth, in marks: a part's weight, 1 for any other question (the same
+        for every variant of an item; 1 for a column no row could grade)."""
+        for row in self.rows:
+            if row.graded and len(row.cells) == len(self.items):
+                return tuple(cell.worth for cell in row.cells)
+        return (1.0,) * len(self.items)
+
+    @property
+    def out_of(self) -> float:
+        """The marks a student can earn: the sum of what the columns are worth."""
+        return sum(self.worths)
+
+    def counting(self) -> str:
+        """How the parts count, as the summary says it ("" when no column is a part)."""
+        worths = zip(self.items, self.worths, strict=True)
+        parts = [(item, worth) for item, worth in worths if _part_heading(item) is not None]
+        if not parts:
+            return ""
+        weighted = [f"{item} counts {plain_number(worth)}" for item, worth in parts if worth != 1]
+        if not weighted:
+            return "Each part of a question in parts counts 1 mark, as a question does."
+        return (
+            "A question counts 1 mark and a part its weight: "
+            + "; ".join(weighted)
+            + (", the other parts 1 each." if len(weighted) < len(parts) else ".")
+        )
+
+    def summary(self, top: int = 10) -> Summary:
+        """Mean per question, the mean total and the ``top`` most common named mistakes."""
+        graded = [row for row in self.rows if row.graded]
+        items: list[ItemSummary] = []
+        mistakes: Counter[tuple[str, str]] = Counter()
+        worths = self.worths
+        for index, item in enumerate(self.items):
+            cells = [row.cells[index] for row in graded]
+            counts = Counter(cell.status for cell in cells)
+            # Those marked: an answer awaiting its mark or the scan's review has no mark yet.
+            cells = [cell for cell in cells if cell.status not in _AWAITING and not cell.problem]
+            mean = sum(cell.marks for cell in cells) / len(cells) if cells else 0.0
+            items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}, worths[index]))
+            mistakes.update((item, cell.mistake) for cell in cells if cell.mistake)
+        totals = [row.total for row in graded]
+        common = sorted(mistakes.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        return Summary(
+            graded=len(graded),
+            problems=len(self.rows) - len(graded),
+            out_of=self.out_of,
+            mean_total=sum(totals) / len(totals) if totals else 0.0,
+            items=tuple(items),
+            mistakes=tuple((item, tag, n) for (item, tag), n in common),
+            unmarked=sum(cell.status == "unmarked" for row in graded for cell in row.cells),
+            review=sum(cell.status == "review" for row in graded for cell in row.cells),
+            bad_cells=tuple((row.line, cell.problem) for row in graded for cell in row.cells if cell.problem),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Every row and the summary, for scripts."""
+        return {
+            "bank": self.bank,
+            "file": self.file,
+            "items": list(self.items),
+            "rows": [
+                {
+                    "line": row.line,
+                    "student": row.student,
+                    "name": row.name,
+                    "code": row.code,
+                    "problem": row.problem or None,
+                    "total": row.total if row.graded else None,
+                    "cells": [
+                        {
+                            "item": c.item,
+                            "response": c.response,
+                            "status": c.status,
+                            "score": c.score,
+                            # A part that weighs more than 1: what the cell earns, and out of what.
+                            **({"marks": c.marks, "worth": plain_number(c.worth)} if c.worth != 1 else {}),
+                            "mistake": c.mistake,
+                            **({"mark": c.mark, "points": c.points} if c.points else {}),
+                            **({"review": c.review} if c.review else {}),
+                        }
+                        for c in row.cells
+                    ],
+                }
+                for row in self.rows
+            ],
+            "summary": self.summary().to_json(),
+        }
+
+
+_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank", "unmarked", "review")
+_AWAITING: frozenset[CellStatus] = frozenset({"unmarked", "review"})
+"""Statuses of a cell with no mark yet: its score cell in the marks is empty, not a 0 that looks like one."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Header:
+    """Which column holds what."""
+
+    student: int | None = None
+    code: int | None = None
+    name: int | None = None
+    items: list[tuple[int, str]] = field(default_factory=list)
+    # Columns of one part of a question in parts, headed "3a ITEM" (or "ITEM (a)"): (index, item, label).
+    parts: list[tuple[int, str, str]] = field(default_factory=list)
+    # Each part column's heading as the file writes it, by (item, label): the marks keep it.
+    headings: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The mark columns of concept questions, headed "ITEM mark" or "ITEM mark (0-4)": item → (index,
+    # heading, the most it says a mark can be, or None).
+    marks: dict[str, tuple[int, str, int | None]] = field(default_factory=dict)
+    width: int = 0
+
+
+def decode(data: bytes, file: str) -> str:
+    """The text of an answers file (UTF-8, with or without the BOM spreadsheets write)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise AnswersFileError(f"{file}: too large for an answers file ({len(data):,} bytes)")
+    if b"\x00" in data[:4096]:
+        raise AnswersFileError(f"{file}: not a text file (save the sheet as CSV)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise AnswersFileError(f"{file}:{line}: not UTF-8 text (save the sheet as 'CSV UTF-8')") from exc
+
+
+def _dialect(first_line: str) -> str:
+    """The delimiter a spreadsheet used: tab, semicolon (in comma-decimal locales) or comma."""
+    if "\t" in first_line:
+        return "\t"
+    if first_line.count(";") > first_line.count(","):
+        return ";"
+    return ","
+
+
+def _rows(text: str, delimiter: str) -> Generator[tuple[int, list[str]], None, None]:
+    """CSV rows with the line each starts on (a quoted cell may span lines).
+
+    The csv module refuses a cell over its field limit with an error that would end the whole
+    class; the limit is lifted to the file size while reading, and `grade_text` turns a long
+    cell into a row that is not graded.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    line = 1
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, MAX_FILE_BYTES))
+    try:
+        for row in reader:
+            yield line, row
+            line = reader.line_num + 1
+    finally:
+        csv.field_size_limit(limit)
+
+
+# One number written with a decimal comma, as a comma-decimal spreadsheet saves it (2,75  -0,5  1,5E-06).
+_DECIMAL_COMMA = re.compile(r"[-+\u2212]?\d*,\d+(?:[eE][-+]?\d+)?")
+
+
+def _response(cell: str, decimal_comma: bool) -> str:
+    text = cell.strip()
+    if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
+        return text.replace(",", ".")
+    return text
+
+
+def _header(cells: list[str], bank: Bank, file: str) -> _Header:
+    header = _Header(width=len(cells))
+    ids = [entry.id for entry in bank.items]
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(cells):
+        label = raw.strip()
+        role = ID_COLUMNS.get(label.lower())
+        key = role or label
+        if key in seen:
+            raise AnswersFileError(
+                f"{file}:1: column {label!r} appears twice (columns {seen[key] + 1} and {index + 1})"
+            )
+        seen[key] = index
+        part = _part_heading(label)
+        marked = _MARK_COLUMN.fullmatch(label)
+        if role is not None:
+            setattr(header, role, index)
+        elif label in ids:
+            header.items.append((index, label))
+        elif part is not None and part[0] in ids:
+            header.parts.append((index, *part))
+            header.headings[part] = label
+        elif marked is not None and marked.group(1) in ids:
+            item = marked.group(1)
+            if item in header.marks:
+                earlier = header.marks[item][0]
+                raise AnswersFileError(
+                    f"{file}:1: {item} has two mark columns (columns {earlier + 1} and {index + 1})"
+                )
+            most = int(marked.group(2)) if marked.group(2) is not None else None
+            header.marks[item] = (index, label, most)
+        elif _BARE_PART.fullmatch(label):
+            raise AnswersFileError(
+                f"{file}:1: column {label!r} names a part but not its question: head it `{label} ITEM` with "
+                f"the item id (`quiz grade {bank.name} --template` writes the headings)"
+            )
+        elif not label:
+            raise AnswersFileError(f"{file}:1: column {index + 1} has no name (name it after an item id)")
+        else:
+            close = difflib.get_close_matches(label, ids, n=1, cutoff=0.6)
+            hint = (
+                f" (did you mean {close[0]}?)" if close else f"; `quiz list {bank.name}` shows the item ids"
+            )
+            raise AnswersFileError(
+                f"{file}:1: column {label!r} is neither student, code nor name, nor an item of bank "
+                f"{bank.name!r}{hint}"
+            )
+    if header.student is None and header.code is None:
+        raise AnswersFileError(
+            f"{file}:1: the first row must name the columns: `student` or `code` (or both), optionally "
+            f"`name`, then one column per question headed by its item id (`quiz grade {bank.name} "
+            "--template` writes one)"
+        )
+    if not header.items and not header.parts and not header.marks:
+        raise AnswersFileError(f"{file}:1: no column is headed by an item id of bank {bank.name!r}")
+    _check_mark_columns(header, bank, file)
+    return header
+
+
+_MARK_COLUMN = re.compile(r"(.+?)\s+mark(?:\s*\(\s*0\s*[-\u2013]\s*(\d{1,3})\s*\))?", re.IGNORECASE)
+"""The column of a concept question's marks by hand: ``why-scale mark (0-4)``, or ``why-scale mark``."""
+
+
+def mark_column(item: str, points: int) -> str:
+    """The heading of a concept question's mark column: ``why-scale mark (0-4)``, a mark a key point."""
+    return f"{item} mark (0-{points})"
+
+
+def _check_mark_columns(header: _Header, bank: Bank, file: str) -> None:
+    """Each mark column belongs to a concept question, and says the right most a mark can be."""
+    for item, (_, heading, most) in header.marks.items():
+        try:
+            answer = bank.get(item).question(0).answer  # a concept question is the same for every seed
+        except QuizError:
+            continue  # an item that cannot be built: each row says why
+        if not isinstance(answer, ExplainAnswer):
+            raise AnswersFileError(
+                f"{file}:1: column {heading!r}: {item} is not a concept question, and only a concept "
+                "question's answers are marked by hand (quiz grade marks the others)"
+            )
+        n = len(answer.points)
+        if most is not None and most != n:
+            raise AnswersFileError(
+                f"{file}:1: column {heading!r}: {item} has {n} key points, a mark each, so its marks are "
+                f"0 to {n} (head the column {mark_column(item, n)!r})"
+            )
+
+
+_PART_COLUMN = re.compile(r"(\d+)([a-z])\s+(\S.*)")
+"""A column of one part of a question in parts: ``3a params-chain`` (question 3, part (a))."""
+_OLD_PART_COLUMN = re.compile(r"(.+?)\s*\(([a-z])\)")
+"""The heading files written before the question numbers had, still read: ``params-chain (a)``."""
+_BARE_PART = re.compile(r"\d+[a-z]")
+
+
+def _part_heading(heading: str) -> tuple[str, str] | None:
+    """(item, label) of a part column's heading, in either form; None for any other heading."""
+    new = _PART_COLUMN.fullmatch(heading)
+    if new is not None:
+        return new.group(3).strip(), new.group(2)
+    old = _OLD_PART_COLUMN.fullmatch(heading)
+    return (old.group(1), old.group(2)) if old is not None else None
+
+
+def part_column(item: str, label: str, number: int) -> str:
+    """The heading of a part's column in answers and marks files: ``3a params-chain``, the question's
+    number on the sheets and the part's label (as the sheet prints "Question 3 (a)"), then the item."""
+    return f"{number}{label} {item}"
+
+
+def _part_cells(
+    question: Question, responses: dict[str, str], decimal_comma: bool, headings: dict[tuple[str, str], str]
+) -> list[Cell]:
+    """The cells of one question in parts, graded together so that errors carry forward.
+
+    Only the parts whose columns the file has get a cell; a part without a column is graded as
+    unanswered (it carries nothing forward)."""
+    labels = question.variant.answer.labels  # type: ignore[union-attr]
+    unknown = sorted(set(responses) - set(labels))
+    if unknown:
+        raise _RowProblem(f"{question.item_id} has no part ({unknown[0]}); its parts are {', '.join(labels)}")
+    texts = [_response(responses.get(label, ""), decimal_comma) for label in labels]
+    # A part left for the scan's review is graded as unanswered (it carries nothing forward) and
+    # said as in review, never read as an answer.
+    review = [is_under_review(text) for text in texts]
+    heard = ["" if held else text for text, held in zip(texts, review, strict=True)]
+    result = grade_parts(question.variant.answer, heard)  # type: ignore[arg-type]
+    cells: list[Cell] = []
+    for text, held, graded in zip(texts, review, result.parts, strict=True):
+        if graded.label not in responses:
+            continue
+        column = headings[question.item_id, graded.label]
+        worth = graded.weight
+        if held:
+            cells.append(
+                Cell(column, text, "review", 0.0, None, review_feedback(text), worth=worth, review=text)
+            )
+            continue
+        if not text:
+            cells.append(Cell(column, "", "blank", 0.0, None, "No answer.", worth=worth))
+            continue
+        part = graded.grade
+        mistake = part.mistake.tag if part.mistake is not None else None
+        status = _cell_status(part.status)
+        cells.append(Cell(column, text, status, part.score, mistake, part.feedback, worth=worth))
+    return cells
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading
+# ---------------------------------------------------------------------------------------------
+
+
+class _RowProblem(Exception):
+    """A reason a row cannot be graded (reported with its line; the other rows go on)."""
+
+
+def _seed_of(
+    student: str, code: str, master_seed: int | None, students: int | None
+) -> tuple[int | None, str]:
+    """The row's seed (None for the past papers' own questions) and its variant code."""
+    number: int | None = None
+    if student:
+        number = whole(student)
+        if number is None:
+            raise _RowProblem(f"student {student[:20]!r} is not a student number")
+        if number < 1 or (students is not None and number > students):
+            limit = f" (the class has students 1 to {students})" if students is not None else ""
+            raise _RowProblem(f"unknown student {number}{limit}")
+    if code:
+        if code.strip().lower() == ORIGINAL_CODE:
+            return None, ORIGINAL_CODE
+        try:
+            seed = seed_from_code(code)
+        except VariantCodeError as exc:
+            raise _RowProblem(str(exc)) from None
+        if number is not None and master_seed is not None:
+            expected = variant_code(student_seed(master_seed, number))
+            if expected != variant_code(seed):
+                raise _RowProblem(
+                    f"student {number} has variant {expected} with --seed {master_seed}, but the row says "
+                    f"{code.strip()}: check the code, the student number and the seed"
+                )
+        return seed, variant_code(seed)
+    if number is None:
+        raise _RowProblem("the row gives neither a student number nor a variant code")
+    if master_seed is None:
+        raise _RowProblem(
+            f"student {number} has no variant code in the file, and no --seed was given to rebuild it"
+        )
+    if students is None:
+        # Any number rebuilds some sheet from the seed: without the class size, a typo (student 13
+        # for 31) or a stranger would be graded on a sheet nobody had and counted in the means.
+        raise _RowProblem(
+            f"student {number} has no variant code in the file, and without --students (the class "
+            "size) quiz cannot tell whether that student exists: give --students N or the sheet's code"
+        )
+    seed = student_seed(master_seed, number)
+    return seed, variant_code(seed)
+
+
+def _question(entry: BankItem, seed: int | None) -> Question:
+    return entry.original() if seed is None else entry.question(seed)
+
+
+def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cell:
+    text = _response(response, decimal_comma)
+    if not text:
+        return _blank(question.item_id)
+    if is_under_review(text):  # `quiz scan` could not decide it: never graded as an answer
+        return Cell(question.item_id, text, "review", 0.0, None, review_feedback(text), review=text)
+    result = grade(question, text)
+    mistake = result.mistake.tag if result.mistake is not None else None
+    return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
+
+
+def _blank(item: str) -> Cell:
+    return Cell(item, "", "blank", 0.0, None, "No answer.")
+
+
+UNDER_REVIEW = "?review "
+"""How `quiz scan` writes a cell it left for review (its ``REVIEW_PREFIX``; scan is a layer above)."""
+_MARK = re.compile(r"\+?(\d{1,4}(?:[.,]\d{1,4})?)")
+
+
+def _concept_cell(
+    question: Question, answer: ExplainAnswer, response: str, mark_text: str, heading: str
+) -> Cell:
+    """A concept question's cell: the answer kept as written, never scored by its text; the mark given
+    by hand (0 to the number of key points) is its score, as a share of the question's one mark."""
+    text = response.strip()
+    points = len(answer.points)
+    given = mark_text.strip()
+    for cell in (given, text):  # a mark (or an answer) the scan could not read: not a mark, not "invalid"
+        if is_under_review(cell):
+            return Cell(
+                question.item_id, text, "review", 0.0, None, review_feedback(cell), None, points, review=cell
+            )
+    if not given:
+        if not text:
+            return Cell(question.item_id, "", "blank", 0.0, None, "No answer.", None, points)
+        awaiting = f"Awaiting a mark by hand (0 to {points}, a mark for each key point)."
+        return Cell(question.item_id, text, "unmarked", 0.0, None, awaiting, None, points)
+    number = _MARK.fullmatch(given)
+    mark = float(number.group(1).replace(",", ".")) if number is not None else None
+    if mark is None or mark > points:
+        # That one cell's problem: the row's other answers are graded, and this one earns nothing
+        # until the mark is fixed (said in the marks and the summary, never silently a 0).
+        problem = (
+            f"column {heading!r}: the mark {given[:20]!r} is not a number from 0 to {points} (a mark for "
+            f"each key point of {question.item_id})"
+        )
+        return Cell(question.item_id, text, "invalid", 0.0, None, problem, None, points, problem=problem)
+    status: CellStatus = "correct" if mark == points else "wrong" if mark == 0 else "partial"
+    feedback = f"Marked by hand: {mark:g} of {points} key points."
+    return Cell(question.item_id, text, status, mark / points, None, feedback, mark, points)
+
+
+def _row_cells(
+    columns: list[tuple[int, str, str | None]],
+    entries: dict[str, BankItem],
+    seed: int | None,
+    cells: list[str],
+    decimal_comma: bool,
+    headings: dict[tuple[str, str], str],
+    marks: dict[str, tuple[int, str, int | None]] | None = None,
+    mark_only: frozenset[str] = frozenset(),
+) -> Iterator[Cell]:
+    """One row's cells in column order; the parts of one question are graded together; a concept
+    question's answer is kept, with the mark from its mark column (``marks``), if any (``mark_only``:
+    the concept questions whose only column is the mark)."""
+    by_part: dict[str, list[Cell]] = {}
+    built: dict[str, Question] = {}  # a question in parts has a column per part: built once a row
+    for index, item, label in columns:
+        if item not in built:
+            entry = entries[item]
+            if label is None and entry.explain is None and not _response(cells[index], decimal_comma):
+                # A blank answer to a question with one answer is "No answer." whatever the variant:
+                # it is not built (a class leaves many blanks, and building is most of the work).
+                yield _blank(item)
+                continue
+            built[item] = _question(entry, seed)
+        question = built[item]
+        if label is None and isinstance(question.answer, ExplainAnswer):
+            response = "" if item in mark_only else cells[index]
+            mark_index, heading, _ = (marks or {}).get(item, (None, f"{item} mark", None))
+            mark_text = cells[mark_index] if mark_index is not None else ""
+            yield _concept_cell(question, question.answer, response, mark_text, heading)
+            continue
+        if label is None:
+            yield _cell(question, cells[index], decimal_comma)
+            continue
+        if item not in by_part:
+            if not question.variant.parts:
+                raise _RowProblem(f"{item} is not a question in parts: head its column {item!r}")
+            responses = {lab: cells[i] for i, it, lab in columns if it == item and lab is not None}
+            by_part[item] = _part_cells(question, responses, decimal_comma, headings)
+        yield by_part[item].pop(0)
+
+
+def grade_text(
+    bank: Bank,
+    text: str,
+    *,
+    file: str = "answers.csv",
+    master_seed: int | None = None,
+    students: int | None = None,
+    bom: bool = False,
+    jobs: int = 1,
+) -> ClassMarks:
+    """Grade the answers in ``text`` (CSV with a header row); see the module docstring.
+
+    ``bom`` says the file began with a UTF-8 byte-order mark (so the marks are written with one);
+    ``jobs``: processes grading rows at once for a large class (the marks are the same).
+    """
+    if text.startswith("\ufeff"):
+        text, bom = text[1:], True
+    delimiter = _dialect(text.lstrip("\r\n").split("\n", 1)[0])
+    # Closed however grading ends (a bad header raises): the reader's field limit is put back then.
+    with contextlib.closing(_rows(text, delimiter)) as rows:
+        return _graded(bank, rows, file, delimiter, master_seed, students, bom, jobs)
+
+
+def _graded(
+    bank: Bank,
+    rows: Iterator[tuple[int, list[str]]],
+    file: str,
+    delimiter: str,
+    master_seed: int | None,
+    students: int | None,
+    bom: bool,
+    jobs: int = 1,
+) -> ClassMarks:
+    decimal_comma = delimiter == ";"
+    first = next(rows, None)
+    while first is not None and not any(c.strip() for c in first[1]):
+        first = next(rows, None)
+    if first is None:
+        raise AnswersFileError(f"{file}: the file is empty (`quiz grade {bank.name} --template` writes one)")
+    header = _header(first[1], bank, file)
+    # Columns in file order: a whole item's, or one part's of a question in parts (graded by item).
+    whole: list[tuple[int, str, str | None]] = [(index, item, None) for index, item in header.items]
+    # A concept question given only by its marks (the answers stayed on paper) is graded at its mark column.
+    mark_only = frozenset(item for item in header.marks if item not in {i for _, i in header.items})
+    whole += [(header.marks[item][0], item, None) for item in mark_only]
+    columns = sorted(whole + [(i, item, lab) for i, item, lab in header.parts])
+    item_ids = tuple(item if label is None else header.headings[item, label] for _, item, label in columns)
+    entries = {item: bank.get(item) for _, item, _ in columns}
+    # Each row is checked here, in file order (a student given twice is found by the rows before);
+    # then the rows to grade are graded, maybe by several processes, and put back in that order.
+    out: list[Row | _Pending] = []
+    seen_students: dict[int, int] = {}
+    seen_variants: dict[tuple[int | None, str], tuple[int, str]] = {}
+
+    def get(cells: list[str], index: int | None) -> str:
+        return cells[index].strip() if index is not None and index < len(cells) else ""
+
+    for line, cells in rows:
+        if not any(c.strip() for c in cells):
+            continue  # a blank line between rows is not a student
+        student, code, name = get(cells, header.student), get(cells, header.code), get(cells, header.name)
+        try:
+            if len(cells) < header.width:
+                raise _RowProblem(
+                    f"{len(cells)} cells where the header has {header.width}: missing cells (an empty "
+                    "answer is an empty cell between commas)"
+                )
+            if any(c.strip() for c in cells[header.width :]):
+                raise _RowProblem(f"{len(cells)} cells where the header has {header.width}")
+            longest = max(len(c) for c in cells)
+            if longest > MAX_CELL_CHARS:
+                raise _RowProblem(
+                    f"cell too long ({longest:,} characters; a cell holds at most {MAX_CELL_CHARS:,})"
+                )
+            seed, shown = _seed_of(student, code, master_seed, students)
+            _check_once(student, seed, shown, line, seen_students, seen_variants)
+        except _RowProblem as problem:
+            out.append(Row(line, student, name, code, problem=str(problem)))
+            continue
+        except QuizError as exc:  # e.g. a code that is not a variant code
+            out.append(Row(line, student, name, code, problem=str(exc)))
+            continue
+        out.append(_Pending(line, student, name, code, shown, seed, cells))
+    pending = [row for row in out if isinstance(row, _Pending)]
+    grader = _RowGrader(columns, entries, decimal_comma, header.headings, header.marks, mark_only)
+    # Workers pay for themselves from a few thousand cells (a cell takes about 0.2 ms).
+    enough = -(-_PARALLEL_CELLS // max(1, len(columns)))
+    chunk = 8
+    if any(_runs_code(entry) for entry in entries.values()):
+        # A code cell runs a sandbox (about 0.1 s of CPU): two rows already pay for the workers, and
+        # a row a message keeps them evenly busy.
+        enough, chunk = 2, 1
+    graded = iter(ordered_map(_grade_row, grader, pending, jobs=jobs, min_tasks=enough, chunk=chunk))
+    marked = tuple(next(graded) if isinstance(row, _Pending) else row for row in out)
+    return ClassMarks(
+        bank.name, file, item_ids, marked, has_names=header.name is not None, delimiter=delimiter, bom=bom
+    )
+
+
+_PARALLEL_CELLS = 3000
+
+
+def _runs_code(entry: BankItem) -> bool:
+    """Whether the item is a code question (graded by running the answer), told without building it."""
+    return entry.explain is None and entry.formula is None and entry.spec.name.startswith("code_")
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A row that passed the file-order checks, to be graded."""
+
+    line: int
+    student: str
+    name: str
+    code: str
+    shown: str
+    seed: int | None
+    cells: list[str]
+
+
+@dataclass(frozen=True)
+class _RowGrader:
+    """What grading any row needs: the columns, the items, and how the file writes numbers."""
+
+    columns: list[tuple[int, str, str | None]]
+    entries: dict[str, BankItem]
+    decimal_comma: bool
+    headings: dict[tuple[str, str], str]
+    marks: dict[str, tuple[int, str, int | None]]
+    mark_only: frozenset[str]
+
+
+def _grade_row(grader: _RowGrader, row: _Pending) -> Row:
+    """One row's graded `Row`, or the row with the reason it cannot be graded (a task of `_graded`,
+    maybe in a worker process: every problem is returned as text, never raised)."""
+    try:
+        graded = tuple(
+            _row_cells(
+                grader.columns,
+                grader.entries,
+                row.seed,
+                row.cells,
+                grader.decimal_comma,
+                grader.headings,
+                grader.marks,
+                grader.mark_only,
+            )
+        )
+    except _RowProblem as problem:
+        return Row(row.line, row.student, row.name, row.code, problem=str(problem))
+    except QuizError as exc:  # e.g. an item with no original asked for with code "original"
+        return Row(row.line, row.student, row.name, row.code, problem=str(exc))
+    return Row(row.line, row.student, row.name, row.shown, graded)
+
+
+def _check_once(
+    student: str,
+    seed: int | None,
+    shown: str,
+    line: int,
+    seen_students: dict[int, int],
+    seen_variants: dict[tuple[int | None, str], tuple[int, str]],
+) -> None:
+    """Refuse a row for a student already graded: by number, or by the variant (a code, or a number
+    rebuilt from the seed, name the same sheet). The first row stays graded; this one is reported."""
+    number = whole(student) if student else None
+    if number is not None and number in seen_students:
+        raise _RowProblem(f"student {number} is already on line {seen_students[number]}")
+    # The past papers' questions are the same for everyone: there the number alone says who.
+    variant = (None, student) if seed is None else (seed, "")
+    if seed is not None and variant in seen_variants:
+        first, who = seen_variants[variant]
+        raise _RowProblem(f"variant {shown} is already on line {first} ({who}): the same sheet graded twice")
+    if number is not None:
+        seen_students[number] = line
+    seen_variants[variant] = (line, f"student {number}" if number is not None else f"variant {shown}")
+
+
+def grade_file(
+    bank: Bank, path: Path, *, master_seed: int | None = None, students: int | None = None, jobs: int = 1
+) -> ClassMarks:
+    """Grade an answers file on disk (``jobs``: processes at once for a large class)."""
+    try:
+        data = read_capped(path, MAX_FILE_BYTES)
+    except TooLarge as exc:
+        raise AnswersFileError(f"{path}: {exc.said('an answers file')}") from None
+    except OSError as exc:
+        raise AnswersFileError(f"{path}: cannot read the answers file ({exc.strerror or exc})") from exc
+    return grade_text(
+        bank,
+        decode(data, str(path)),
+        file=str(path),
+        master_seed=master_seed,
+        students=students,
+        bom=data.startswith(codecs.BOM_UTF8),
+        jobs=jobs,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------------
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP: CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+
+
+def _text_cell(text: str) -> str:
+    """A text cell as OWASP advises: one that a spreadsheet would run as a formula gets a leading ``'``.
+
+    A plain number (``-3``) is left as it is: a spreadsheet reads it as that number, never a formula.
+    """
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def marks_csv(marks: ClassMarks) -> str:
+    """The marks as CSV: who, the marks of each question (its score times what it is worth: a part
+    its weight), total, out of, the named mistakes, notes.
+
+    Written in the answers file's own dialect: its delimiter, and a decimal comma in a ``;`` file.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=marks.delimiter, lineterminator="\n")
+
+    def number(score: float) -> str:
+        text = f"{score:.3f}".rstrip("0").rstrip(".")
+        return text.replace(".", ",") if marks.decimal_comma else text
+
+    writer.writerow(["line", "student", "name", "code", *marks.items, "total", "out_of", "mistakes", "notes"])
+    out_of = number(marks.out_of)
+    for row in marks.rows:
+        who = [row.line, _text_cell(row.student), _text_cell(row.name), _text_cell(row.code)]
+        if not row.graded:
+            blanks = [""] * len(marks.items)
+            note = _text_cell(f"not graded: {row.problem}")
+            writer.writerow([*who, *blanks, "", out_of, "", note])
+            continue
+        mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
+        said = {"blank": "no answer", "invalid": "could not be read", "unmarked": "awaits a mark by hand"}
+        notes = "; ".join(
+            f"{c.item}: not graded: {c.problem}"
+            if c.problem
+            else f"{c.item}: {AWAITS_REVIEW} ({c.review})"
+            if c.status == "review"
+            else f"{c.item}: {said[c.status]}"
+            for c in row.cells
+            if c.problem or c.status in said or c.status == "review"
+        )
+        # An answer awaiting its mark or the scan's review, or whose mark is not one, has no score
+        # yet (an empty cell, not a 0 that looks like one).
+        scores = ["" if c.status in _AWAITING or c.problem else number(c.marks) for c in row.cells]
+        writer.writerow([*who, *scores, number(row.total), out_of, _text_cell(mistakes), _text_cell(notes)])
+    return buffer.getvalue()
+
+
+def plain_number(value: float) -> float | int:
+    """A number of marks as JSON writes it: 2 rather than 2.0 when it is whole."""
+    return int(value) if float(value).is_integer() else value
+
+
+def marks_file(marks: ClassMarks) -> bytes:
+    """The bytes of ``marks.csv``: `marks_csv` in UTF-8, with the byte-order mark if the answers had one."""
+    return (codecs.BOM_UTF8 if marks.bom else b"") + marks_csv(marks).encode("utf-8")
+
+
+def template_csv(plan: ClassPlan) -> str:
+    """An empty answers file for a class: one row per student with their variant code, a column per item
+    (per part of a question in parts; a concept question's answer and its mark by hand)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    columns: list[str] = []
+    for number, (item, questions) in enumerate(plan.by_item(), start=1):
+        parts = questions[0].variant.parts if questions else ()
+        answer = questions[0].answer if questions else None
+        if isinstance(answer, ExplainAnswer):
+            columns += [item, mark_column(item, len(answer.points))]
+            continue
+        columns += [part_column(item, p.label, number) for p in parts] if parts else [item]
+    writer.writerow(["student", "name", "code", *columns])
+    for sheet in plan.sheets:
+        writer.writerow([sheet.student, "", sheet.code, *([""] * len(columns))])
+    return buffer.getvalue()
+
+
+__all__ = [
+    "AWAITS_REVIEW",
+    "ID_COLUMNS",
+    "AnswersFileError",
+    "Cell",
+    "ClassMarks",
+    "ItemSummary",
+    "Row",
+    "Summary",
+    "decode",
+    "grade_file",
+    "grade_text",
+    "mark_column",
+    "marks_csv",
+    "marks_file",
+    "part_column",
+    "plain_number",
+    "review_feedback",
+    "review_summary",
+    "template_csv",
+]

@@ -1,0 +1,2 @@
+"""LMS files: the one model of what a question asks of an LMS, and its writers (Moodle XML, STACK, Canvas
+QTI, JSON)."""

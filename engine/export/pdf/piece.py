@@ -1,0 +1,121 @@
+"""One piece of a PDF export: a description a worker process can be handed (`Document`, `Piece`) and
+the function that makes it (`make_piece`: the students' sheets, their Typst source, the compile).
+
+Below both `attnquiz.engine.export.pdf.worksheets`, which plans an export's pieces and joins them, and
+`attnquiz.engine.export.pdf.workers`, whose processes make pieces in parallel: the same function
+in either, so the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from attnquiz.engine.export.pdf import typst as typst_source
+from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Sheet
+
+DocumentKind = Literal["worksheets", "key", "answer-sheets"]
+
+
+def compile_typst(source: str, *, tagged: bool = True) -> bytes:
+    """Compile Typst source to PDF bytes; a Typst error or warning is a bug here, so it raises.
+
+    ``tagged``: with the tagged-PDF structure (for screen readers: headings, reading order, the
+    alternative text of formulas and figures). Every piece of an export is tagged, and the join
+    merges the pieces' structure trees (`pdfjoin`); untagged output is half the size."""
+    import typst  # imported here: loading the compiler is not free, and most commands never need it
+
+    files = typst_source.image_files(source)  # the images of the bank's texts that the source shows
+    try:
+        if files:
+            pdf, warnings = _compile_with_images(typst, source, files, tagged)
+        else:
+            pdf, warnings = typst.compile_with_warnings(
+                source.encode("utf-8"), ignore_system_fonts=True, pdf_tags=tagged
+            )
+    except typst.TypstError as exc:
+        raise ExportError(f"typst could not compile the document: {exc.message} {exc.diagnostic}") from exc
+    if warnings:
+        messages = "; ".join(w.message for w in warnings)
+        raise ExportError(f"typst warned while compiling the document: {messages}")
+    if not isinstance(pdf, bytes):
+        raise ExportError("typst returned no PDF")
+    return pdf
+
+
+def _compile_with_images(typst: Any, source: str, files: dict[str, bytes], tagged: bool) -> Any:
+    """Compile with a root folder that holds only the images the source shows (Typst reads files
+    from its root only), removed as soon as the PDF is made."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="quiz-typst-") as root:
+        folder = Path(root) / typst_source.IMAGE_FOLDER
+        folder.mkdir()
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        return typst.compile_with_warnings(
+            source.encode("utf-8"), root=root, ignore_system_fonts=True, pdf_tags=tagged
+        )
+
+
+@dataclass(frozen=True)
+class Document:
+    """One PDF file of an export: its name, what it holds (the worksheets, or the key in ``style``),
+    the paper, students per piece, and which students (``students``: positions in the class; all of
+    them when None). A plain description, so that a worker process can be handed it."""
+
+    name: str
+    kind: DocumentKind
+    paper: Paper
+    per_piece: int
+    students: range | None = None
+    style: KeyStyle = "full"
+
+    def positions(self, class_size: int) -> range:
+        return range(class_size) if self.students is None else self.students
+
+    def pieces(self, class_size: int) -> int:
+        return -(-len(self.positions(class_size)) // self.per_piece)
+
+    @property
+    def continuous(self) -> bool:
+        """Whether the pages are numbered through the whole file (the grid and the brief key: one
+        table for the class), rather than from 1 on each student's sheet."""
+        return self.kind == "key" and self.style in {"grid", "brief"}
+
+    def source(self, plan: ClassPlan, sheets: Sequence[Sheet], first_page: int = 1, last: bool = True) -> str:
+        """The Typst source of this document's part for ``sheets``, its first page numbered
+        ``first_page``; ``last``: the part that ends the document."""
+        if self.kind == "worksheets":
+            return typst_source.worksheets(plan, sheets, self.paper)
+        if self.kind == "answer-sheets":
+            from attnquiz.engine.export.pdf import answer_sheet
+
+            return answer_sheet.typst(plan, sheets, self.paper)
+        return typst_source.key(plan, sheets, self.paper, self.style, first_page=first_page, last=last)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Students ``start`` to ``stop`` (positions in the class) of document number ``document``;
+    in a `Document.continuous` document, its first page is numbered ``first_page``."""
+
+    document: int
+    start: int
+    stop: int
+    first_page: int = 1
+
+
+def make_piece(plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], piece: Piece) -> bytes:
+    """One piece as PDF bytes: its students' sheets (built here when ``sheets`` builds them when
+    read), their Typst source and the compile. What a worker process runs, and this process with
+    one job: the same function, so the same bytes. Every piece is tagged: a document of one piece
+    is written as Typst makes it; the pieces of a longer one are joined with their tags."""
+    chosen = [sheets[position] for position in range(piece.start, piece.stop)]
+    source = doc.source(plan, chosen, piece.first_page, last=piece.stop == doc.positions(len(sheets)).stop)
+    return compile_typst(source)
+
+
+__all__ = ["Document", "DocumentKind", "Piece", "compile_typst", "make_piece"]

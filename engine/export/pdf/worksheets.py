@@ -1,0 +1,365 @@
+"""PDF worksheets and keys: the Typst source of `attnquiz.engine.export.pdf.typst`, compiled by the `typst`
+wheel.
+
+Only the fonts inside the wheel are used (system fonts are ignored), so the bytes do not depend
+on the machine, and the document sets no date, so they do not depend on the clock either: the
+same seed gives the same PDF. Fonts are embedded (subset) by Typst.
+
+A class is compiled in pieces of a few students, not as one document: Typst lays a whole document
+out at once, so its memory (and its time, more than linearly) grows with the document; a piece's
+does not grow with the class. The pieces are joined, in order, into the output file as they come
+(`pdfjoin.PdfJoin`, which streams). The piece boundaries depend on the class alone and the join
+takes the pieces in order, so the bytes are the same whatever ``jobs`` is.
+
+With ``jobs`` above 1 the pieces are made by worker processes (`pdf_workers`): each is told only
+which bank, items, seed and students a piece holds, and builds those students' variants, the Typst
+source and the PDF itself, so every part of the work but the join runs on every CPU. (The `typst`
+wheel holds the GIL while it compiles, so threads in one process take turns: measured, no faster
+than one.) With ``jobs`` 1, or an export too small to be worth starting processes for, the pieces
+are made one after another in this process, by the same function.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import TYPE_CHECKING, BinaryIO, overload
+
+# Document, Piece, compile_typst, make_piece and default_jobs are re-exported: callers know them as this
+# module's.
+from attnquiz.engine.export.pdf.piece import Document as Document
+from attnquiz.engine.export.pdf.piece import Piece as Piece
+from attnquiz.engine.export.pdf.piece import compile_typst as compile_typst
+from attnquiz.engine.export.pdf.piece import make_piece as make_piece
+from attnquiz.engine.export.stopping import Terminated, terminated_as_exception
+from attnquiz.engine.export.worksheet import (
+    ClassPlan,
+    ExportError,
+    KeyStyle,
+    Paper,
+    Progress,
+    Sheet,
+)
+from attnquiz.engine.parallel import default_jobs as default_jobs
+
+if TYPE_CHECKING:
+    from attnquiz.engine.export.pdf.join import PdfJoin
+
+PIECE_QUESTIONS = 24
+"""Questions per piece of worksheets or full key: a whole bank is one student a piece, six
+questions four students. Small pieces keep Typst's memory low and compile fastest; the join then
+shares the fonts the pieces have in common."""
+GRID_PIECE_STUDENTS = 20  # students per piece of a marking grid: a bounded table (its compile holds it whole)
+BRIEF_PIECE_QUESTIONS = 240  # answers per piece of a brief key: a few pages of two columns
+MIN_PIECES_PER_WORKER = 3
+"""Worker processes are started only for exports of at least this many pieces per worker: starting
+one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
+two or three pieces, so a small export is made faster in this process alone."""
+
+
+def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
+    """Students per piece: of the worksheets (``style`` None) or of a key in that style."""
+    questions = max(1, len(plan.items))
+    if style == "grid":
+        return GRID_PIECE_STUDENTS
+    if style == "brief":
+        return max(1, BRIEF_PIECE_QUESTIONS // questions)
+    return max(1, PIECE_QUESTIONS // questions)
+
+
+def documents(plan: ClassPlan, paper: Paper, key: KeyStyle | None) -> list[Document]:
+    """The worksheets and (unless ``key`` is None) the key, as documents compiled in pieces."""
+    docs = [Document("worksheets.pdf", "worksheets", paper, piece_students(plan))]
+    if key is not None:
+        docs.append(Document("key.pdf", "key", paper, piece_students(plan, key), style=key))
+    return docs
+
+
+def pieces(docs: Sequence[Document], class_size: int) -> Iterator[Piece]:
+    """Every piece of ``docs``, in the order they are made: as the class is read, each piece as soon
+    as its last student is reached (a student's worksheet piece and key piece come together)."""
+    ranges = [doc.positions(class_size) for doc in docs]
+    starts = [r.start for r in ranges]
+    for position in range(class_size):
+        for index, doc in enumerate(docs):
+            wanted = ranges[index]
+            if position not in wanted:
+                continue
+            if position + 1 - starts[index] == doc.per_piece or position == wanted[-1]:
+                yield Piece(index, starts[index], position + 1)
+                starts[index] = position + 1
+
+
+def page_count(pdf: bytes) -> int:
+    """The number of pages of a PDF."""
+    from pypdf import PdfReader
+
+    return len(PdfReader(io.BytesIO(pdf)).pages)
+
+
+def _numbered(
+    order: list[Piece], docs: Sequence[Document], make: Callable[[Piece], bytes], class_size: int
+) -> tuple[list[Piece], dict[Piece, bytes]]:
+    """The pieces with the first page each continuous document's pieces will most likely start at,
+    and the pieces already made to learn it.
+
+    A piece's page numbers are set when it is compiled, and where the next one starts is known only
+    once the earlier ones are laid out. So the first piece of such a document is made first, and the
+    others are numbered as if each had as many pages (the usual case: the same number of students
+    and of questions); `_join` remakes, with the right number, a piece that guessed wrong.
+    """
+    made: dict[Piece, bytes] = {}
+    pages: dict[int, int] = {}
+    for index, doc in enumerate(docs):
+        if doc.continuous and doc.pieces(class_size) > 1:
+            first = next(piece for piece in order if piece.document == index)
+            made[first] = make(first)
+            pages[index] = page_count(made[first])
+    if not pages:
+        return order, made
+    seen: dict[int, int] = {}
+    numbered: list[Piece] = []
+    for piece in order:
+        if piece.document in pages:
+            count = seen.get(piece.document, 0)
+            seen[piece.document] = count + 1
+            piece = replace(piece, first_page=1 + count * pages[piece.document])
+        numbered.append(piece)
+    return numbered, made
+
+
+def write_documents(
+    plan: ClassPlan,
+    docs: Sequence[Document],
+    open_file: Callable[[str], AbstractContextManager[BinaryIO]],
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    sheets: Sequence[Sheet] | None = None,
+    bank: str | None = None,
+) -> None:
+    """Make each document in pieces and write it, joined in order, to ``open_file(name)``.
+
+    ``jobs``: pieces made at once, by as many worker processes (default: every CPU, see
+    `default_jobs`). Workers rebuild the class from a description, so they need ``bank``, the
+    reference the plan's bank was loaded by (`attnquiz.engine.bank.finding.load(bank, plugins=True)`),
+    and the plan's own sheets (`ClassSheets`); without them, or for a small export, the pieces are
+    made in this process. A file is opened at its first piece and closed after its last (a split
+    class of a thousand students never has two thousand files open). A document of one piece is
+    written exactly as Typst made it (tagged PDF); a longer one is joined, its tags merged.
+    ``sheets`` defaults to the plan's. SIGTERM while this runs (in the main thread) stops it as
+    Ctrl-C does: workers stopped, no file left, `Terminated` raised.
+    """
+    given = plan.sheets if sheets is None else sheets
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ExportError(f"jobs must be at least 1, not {jobs}")
+    # Made in this process, a student's worksheet piece and key piece read the same sheets: kept for
+    # as long as the pieces that read them are being made, each sheet is built once (issue 28).
+    chosen: Sequence[Sheet] = RecentSheets(given, sum(doc.per_piece for doc in docs))
+    order, made_first = _numbered(
+        list(pieces(docs, len(chosen))),
+        docs,
+        lambda piece: make_piece(plan, docs[piece.document], chosen, piece),
+        len(chosen),
+    )
+    total = len(order)
+    workers = min(jobs, total // MIN_PIECES_PER_WORKER)
+    if progress is not None:
+        progress(0, total)
+    with _Outputs(docs, open_file, len(chosen)) as outputs, terminated_as_exception():
+        recipe = None
+        if workers > 1 and bank is not None and given is plan.sheets:
+            from attnquiz.engine.export.pdf import (
+                workers as pdf_workers,  # the process pool, only for jobs above 1
+            )
+
+            recipe = pdf_workers.recipe(plan, bank)
+
+        def remake(piece: Piece) -> bytes:
+            return make_piece(plan, docs[piece.document], chosen, piece)
+
+        rest = [piece for piece in order if piece not in made_first]
+        if recipe is not None:
+            with pdf_workers.Workers(recipe, docs, workers) as pool:
+                _join(order, _merged(order, made_first, pool.made(rest)), outputs, progress, remake)
+        else:
+            made = (made_first.get(piece) or remake(piece) for piece in order)
+            _join(order, made, outputs, progress, remake)
+
+
+class RecentSheets(Sequence[Sheet]):
+    """``sheets`` with the last ``keep`` sheets read kept: reading one again does not build it again.
+
+    The pieces of the documents are made in class order (`pieces`), so the key piece of a student
+    comes at most one piece of each document after the worksheet piece that built the sheet: keeping
+    a piece's worth of students per document builds each sheet once, and memory stays that of a few
+    pieces whatever the size of the class. ``builds`` counts the sheets actually read from ``sheets``.
+    """
+
+    def __init__(self, sheets: Sequence[Sheet], keep: int) -> None:
+        self.sheets = sheets
+        self.keep = max(1, keep)
+        self.kept: OrderedDict[int, Sheet] = OrderedDict()
+        self.builds = 0
+
+    def __len__(self) -> int:
+        return len(self.sheets)
+
+    @overload
+    def __getitem__(self, index: int) -> Sheet: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Sheet]: ...
+    def __getitem__(self, index: int | slice) -> Sheet | Sequence[Sheet]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = index + len(self) if index < 0 else index
+        sheet = self.kept.get(position)
+        if sheet is not None:
+            self.kept.move_to_end(position)
+            return sheet
+        sheet = self.sheets[position]
+        self.builds += 1
+        self.kept[position] = sheet
+        if len(self.kept) > self.keep:
+            self.kept.popitem(last=False)
+        return sheet
+
+
+def _merged(order: Sequence[Piece], ready: dict[Piece, bytes], made: Iterator[bytes]) -> Iterator[bytes]:
+    """Each piece of ``order``: made already (``ready``), or the next that ``made`` yields."""
+    for piece in order:
+        yield ready[piece] if piece in ready else next(made)
+
+
+def _join(
+    order: Sequence[Piece],
+    made: Iterator[bytes],
+    outputs: _Outputs,
+    progress: Progress | None,
+    remake: Callable[[Piece], bytes],
+) -> None:
+    next_page: dict[int, int] = {}
+    for done, piece in enumerate(order, 1):
+        pdf = next(made)
+        doc = outputs.docs[piece.document]
+        if doc.continuous:
+            start = next_page.get(piece.document, 1)
+            if piece.first_page != start:  # an earlier piece had more or fewer pages than guessed
+                pdf = remake(replace(piece, first_page=start))
+            next_page[piece.document] = start + page_count(pdf)
+        outputs.add(piece.document, pdf)
+        if progress is not None:
+            progress(done, len(order))
+
+
+class _Outputs:
+    """Each document's output file, opened at its first piece, joined in order, closed after its last."""
+
+    def __init__(
+        self,
+        docs: Sequence[Document],
+        open_file: Callable[[str], AbstractContextManager[BinaryIO]],
+        students: int,
+    ) -> None:
+        self.docs = docs
+        self.open_file = open_file
+        self.left = [doc.pieces(students) for doc in docs]
+        self.open: dict[int, tuple[AbstractContextManager[BinaryIO], BinaryIO, PdfJoin | None]] = {}
+
+    def __enter__(self) -> _Outputs:
+        return self
+
+    def add(self, index: int, pdf: bytes) -> None:
+        from attnquiz.engine.export.pdf.join import PdfJoin
+
+        if index not in self.open:
+            context = self.open_file(self.docs[index].name)
+            handle = context.__enter__()
+            self.open[index] = (context, handle, PdfJoin(handle) if self.left[index] > 1 else None)
+        context, handle, join = self.open[index]
+        if join is None:
+            handle.write(pdf)
+        else:
+            join.add(pdf)
+        self.left[index] -= 1
+        if self.left[index] == 0:
+            del self.open[index]
+            try:
+                if join is not None:
+                    join.finish()
+            except BaseException as exc:
+                context.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+            context.__exit__(None, None, None)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        # Only files left open by an error remain here: close them, passing the error on.
+        for context, _, _ in reversed(list(self.open.values())):
+            context.__exit__(kind, error, None)
+        self.open.clear()
+
+
+def _one(
+    plan: ClassPlan, doc: Document, sheets: Sequence[Sheet], jobs: int | None, bank: str | None
+) -> bytes:
+    buffer = io.BytesIO()
+
+    class _Keep(AbstractContextManager[BinaryIO]):
+        def __enter__(self) -> BinaryIO:
+            return buffer
+
+        def __exit__(self, *args: object) -> None:
+            return None
+
+    write_documents(plan, [doc], lambda name: _Keep(), jobs=jobs, sheets=sheets, bank=bank)
+    return buffer.getvalue()
+
+
+def worksheets(
+    plan: ClassPlan,
+    sheets: Sequence[Sheet],
+    paper: Paper = "a4",
+    *,
+    jobs: int | None = None,
+    bank: str | None = None,
+) -> bytes:
+    """The worksheets of ``sheets`` as one PDF (made in pieces and joined, as an export is; see
+    `write_documents` for ``jobs`` and ``bank``)."""
+    return _one(plan, documents(plan, paper, None)[0], sheets, jobs, bank)
+
+
+def key(
+    plan: ClassPlan,
+    sheets: Sequence[Sheet],
+    paper: Paper = "a4",
+    style: KeyStyle = "full",
+    *,
+    jobs: int | None = None,
+    bank: str | None = None,
+) -> bytes:
+    """The answer key of ``sheets`` as one PDF (made in pieces and joined, as an export is; see
+    `write_documents` for ``jobs`` and ``bank``)."""
+    return _one(plan, documents(plan, paper, style)[1], sheets, jobs, bank)
+
+
+__all__ = [
+    "Document",
+    "Piece",
+    "RecentSheets",
+    "Terminated",
+    "compile_typst",
+    "default_jobs",
+    "documents",
+    "key",
+    "make_piece",
+    "page_count",
+    "piece_students",
+    "pieces",
+    "terminated_as_exception",
+    "worksheets",
+    "write_documents",
+]
