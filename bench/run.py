@@ -685,8 +685,8 @@ HOSTILE = [
 
 def grading_figures(quick: bool) -> list[Figure]:
     """Responses graded per second for each answer kind, and the parser's worst hostile input."""
-    from attnquiz.engine.answers import grading
     from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.grading import grade as grading
 
     per_kind: dict[str, list[tuple[Any, str]]] = {}
     for found in banks.discover():
@@ -772,8 +772,8 @@ def grading_figures(quick: bool) -> list[Figure]:
 def code_grading_ms(rounds: int) -> list[float]:
     """Wall milliseconds to grade one right attention function, sandbox start included (each round a
     new variant, so that the reference's and mutants' outputs are computed too)."""
-    from attnquiz.engine.answers import grading
     from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.grading import grade as grading
 
     entry = banks.load("code").get("attention")
     right = (
@@ -817,8 +817,8 @@ HOSTILE_FORMULAS = [
 
 def hostile_formula_ms(rounds: int) -> tuple[list[float], str]:
     """The slowest hostile formula per round (ms), graded against a formula item, and which it was."""
-    from attnquiz.engine.answers import grading
     from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.grading import grade as grading
 
     question = banks.load("week1").get("block-params-formula").question(0)
     grading.grade(question, question.answer.format())  # the grader warmed first: not what is measured
@@ -840,9 +840,9 @@ def formula_grading_ms(rounds: int) -> list[float]:
 
     The responses are each formula item's key, the key rewritten (expanded, reordered, implicit
     products) and its listed mistakes; one unmeasured pass first warms the caches."""
-    from attnquiz.engine.answers import grading
     from attnquiz.engine.answers.kinds import ExpressionAnswer
     from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.grading import grade as grading
 
     cases = []
     for found in banks.discover():
@@ -1323,7 +1323,7 @@ def _kept_alive_clients(port: int, token: str, path: str) -> list[float]:
 def class_answers(work: Path, students: int = 300) -> Path:
     """An answers.csv for a class on every week-1 item: right answers, known mistakes and junk."""
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     plan = plan_class(banks.load("week1"), students=students, master_seed=2026)
     path = work / f"answers{students}.csv"

@@ -26,8 +26,8 @@ from attnquiz.wording import LABELS, MARKS
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from attnquiz.engine.answers.grading import Grade
     from attnquiz.engine.answers.kinds import Answer, ExplainAnswer, Part
+    from attnquiz.engine.grading.grade import Grade
     from attnquiz.engine.variant import Question
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from attnquiz.engine.bank.loaded import Bank
     from attnquiz.engine.classwork.grading import ClassMarks
-    from attnquiz.engine.export.worksheet import ClassPlan
+    from attnquiz.engine.plan.class_plan import ClassPlan
 
 FormatName = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
 KeyName = Literal["grid", "full", "brief", "none"]
@@ -170,7 +170,7 @@ def _plan(
     whole: bool = True,
 ) -> ClassPlan:
     """The class; unless ``whole`` (or a selection is given), one item of each topic (see `PER_TOPIC`)."""
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     per_topic = None if whole or original or items or topics or count is not None else PER_TOPIC
     with _Bar("Building variants") as bar:
@@ -460,8 +460,9 @@ def grade_command(
       quiz grade code submissions/ --items attention --seed 2026 --students 30 -o marks.csv --report report/
     """
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.classwork.grading import grade_file, template_csv
+    from attnquiz.engine.classwork.grading import grade_file
     from attnquiz.engine.parallel import default_jobs
+    from attnquiz.engine.plan.columns import template_csv
 
     loaded = banks.load(bank, plugins=True)
     if template:
@@ -495,7 +496,7 @@ def grade_command(
                 "--students N (the class size): each file is graded on its student's variant",
                 2,
             )
-        from attnquiz.engine.code.folder import grade_folder, unprotected
+        from attnquiz.engine.classwork.code_folder import grade_folder, unprotected
 
         warning = unprotected()
         if warning:

@@ -94,6 +94,6 @@ def schema_command() -> None:
 
     Example: quiz schema > quiz.schema.json
     """
-    from attnquiz.engine.bank.schema import json_schema
+    from attnquiz.engine.schema import json_schema
 
     print_json(json_schema())

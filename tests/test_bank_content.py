@@ -12,7 +12,6 @@ import pytest
 from rich.console import Console
 
 from attnquiz import display
-from attnquiz.engine.answers import grading
 from attnquiz.engine.answers.kinds import SCORING_RULES, ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem
@@ -20,7 +19,8 @@ from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.pdf import typst
 from attnquiz.engine.export.text import html, markdown
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class, sheet_instructions
+from attnquiz.engine.grading import grade as grading
+from attnquiz.engine.plan.class_plan import ClassPlan, plan_class, sheet_instructions
 from attnquiz.engine.variant import Question
 
 BANKS = ("week1", "week2")

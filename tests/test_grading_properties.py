@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.grading import Grade, grade, grade_answer
 from attnquiz.engine.answers.kinds import (
     EXACT,
     Answer,
@@ -34,6 +33,7 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem
+from attnquiz.engine.grading.grade import Grade, grade, grade_answer
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.variant import Question
 

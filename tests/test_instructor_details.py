@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from attnquiz.engine.answers.grading import PRECISION, grade_answer
 from attnquiz.engine.answers.kinds import IntegerAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loader import load_bank_text
@@ -17,7 +16,8 @@ from attnquiz.engine.bank.starter import bank_title, starter_bank
 from attnquiz.engine.errors import BankError
 from attnquiz.engine.export import files
 from attnquiz.engine.export.pdf import worksheets as pdf
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.grading.grade import PRECISION, grade_answer
+from attnquiz.engine.plan.class_plan import plan_class
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

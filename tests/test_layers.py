@@ -161,7 +161,8 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def broken_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the code with an upward import (the reader, at the bottom, imports the grader above
-    it, which imports the reader: a circle too) and a private name imported from another module."""
+    it, which imports the reader: a circle too), the engine importing rich, and a private name
+    imported from another module."""
     dest = tmp_path_factory.mktemp("broken") / "tree"
     package = dest / "attnquiz"
     ignore = shutil.ignore_patterns("__pycache__")
@@ -170,9 +171,11 @@ def broken_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "questions", package / "questions", ignore=ignore)
     reader = package / "engine" / "answers" / "parse.py"
     reader.write_text(
-        reader.read_text(encoding="utf-8") + "\nfrom attnquiz.engine.answers import grading  # noqa: E402\n",
+        reader.read_text(encoding="utf-8") + "\nfrom attnquiz.engine.grading import grade  # noqa: E402\n",
         encoding="utf-8",
     )
+    drawing = package / "engine" / "markup" / "tex.py"
+    drawing.write_text(drawing.read_text(encoding="utf-8") + "\nimport rich  # noqa: E402\n", encoding="utf-8")
     writer = package / "engine" / "export" / "lms" / "moodle.py"
     writer.write_text(
         writer.read_text(encoding="utf-8")
@@ -203,7 +206,7 @@ def test_the_layering_contract_is_kept(tree: Path) -> None:
 def test_the_import_graph_has_no_circle(tree: Path) -> None:
     graph = _import_graph(tree)
     assert "attnquiz.engine.export.lms.model" in graph  # the whole installed layout was read
-    assert "attnquiz.engine.answers.grading" in graph["attnquiz.engine.check.parts"]
+    assert "attnquiz.engine.grading.grade" in graph["attnquiz.engine.check.parts"]
     assert circles(graph) == []
 
 
@@ -214,15 +217,17 @@ def test_no_private_name_is_used_from_another_module(tree: Path) -> None:
 def test_an_upward_import_breaks_the_contract(broken_tree: Path) -> None:
     result = _lint_imports(broken_tree)
     assert result.returncode != 0
-    assert "attnquiz.engine.answers.parse -> attnquiz.engine.answers.grading" in result.stdout
-    assert "BROKEN" in result.stdout
+    assert "attnquiz.engine.answers.parse -> attnquiz.engine.grading.grade" in result.stdout
+    assert "attnquiz.engine.markup.tex -> rich" in result.stdout
+    assert "attnquiz.engine.export.lms.moodle -> attnquiz.engine.export.lms.qti" in result.stdout
+    assert result.stdout.count("BROKEN") == 3, result.stdout  # the layers, the LMS writers, rich
 
 
 def test_the_circle_and_the_private_import_are_found(broken_tree: Path) -> None:
     found = circles(_import_graph(broken_tree))
-    assert any(
-        {"attnquiz.engine.answers.parse", "attnquiz.engine.answers.grading"} <= set(c) for c in found
-    ), found
+    assert any({"attnquiz.engine.answers.parse", "attnquiz.engine.grading.grade"} <= set(c) for c in found), (
+        found
+    )
     problems = private_uses(broken_tree)
     assert len(problems) == 1, problems
     assert problems[0].startswith("moodle.py:")

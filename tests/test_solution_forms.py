@@ -19,9 +19,9 @@ from decimal import Decimal, InvalidOperation
 import pytest
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.grading import grade_answer
 from attnquiz.engine.answers.kinds import ExpressionAnswer, NumericAnswer, PartsAnswer, SingleAnswer
 from attnquiz.engine.bank.finding import load
+from attnquiz.engine.grading.grade import grade_answer
 from attnquiz.engine.markup import tex as markup
 
 SEEDS = range(8)

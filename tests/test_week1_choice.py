@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine.answers import grading
 from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem, NoOriginalError
 from attnquiz.engine.generators.statements import Pool
+from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain
 

@@ -6,24 +6,62 @@ The answer kinds are also importable from here, as plugins have imported them si
 """
 
 from attnquiz.engine.answers.kinds import (
-    Answer as Answer,
-    ChoiceAnswer as ChoiceAnswer,
-    CodeAnswer as CodeAnswer,
     DEFAULT_REAL_TOLERANCE as DEFAULT_REAL_TOLERANCE,
+)
+from attnquiz.engine.answers.kinds import (
     EXACT as EXACT,
+)
+from attnquiz.engine.answers.kinds import (
+    Answer as Answer,
+)
+from attnquiz.engine.answers.kinds import (
+    ChoiceAnswer as ChoiceAnswer,
+)
+from attnquiz.engine.answers.kinds import (
+    CodeAnswer as CodeAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     ExplainAnswer as ExplainAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     ExpressionAnswer as ExpressionAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     Formula as Formula,
+)
+from attnquiz.engine.answers.kinds import (
     IntegerAnswer as IntegerAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     MatrixAnswer as MatrixAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     Mistake as Mistake,
+)
+from attnquiz.engine.answers.kinds import (
     NumericAnswer as NumericAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     Option as Option,
+)
+from attnquiz.engine.answers.kinds import (
     Part as Part,
+)
+from attnquiz.engine.answers.kinds import (
     PartsAnswer as PartsAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     ShapeAnswer as ShapeAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     Tolerance as Tolerance,
+)
+from attnquiz.engine.answers.kinds import (
     VectorAnswer as VectorAnswer,
+)
+from attnquiz.engine.answers.kinds import (
     format_number as format_number,
+)
+from attnquiz.engine.answers.kinds import (
     symbols as symbols,
 )

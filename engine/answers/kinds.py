@@ -3,7 +3,7 @@
 Every kind is a frozen dataclass holding plain Python values (no numpy), so that variants compare,
 hash and serialise the same way everywhere. Parsing a student's text is `attnquiz.engine.answers.parse`'s job
 and
-scoring it is `attnquiz.engine.answers.grading`'s; this module only says what the target is.
+scoring it is `attnquiz.engine.grading.grade`'s; this module only says what the target is.
 """
 
 from __future__ import annotations
@@ -281,8 +281,7 @@ def _item_formula(text: str, symbols: tuple[str, ...]) -> Formula:
     """`Formula.of`, read once per text: an item writes the same few formulas in every variant (the
     answer and its mistakes), and a class's worth of variants would read them thousands of times.
     A refusal raises and is not remembered; a `Formula` is immutable, so sharing one is safe."""
-    from attnquiz.engine.answers import parse
-    from attnquiz.engine.formula import symbolic
+    from attnquiz.engine.answers import parse, symbolic
 
     tree = symbolic.read(text, symbols)
     return Formula(parse.formula_text(tree), tree)
@@ -505,7 +504,7 @@ class ExpressionAnswer:
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
     use (each in any spelling `attnquiz.engine.answers.parse.canonical_symbol` folds). A response is graded
-    by `attnquiz.engine.formula.symbolic.equivalent` (exact values at random points, no sympy); a listed
+    by `attnquiz.engine.answers.symbolic.equivalent` (exact values at random points, no sympy); a listed
     mistake is
     a `Formula` too.
     """
@@ -528,7 +527,7 @@ class ExpressionAnswer:
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` (a `Formula`) would be graded as this answer (the grader's own decision:
         exact values at random points; this runs whenever a variant is built)."""
-        from attnquiz.engine.formula import symbolic
+        from attnquiz.engine.answers import symbolic
 
         return isinstance(value, Formula) and symbolic.agrees(self.formula.tree, value.tree)
 
@@ -538,7 +537,7 @@ class ExpressionAnswer:
 
     def tex(self) -> str:
         """The formula in TeX, as prompts and solutions write it."""
-        from attnquiz.engine.formula import symbolic
+        from attnquiz.engine.answers import symbolic
 
         return symbolic.to_tex(self.formula.tree)
 
@@ -676,7 +675,7 @@ class Part:
     ``uses`` names earlier parts whose values this part's answer is computed from, and ``recompute``
     computes it from them (positional, in the order of ``uses``). A part that uses others is graded
     with error carried forward: against ``recompute`` of the student's own earlier values when one of
-    them was readable but wrong (see `attnquiz.engine.answers.grading.grade_parts`).
+    them was readable but wrong (see `attnquiz.engine.grading.grade.grade_parts`).
     """
 
     label: PartLabel
@@ -840,7 +839,7 @@ class ExplainAnswer:
     """A concept question's answer: a model answer and its 2-6 key points (Markdown with TeX).
 
     It is never scored automatically: a response is kept as written, the student compares it with
-    the model answer and rates themselves (`attnquiz.engine.answers.grading` gives it the status
+    the model answer and rates themselves (`attnquiz.engine.grading.grade` gives it the status
     ``unscored``), and an instructor marks it by hand. It is not a part's answer: a question in
     parts has answers that are graded.
     """
@@ -1037,7 +1036,7 @@ def values_close(tolerance: Tolerance, target: object, value: object) -> bool:
     if isinstance(target, bool) or isinstance(value, bool):
         return target == value
     if isinstance(target, Formula) and isinstance(value, Formula):
-        from attnquiz.engine.formula import symbolic
+        from attnquiz.engine.answers import symbolic
 
         return symbolic.agrees(target.tree, value.tree)
     if isinstance(target, int | float) and isinstance(value, int | float):

@@ -1438,7 +1438,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 #
 # A formula is read into a small tree rather than evaluated, since its symbols have no values:
-# `attnquiz.engine.formula.symbolic` compares trees by exact evaluation at random points. The tree is a
+# `attnquiz.engine.answers.symbolic` compares trees by exact evaluation at random points. The tree is a
 # tuple ``(tag, ...)``:
 #
 #     ("num", Fraction)  ("sym", name)  ("add", children)  ("mul", children)
@@ -1497,7 +1497,7 @@ def degree(tree: Tree) -> int:
 class FormulaCost(NamedTuple):
     """What comparing a formula costs, known before any of it is computed.
 
-    `attnquiz.engine.formula.symbolic` evaluates a formula at a point as a fraction ``top / bottom`` that is
+    `attnquiz.engine.answers.symbolic` evaluates a formula at a point as a fraction ``top / bottom`` that is
     never reduced: ``a/b + c/d`` is ``(a*d + c*b) / (b*d)``. ``top_bits`` and ``bottom_bits`` bound
     the sizes of those two integers at any point with coordinates up to ``2**POINT_BITS``;
     ``top_degree`` and ``bottom_degree`` bound their degrees as polynomials in the symbols, and
@@ -1516,7 +1516,7 @@ class FormulaCost(NamedTuple):
 
     @property
     def poly_degree(self) -> int:
-        """The degrees that bound the chance of a wrong verdict (see `attnquiz.engine.formula.symbolic`)."""
+        """The degrees that bound the chance of a wrong verdict (see `attnquiz.engine.answers.symbolic`)."""
         return self.top_degree + self.bottom_degree + self.zero_degree
 
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from attnquiz.engine.answers.kinds import ExplainAnswer
-from attnquiz.engine.bank.schema import ExplainItem
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import GeneratorSpec
+from attnquiz.engine.schema import ExplainItem
 from attnquiz.engine.variant import Variant
 
 if TYPE_CHECKING:

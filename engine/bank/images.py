@@ -36,21 +36,17 @@ from pathlib import Path, PurePosixPath
 from typing import ParamSpec, TypeVar
 
 from attnquiz.engine.bank import image_raster, image_svg
+from attnquiz.engine.markup.image_refs import SUFFIXES as SUFFIXES
+from attnquiz.engine.markup.image_refs import ImageError as ImageError
+from attnquiz.engine.markup.image_refs import check_src as check_src
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """The largest image file a bank may show (2 MiB): it is embedded in every page that shows it."""
 
-SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/svg+xml": ".svg"}
-
-
-class ImageError(ValueError):
-    """An image reference or file that cannot be shown (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -77,25 +73,6 @@ class ImageFile:
     def data_uri(self) -> str:
         """The image as a ``data:`` URI (for HTML)."""
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
-
-
-def check_src(src: str) -> str:
-    """The media type of an image path a bank may use; raises ImageError for any other path."""
-    if not src:
-        raise ImageError("an image needs a file: ![alt text](figures/file.png)")
-    if _URL.match(src) or src.startswith("//"):
-        raise ImageError(f"image {src!r}: a URL is not allowed; put the file next to the bank")
-    if "\\" in src:
-        raise ImageError(f"image {src!r}: write the path with / (a relative path below the bank's folder)")
-    path = PurePosixPath(src)
-    if path.is_absolute() or re.match(r"^[A-Za-z]:", src):
-        raise ImageError(f"image {src!r}: the path must be relative to the bank's folder")
-    if ".." in path.parts:
-        raise ImageError(f"image {src!r}: the path may not leave the bank's folder (no ..)")
-    mime = SUFFIXES.get(path.suffix.lower())
-    if mime is None:
-        raise ImageError(f"image {src!r}: a PNG, JPEG or SVG file is needed (.png, .jpg, .jpeg or .svg)")
-    return mime
 
 
 def load(folder: Path, src: str) -> ImageFile:

@@ -18,8 +18,8 @@ from attnquiz.engine.formula.items import Formula, FormulaError
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank.concept_items import Explain
-from attnquiz.engine.bank.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
+from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
 from attnquiz.engine.variant import Question, Variant
 

@@ -2,7 +2,7 @@
 
 This is the only module that imports yaml. It reads YAML 1.2 scalars (``1e-3`` is a number,
 ``no`` and ``off`` are strings, dates stay text) rather than PyYAML's YAML 1.1 defaults, records
-the line of every key, validates the file against `attnquiz.engine.bank.schema`, then checks each item's
+the line of every key, validates the file against `attnquiz.engine.schema`, then checks each item's
 generator and parameters against the registry, and reports all problems at once.
 """
 
@@ -23,7 +23,10 @@ import yaml
 from attnquiz.engine.bank.concept_items import Explain, check_explain
 from attnquiz.engine.bank.file_text import MAX_BANK_BYTES, decode_bank, read_bank_bytes
 from attnquiz.engine.bank.loaded import Bank, BankItem
-from attnquiz.engine.bank.schema import (
+from attnquiz.engine.errors import BankError, GeneratorSpecError, Issue
+from attnquiz.engine.formula.items import Formula, FormulaCompileError
+from attnquiz.engine.registry import Registry, load_builtin_generators
+from attnquiz.engine.schema import (
     ITEM_KINDS,
     KEBAB,
     SNAKE,
@@ -33,9 +36,6 @@ from attnquiz.engine.bank.schema import (
     GeneratorItem,
     ToleranceSpec,
 )
-from attnquiz.engine.errors import BankError, GeneratorSpecError, Issue
-from attnquiz.engine.formula.items import Formula, FormulaCompileError
-from attnquiz.engine.registry import Registry, load_builtin_generators
 
 Loc = tuple[str | int, ...]
 

@@ -237,7 +237,7 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
 def _check_explain(bank: Bank, entry: BankItem, report: ItemReport, failures: _Failures) -> ItemReport:
     """A concept question: one instance (every seed gives the original), never scored, every text in
     the supported Markdown and TeX, rendered by every renderer."""
-    from attnquiz.engine.answers.grading import grade
+    from attnquiz.engine.grading.grade import grade
 
     original = _build(entry, None, failures)
     seeded = _build(entry, 0, failures)
@@ -328,7 +328,7 @@ def _identity(question: Question) -> tuple[Any, ...]:
 
 
 def _check_question(entry: BankItem, question: Question, failures: _Failures) -> None:
-    from attnquiz.engine.answers.grading import grade
+    from attnquiz.engine.grading.grade import grade
 
     seed = question.seed
     answer = question.answer
@@ -662,7 +662,7 @@ def _renderers() -> dict[str, Callable[[Bank, Sequence[Question]], object]]:
     from attnquiz.engine.export.text import html, markdown
 
     def sheets(bank: Bank, questions: Sequence[Question]) -> Any:
-        from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+        from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 
         original = all(q.is_original for q in questions)
         return ClassPlan(

@@ -56,7 +56,7 @@ def _moved(value: float) -> float:
 
 def part_problems(answer: PartsAnswer) -> Iterator[Problem]:
     """Every problem of a question in parts (none for a sound one)."""
-    from attnquiz.engine.answers.grading import grade_answer
+    from attnquiz.engine.grading.grade import grade_answer
 
     for part in answer.parts:
         where = f"part ({part.label})"
@@ -86,7 +86,7 @@ def _slipped_students_problems(answer: PartsAnswer) -> Iterator[Problem]:
     """After a slip in the first part, two careful students earn the carried-forward marks on every
     later part that follows from it: one who goes on from each part as typed (rounded as asked),
     one who goes on from the values they computed before rounding."""
-    from attnquiz.engine.answers.grading import grade_parts, read_value, status_of
+    from attnquiz.engine.grading.grade import grade_parts, read_value, status_of
 
     first = answer.parts[0]
     if not any(first.label in part.uses for part in answer.parts) or isinstance(first.answer, ShapeAnswer):
@@ -129,7 +129,7 @@ def _slipped_students_problems(answer: PartsAnswer) -> Iterator[Problem]:
 
 
 def _value_of(answer: SingleAnswer) -> Any:
-    from attnquiz.engine.answers.grading import answer_value
+    from attnquiz.engine.grading.grade import answer_value
 
     return answer_value(answer)
 
@@ -139,7 +139,7 @@ def _student_problems(answer: PartsAnswer) -> Iterator[Problem]:
     part as asked and computes the later parts from their own typed values, and one who keeps
     every digit."""
     from attnquiz.engine.answers.carry import full_text, rounded_chain
-    from attnquiz.engine.answers.grading import grade_parts
+    from attnquiz.engine.grading.grade import grade_parts
 
     if not any(part.uses for part in answer.parts):
         return
@@ -163,7 +163,7 @@ def _student_problems(answer: PartsAnswer) -> Iterator[Problem]:
 
 def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Problem]:
     """With ``used``'s value changed, ``part``'s target changes and the consistent answer is right."""
-    from attnquiz.engine.answers.grading import answer_value, grade_parts, read_value, status_of
+    from attnquiz.engine.grading.grade import answer_value, grade_parts, read_value, status_of
 
     earlier = answer.part(used)
     where = f"part ({part.label}), carried from ({used})"

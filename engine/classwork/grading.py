@@ -3,7 +3,7 @@
 The file has a header row naming its columns: ``student`` (the number on the worksheet) and/or
 ``code`` (the variant code printed on it), optionally ``name``, then one column per question,
 headed by the item's id (``quiz grade BANK --template`` writes such a file for a class). Each
-cell is graded by `attnquiz.engine.answers.grading.grade`, the grader every other part of quiz uses. A row
+cell is graded by `attnquiz.engine.grading.grade.grade`, the grader every other part of quiz uses. A row
 that
 cannot be graded (an unknown student, a student given twice, a bad code, missing cells, a cell
 too long) is reported with its line number and kept in the marks with the reason, never dropped
@@ -31,13 +31,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from attnquiz.engine.answers.grading import Status, grade, grade_parts
 from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.bank.loaded import Bank, BankItem
 from attnquiz.engine.capped import TooLarge, read_capped
 from attnquiz.engine.errors import QuizError, VariantCodeError
-from attnquiz.engine.export.worksheet import ClassPlan, student_seed
+from attnquiz.engine.grading.grade import Status, grade, grade_parts
 from attnquiz.engine.parallel import ordered_map
+from attnquiz.engine.plan.class_plan import student_seed
+from attnquiz.engine.plan.columns import mark_column
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.typed_numbers import whole
 from attnquiz.engine.variant import Question
@@ -469,11 +470,6 @@ _MARK_COLUMN = re.compile(r"(.+?)\s+mark(?:\s*\(\s*0\s*[-\u2013]\s*(\d{1,3})\s*\
 """The column of a concept question's marks by hand: ``why-scale mark (0-4)``, or ``why-scale mark``."""
 
 
-def mark_column(item: str, points: int) -> str:
-    """The heading of a concept question's mark column: ``why-scale mark (0-4)``, a mark a key point."""
-    return f"{item} mark (0-{points})"
-
-
 def _check_mark_columns(header: _Header, bank: Bank, file: str) -> None:
     """Each mark column belongs to a concept question, and says the right most a mark can be."""
     for item, (_, heading, most) in header.marks.items():
@@ -508,12 +504,6 @@ def _part_heading(heading: str) -> tuple[str, str] | None:
         return new.group(3).strip(), new.group(2)
     old = _OLD_PART_COLUMN.fullmatch(heading)
     return (old.group(1), old.group(2)) if old is not None else None
-
-
-def part_column(item: str, label: str, number: int) -> str:
-    """The heading of a part's column in answers and marks files: ``3a params-chain``, the question's
-    number on the sheets and the part's label (as the sheet prints "Question 3 (a)"), then the item."""
-    return f"{number}{label} {item}"
 
 
 def _part_cells(
@@ -975,25 +965,6 @@ def marks_file(marks: ClassMarks) -> bytes:
     return (codecs.BOM_UTF8 if marks.bom else b"") + marks_csv(marks).encode("utf-8")
 
 
-def template_csv(plan: ClassPlan) -> str:
-    """An empty answers file for a class: one row per student with their variant code, a column per item
-    (per part of a question in parts; a concept question's answer and its mark by hand)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    columns: list[str] = []
-    for number, (item, questions) in enumerate(plan.by_item(), start=1):
-        parts = questions[0].variant.parts if questions else ()
-        answer = questions[0].answer if questions else None
-        if isinstance(answer, ExplainAnswer):
-            columns += [item, mark_column(item, len(answer.points))]
-            continue
-        columns += [part_column(item, p.label, number) for p in parts] if parts else [item]
-    writer.writerow(["student", "name", "code", *columns])
-    for sheet in plan.sheets:
-        writer.writerow([sheet.student, "", sheet.code, *([""] * len(columns))])
-    return buffer.getvalue()
-
-
 __all__ = [
     "AWAITS_REVIEW",
     "ID_COLUMNS",
@@ -1006,12 +977,9 @@ __all__ = [
     "decode",
     "grade_file",
     "grade_text",
-    "mark_column",
     "marks_csv",
     "marks_file",
-    "part_column",
     "plain_number",
     "review_feedback",
     "review_summary",
-    "template_csv",
 ]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from attnquiz.engine.export import stopping
 from attnquiz.engine.export.text.text_document import TextDocument, utf8, write_together
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, KeyStyle, Paper, Progress, Sheet
 
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdf.worksheets import Document

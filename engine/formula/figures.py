@@ -1,6 +1,6 @@
 """Figures of formula items: a heatmap or a line plot declared in YAML, drawn from each variant's parameters.
 
-A formula item's ``figures:`` (`attnquiz.engine.bank.schema.FormulaHeatmap`, `FormulaLinePlot`) are
+A formula item's ``figures:`` (`attnquiz.engine.schema.FormulaHeatmap`, `FormulaLinePlot`) are
 compiled when the bank loads, like the item's other expressions and templates: a heatmap's
 ``values`` and a line plot's ``x`` and each curve's ``y`` are expressions (a curve's ``y`` may use
 ``x``, the list of x values, entry by entry: ``sin(x / 10)``); titles, labels, legends and captions
@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from attnquiz.engine.bank.schema import FormulaHeatmap, FormulaLinePlot
 from attnquiz.engine.figures import Figure, FigureError, Heatmap, LinePlot, Series, Where
 from attnquiz.engine.formula.expressions import Expression, ExpressionError, Value, to_python
+from attnquiz.engine.schema import FormulaHeatmap, FormulaLinePlot
 
 Loc = tuple[str | int, ...]
 X_NAME = "x"

@@ -42,10 +42,6 @@ from attnquiz.engine.answers.kinds import (
     VectorAnswer,
 )
 from attnquiz.engine.answers.kinds import Formula as WrittenFormula
-from attnquiz.engine.bank.schema import NAME, FormulaItem, ParamSpec, ToleranceSpec
-from attnquiz.engine.bank.schema import FormulaAnswer as AnswerSpec
-from attnquiz.engine.bank.schema import FormulaMistake as MistakeSpec
-from attnquiz.engine.bank.schema import FormulaPart as PartSpec
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
 from attnquiz.engine.formula import figures as formula_figures
 from attnquiz.engine.formula.expressions import (
@@ -67,6 +63,10 @@ from attnquiz.engine.formula.expressions import (
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import GeneratorSpec
+from attnquiz.engine.schema import NAME, FormulaItem, ParamSpec, ToleranceSpec
+from attnquiz.engine.schema import FormulaAnswer as AnswerSpec
+from attnquiz.engine.schema import FormulaMistake as MistakeSpec
+from attnquiz.engine.schema import FormulaPart as PartSpec
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
 

@@ -1,7 +1,7 @@
 """Formula answers: counts and costs as expressions in the model's sizes (12d² + 13d, B·h·T², T(T−1)/2).
 
 Each answer is a formula the student writes in the symbols the prompt declares; any algebraically
-equal form is right (`attnquiz.engine.formula.symbolic`). A formula is never trusted as typed: every
+equal form is right (`attnquiz.engine.answers.symbolic`). A formula is never trusted as typed: every
 generator checks its answer, and each mistake that claims to be a count of something, against the
 reference numerics (`attnquiz.engine.numerics`) at several sizes before the variant is returned.
 """
@@ -14,8 +14,8 @@ from fractions import Fraction
 import numpy as np
 
 from attnquiz.engine import numerics
+from attnquiz.engine.answers import symbolic
 from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
-from attnquiz.engine.formula import symbolic
 from attnquiz.engine.generators.common import pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

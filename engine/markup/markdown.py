@@ -11,7 +11,7 @@ structure. The supported subset:
 - fenced code blocks (three or more backticks or tildes, an optional language), kept verbatim:
   never read for maths or Markdown;
 - images, ``![alt text](figures/file.png)``, on a line of their own (checked and embedded by
-  `attnquiz.engine.bank.images`).
+  `attnquiz.engine.markup.image_refs`, read by `attnquiz.engine.bank.images`).
 
 Anything else that Markdown would turn into structure (headings, block quotes, links and autolinks,
 raw HTML, horizontal rules, HTML entities) is refused with a `markup.MarkupError`, as TeX outside
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from attnquiz.engine.markup import image_refs
 from attnquiz.engine.markup import tex as markup
 
 # Formulas are replaced by private-use placeholders while the Markdown around them is read, so
@@ -336,8 +337,6 @@ def _chunk(
             Image(_unescape(m.group(1)), m.group(2), _width(m.group(3) or "")) for m in images if m
         ]
         if strict:
-            from attnquiz.engine.bank import images as files
-
             for line, match in zip(lines, images, strict=True):
                 if match and match.group(3) is not None and not IMAGE_WIDTH.match(match.group(3)):
                     raise _AtRow(
@@ -347,8 +346,8 @@ def _chunk(
                     )
             for line, image in zip(lines, found, strict=True):
                 try:
-                    files.check_src(image.src if isinstance(image, Image) else "")
-                except files.ImageError as exc:
+                    image_refs.check_src(image.src if isinstance(image, Image) else "")
+                except image_refs.ImageError as exc:
                     raise _AtRow(str(exc), line, "") from None
         return found
     if strict and any(images):

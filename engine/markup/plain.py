@@ -5,7 +5,7 @@ Built on the Markdown reader (`attnquiz.engine.markup.markdown`), which is built
 `markup.table_lines`.
 
 ``spoken=True`` is the terminal for screen readers (``quiz --plain``): formulas in words
-(`attnquiz.engine.export.text.math_speech`: ``\\sqrt{d_k}`` as "square root of d sub k"), and a table
+(`attnquiz.engine.markup.speech`: ``\\sqrt{d_k}`` as "square root of d sub k"), and a table
 as one line a row, each cell after its column's header, with no rule or alignment padding.
 """
 
@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from attnquiz.engine.export.text import math_speech
 from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import speech as math_speech
 from attnquiz.engine.markup import tex as markup
 
 

@@ -100,7 +100,7 @@ def state_of(session: Session, *, bank_path: str = "", draft: str = "") -> dict[
     """The JSON object that lets ``session`` (an exam) be taken up again; ``bank_path``: the bank's
     file (found again by it when the bank was named by a relative path); ``draft``: a line being typed
     at the current question when the exam was left (offered again, unsaved, on return)."""
-    from attnquiz.engine.answers.grading import PART_SEPARATOR
+    from attnquiz.engine.grading.grade import PART_SEPARATOR
 
     plan = session.plan
     slots = []
@@ -466,8 +466,8 @@ def _resumed(
     saved: SavedExam, bank: Bank, store: Store | None, *, timed: bool, clock: Callable[[], float]
 ) -> tuple[Session, str]:
     """`resume`'s session and its line being typed, not yet kept."""
-    from attnquiz.engine.answers.grading import grade, grade_parts
     from attnquiz.engine.errors import ItemNotFoundError
+    from attnquiz.engine.grading.grade import grade, grade_parts
 
     data = saved.data
     if bank.name != saved.bank:

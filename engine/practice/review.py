@@ -23,9 +23,9 @@ from attnquiz.engine.practice.store import CardRecord, CardUpdate
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler
 
-    from attnquiz.engine.answers.grading import Grade
     from attnquiz.engine.answers.kinds import Answer
     from attnquiz.engine.bank.loaded import Bank, BankItem
+    from attnquiz.engine.grading.grade import Grade
     from attnquiz.engine.variant import Question
 
 # A correct answer faster than this (seconds) rates Easy. The times are what a student who knows

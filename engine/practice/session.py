@@ -33,9 +33,9 @@ from attnquiz.engine.typed_numbers import whole
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
-    from attnquiz.engine.answers.grading import Grade
     from attnquiz.engine.answers.kinds import Part
     from attnquiz.engine.bank.loaded import Bank, BankItem
+    from attnquiz.engine.grading.grade import Grade
     from attnquiz.engine.variant import Question
 
 Mode = Literal["practice", "exam", "review"]
@@ -713,7 +713,7 @@ class Session:
         return result
 
     def _answered(self, response: str) -> Grade:
-        from attnquiz.engine.answers.grading import grade
+        from attnquiz.engine.grading.grade import grade
 
         slot = self.current
         if slot is None:
@@ -778,7 +778,7 @@ class Session:
         graded as a whole (every part again, together) and stored like any answer. Answering a
         question in parts again (an exam's revisit) starts over at (a).
         """
-        from attnquiz.engine.answers.grading import Grade, grade_parts
+        from attnquiz.engine.grading.grade import Grade, grade_parts
 
         parts = question.variant.parts
         answer = question.answer
@@ -793,7 +793,7 @@ class Session:
             shown = part.grade
             return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         slot.part_responses.append(response)
-        from attnquiz.engine.answers.grading import PART_SEPARATOR
+        from attnquiz.engine.grading.grade import PART_SEPARATOR
 
         if index + 1 < len(parts) and self.exam and slot.answered and slot.earlier_parts:
             # An exam's revision of a question answered whole: each part revised replaces that part
@@ -833,7 +833,7 @@ class Session:
         parts not answered as blank (they earn nothing). The history stores it so as soon as (a) is
         answered; the summary, the stats and the review schedule count that same attempt.
         """
-        from attnquiz.engine.answers.grading import PART_SEPARATOR, grade_parts
+        from attnquiz.engine.grading.grade import PART_SEPARATOR, grade_parts
 
         question = self.question(slot)
         answer = question.answer

@@ -9,9 +9,9 @@ from rich.console import Console
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.engine.answers.grading import grade
 from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.grading.grade import grade
 from attnquiz.folding import NBSP, fold
 
 

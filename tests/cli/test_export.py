@@ -13,7 +13,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.main import app
 
 runner = CliRunner()
@@ -165,7 +165,7 @@ import sys
 from pathlib import Path
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.files import write
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 plan = plan_class(banks.load("week1"), students=2, master_seed=31, count=4)
 for fmt in ("md", "pdf", "html"):
     write(plan, fmt, Path(sys.argv[1]) / fmt)

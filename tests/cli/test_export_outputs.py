@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.main import app
 
 runner = CliRunner()

@@ -13,8 +13,8 @@ import pexpect
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.classwork.grading import template_csv
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
+from attnquiz.engine.plan.columns import template_csv
 from tests.cli.test_run_pty import finish, spawn
 from tests.engine.test_parallel import children
 

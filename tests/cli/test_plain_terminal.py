@@ -19,7 +19,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from attnquiz.engine.export.text import math_speech
+from attnquiz.engine.markup import speech as math_speech
 from attnquiz.engine.markup import tex as markup
 
 QUIZ = ["-c", "from attnquiz.main import main; main()"]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine.answers.grading import grade
 from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.practice import review
 from attnquiz.engine.practice.session import Session, plan_practice
 from attnquiz.engine.practice.store import Store, utc_now

@@ -17,10 +17,11 @@ import pytest
 
 from attnquiz.engine.answers.kinds import IntegerAnswer, NumericAnswer
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.classwork.grading import grade_text, template_csv
+from attnquiz.engine.classwork.grading import grade_text
 from attnquiz.engine.export.pdf import answer_sheet
 from attnquiz.engine.export.pdf.answer_sheet import NumberGrid, json_bytes, number_grid, scientific
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
+from attnquiz.engine.plan.columns import template_csv
 
 
 def _plan(bank: str, seed: int, students: int = 4, every: bool = False):
@@ -102,7 +103,7 @@ def test_listed_mistakes_fit_their_grid_and_are_named() -> None:
                 spelled = grid.spell(scientific(text) if grid.exponent else text)
                 if spelled is None:
                     continue
-                from attnquiz.engine.answers.grading import grade
+                from attnquiz.engine.grading.grade import grade
 
                 result = grade(question, grid.read(spelled))
                 assert result.mistake is not None, (entry.id, seed, mistake.tag, grid.read(spelled))
@@ -200,8 +201,8 @@ def test_the_contract_keys() -> None:
     ],
 )
 def test_a_number_grid_holds_its_answer_written_as_the_key_writes_it(value: float, tolerance: str) -> None:
-    from attnquiz.engine.answers.grading import grade_answer
     from attnquiz.engine.answers.kinds import Tolerance
+    from attnquiz.engine.grading.grade import grade_answer
 
     tol = {
         "sigfigs": Tolerance.sigfigs(3),

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.grading import grade_answer
 from attnquiz.engine.answers.kinds import ExpressionAnswer, ShapeAnswer, symbols
 from attnquiz.engine.bank.finding import load
 from attnquiz.engine.classwork.grading import grade_text
 from attnquiz.engine.export.lms.model import asked
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.plan.class_plan import plan_class
 
 SEED = 7
 

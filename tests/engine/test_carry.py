@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine.answers.grading import grade_parts
 from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
     MatrixAnswer,
@@ -29,6 +28,7 @@ from attnquiz.engine.answers.kinds import (
     VectorAnswer,
 )
 from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.grading.grade import grade_parts
 from attnquiz.main import app
 
 
@@ -238,8 +238,8 @@ def test_the_rounded_step_is_checked_by_quiz_check_and_the_exports_render_it() -
 def test_quiz_check_catches_a_grader_that_punishes_the_rounding_student(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from attnquiz.engine.answers import grading
     from attnquiz.engine.check.parts import part_problems
+    from attnquiz.engine.grading import grade as grading
 
     answer = _answer("week1", "sdpa-chain", 0)
     assert list(part_problems(answer)) == []
@@ -369,7 +369,7 @@ def test_quiz_grade_grades_a_class_with_a_huge_earlier_part(tmp_path: Path) -> N
 def test_the_marking_grid_gives_the_later_part_from_the_rounded_earlier_one_too() -> None:
     from attnquiz.engine.answers.carry import key_text, rounded_chain
     from attnquiz.engine.export.pdf import typst
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     plan = plan_class(banks.load("week1"), students=3, master_seed=3, items=["sdpa-chain", "params-chain"])
     source = typst.grid(plan, plan.sheets)

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine.answers.grading import grade_parts
 from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
     MatrixAnswer,
@@ -28,6 +27,7 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.check.parts import perturbed
+from attnquiz.engine.grading.grade import grade_parts
 from attnquiz.main import app
 
 runner = CliRunner()
@@ -250,8 +250,8 @@ def test_quiz_run_marks_the_unrounded_student_right_after_a_slip(tmp_path: Path)
 def test_quiz_check_catches_a_grader_that_punishes_the_unrounded_student(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from attnquiz.engine.answers import grading
     from attnquiz.engine.check.parts import part_problems
+    from attnquiz.engine.grading import grade as grading
 
     answer = _answer("additive-chain", 0)
     assert list(part_problems(answer)) == []

@@ -23,7 +23,7 @@ from attnquiz.engine.classwork.grading import (
     marks_csv,
     marks_file,
 )
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 
 SEED = 2026
 

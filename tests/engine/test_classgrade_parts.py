@@ -13,8 +13,9 @@ from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.check.parts import perturbed
-from attnquiz.engine.classwork.grading import AnswersFileError, grade_text, marks_csv, template_csv
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.classwork.grading import AnswersFileError, grade_text, marks_csv
+from attnquiz.engine.plan.class_plan import plan_class
+from attnquiz.engine.plan.columns import template_csv
 from attnquiz.main import app
 
 runner = CliRunner()
@@ -60,7 +61,7 @@ def _filled(bank: Bank, heading: str = "new") -> tuple[str, list[PartsAnswer]]:
         answer = by_item["params-chain"].answer
         assert isinstance(answer, PartsAnswer)
         chains.append(answer)
-        from attnquiz.engine.answers.grading import answer_value, read_value
+        from attnquiz.engine.grading.grade import answer_value, read_value
 
         wrong = answer.parts[0].answer_for(perturbed(answer.parts[0].answer)).format()
         values = {"a": read_value(answer.parts[0].answer, wrong)}

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.bank.loader import load_bank_text
-from attnquiz.engine.export.worksheet import student_seed
+from attnquiz.engine.plan.class_plan import student_seed
 from attnquiz.main import app
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.code.folder import (
+from attnquiz.engine.classwork.code_folder import (
     MAX_CELLS,
     MAX_NOTEBOOK_BYTES,
     MAX_PY_BYTES,
@@ -196,7 +196,7 @@ def test_a_hostile_folder_is_a_line_per_student_and_the_rest_is_read(tmp_path: P
 def test_a_folder_of_too_many_files_is_refused_before_any_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from attnquiz.engine.code import folder as code_folder
+    from attnquiz.engine.classwork import code_folder
 
     monkeypatch.setattr(code_folder, "MAX_ENTRIES", 5)
     for n in range(1, 7):
@@ -240,7 +240,7 @@ def test_a_class_graded_names_each_students_mistake(tmp_path: Path) -> None:
     assert cells["5"].status == "blank"
     assert cells["6"].status == "invalid"
     # Each student's variant is their worksheet's: the seed and the number rebuild it.
-    from attnquiz.engine.export.worksheet import student_seed
+    from attnquiz.engine.plan.class_plan import student_seed
     from attnquiz.engine.seeding import variant_code
 
     assert [row.code for row in marks.rows] == [variant_code(student_seed(2026, n)) for n in range(1, 7)]
@@ -285,8 +285,8 @@ def test_a_submission_can_neither_read_nor_change_a_classmates(tmp_path: Path) -
 
 
 def test_grading_where_landlock_is_missing_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    from attnquiz.engine.classwork.code_folder import unprotected
     from attnquiz.engine.code import sandbox
-    from attnquiz.engine.code.folder import unprotected
 
     real = sandbox.run
 

@@ -283,9 +283,10 @@ def test_too_slow_is_said() -> None:
 
 def test_a_bank_without_code_items_imports_no_sandbox() -> None:
     probe = (
-        "import sys\nfrom attnquiz.engine.bank import finding as banks\nq = banks.load('week1').items[0].question(1)\n"
-        "from attnquiz.engine.answers.grading import grade\ngrade(q, '1')\n"
-        "print(any(m.endswith(('sandbox', 'code_grading', 'code_tasks')) for m in sys.modules))\n"
+        "import sys\nfrom attnquiz.engine.bank import finding as banks\n"
+        "q = banks.load('week1').items[0].question(1)\n"
+        "from attnquiz.engine.grading.grade import grade\ngrade(q, '1')\n"
+        "print(any(m.startswith('attnquiz.engine.code.') for m in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.grading import grade
 from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
     MatrixAnswer,
@@ -23,7 +22,6 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
-from attnquiz.engine.bank.schema import json_schema
 from attnquiz.engine.errors import BankError, GeneratorRunError
 from attnquiz.engine.formula.expressions import (
     ExpressionError,
@@ -33,6 +31,8 @@ from attnquiz.engine.formula.expressions import (
     from_python,
 )
 from attnquiz.engine.formula.items import LOAD_SEEDS, MAX_TRIES, compile_template
+from attnquiz.engine.grading.grade import grade
+from attnquiz.engine.schema import json_schema
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad_formula_banks"
 ROOT = BAD.parent.parent.parent

@@ -13,12 +13,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.grading import grade, grade_answer
+from attnquiz.engine.answers import parse, symbolic
 from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.formula import symbolic
 from attnquiz.engine.generators import formulas
+from attnquiz.engine.grading.grade import grade, grade_answer
 
 BLOCK = ExpressionAnswer("12*d^2 + 13*d", ("d",))
 BLOCK_MISTAKES = (
@@ -177,7 +176,7 @@ def test_sympy_is_never_imported_to_grade_a_formula() -> None:
 import sys
 from attnquiz.main import app
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.answers.grading import grade
+from attnquiz.engine.grading.grade import grade
 try:
     app(["--help"])
 except SystemExit:

@@ -27,14 +27,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.grading import grade, grade_answer
+from attnquiz.engine.answers import parse, symbolic
 from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
-from attnquiz.engine.formula import symbolic
 from attnquiz.engine.formula.expressions import compile_expression
+from attnquiz.engine.grading.grade import grade, grade_answer
 
 BLOCK = ExpressionAnswer("12*d^2 + 13*d", ("d",))
 BLOCK_MISTAKES = (
@@ -345,7 +344,7 @@ def test_sympy_is_not_imported_by_grading_a_formula_nor_by_importtime() -> None:
     code = (
         "import sys\n"
         "from attnquiz.engine.answers.kinds import ExpressionAnswer\n"
-        "from attnquiz.engine.answers.grading import grade_answer\n"
+        "from attnquiz.engine.grading.grade import grade_answer\n"
         "a = ExpressionAnswer('n/(6*d)', ('n', 'd'))\n"
         "assert grade_answer(a, '4nd/(24d^2)').status == 'correct'\n"
         "assert grade_answer(a, 'n/(4d)').status == 'wrong'\n"

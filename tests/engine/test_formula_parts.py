@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from attnquiz.engine.answers.grading import grade_answer, grade_parts
 from attnquiz.engine.answers.kinds import ExpressionAnswer, NumericAnswer, PartsAnswer
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.check.checks import check_bank
+from attnquiz.engine.grading.grade import grade_answer, grade_parts
 from attnquiz.main import app
 
 BANK = r"""

@@ -6,7 +6,6 @@ import math
 
 import pytest
 
-from attnquiz.engine.answers.grading import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
 from attnquiz.engine.answers.kinds import (
     Answer,
     ChoiceAnswer,
@@ -21,6 +20,7 @@ from attnquiz.engine.answers.kinds import (
     VectorAnswer,
 )
 from attnquiz.engine.answers.rounding import rounded_early
+from attnquiz.engine.grading.grade import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain
 

@@ -18,7 +18,7 @@ from attnquiz.engine.errors import BankError
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.pdf import typst
 from attnquiz.engine.export.text import html, markdown
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.variant import Question
 
 

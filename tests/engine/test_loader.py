@@ -190,7 +190,7 @@ def test_a_tab_is_named_and_shown() -> None:
 
 
 def test_the_json_schema_writes_bounds_as_json_schema_keywords() -> None:
-    from attnquiz.engine.bank.schema import json_schema
+    from attnquiz.engine.schema import json_schema
 
     schema = json_schema()
     found: list[str] = []

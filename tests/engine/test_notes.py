@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from attnquiz.engine.bank.loader import load_bank_text
-from attnquiz.engine.bank.schema import json_schema
 from attnquiz.engine.errors import BankError
+from attnquiz.engine.schema import json_schema
 
 ITEM = """\
   - id: w-o

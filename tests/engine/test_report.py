@@ -10,9 +10,10 @@ import re
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.classwork.grading import grade_text, template_csv
+from attnquiz.engine.classwork.grading import grade_text
 from attnquiz.engine.classwork.report import item_stats, pearson, report_files
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
+from attnquiz.engine.plan.columns import template_csv
 from attnquiz.engine.seeding import seed_from_code
 
 HOSTILE = '<script>alert("x")</script>'

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from fsrs import Rating, Scheduler, State
 
-from attnquiz.engine.answers.grading import grade_answer
 from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
+from attnquiz.engine.grading.grade import grade_answer
 from attnquiz.engine.practice import review
 from attnquiz.engine.practice.store import CardRecord
 

@@ -25,7 +25,7 @@ from tests.engine.scan_class import Sheets  # noqa: E402
 def sheets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sheets, Path]:
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     out = tmp_path_factory.mktemp("sheets") / "out"
     plan = plan_class(banks.load("week1"), students=2, master_seed=8, per_topic=1)
@@ -357,7 +357,7 @@ def test_fix_settles_a_stray_page_and_a_page_not_handed_in(
 
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     made, out = sheets
     other = tmp_path / "other"
@@ -557,7 +557,7 @@ def test_every_page_problem_is_settled_by_a_piped_fix(tmp_path: Path, sheets: tu
 
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     made, out = sheets
     other = tmp_path / "other"

@@ -31,7 +31,7 @@ PAGES = int(__import__("os").environ.get("SCAN_PAGES", "300"))
 def sheets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sheets, Sheets]:
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.files import write
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     out = tmp_path_factory.mktemp("sheets")
     for bank, students in (("week1", 6), ("week2", 6)):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine.answers.grading import grade, grade_answer
 from attnquiz.engine.answers.kinds import Mistake, ShapeAnswer, symbols
 from attnquiz.engine.bank import finding as banks
+from attnquiz.engine.grading.grade import grade, grade_answer
 
 SPELLINGS = {
     "d_k": ["d_k", "dk", "d_{k}", "dₖ", "d_\\text{k}"],

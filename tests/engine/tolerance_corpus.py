@@ -16,7 +16,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
-from attnquiz.engine.answers.grading import grade_answer
 from attnquiz.engine.answers.kinds import (
     MatrixAnswer,
     NumericAnswer,
@@ -26,6 +25,7 @@ from attnquiz.engine.answers.kinds import (
     VectorAnswer,
 )
 from attnquiz.engine.bank.finding import load
+from attnquiz.engine.grading.grade import grade_answer
 
 SEEDS = range(30)
 BANKS = ("week1", "week2")

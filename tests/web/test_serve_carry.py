@@ -136,8 +136,8 @@ def test_a_question_in_parts_skipped_after_a_is_graded_in_the_browser(shared: Se
 def test_after_a_slip_a_student_who_goes_on_from_the_unrounded_values_is_right_in_the_browser(
     shared: Server,
 ) -> None:
-    from attnquiz.engine.answers.grading import answer_value
     from attnquiz.engine.check.parts import perturbed
+    from attnquiz.engine.grading.grade import answer_value
 
     plan = plan_practice(banks.load("week1"), seed=SEED, items=["additive-chain"], count=1)
     answer = plan.questions[0].build().answer

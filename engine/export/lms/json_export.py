@@ -13,7 +13,7 @@ import textwrap
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from attnquiz.engine.export.worksheet import ClassPlan
+from attnquiz.engine.plan.class_plan import ClassPlan
 
 FORMAT_VERSION = 1
 

@@ -31,7 +31,7 @@ this module only writes it as Moodle XML. Per form of question:
   practice). Moodle leaves an essay for a teacher to mark, as quiz does; the export says so once.
 - single choice: ``multichoice`` with ``single=true``; multiple select: ``single=false`` with
   per-option fractions from Moodle's list whose clamped sum reproduces
-  `attnquiz.engine.answers.grading.choice_score` for every selection. Where no such fractions exist (the
+  `attnquiz.engine.grading.grade.choice_score` for every selection. Where no such fractions exist (the
   ``all-or-nothing`` scheme with several right options, ``each-answer``, more than 10 right
   options) the export stops with an error naming the item. Options are not shuffled, because
   the worked solution refers to them by letter.
@@ -66,9 +66,9 @@ from attnquiz.engine.export.lms import moodle_file
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms.model import Blank, Group, LmsQuestion, Wrong
 from attnquiz.engine.export.lms.moodle_file import text_element as _text
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.markup import plain
 from attnquiz.engine.markup.xml_text import escape
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
 
 # Moodle's grade fractions (question/engine/bank.php), as percentages in the text Moodle writes.
@@ -159,13 +159,13 @@ def choice_fractions(answer: ChoiceAnswer, where: str, score: ChoiceScore | None
 
     Returns per-option fractions for a ``multichoice`` question, where Moodle adds the fractions
     of the ticked options and clamps the sum to [0, 1]: the first candidate that reproduces
-    ``score`` (by default `attnquiz.engine.answers.grading.choice_score`) everywhere (the net rule:
+    ``score`` (by default `attnquiz.engine.grading.grade.choice_score`) everywhere (the net rule:
     ±1/|right|;
     one right option: +1 and -1 for a wrong tick). Returns None when one true/false decision per
     option does (the ``each-answer`` scheme, written as a cloze question). Raises otherwise.
     """
     if score is None:
-        from attnquiz.engine.answers.grading import choice_score
+        from attnquiz.engine.grading.grade import choice_score
 
         score = choice_score
     selections = _selections(answer)

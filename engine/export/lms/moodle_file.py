@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from attnquiz.engine.export.lms import model as lms_model
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.markup.xml_text import escape
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
 
 _BATCH = 32 * 2**10

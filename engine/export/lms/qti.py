@@ -62,8 +62,8 @@ from attnquiz.engine.export.lms import hand_marked as lms_hand
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms.model import Blank, Group, LmsQuestion
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress
 from attnquiz.engine.markup.xml_text import escape, quoteattr
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, Progress
 from attnquiz.engine.variant import Question
 
 _QTI_NS = (

@@ -31,11 +31,11 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import images
 from attnquiz.engine.export.figures import table as figure_table
-from attnquiz.engine.export.text import math_speech
 from attnquiz.engine.export.text.html import table_html
 from attnquiz.engine.figures import plain
 from attnquiz.engine.formula import tex as formula_tex
 from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import speech as math_speech
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.variant import Question
 
@@ -330,7 +330,7 @@ def instructions(answer: Answer) -> str:
     if isinstance(answer, ChoiceAnswer):
         return f"Select all that apply. {answer.scoring_rule()}" if answer.multiple else "Select one."
     if isinstance(answer, ExplainAnswer):
-        from attnquiz.engine.export.worksheet import concept_instructions
+        from attnquiz.engine.plan.class_plan import concept_instructions
 
         return concept_instructions(answer)
     if isinstance(answer, CodeAnswer):
@@ -609,7 +609,7 @@ def _product_texts(
     """
     if not products:
         return ()
-    from attnquiz.engine.answers.grading import grade_answer
+    from attnquiz.engine.grading.grade import grade_answer
 
     keys = list(dims) if dim in dims else [dim]
     place = keys.index(dim)

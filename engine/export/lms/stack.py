@@ -82,8 +82,8 @@ from attnquiz.engine.export.lms.stack_prt import (
     var,
 )
 from attnquiz.engine.export.lms.stack_tests import QTest, question_tests
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.markup.xml_text import escape
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, Progress, ruled_lines
 from attnquiz.engine.variant import Question
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from attnquiz.engine.answers import symbolic
 from attnquiz.engine.answers.carry import rounded_chain
-from attnquiz.engine.answers.grading import Grade, answer_value, grade_answer, grade_parts
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExpressionAnswer,
@@ -36,7 +36,7 @@ from attnquiz.engine.export.lms.stack_prt import (
     note,
     typed,
 )
-from attnquiz.engine.formula import symbolic
+from attnquiz.engine.grading.grade import Grade, answer_value, grade_answer, grade_parts
 from attnquiz.engine.variant import Question
 
 

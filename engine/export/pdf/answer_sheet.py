@@ -44,7 +44,7 @@ from attnquiz.engine.answers.kinds import (
     SingleAnswer,
     VectorAnswer,
 )
-from attnquiz.engine.export.worksheet import ClassPlan, Paper, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, Paper, Sheet
 
 FORMAT = "quiz-answer-sheets"
 VERSION = 1
@@ -394,7 +394,7 @@ def export_id(plan: ClassPlan, paper: Paper) -> str:
 
 def columns(plan: ClassPlan) -> list[str]:
     """The answers-file columns of this class, as `quiz grade --template` writes them."""
-    from attnquiz.engine.classwork.grading import template_csv
+    from attnquiz.engine.plan.columns import template_csv
 
     sample = ClassPlan(plan.bank, plan.title, plan.master_seed, plan.items, plan.sheets[:1], plan.skipped)
     return template_csv(sample).splitlines()[0].split(",") if len(plan.items) else []
@@ -403,7 +403,7 @@ def columns(plan: ClassPlan) -> list[str]:
 def _blocks(
     number: int, item: str, answer: Answer, mistakes: Sequence[Mistake], label: str = ""
 ) -> list[_Block]:
-    from attnquiz.engine.classwork.grading import mark_column, part_column
+    from attnquiz.engine.plan.columns import mark_column, part_column
 
     column = part_column(item, label, number) if label else item
     title = f"{number}{f' ({label})' if label else ''}"

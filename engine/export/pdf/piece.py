@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from attnquiz.engine.export.pdf import typst as typst_source
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, KeyStyle, Paper, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, KeyStyle, Paper, Sheet
 
 DocumentKind = Literal["worksheets", "key", "answer-sheets"]
 

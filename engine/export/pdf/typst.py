@@ -15,7 +15,11 @@ from functools import lru_cache
 from attnquiz.engine.answers.carry import key_text
 from attnquiz.engine.answers.kinds import Answer, ChoiceAnswer, ExplainAnswer, Mistake, PartsAnswer
 from attnquiz.engine.bank import images
-from attnquiz.engine.export.worksheet import (
+from attnquiz.engine.formula import tex as formula_tex
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.markup.tex import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
+from attnquiz.engine.plan.class_plan import (
     ClassPlan,
     KeyStyle,
     Paper,
@@ -28,10 +32,6 @@ from attnquiz.engine.export.worksheet import (
     sheet_instructions,
     working_space,
 )
-from attnquiz.engine.formula import tex as formula_tex
-from attnquiz.engine.markup import markdown as md
-from attnquiz.engine.markup import tex as markup
-from attnquiz.engine.markup.tex import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
 from attnquiz.engine.variant import Question
 
 # ---------------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def math(formula: markup.Math) -> str:
     """One formula as a Typst equation, inline or displayed, with its spoken form as its
     alternative text (`math_speech`: what a screen reader says of the tagged PDF's /Formula, and
     what PDF/UA asks of every formula)."""
-    from attnquiz.engine.export.text.math_speech import speech
+    from attnquiz.engine.markup.speech import speech
 
     body = _node(formula.tree, formula.display)
     alt = _string(speech(formula) or formula.source.strip() or "formula")

@@ -59,7 +59,7 @@ from types import TracebackType
 
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.export.pdf.piece import Document, Piece, make_piece
-from attnquiz.engine.export.worksheet import ClassPlan, ClassSheets, ExportError
+from attnquiz.engine.plan.class_plan import ClassPlan, ClassSheets, ExportError
 
 PREFETCH = 2
 """Pieces handed to a worker at once: the next one waits in its pipe, so it starts at once."""

@@ -35,7 +35,8 @@ from attnquiz.engine.export.pdf.piece import Piece as Piece
 from attnquiz.engine.export.pdf.piece import compile_typst as compile_typst
 from attnquiz.engine.export.pdf.piece import make_piece as make_piece
 from attnquiz.engine.export.stopping import Terminated, terminated_as_exception
-from attnquiz.engine.export.worksheet import (
+from attnquiz.engine.parallel import default_jobs as default_jobs
+from attnquiz.engine.plan.class_plan import (
     ClassPlan,
     ExportError,
     KeyStyle,
@@ -43,7 +44,6 @@ from attnquiz.engine.export.worksheet import (
     Progress,
     Sheet,
 )
-from attnquiz.engine.parallel import default_jobs as default_jobs
 
 if TYPE_CHECKING:
     from attnquiz.engine.export.pdf.join import PdfJoin

@@ -15,7 +15,10 @@ from attnquiz.engine.answers.kinds import Answer, ChoiceAnswer, ExplainAnswer, M
 from attnquiz.engine.bank import images
 from attnquiz.engine.export.text import mathml
 from attnquiz.engine.export.text.text_document import TextDocument, as_text
-from attnquiz.engine.export.worksheet import (
+from attnquiz.engine.formula import tex as formula_tex
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.plan.class_plan import (
     ClassPlan,
     KeyStyle,
     Paper,
@@ -28,9 +31,6 @@ from attnquiz.engine.export.worksheet import (
     sheet_instructions,
     working_space,
 )
-from attnquiz.engine.formula import tex as formula_tex
-from attnquiz.engine.markup import markdown as md
-from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.variant import Question
 
 _PAGE_SIZES = {"a4": "A4", "us-letter": "letter"}

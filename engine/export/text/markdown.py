@@ -18,7 +18,10 @@ from urllib.parse import quote
 from attnquiz.engine.answers.kinds import ChoiceAnswer, ExplainAnswer, PartsAnswer
 from attnquiz.engine.bank import images
 from attnquiz.engine.export.text.text_document import TextDocument, as_text
-from attnquiz.engine.export.worksheet import (
+from attnquiz.engine.formula import tex as formula_tex
+from attnquiz.engine.markup import markdown as md
+from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.plan.class_plan import (
     ClassPlan,
     KeyStyle,
     Sheet,
@@ -28,9 +31,6 @@ from attnquiz.engine.export.worksheet import (
     ruled_lines,
     sheet_instructions,
 )
-from attnquiz.engine.formula import tex as formula_tex
-from attnquiz.engine.markup import markdown as md
-from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.variant import Question
 
 _RULE = "_" * 32

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from attnquiz.engine.export.text import math_speech
+from attnquiz.engine.markup import speech as math_speech
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.markup.tex import Accent, Frac, Group, Matrix, Node, Scripts, Sqrt, Sym
 

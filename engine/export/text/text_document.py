@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from attnquiz.engine.export.worksheet import Sheet
+from attnquiz.engine.plan.class_plan import Sheet
 
 Write = Callable[[str], object]
 

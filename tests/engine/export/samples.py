@@ -13,7 +13,7 @@ from attnquiz.engine.answers.kinds import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from attnquiz.engine.export import files
-from attnquiz.engine.export.worksheet import ExportError
+from attnquiz.engine.plan.class_plan import ExportError
 
 from .samples import sample_plan
 
@@ -90,7 +90,7 @@ def test_an_export_killed_part_way_leaves_the_earlier_export_whole(
 def test_a_real_export_killed_at_any_moment_has_no_half_written_file(tmp_path: Path) -> None:
     """`quiz export` as a user runs it, SIGKILLed at several moments: whatever has a final name is whole."""
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.export.worksheet import plan_class
+    from attnquiz.engine.plan.class_plan import plan_class
 
     plan = plan_class(banks.load("week1"), students=40, master_seed=8)
     whole = files.worksheet_files(plan, "md")

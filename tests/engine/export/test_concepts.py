@@ -19,7 +19,7 @@ from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.text import html, markdown
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class, ruled_lines
+from attnquiz.engine.plan.class_plan import ClassPlan, plan_class, ruled_lines
 
 from .golden import check_golden
 from .test_moodle import check_moodle

@@ -18,8 +18,8 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.figures import svg as figure_svg
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.text import html
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet
 from attnquiz.engine.figures import Figure, Heatmap, LinePlot, Series, plain
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.practice.session import plan_practice
 from attnquiz.engine.variant import Question
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from attnquiz.engine.export import files
-from attnquiz.engine.export.worksheet import ExportError
+from attnquiz.engine.plan.class_plan import ExportError
 
 from .samples import sample_plan
 
@@ -61,7 +61,7 @@ def test_a_text_export_builds_each_sheet_once_and_writes_the_same_text_as_a_whol
     together, and the files hold exactly the text of the whole documents."""
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.export.text import html, markdown
-    from attnquiz.engine.export.worksheet import ClassSheets, plan_class
+    from attnquiz.engine.plan.class_plan import ClassSheets, plan_class
 
     plan = plan_class(banks.load("week1"), students=5, master_seed=11, count=4)
     assert isinstance(plan.sheets, ClassSheets)  # built when read, never kept

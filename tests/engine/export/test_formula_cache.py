@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from attnquiz.engine.export.text import math_speech, mathml
+from attnquiz.engine.export.text import mathml
 from attnquiz.engine.markup import plain
+from attnquiz.engine.markup import speech as math_speech
 from attnquiz.engine.markup import tex as markup
 
 SOURCES = [

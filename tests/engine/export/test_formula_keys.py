@@ -6,13 +6,12 @@ from fractions import Fraction
 
 import pytest
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, symbolic
 from attnquiz.engine.answers.kinds import ExpressionAnswer
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.pdf import typst as ts
 from attnquiz.engine.export.pdf.worksheets import compile_typst
 from attnquiz.engine.export.text import html, markdown
-from attnquiz.engine.formula import symbolic
 from attnquiz.engine.formula import tex as formula_tex
 
 from .golden import check_golden

@@ -16,7 +16,7 @@ from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, Option, ShapeAn
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.text import html, markdown
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 

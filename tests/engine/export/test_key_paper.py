@@ -7,7 +7,7 @@ import pytest
 
 from attnquiz.engine.answers.kinds import MatrixAnswer, NumericAnswer, Tolerance, VectorAnswer
 from attnquiz.engine.export.pdf import typst as ts
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 

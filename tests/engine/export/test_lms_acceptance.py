@@ -15,7 +15,6 @@ from html import escape
 import pytest
 
 from attnquiz.engine.answers import carry
-from attnquiz.engine.answers.grading import grade, grade_answer
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     CodeAnswer,
@@ -34,7 +33,8 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
+from attnquiz.engine.grading.grade import grade, grade_answer
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet, plan_class
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 

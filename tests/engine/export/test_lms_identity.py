@@ -27,7 +27,7 @@ import pytest
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import moodle, qti
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 
 from .golden import GOLDEN
 

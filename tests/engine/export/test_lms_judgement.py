@@ -16,8 +16,7 @@ import pytest
 import sympy
 from typer.testing import CliRunner
 
-from attnquiz.engine.answers import carry
-from attnquiz.engine.answers.grading import grade_answer, grade_parts
+from attnquiz.engine.answers import carry, symbolic
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExplainAnswer,
@@ -35,8 +34,8 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
-from attnquiz.engine.export.worksheet import ClassPlan, Sheet, plan_class
-from attnquiz.engine.formula import symbolic
+from attnquiz.engine.grading.grade import grade_answer, grade_parts
+from attnquiz.engine.plan.class_plan import ClassPlan, Sheet, plan_class
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app

@@ -1,7 +1,7 @@
 """Every formula of the Moodle and Canvas (QTI) exports carries its spoken form (issue 31, item 2).
 
 The exports keep TeX for the platform's MathJax and put beside each formula a visually hidden span
-with the words a screen reader says (`attnquiz.engine.export.text.math_speech`). These tests parse every
+with the words a screen reader says (`attnquiz.engine.markup.speech`). These tests parse every
 HTML text of both exports of both banks and find, for every TeX formula, its spoken form: the
 speech of that very formula, hidden by the platforms' classes, the TeX hidden from assistive
 technology. No TeX is left outside that wrapper, where a screen reader would spell it out.
@@ -23,9 +23,9 @@ import pytest
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
-from attnquiz.engine.export.text.math_speech import speech
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
 from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.markup.speech import speech
+from attnquiz.engine.plan.class_plan import ClassPlan, plan_class
 
 TEX = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.S)
 CASES = [(bank, seed) for bank in ("week1", "week2") for seed in (None, 2026)]

@@ -10,7 +10,7 @@ import pytest
 from attnquiz.engine.answers.kinds import PartsAnswer, values_close
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
-from attnquiz.engine.export.worksheet import ClassPlan, plan_class
+from attnquiz.engine.plan.class_plan import ClassPlan, plan_class
 
 
 @cache

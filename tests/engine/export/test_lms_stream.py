@@ -13,7 +13,7 @@ import pytest
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export import files
 from attnquiz.engine.export.lms import json_export, moodle, moodle_file, qti
-from attnquiz.engine.export.worksheet import ClassSheets, plan_class
+from attnquiz.engine.plan.class_plan import ClassSheets, plan_class
 
 
 class _CountingFile(io.BytesIO):

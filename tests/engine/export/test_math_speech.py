@@ -9,8 +9,8 @@ import pytest
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.text import html
-from attnquiz.engine.export.text.math_speech import speech
 from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.markup.speech import speech
 from attnquiz.engine.practice.session import plan_practice
 
 CASES = [

@@ -14,7 +14,7 @@ import pytest
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import moodle, moodle_file, stack
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, plan_class
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pypdf import PdfReader
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.pdf import worksheets as pdf
-from attnquiz.engine.export.worksheet import Paper, plan_class
+from attnquiz.engine.plan.class_plan import Paper, plan_class
 
 from .samples import sample_plan
 

@@ -11,7 +11,7 @@ import pytest
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.files import write as write_files
 from attnquiz.engine.export.pdf import worksheets as pdf
-from attnquiz.engine.export.worksheet import KeyStyle, Sheet, plan_class
+from attnquiz.engine.plan.class_plan import KeyStyle, Sheet, plan_class
 from tests.builds import counted_builds
 
 

@@ -16,8 +16,8 @@ from attnquiz.engine.answers.carry import key_text
 from attnquiz.engine.answers.kinds import Answer, ExplainAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.pdf import worksheets as pdf
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.formula import tex as formula_tex
+from attnquiz.engine.plan.class_plan import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
 
 _SPACE = re.compile(r"\s+")

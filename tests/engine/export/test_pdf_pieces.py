@@ -22,7 +22,7 @@ from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.pdf.join import PdfJoin
 from attnquiz.engine.export.pdf.typst import GRID_COLUMNS
 from attnquiz.engine.export.pdf.worksheets import compile_typst
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
+from attnquiz.engine.plan.class_plan import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.variant import Question
 
 from .test_pdf_keys import _squeezed, typeset_text, visible_text

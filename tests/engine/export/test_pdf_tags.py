@@ -21,8 +21,8 @@ from attnquiz.engine.export.figures import table as figure_table
 from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.pdf.join import NUMBER_TREE_FANOUT, PdfJoin
 from attnquiz.engine.export.pdf.worksheets import compile_typst
-from attnquiz.engine.export.worksheet import ClassPlan, KeyStyle, plan_class
 from attnquiz.engine.figures import Figure
+from attnquiz.engine.plan.class_plan import ClassPlan, KeyStyle, plan_class
 
 FIGURE_ITEMS = (
     "it-referent-weight",  # a heatmap in the prompt and one in the solution

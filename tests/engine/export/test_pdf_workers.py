@@ -22,7 +22,7 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export import files
 from attnquiz.engine.export.pdf import workers as pdf_workers
 from attnquiz.engine.export.pdf import worksheets as pdf
-from attnquiz.engine.export.worksheet import ClassPlan, ExportError, plan_class, student_seed
+from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, plan_class, student_seed
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals and /proc are POSIX")
 

@@ -11,7 +11,7 @@ import pytest
 from attnquiz.engine.answers.kinds import ChoiceAnswer, ExplainAnswer, IntegerAnswer, NumericAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import qti
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 
 from .samples import sample_plan
 

@@ -26,7 +26,7 @@ from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle, stack, stack_prt
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
-from attnquiz.engine.export.worksheet import ExportError, plan_class
+from attnquiz.engine.plan.class_plan import ExportError, plan_class
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import stack
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.engine.variant import Question, Variant
 
 HOSTILE_BANK = Path(__file__).resolve().parents[2] / "data" / "hostile_stack" / "stack_blocks.yaml"

@@ -20,7 +20,6 @@ import pytest
 from typer.testing import CliRunner
 
 from attnquiz.engine.answers.carry import rounded_chain
-from attnquiz.engine.answers.grading import answer_value, grade_answer, grade_parts
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExplainAnswer,
@@ -41,7 +40,8 @@ from attnquiz.engine.export.lms import stack, stack_prt
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.stack_prt import Unit, listed_mistakes, typed
 from attnquiz.engine.export.lms.stack_tests import quiz_text, rounded
-from attnquiz.engine.export.worksheet import plan_class
+from attnquiz.engine.grading.grade import answer_value, grade_answer, grade_parts
+from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app
 

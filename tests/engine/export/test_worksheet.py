@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine.answers.grading import grade
 from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.errors import ItemNotFoundError
-from attnquiz.engine.export.worksheet import ExportError, plan_class, select_items, student_seed
+from attnquiz.engine.grading.grade import grade
+from attnquiz.engine.plan.class_plan import ExportError, plan_class, select_items, student_seed
 from attnquiz.engine.seeding import ORIGINAL_CODE, derive_seed, variant_code
 
 
@@ -133,7 +133,7 @@ def test_the_carry_sentence_follows_carried_score(carried: str, sentence: str | 
     """A sheet promises only what `quiz grade` gives: "one slip costs marks once" is said of full
     marks for a carried error, a share as that share, and nothing of no marks."""
     from attnquiz.engine.bank.loader import load_bank_text
-    from attnquiz.engine.export.worksheet import parts_instructions
+    from attnquiz.engine.plan.class_plan import parts_instructions
 
     bank = load_bank_text(CHAIN.replace("CARRIED", carried or "original: {d: 512, n: 6}"), "chain.yaml")
     answer = bank.get("block-count-chain").question(1).answer

@@ -11,8 +11,8 @@ from pypdf import PdfReader
 from attnquiz.engine.answers.kinds import ChoiceAnswer, MatrixAnswer, NumericAnswer, ShapeAnswer
 from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.export.text import html, markdown
-from attnquiz.engine.export.worksheet import sheet_instructions, working_space
 from attnquiz.engine.markup import tex as markup
+from attnquiz.engine.plan.class_plan import sheet_instructions, working_space
 
 from .samples import sample_plan, sample_questions
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from attnquiz.engine.answers import grading
 from attnquiz.engine.bank.loaded import BankItem
+from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.variant import Question
 
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import grading
 from attnquiz.engine.answers.kinds import MatrixAnswer, Mistake, NumericAnswer, ShapeAnswer, VectorAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem, NoOriginalError
 from attnquiz.engine.generators import additive, attention, dot_product, scaling
+from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.variant import Question
 from tests.engine.generators.grading_checks import assert_grades_as_itself
 

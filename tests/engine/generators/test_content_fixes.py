@@ -14,10 +14,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnquiz.engine.answers import grading
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.generators import heads, rnn
+from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.variant import Question, Variant
 
 SEEDS = range(400)

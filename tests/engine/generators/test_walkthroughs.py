@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import grading
 from attnquiz.engine.answers.kinds import Answer, ChoiceAnswer, Mistake, Part, PartsAnswer, ShapeAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem, NoOriginalError
 from attnquiz.engine.generators import walkthroughs
+from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.variant import Question
 
 SEEDS = range(120)

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import grading
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     IntegerAnswer,
@@ -22,6 +21,7 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank, BankItem, NoOriginalError
 from attnquiz.engine.generators import decoder, flops, masks, normalisation, positions, tokens
 from attnquiz.engine.generators.common import MODEL_WIDTHS
+from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.variant import Question, Variant
 from tests.engine.generators.grading_checks import assert_grades_as_itself
 

@@ -28,14 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnquiz.engine.answers.grading import grade
 from attnquiz.engine.answers.kinds import CodeAnswer
 from attnquiz.engine.bank.loaded import Bank, BankItem
 from attnquiz.engine.classwork.grading import AnswersFileError, Cell, CellStatus, ClassMarks, Row
 from attnquiz.engine.code.grading import MAX_SOURCE
 from attnquiz.engine.errors import QuizError
-from attnquiz.engine.export.worksheet import student_seed
+from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.parallel import ordered_map
+from attnquiz.engine.plan.class_plan import student_seed
 from attnquiz.engine.seeding import variant_code
 
 MAX_PY_BYTES = 4 * MAX_SOURCE

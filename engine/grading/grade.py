@@ -623,7 +623,7 @@ def _summed(graded: Sequence[PartGrade]) -> Grade:
 
 
 def _grade_expression(answer: ExpressionAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
-    from attnquiz.engine.formula import symbolic
+    from attnquiz.engine.answers import symbolic
 
     tree = parse.formula(response, answer.symbols)
     if isinstance(tree, parse.Invalid):
