@@ -1,4 +1,4 @@
-"""Causal and padding masks: the mask itself, how many entries it hides, and the masked softmax weights."""
+"""Causal and padding masks: the mask itself, the entries it hides, the masked weights, what a word sees."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import EXACT, IntegerAnswer, MatrixAnswer, Mistake, VectorAnswer
+from attnquiz.engine.answers.kinds import (
+    EXACT,
+    IntegerAnswer,
+    MatrixAnswer,
+    Mistake,
+    Part,
+    PartsAnswer,
+    VectorAnswer,
+)
 from attnquiz.engine.generators.common import THREE_PLACES, group, keeps_all, mat, pick, vec
 from attnquiz.engine.generators.plots import score_map, weight_map
 from attnquiz.engine.generators.week2_common import fixed, tex_grid, tex_row
@@ -315,4 +323,92 @@ def padding_mask_weights(
                 decimals=3,
             )
         ],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# A causal mask: what word n may see (the essay)
+# ---------------------------------------------------------------------------------------------
+
+
+@generator
+def causal_visible_words(
+    rng: np.random.Generator,
+    /,
+    *,
+    position: int | None = None,
+    length: int | None = None,
+) -> Variant:
+    """How many words a decoder may attend to as it produces word n, and the first it may not (a), (b)."""
+    if position is not None and length is None:
+        n, t = int(position), None
+    else:
+        t = int(length) if length is not None else int(pick(rng, (10, 16, 20, 24, 30, 40)))
+        n = int(position) if position is not None else int(rng.integers(2, t))
+    total = t if t is not None else n + 1
+    visible = numerics.visible_positions(total, n)
+    first_hidden = n + 1
+    if first_hidden > total:
+        raise ValueError(f"word {n} is the last of {total}: no later word to hide")
+    reply = f" of a {t}-word reply" if t is not None else ""
+    prompt = (
+        "A decoder writes text one word at a time with causal (masked) self-attention. It is producing word "
+        f"{n}{reply}."
+    )
+    mistakes_a = [
+        Mistake(
+            "excludes-itself",
+            visible - 1,
+            "The causal mask keeps the diagonal: a word attends to itself as well as to the words before it.",
+        ),
+    ]
+    if t is not None:
+        mistakes_a.append(
+            Mistake(
+                "no-mask",
+                t,
+                "That is every word of the reply, as in an encoder. A causal mask hides the later words.",
+            )
+        )
+    if t is not None and t - n + 1 not in (visible, visible - 1, t):
+        mistakes_a.append(
+            Mistake(
+                "mask-reversed",
+                t - n + 1,
+                "That counts the word and the words after it. The mask hides the future: a word sees "
+                "itself and the words before it.",
+            )
+        )
+    part_a = Part(
+        "a",
+        "How many words may it attend to, itself included?",
+        IntegerAnswer(visible),
+        solution=[
+            rf"Row {n} of the causal mask (`tril(ones(T, T))`) keeps the columns $1, …, {n}$: the word "
+            f"itself and every earlier word, {visible} in all."
+        ],
+        mistakes=mistakes_a,
+    )
+    part_b = Part(
+        "b",
+        "What is the first word it is forbidden to attend to?",
+        IntegerAnswer(first_hidden),
+        solution=[
+            f"Words {first_hidden} onward get the score $-\\infty$ and so exactly 0 weight: they have "
+            "not been written yet. This is why a chat model writes left to right."
+        ],
+        mistakes=[
+            Mistake(
+                "excludes-itself",
+                n,
+                "A word may attend to itself; the first forbidden word is the next one.",
+            )
+        ],
+    )
+    return Variant(
+        prompt=prompt,
+        answer=PartsAnswer((part_a, part_b)),
+        solution=[],
+        inputs={"position": n, "length": t},
+        hint="Under a causal mask a word sees itself and what came before it.",
     )

@@ -2,7 +2,8 @@
 error carried forward) decided by STACK's own Maxima answer tests inside Moodle.
 
 This module is the writer: it turns what the LMS model (`attnquiz.engine.export.lms.model`) says a
-question asks into STACK's XML; the inputs and trees are `attnquiz.engine.export.lms.stack_prt`'s, the
+question asks into STACK's XML; the inputs are `attnquiz.engine.export.lms.stack_inputs`'s, the nodes
+`attnquiz.engine.export.lms.stack_nodes`'s, the trees `attnquiz.engine.export.lms.stack_prt`'s, the
 question tests `attnquiz.engine.export.lms.stack_tests`'s.
 
 Each variant is one fixed STACK question (no random variables: the numbers are quiz's, from the
@@ -13,7 +14,7 @@ weighted as the part is, whose nodes are:
 - the right answer, by the answer kind's test: numbers by ``NumAbsolute`` with the item's own
   half-width (`Tolerance.half_width`: ``decimals n`` is 0.51·10⁻ⁿ, ``sigfigs n`` the same at the
   n-th significant digit, ``rtol``/``atol`` worked out for the answer) less the 1e-9 STACK adds to
-  it (`attnquiz.engine.export.lms.stack_prt.STACK_NUM_TOL`), ``NumRelative`` for a relative tolerance
+  it (`attnquiz.engine.export.lms.stack_nodes.STACK_NUM_TOL`), ``NumRelative`` for a relative tolerance
   or a half-width too small for that, and quiz's own comparison as a truth value where the target
   is computed in Maxima (a carried one). STACK's ``NumDecPlaces`` and ``NumSigFigs`` also check
   how many digits the student *wrote*, so they refuse 1.928 for "1.93 to 2 places", which quiz
@@ -61,26 +62,19 @@ from attnquiz.engine.export.lms import moodle_file
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.model import LmsQuestion
-from attnquiz.engine.export.lms.stack_prt import (
-    LONG,
+from attnquiz.engine.export.lms.stack_inputs import (
     RENAMED,
-    Branch,
-    Chain,
     Input,
-    Node,
-    Prt,
     Unit,
     asked,
-    castext,
     input_for,
     renamed,
-    score_text,
     unit_names,
-    unit_prt,
     units,
     validator_definition,
-    var,
 )
+from attnquiz.engine.export.lms.stack_nodes import Branch, Node, castext, score_text, var
+from attnquiz.engine.export.lms.stack_prt import LONG, Chain, Prt, unit_prt
 from attnquiz.engine.export.lms.stack_tests import QTest, question_tests
 from attnquiz.engine.markup.xml_text import escape
 from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, Progress, ruled_lines

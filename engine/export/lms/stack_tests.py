@@ -27,15 +27,9 @@ from attnquiz.engine.answers.kinds import (
     Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.export.lms.stack_prt import (
-    Chain,
-    Unit,
-    explained_options,
-    listed_mistakes,
-    mistake_notes,
-    note,
-    typed,
-)
+from attnquiz.engine.export.lms.stack_inputs import Unit, typed
+from attnquiz.engine.export.lms.stack_nodes import explained_options, listed_mistakes, mistake_notes, note
+from attnquiz.engine.export.lms.stack_prt import Chain
 from attnquiz.engine.grading.grade import Grade, answer_value, grade_answer, grade_parts
 from attnquiz.engine.variant import Question
 

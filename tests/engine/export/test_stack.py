@@ -23,7 +23,7 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
-from attnquiz.engine.export.lms import moodle, stack, stack_prt
+from attnquiz.engine.export.lms import moodle, stack, stack_inputs
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.plan.class_plan import ExportError, plan_class
@@ -392,7 +392,7 @@ def test_a_name_maxima_or_stack_reads_as_its_own_is_renamed_and_the_question_say
     assert f"[{written}," in variables
     assert re.search(rf"\b{name}\b", xml.findtext("input/tans", "")) is None
     assert f"Write {name} as {written}." in xml.findtext("questiontext/text", "")
-    assert (stack_prt.RENAMED, "item") in notes
+    assert (stack_inputs.RENAMED, "item") in notes
 
 
 def test_names_that_would_be_one_name_in_stack_are_an_error_naming_the_item() -> None:
@@ -486,7 +486,7 @@ def test_concept_only_export_says_nothing_about_syntax() -> None:
 def test_explain_answers_are_not_units() -> None:
     answer = ExplainAnswer("Because the scores grow.", ("one", "two"))
     with pytest.raises(TypeError):
-        stack_prt.units(lms_model.build(_question("Why?", answer)))
+        stack_inputs.units(lms_model.build(_question("Why?", answer)))
     replace(answer)  # frozen dataclass stays usable
 
 
@@ -567,7 +567,7 @@ def test_a_matrix_input_lets_a_small_number_be_typed_in_its_boxes() -> None:
         xml = ET.fromstring("\n".join(stack.question_xml(_question("x?", answer), [])))
         allowed = (xml.findtext("input/allowwords") or "").split(",")
         kind = xml.findtext("input/type")
-        assert (stack_prt.INERT_SCIENTIFIC in allowed) == (kind == "matrix"), kind
+        assert (stack_inputs.INERT_SCIENTIFIC in allowed) == (kind == "matrix"), kind
 
 
 def test_a_carried_part_does_not_mark_entries_red_against_its_own_answer() -> None:

@@ -36,9 +36,10 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
-from attnquiz.engine.export.lms import stack, stack_prt
+from attnquiz.engine.export.lms import stack, stack_inputs, stack_nodes
 from attnquiz.engine.export.lms import stack_maxima as mx
-from attnquiz.engine.export.lms.stack_prt import Unit, listed_mistakes, typed
+from attnquiz.engine.export.lms.stack_inputs import Unit, typed
+from attnquiz.engine.export.lms.stack_nodes import listed_mistakes
 from attnquiz.engine.export.lms.stack_tests import quiz_text, rounded
 from attnquiz.engine.grading.grade import answer_value, grade_answer, grade_parts
 from attnquiz.engine.plan.class_plan import plan_class
@@ -93,7 +94,7 @@ def _half_carried(question: Question) -> Question | None:
 def _build(question: Question) -> Built:
     lines = stack.question_xml(question, [])
     (parsed,) = harness.parse("<quiz>\n" + "\n".join(lines) + "\n</quiz>")
-    return Built(question, parsed, stack_prt.units(lms_model.build(question)))
+    return Built(question, parsed, stack_inputs.units(lms_model.build(question)))
 
 
 def _texts(units: list[Unit], values: list[object]) -> list[str]:
@@ -241,7 +242,7 @@ def suite() -> Suite:
             nudged = _nudged(answer)
             if nudged is not None:
                 _add(collected, f"{key}u{unit.index}nudged", built, at(nudged), "nudged")
-            mistakes = zip(listed_mistakes(unit), stack_prt.mistake_notes(unit), strict=True)
+            mistakes = zip(listed_mistakes(unit), stack_nodes.mistake_notes(unit), strict=True)
             for m, (mistake, mistake_note) in enumerate(mistakes):
                 texts = _texts(units, at(mistake.value))
                 if grade_answer(answer, texts[pos], unit.mistakes).mistake == mistake:  # quiz names it
@@ -463,7 +464,7 @@ def test_maximas_decimal_exponent_is_quizs_at_and_near_powers_of_ten() -> None:
     values += [math.nextafter(v, math.inf) for v in values]
     values += [v * f for v in values[:31] for f in (0.999, 1.001, 3.7, 9.99)]
     values += [1.7e308, 1e-300]  # at a double's ends (10.0^309 overflows in Maxima)
-    lines = [f'print("QZX", {stack_prt.decimal_exponent(mx.number(v))})$' for v in values]
+    lines = [f'print("QZX", {stack_nodes.decimal_exponent(mx.number(v))})$' for v in values]
     got = [int(g.replace(" ", "")) for g in harness.printed("\n".join(lines) + "\n", "QZX")]
     quizs = [round(math.log10(Tolerance.sigfigs(1).half_width(v) / 0.51)) for v in values]
     assert got == quizs

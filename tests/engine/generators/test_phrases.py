@@ -115,7 +115,7 @@ def test_a_published_count_is_the_models_own(week1: Bank) -> None:
 
 
 def test_bert_checkpoints_have_their_published_sizes() -> None:
-    from attnquiz.engine.generators.walkthroughs import BERT_MODELS
+    from attnquiz.engine.generators.snippet_shapes import BERT_MODELS
 
     # (layers, heads, d_model) as the checkpoints' configurations give them; the notes' own run is
     # bert-base-uncased: "12 layers, each (1, 12 heads, T, T)".

@@ -15,7 +15,7 @@ from attnquiz.engine import numerics
 from attnquiz.engine.answers.kinds import Answer, ChoiceAnswer, Mistake, Part, PartsAnswer, ShapeAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem, NoOriginalError
-from attnquiz.engine.generators import walkthroughs
+from attnquiz.engine.generators import snippet_shapes, winograd
 from attnquiz.engine.grading import grade as grading
 from attnquiz.engine.variant import Question
 
@@ -289,12 +289,12 @@ def test_the_relative_gap_of_the_printed_numbers_is_above_three_percent() -> Non
     ],
 )
 def test_pronoun_position(sentence: str, position: int) -> None:
-    assert walkthroughs.pronoun_position(sentence) == position
+    assert winograd.pronoun_position(sentence) == position
 
 
 def test_a_sentence_without_it_is_refused() -> None:
     with pytest.raises(ValueError, match="no 'it'"):
-        walkthroughs.pronoun_position("The cat sat on the mat.")
+        winograd.pronoun_position("The cat sat on the mat.")
 
 
 @pytest.mark.parametrize(
@@ -305,7 +305,7 @@ def test_a_sentence_without_it_is_refused() -> None:
 )
 def test_impossible_inputs_are_refused(kwargs: dict[str, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        walkthroughs.qk_transpose_shape(np.random.default_rng(0), **kwargs)
+        snippet_shapes.qk_transpose_shape(np.random.default_rng(0), **kwargs)
 
 
 def test_a_one_dimensional_shape_asks_for_one_dimension() -> None:
