@@ -44,12 +44,10 @@ from attnquiz.engine.answers.kinds import (
 from attnquiz.engine.answers.kinds import Formula as WrittenFormula
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
 from attnquiz.engine.formula import figures as formula_figures
-from attnquiz.engine.formula.expressions import (
-    RESERVED,
-    Expression,
+from attnquiz.engine.formula.expressions import RESERVED, Expression, compile_expression
+from attnquiz.engine.formula.values import (
     ExpressionError,
     Value,
-    compile_expression,
     equal,
     format_value,
     formula_literal,
