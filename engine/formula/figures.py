@@ -31,7 +31,7 @@ mask of a decoder's self-attention that the course draws most."""
 
 
 class Text(Protocol):
-    """A compiled template (`attnquiz.engine.formula.items.Template`): text with placeholders."""
+    """A compiled template (`attnquiz.engine.formula.templates.Template`): text with placeholders."""
 
     def render(self, values: Mapping[str, Value]) -> str: ...
 
