@@ -57,8 +57,8 @@ from attnquiz.engine.check.report import Failure as Failure
 from attnquiz.engine.check.report import ItemReport as ItemReport
 from attnquiz.engine.check.report import Progress as Progress
 from attnquiz.engine.errors import BankError, Issue, QuizError
-from attnquiz.engine.formula.expressions import ExpressionError
 from attnquiz.engine.formula.items import MAX_COMBINATIONS, Combination, Formula, FormulaError
+from attnquiz.engine.formula.values import ExpressionError
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain
 from attnquiz.engine.markup import tex as markup

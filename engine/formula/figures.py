@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from attnquiz.engine.figures import Figure, FigureError, Heatmap, LinePlot, Series, Where
-from attnquiz.engine.formula.expressions import Expression, ExpressionError, Value, to_python
+from attnquiz.engine.formula.expressions import Expression
+from attnquiz.engine.formula.values import ExpressionError, Value, to_python
 from attnquiz.engine.schema import FormulaHeatmap, FormulaLinePlot
 
 Loc = tuple[str | int, ...]
@@ -30,7 +31,7 @@ mask of a decoder's self-attention that the course draws most."""
 
 
 class Text(Protocol):
-    """A compiled template (`attnquiz.engine.formula.items.Template`): text with placeholders."""
+    """A compiled template (`attnquiz.engine.formula.templates.Template`): text with placeholders."""
 
     def render(self, values: Mapping[str, Value]) -> str: ...
 

@@ -11,51 +11,50 @@ the templates. Nothing here runs code from the bank: expressions go through
 An expression that fails for one variant (a division by zero, a square root of a negative
 number) raises a `FormulaError` that names the file, line and field, the parameter values that
 broke it and the seed that reproduces it.
+
+The item's pieces are compiled by `attnquiz.engine.formula.params` (the parameters),
+`.templates` (the texts with ``{{ }}``) and `.asked` (the answers and mistakes); this module ties
+them into the compiled item, draws and builds its variants, and checks them for `quiz check`.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pydantic
 
 from attnquiz.engine.answers.kinds import (
-    DEFAULT_REAL_TOLERANCE,
-    EXACT,
     ExpressionAnswer,
-    IntegerAnswer,
-    MatrixAnswer,
     Mistake,
     MistakeValue,
-    NumericAnswer,
     Part,
     PartsAnswer,
-    ShapeAnswer,
     SingleAnswer,
-    Tolerance,
-    VectorAnswer,
 )
 from attnquiz.engine.answers.kinds import Formula as WrittenFormula
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
 from attnquiz.engine.formula import figures as formula_figures
-from attnquiz.engine.formula.expressions import (
-    RESERVED,
-    Expression,
+from attnquiz.engine.formula.asked import (
+    Asked,
+    FormulaMistake,
+    FormulaPart,
+    compile_asked,
+    compile_parts,
+    make_answer,
+    mistake_value,
+)
+from attnquiz.engine.formula.expressions import Expression
+from attnquiz.engine.formula.params import Param, compile_params, original_values, random_inputs
+from attnquiz.engine.formula.templates import Loc, Template, checked_expression, checked_template
+from attnquiz.engine.formula.values import (
     ExpressionError,
     Value,
-    compile_expression,
     equal,
-    format_value,
-    formula_literal,
     from_python,
-    is_number,
-    is_whole,
     kind_of,
     plain,
     to_python,
@@ -63,28 +62,20 @@ from attnquiz.engine.formula.expressions import (
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import GeneratorSpec
-from attnquiz.engine.schema import NAME, FormulaItem, ParamSpec, ToleranceSpec
-from attnquiz.engine.schema import FormulaAnswer as AnswerSpec
-from attnquiz.engine.schema import FormulaMistake as MistakeSpec
-from attnquiz.engine.schema import FormulaPart as PartSpec
+from attnquiz.engine.schema import FormulaItem
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
 
 if TYPE_CHECKING:
     from attnquiz.engine.figures import Figure
 
-Loc = tuple[str | int, ...]
-AnswerKind = Literal["number", "integer", "vector", "matrix", "shape", "expression"]
-
 MAX_TRIES = 1000
 """Draws of the parameters tried before a ``where:`` condition that none meets is an error."""
 LOAD_SEEDS = range(10)
 """Seeds whose variants are built when a bank loads (with the original), so that a broken
 expression stops the bank at once; ``quiz check`` tries many more."""
-MAX_RANGE_VALUES = 10**12
 MAX_COMBINATIONS = 20_000
 """Steps spent listing every combination of an item's parameters for `quiz check` before giving up."""
-PARAM_NAME = re.compile(NAME)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,284 +122,8 @@ class FormulaCompileError(QuizError):
 
 
 # ---------------------------------------------------------------------------------------------
-# Templates
-# ---------------------------------------------------------------------------------------------
-
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class Placeholder:
-    """One ``{{ expr }}`` (or ``{{ expr :places }}``) of a template, and whether it sits in TeX maths."""
-
-    expression: Expression
-    math_mode: bool
-    places: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Template:
-    """Markdown text with placeholders, compiled; ``loc`` is where it is written in the item.
-
-    A ``formula`` template (an expression answer or mistake) writes its values as a formula reads
-    them: plain, exact digits (``24576``, not the prose ``24,576``; ``(1/3)``, not ``0.333333``).
-    """
-
-    loc: Loc
-    parts: tuple[str | Placeholder, ...]
-    formula: bool = False
-
-    def render(self, values: Mapping[str, Value]) -> str:
-        """The text with each placeholder replaced by its value (ExpressionError if one fails)."""
-        out: list[str] = []
-        for part in self.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            value = part.expression.evaluate(values)
-            if self.formula:
-                out.append(formula_literal(value, part.places))
-            else:
-                out.append(format_value(value, math_mode=part.math_mode, places=part.places))
-        return "".join(out)
-
-    def sketch(self) -> str:
-        """The text with each placeholder shown as its expression (for summaries)."""
-        return "".join(p if isinstance(p, str) else p.expression.text for p in self.parts)
-
-
-def _math_spans(text: str, holes: Sequence[tuple[int, int]]) -> list[bool]:
-    """For each placeholder span, whether it lies inside ``$...$`` or ``$$...$$``."""
-    inside: list[bool] = []
-    state = ""
-    i = 0
-    hole = 0
-    while i < len(text):
-        if hole < len(holes) and i >= holes[hole][0]:
-            inside.append(bool(state))
-            i = holes[hole][1]
-            hole += 1
-            continue
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "$":
-            mark = "$$" if text.startswith("$$", i) else "$"
-            if not state:
-                state = mark
-            elif state == mark:
-                state = ""
-            i += len(mark)
-            continue
-        i += 1
-    inside.extend([bool(state)] * (len(holes) - len(inside)))
-    return inside
-
-
-def _glued_to_braces(text: str, match: re.Match[str]) -> str:
-    """The error of a placeholder written against TeX's braces, ``\\sqrt{{{dk}}}``, with the fix the
-    authoring guide gives: spaces between the braces, ``\\sqrt{ {{dk}} }``."""
-    command = re.search(r"\\[A-Za-z]+$|[\^_]$", text[: match.start()])
-    before = command.group(0) if command else ""
-    inner = match.group(1)[1:].strip()
-    closing = text.startswith("}", match.end())
-    written = before + "{{{" + match.group(1)[1:] + "}}" + ("}" if closing else "")
-    fixed = before + "{ {{" + inner + "}}" + (" }" if closing else "")
-    return (
-        f"write `{fixed}`, not `{written}`: a placeholder inside TeX braces needs spaces, so that "
-        'its braces stay apart from TeX\'s (see "Templates" in docs/authoring.md)'
-    )
-
-
-def compile_template(text: str, loc: Loc, names: Sequence[str], *, formula: bool = False) -> Template:
-    """Compile a template's placeholders; an ExpressionError names the placeholder that is wrong.
-
-    ``formula``: the template is a formula in symbols, whose values are written as a formula reads
-    them (see `Template`)."""
-    matches = list(_PLACEHOLDER.finditer(text))
-    rest = _PLACEHOLDER.sub("", text)
-    if "{{" in rest:
-        raise ExpressionError(
-            "a `{{` is not closed by `}}` (write `{ {` for two TeX braces, and `{ {{x}} }` for a "
-            'placeholder inside TeX braces: see "Templates" in docs/authoring.md)'
-        )
-    in_math = _math_spans(text, [m.span() for m in matches])
-    parts: list[str | Placeholder] = []
-    end = 0
-    for match, math_mode in zip(matches, in_math, strict=True):
-        parts.append(text[end : match.start()])
-        body, places = match.group(1), None
-        if body.startswith("{"):
-            raise ExpressionError(_glued_to_braces(text, match))
-        if ":" in body:
-            body, _, spec = body.rpartition(":")
-            if not spec.strip().isdigit() or int(spec) > 12:
-                raise ExpressionError(
-                    f"in `{{{{{match.group(1).strip()}}}}}`: after `:` give a number of decimal places "
-                    "from 0 to 12, e.g. {{ x :3 }}"
-                )
-            places = int(spec)
-        try:
-            expression = compile_expression(body, names)
-        except ExpressionError as exc:
-            raise ExpressionError(f"in `{{{{{match.group(1).strip()}}}}}`: {exc}") from None
-        parts.append(Placeholder(expression, math_mode, places))
-        end = match.end()
-    parts.append(text[end:])
-    return Template(loc, tuple(p for p in parts if p != ""), formula)
-
-
-# ---------------------------------------------------------------------------------------------
-# Parameters
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter: drawn from a fixed list, from a list an expression gives, from a range, or computed."""
-
-    name: str
-    loc: Loc
-    choices: tuple[Value, ...] = ()
-    choice_of: Expression | None = None
-    low: Expression | None = None
-    high: Expression | None = None
-    step: Fraction | None = None
-    expr: Expression | None = None
-
-    @property
-    def drawn(self) -> bool:
-        """Whether the parameter is drawn (choice or range) rather than computed (expr)."""
-        return self.expr is None
-
-    def expressions(self) -> list[Expression]:
-        """The expressions it reads (for the parameters it depends on)."""
-        return [e for e in (self.choice_of, self.low, self.high, self.expr) if e is not None]
-
-    def value(self, rng: np.random.Generator, values: Mapping[str, Value]) -> Value:
-        """The parameter's value for this draw (an ExpressionError says why there is none)."""
-        if self.expr is not None:
-            return self.expr.evaluate(values)
-        if self.low is not None and self.high is not None:
-            start, step, count = self._range(values, self.low, self.high)
-            return from_python(start + int(rng.integers(count)) * step)
-        options = self._choices(values)
-        return options[int(rng.integers(len(options)))]
-
-    def options(self, values: Mapping[str, Value], limit: int) -> tuple[Value, ...] | None:
-        """Every value the parameter can take after ``values`` (None when there are more than ``limit``)."""
-        if self.expr is not None:
-            return (self.expr.evaluate(values),)
-        if self.low is not None and self.high is not None:
-            start, step, count = self._range(values, self.low, self.high)
-            if count > limit:
-                return None
-            return tuple(from_python(start + k * step) for k in range(count))
-        return self._choices(values)
-
-    def extremes(self, values: Mapping[str, Value]) -> tuple[Value, ...]:
-        """The parameter's boundary values after ``values``: a range's first and last value, a
-        choice's smallest and largest number (first and last entry of a list of lists); what
-        `quiz check` tries when there are too many combinations to try them all."""
-        if self.expr is not None:
-            return (self.expr.evaluate(values),)
-        if self.low is not None and self.high is not None:
-            start, step, count = self._range(values, self.low, self.high)
-            ends = (start, start + (count - 1) * step)
-            return tuple(from_python(end) for end in dict.fromkeys(ends))
-        options = self._choices(values)
-        if all(is_number(option) for option in options):
-            ordered = sorted(options, key=_exact)
-            return tuple(dict.fromkeys((ordered[0], ordered[-1])))
-        return (options[0], options[-1]) if len(options) > 1 else options
-
-    def _choices(self, values: Mapping[str, Value]) -> tuple[Value, ...]:
-        if self.choice_of is None:
-            return self.choices
-        options = self.choice_of.evaluate(values)
-        if not isinstance(options, tuple):
-            raise ExpressionError(f"choice gives {kind_of(options)} ({plain(options)}), not a list")
-        if not options:
-            raise ExpressionError("choice gives an empty list")
-        return options
-
-    def _range(
-        self, values: Mapping[str, Value], low_expr: Expression, high_expr: Expression
-    ) -> tuple[Fraction, Fraction, int]:
-        """The range's first value, step and number of values."""
-        low, high = low_expr.evaluate(values), high_expr.evaluate(values)
-        for bound, value in (("low", low), ("high", high)):
-            if not is_number(value):
-                raise ExpressionError(f"the range's {bound} bound is {kind_of(value)}, not a number")
-        start, stop = _exact(low), _exact(high)
-        step = self.step if self.step is not None else Fraction(1)
-        if stop < start:
-            raise ExpressionError(f"the range is empty: {plain(low)} is above {plain(high)}")
-        count = int((stop - start) // step) + 1
-        if count > MAX_RANGE_VALUES:
-            raise ExpressionError(f"the range holds more than {MAX_RANGE_VALUES:,} values: use a larger step")
-        return start, step, count
-
-
-def _exact(value: Value) -> Fraction:
-    # Drawn decimals stay exact (0.1 + 2·0.1 is 0.3), so that a where: condition like x == 0.3 holds.
-    if isinstance(value, float):
-        return Fraction(repr(value))
-    assert isinstance(value, int | Fraction)
-    return Fraction(value)
-
-
-# ---------------------------------------------------------------------------------------------
 # The compiled item
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FormulaMistake:
-    """A compiled mistake: its tag, the expression of its value (the formula's template, for an
-    expression answer), its feedback template and score; ``loc`` is where it is written
-    (``("mistakes", 2)`` or ``("parts", 1, "mistakes", 0)``) and ``label`` its part's, if any."""
-
-    tag: str
-    value: Expression | Template
-    feedback: Template
-    score: float
-    loc: Loc
-    label: str | None = None
-
-    @property
-    def key(self) -> str:
-        """How the mistake is told apart in the item: its tag, after its part's label in a part."""
-        return self.tag if self.label is None else f"({self.label}) {self.tag}"
-
-
-@dataclass(frozen=True, slots=True)
-class Asked:
-    """What an item, or one of its parts, asks for: the answer's kind and expression (the formula's
-    template, for an expression answer), its symbols, tolerance and mistakes. ``loc`` is where it is
-    written: ``()`` for the item, ``("parts", 1)`` for part (b)."""
-
-    loc: Loc
-    kind: AnswerKind
-    value: Expression | Template
-    symbols: tuple[str, ...]
-    tolerance: Tolerance
-    mistakes: tuple[FormulaMistake, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class FormulaPart:
-    """One part of a formula item in parts, compiled. ``uses`` pairs the label and name of every
-    earlier part its answer's expression names: it is graded with their errors carried forward."""
-
-    label: str
-    name: str | None
-    prompt: Template
-    asked: Asked
-    solution: tuple[Template, ...]
-    weight: float
-    uses: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,22 +201,26 @@ class Formula:
             FormulaCompileError: the problems found, each with its location in the item.
         """
         problems: list[tuple[Loc, str]] = []
-        params = _compile_params(item.params, problems)
+        params = compile_params(item.params, problems)
         names = [p.name for p in params]
-        where = tuple(_expr(text, ("where", i), names, problems) for i, text in enumerate(item.where))
+        where = tuple(
+            checked_expression(text, ("where", i), names, problems) for i, text in enumerate(item.where)
+        )
         asked: Asked | None = None
         parts: tuple[FormulaPart, ...] = ()
         if item.answer is not None:
-            asked = _asked(item.answer, item.tolerance, item.mistakes, (), None, names, problems)
+            asked = compile_asked(item.answer, item.tolerance, item.mistakes, (), None, names, problems)
         if item.parts is not None:
-            parts = _compile_parts(item.parts, names, problems)
-        prompt = _template(item.prompt, ("prompt",), names, problems)
+            parts = compile_parts(item.parts, names, problems)
+        prompt = checked_template(item.prompt, ("prompt",), names, problems)
         solution = tuple(
-            _template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution or ())
+            checked_template(s, ("solution", i), names, problems) for i, s in enumerate(item.solution or ())
         )
-        hint = _template(item.hint, ("hint",), names, problems) if item.hint else None
-        figures = formula_figures.compile_figures(item.figures, names, problems, _template, _expr)
-        original = _original(item.original, params, problems)
+        hint = checked_template(item.hint, ("hint",), names, problems) if item.hint else None
+        figures = formula_figures.compile_figures(
+            item.figures, names, problems, checked_template, checked_expression
+        )
+        original = original_values(item.original, params, problems)
         if problems:
             raise FormulaCompileError(problems)
 
@@ -531,7 +250,7 @@ class Formula:
             solution=solution,
             hint=hint,
             original=original,
-            _where_free=tuple(_random_inputs(expression, params) for expression in where),
+            _where_free=tuple(random_inputs(expression, params) for expression in where),
             text_starts=starts,
             figures=figures,
         )
@@ -755,7 +474,7 @@ class Formula:
                 raise self.error(loc, str(exc), values) from None
         value = self._evaluate(asked.value, loc, values)
         try:
-            return _make_answer(asked.kind, value, asked.tolerance), value
+            return make_answer(asked.kind, value, asked.tolerance), value
         except ExpressionError as exc:
             raise self.error(loc, f"{asked.value.text!r} gives {plain(value)}: {exc}", values) from None
 
@@ -771,7 +490,7 @@ class Formula:
                 raise self.error(loc, f"mistake {mistake.tag!r}: {exc}", values) from None
         value = self._evaluate(mistake.value, loc, values)
         try:
-            return _mistake_value(asked.kind, value)
+            return mistake_value(asked.kind, value)
         except ExpressionError as exc:
             raise self.error(
                 loc, f"mistake {mistake.tag!r}: {mistake.value.text!r} gives {plain(value)}: {exc}"
@@ -891,7 +610,7 @@ class Formula:
 
 
 # ---------------------------------------------------------------------------------------------
-# Compiling the parts
+# Field names and students' values
 # ---------------------------------------------------------------------------------------------
 
 
@@ -902,342 +621,9 @@ def _field(prefix: Loc, loc: Loc) -> str:
     return text
 
 
-def _expr(text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]]) -> Expression:
-    try:
-        return compile_expression(text, names)
-    except ExpressionError as exc:
-        problems.append((loc, str(exc)))
-        return _PLACEHOLDER_EXPRESSION
-
-
-def _template(
-    text: str, loc: Loc, names: Sequence[str], problems: list[tuple[Loc, str]], *, formula: bool = False
-) -> Template:
-    try:
-        return compile_template(text, loc, names, formula=formula)
-    except ExpressionError as exc:
-        problems.append((loc, str(exc)))
-        return Template(loc, (), formula)
-
-
-# What a broken expression compiles to while the other problems of the item are collected.
-_PLACEHOLDER_EXPRESSION = compile_expression("0")
-
-
-def _compile_params(specs: Mapping[str, ParamSpec], problems: list[tuple[Loc, str]]) -> tuple[Param, ...]:
-    params: list[Param] = []
-    every = list(specs)
-    for position, (name, spec) in enumerate(specs.items()):
-        loc: Loc = ("params", name)
-        if not PARAM_NAME.match(name):
-            problems.append((loc, "a parameter name is letters, digits and _, starting with a letter"))
-            continue
-        if name in RESERVED:
-            problems.append((loc, f"{name!r} is a function, a constant or a keyword: choose another name"))
-            continue
-        earlier = every[:position]
-        later = every[position + 1 :]
-
-        def compiled(
-            text: str, part: str, loc: Loc = loc, earlier: list[str] = earlier, later: list[str] = later
-        ) -> Expression:
-            where: Loc = (*loc, part)
-            try:
-                return compile_expression(text, earlier)
-            except ExpressionError as exc:
-                used = _names_in(text)
-                ahead = [n for n in later if n in used]
-                message = (
-                    f"uses {ahead[0]!r}, which is defined below it: a parameter can use only those above it"
-                    if ahead
-                    else str(exc)
-                )
-                problems.append((where, message))
-                return _PLACEHOLDER_EXPRESSION
-
-        if spec.expr is not None:
-            params.append(Param(name, (*loc, "expr"), expr=compiled(spec.expr, "expr")))
-        elif isinstance(spec.choice, str):
-            params.append(Param(name, (*loc, "choice"), choice_of=compiled(spec.choice, "choice")))
-        elif spec.choice is not None:
-            choices: list[Value] = []
-            for i, raw in enumerate(spec.choice):
-                try:
-                    value = from_python(raw, "a choice")
-                except ExpressionError as exc:
-                    problems.append(((*loc, "choice", i), str(exc)))
-                    continue
-                if isinstance(value, bool):
-                    problems.append(((*loc, "choice", i), "a choice is a number or a list, not true/false"))
-                    continue
-                choices.append(value)
-            params.append(Param(name, (*loc, "choice"), choices=tuple(choices)))
-        elif spec.range is not None:
-            low, high = spec.range
-            step = Fraction(repr(spec.step)) if isinstance(spec.step, float) else spec.step
-            if step is None and any(isinstance(b, float) and not b.is_integer() for b in (low, high)):
-                problems.append(((*loc, "range"), "a range of decimals needs a step, e.g. step: 0.1"))
-            params.append(
-                Param(
-                    name,
-                    (*loc, "range"),
-                    low=compiled(str(low), "range"),
-                    high=compiled(str(high), "range"),
-                    step=Fraction(step) if step is not None else None,
-                )
-            )
-    return tuple(params)
-
-
-def _names_in(text: str) -> set[str]:
-    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-
-
-def _tolerance(
-    answer: AnswerSpec, given: ToleranceSpec | None, prefix: Loc, problems: list[tuple[Loc, str]]
-) -> Tolerance:
-    kind = answer.kind
-    if kind in {"integer", "shape", "expression"}:
-        if given is not None:
-            exactly = {"integer": "an integer answer", "shape": "a shape answer", "expression": "a formula"}
-            problems.append(
-                (
-                    (*prefix, "tolerance"),
-                    f"{exactly[kind]} is graded exactly: remove tolerance"
-                    + (" (or use kind: number)" if kind == "integer" else ""),
-                )
-            )
-        return EXACT
-    return given.to_tolerance() if given is not None else DEFAULT_REAL_TOLERANCE
-
-
-def _asked(
-    answer: AnswerSpec,
-    tolerance: ToleranceSpec | None,
-    mistakes: Sequence[MistakeSpec],
-    prefix: Loc,
-    label: str | None,
-    names: Sequence[str],
-    problems: list[tuple[Loc, str]],
-) -> Asked:
-    """Compile an answer, its tolerance and its mistakes, written at ``prefix`` (``()`` for the item)."""
-    formula = answer.kind == "expression"
-    symbols = tuple(answer.symbols or ())
-    value_loc: Loc = (*prefix, "answer", "value")
-    # A formula is written in the answer's symbols, with {{ }} for parameters' values; it is read
-    # (and refused with the reason) when a variant is built, and checked now where it has no {{ }}.
-    value = (
-        _template(answer.value, value_loc, names, problems, formula=True)
-        if formula
-        else _expr(answer.value, value_loc, names, problems)
-    )
-    if formula:
-        _check_formula_text(answer.value, symbols, value_loc, problems)
-    compiled: list[FormulaMistake] = []
-    for i, mistake in enumerate(mistakes):
-        loc: Loc = (*prefix, "mistakes", i)
-        wrong = (
-            _template(mistake.value, (*loc, "value"), names, problems, formula=True)
-            if formula
-            else _expr(mistake.value, (*loc, "value"), names, problems)
-        )
-        if formula:
-            _check_formula_text(mistake.value, symbols, (*loc, "value"), problems)
-        feedback = _template(mistake.feedback, (*loc, "feedback"), names, problems)
-        compiled.append(FormulaMistake(mistake.tag, wrong, feedback, mistake.score, loc, label))
-    return Asked(
-        prefix, answer.kind, value, symbols, _tolerance(answer, tolerance, prefix, problems), tuple(compiled)
-    )
-
-
-def _check_formula_text(text: str, symbols: Sequence[str], loc: Loc, problems: list[tuple[Loc, str]]) -> None:
-    """Read a formula without placeholders now, so that a typo is a load error at its line."""
-    if "{{" in text:
-        return
-    try:
-        WrittenFormula.of(text, symbols)
-    except ValueError as exc:
-        problems.append((loc, str(exc)))
-
-
-def _compile_parts(
-    specs: Sequence[PartSpec], names: Sequence[str], problems: list[tuple[Loc, str]]
-) -> tuple[FormulaPart, ...]:
-    """Compile the parts in order: each may name the values of the named parts before it."""
-    parts: list[FormulaPart] = []
-    earlier: dict[str, tuple[str, AnswerKind]] = {}  # a part's name → its label and answer kind
-    for index, spec in enumerate(specs):
-        label = chr(ord("a") + index)
-        prefix: Loc = ("parts", index)
-        visible = [*names, *earlier]
-        asked = _asked(spec.answer, spec.tolerance, spec.mistakes, prefix, label, visible, problems)
-        named = asked.value.names if isinstance(asked.value, Expression) else _template_names(asked.value)
-        uses = tuple((earlier[name][0], name) for name in earlier if name in named)
-        formulas = [f"({used}) {name}" for used, name in uses if earlier[name][1] == "expression"]
-        if formulas:
-            problems.append(
-                (
-                    (*prefix, "answer", "value"),
-                    f"a formula has no value to compute with: {', '.join(formulas)}",
-                )
-            )
-        elif uses and spec.answer.kind == "expression":
-            problems.append(
-                (
-                    (*prefix, "answer", "value"),
-                    "a formula answer cannot use earlier parts (it cannot be recomputed from a "
-                    "student's value): write their values with {{ }} of the parameters instead",
-                )
-            )
-        own = [spec.name] if spec.name is not None and spec.answer.kind != "expression" else []
-        if spec.name is not None:
-            if spec.name in names or spec.name in earlier or spec.name in RESERVED:
-                what = (
-                    "a parameter"
-                    if spec.name in names
-                    else "an earlier part"
-                    if spec.name in earlier
-                    else "a function"
-                )
-                problems.append(
-                    ((*prefix, "name"), f"{spec.name!r} is already {what}: give the part another name")
-                )
-            else:
-                earlier[spec.name] = (label, spec.answer.kind)
-        parts.append(
-            FormulaPart(
-                label=label,
-                name=spec.name,
-                prompt=_template(spec.prompt, (*prefix, "prompt"), visible, problems),
-                asked=asked,
-                # A part's own steps may write its value, by its name.
-                solution=tuple(
-                    _template(step, (*prefix, "solution", i), [*visible, *own], problems)
-                    for i, step in enumerate(spec.solution)
-                ),
-                weight=spec.weight,
-                uses=uses,
-            )
-        )
-    return tuple(parts)
-
-
-def _template_names(template: Template) -> frozenset[str]:
-    return frozenset(
-        name for p in template.parts if isinstance(p, Placeholder) for name in p.expression.names
-    )
-
-
 def _as_list(value: Any) -> Any:
     """A student's value (a number, or tuples of them) as `from_python` reads YAML: lists."""
     return [_as_list(v) for v in value] if isinstance(value, tuple | list) else value
-
-
-def _original(
-    given: Mapping[str, Any] | None, params: Sequence[Param], problems: list[tuple[Loc, str]]
-) -> Mapping[str, Value] | None:
-    if given is None:
-        return None
-    by_name = {p.name: p for p in params}
-    values: dict[str, Value] = {}
-    for name, raw in given.items():
-        loc: Loc = ("original", name)
-        param = by_name.get(name)
-        if param is None:
-            known = ", ".join(p.name for p in params if p.drawn) or "none"
-            problems.append((loc, f"{name!r} is not a parameter of this item (drawn parameters: {known})"))
-            continue
-        if not param.drawn:
-            problems.append(
-                (loc, f"{name!r} is computed (expr) from other parameters: give the values it comes from")
-            )
-            continue
-        try:
-            values[name] = from_python(raw, f"the value of {name}")
-        except ExpressionError as exc:
-            problems.append((loc, str(exc)))
-    return values
-
-
-def _random_inputs(expression: Expression, params: Sequence[Param]) -> frozenset[str]:
-    """The drawn parameters a condition depends on, through the computed ones."""
-    by_name = {p.name: p for p in params}
-    seen: set[str] = set()
-    drawn: set[str] = set()
-    stack = list(expression.names)
-    while stack:
-        name = stack.pop()
-        if name in seen or name not in by_name:
-            continue
-        seen.add(name)
-        param = by_name[name]
-        if param.drawn:
-            drawn.add(name)
-        for inner in param.expressions():
-            stack.extend(inner.names)
-    return frozenset(drawn)
-
-
-# ---------------------------------------------------------------------------------------------
-# Values → answers
-# ---------------------------------------------------------------------------------------------
-
-
-def _scalar(value: Value, what: str) -> int | Fraction | float:
-    if isinstance(value, bool | tuple):
-        raise ExpressionError(f"{what} needs a number, not {kind_of(value)}")
-    return value
-
-
-def _numbers(value: Value, what: str) -> tuple[float, ...]:
-    if not isinstance(value, tuple) or not value:
-        raise ExpressionError(f"{what} needs a non-empty list of numbers, not {kind_of(value)}")
-    return tuple(float(_scalar(v, f"each entry of {what}")) for v in value)
-
-
-def _rows(value: Value, what: str) -> tuple[tuple[float, ...], ...]:
-    if not isinstance(value, tuple) or not value or not all(isinstance(r, tuple) for r in value):
-        raise ExpressionError(f"{what} needs a list of rows, e.g. [[1, 2], [3, 4]]")
-    rows = tuple(_numbers(row, what) for row in value)
-    if len({len(r) for r in rows}) != 1:
-        raise ExpressionError(f"{what} needs rows of one length")
-    return rows
-
-
-def _dims(value: Value, what: str) -> tuple[int, ...]:
-    if not isinstance(value, tuple) or not value:
-        raise ExpressionError(f"{what} needs a list of dimensions, e.g. [d, 512]")
-    dims = [_scalar(v, f"each dimension of {what}") for v in value]
-    if not all(is_whole(v) and v >= 1 for v in dims):
-        raise ExpressionError(f"{what} needs whole dimensions of at least 1")
-    return tuple(int(v) for v in dims)
-
-
-def _make_answer(kind: AnswerKind, value: Value, tolerance: Tolerance) -> SingleAnswer:
-    """The answer of a kind other than expression (a formula is read from its text, not computed)."""
-    if kind == "number":
-        return NumericAnswer(float(_scalar(value, "a number answer")), tolerance)
-    if kind == "integer":
-        number = _scalar(value, "an integer answer")
-        if not is_whole(number):
-            raise ExpressionError("an integer answer must be a whole number (use kind: number for others)")
-        return IntegerAnswer(int(number))
-    if kind == "vector":
-        return VectorAnswer(_numbers(value, "a vector answer"), tolerance)
-    if kind == "matrix":
-        return MatrixAnswer(_rows(value, "a matrix answer"), tolerance)
-    return ShapeAnswer(_dims(value, "a shape answer"))
-
-
-def _mistake_value(kind: AnswerKind, value: Value) -> MistakeValue:
-    if kind in {"number", "integer"}:
-        number = _scalar(value, f"a mistake of a {kind} answer")
-        return int(number) if is_whole(number) else float(number)
-    if kind == "vector":
-        return _numbers(value, "a mistake of a vector answer")
-    if kind == "matrix":
-        return _rows(value, "a mistake of a matrix answer")
-    return _dims(value, "a mistake of a shape answer")
 
 
 __all__ = [
@@ -1247,6 +633,4 @@ __all__ = [
     "FormulaCompileError",
     "FormulaError",
     "Instance",
-    "Template",
-    "compile_template",
 ]

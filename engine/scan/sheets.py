@@ -1702,7 +1702,7 @@ def spreadsheet_formula(text: str) -> str:
     with ``=`` or ``@``; one starting with a sign may be a number or a formula of the quiz's own
     functions (``-3``, ``-exp(x)``), and is refused only when it calls anything else or holds a
     character that only a spreadsheet formula uses (``|``, ``!``, ``"``)."""
-    from attnquiz.engine.formula.expressions import FUNCTIONS
+    from attnquiz.engine.formula.arithmetic import FUNCTIONS
 
     if not text or text[0] not in "=+-@\t\r":
         return ""

@@ -23,14 +23,10 @@ from attnquiz.engine.answers.kinds import (
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.errors import BankError, GeneratorRunError
-from attnquiz.engine.formula.expressions import (
-    ExpressionError,
-    compile_expression,
-    evaluate,
-    format_value,
-    from_python,
-)
-from attnquiz.engine.formula.items import LOAD_SEEDS, MAX_TRIES, compile_template
+from attnquiz.engine.formula.expressions import compile_expression, evaluate
+from attnquiz.engine.formula.items import LOAD_SEEDS, MAX_TRIES
+from attnquiz.engine.formula.templates import compile_template
+from attnquiz.engine.formula.values import ExpressionError, format_value, from_python
 from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.schema import json_schema
 
