@@ -4,7 +4,7 @@ One input per part (or one for the question) and one PRT per input, whose nodes 
 right answer, then each named mistake (a node each, whose answer note names it), and for a part
 that uses earlier parts, error carried forward: its feedback variables recompute the target from
 the student's own earlier inputs (`attnquiz.engine.export.lms.stack_carry`) as
-`attnquiz.engine.grading.grade` does. How a kind is tested: `check`.
+`attnquiz.engine.grading.parts` does. How a kind is tested: `check`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.model import Group, LmsQuestion
 from attnquiz.engine.export.lms.stack_carry import carry
-from attnquiz.engine.grading.grade import answer_value
+from attnquiz.engine.grading.single import answer_value
 
 # ---------------------------------------------------------------------------------------------
 # The question as STACK stores it
@@ -584,7 +584,7 @@ def var(name: str, index: int) -> str:
 
 class Chain:
     """The feedback-variable lines that carry the student's own values through a question's parts,
-    as `attnquiz.engine.grading.grade.grade_parts` does.
+    as `attnquiz.engine.grading.parts.grade_parts` does.
 
     For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer, and
     ``qz_u<k>`` its unrounded value (for a part that uses others, its target recomputed from their
@@ -858,7 +858,7 @@ def _sans(unit: Unit, names: Names | None) -> str:
 
 
 def choice_score_maxima(answer: ChoiceAnswer, sans: str) -> str:
-    """The item's scheme (`attnquiz.engine.grading.grade.choice_score`) as a Maxima expression of the
+    """The item's scheme (`attnquiz.engine.grading.choices.choice_score`) as a Maxima expression of the
     ticks."""
     right = "{" + ",".join(sorted(answer.correct_letters)) + "}"
     hits, extra = f"length(intersection({sans},{right}))", f"length(setdifference({sans},{right}))"
@@ -905,7 +905,7 @@ def _ticks_steps(unit: Unit, own: Check, variables: list[str]) -> list[Step]:
 
 
 def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names | None) -> list[Step]:
-    """A part that uses earlier ones, step for step as `attnquiz.engine.grading.grade` grades it: right
+    """A part that uses earlier ones, step for step as `attnquiz.engine.grading.parts` grades it: right
     against its own answer scores 1; else, where the student's earlier values moved the target,
     right against the recomputed target scores 1 if those values were right (rounded as asked:
     "Correct, from your (b) = ...") and ``carried_score`` if one carried an error ("Correct, given

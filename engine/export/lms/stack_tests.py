@@ -36,7 +36,10 @@ from attnquiz.engine.export.lms.stack_prt import (
     note,
     typed,
 )
-from attnquiz.engine.grading.grade import Grade, answer_value, grade_answer, grade_parts
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.outcome import Grade
+from attnquiz.engine.grading.parts import grade_parts
+from attnquiz.engine.grading.single import answer_value
 from attnquiz.engine.variant import Question
 
 
