@@ -11,7 +11,7 @@ import typer
 from attnquiz.common import BankArg, JsonOpt, fail, print_json, user_errors
 
 if TYPE_CHECKING:
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.variant import Question
 
 
@@ -57,7 +57,8 @@ def answer_command(
     """
     from attnquiz.engine.answers.kinds import ExplainAnswer, answer_json
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.grading.grade import grade, grade_parts
+    from attnquiz.engine.grading.grade import grade
+    from attnquiz.engine.grading.parts import grade_parts
     from attnquiz.engine.seeding import seed_from_code
 
     chosen = sum((seed is not None, code is not None, original))
@@ -138,7 +139,7 @@ def read_code_file(path: Path) -> str:
 def _per_part(text: str, count: int) -> list[str]:
     """Piped answers to a question in parts: one line per part, or one line with the parts
     separated by ``|`` (missing parts are empty answers: invalid, costing nothing)."""
-    from attnquiz.engine.grading.grade import PART_SEPARATOR
+    from attnquiz.engine.grading.parts import PART_SEPARATOR
 
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) == 1 and PART_SEPARATOR in lines[0]:

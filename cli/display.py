@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from attnquiz.engine.answers.kinds import Answer, ExplainAnswer, Part
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.variant import Question
 
 

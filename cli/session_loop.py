@@ -27,7 +27,7 @@ from attnquiz.wording import clock, span
 
 if TYPE_CHECKING:
     from attnquiz.engine.answers.kinds import Part
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.exam_state import ExamKeeper
     from attnquiz.engine.practice.session import Ending, Session, Slot, SolutionPolicy, Summary
     from attnquiz.engine.variant import Question
@@ -845,7 +845,7 @@ class SessionLoop:
         """A formula answer at a terminal whose reading is not the text typed (``12d^2+13d`` read as
         ``12*d^2 + 13*d``): said before it is graded, and asked to confirm (Enter: yes). No puts the line
         back on the prompt, to edit. True: grade it."""
-        from attnquiz.engine.grading.grade import formula_reading
+        from attnquiz.engine.grading.formulas import formula_reading
 
         if not self.interactive:
             return True

@@ -21,7 +21,7 @@ from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, clock, when
 
 if TYPE_CHECKING:
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.exam_state import SavedExam
     from attnquiz.engine.practice.session import Plan, Session, Slot, Summary, SummaryRow
     from attnquiz.engine.practice.store import DayStats, GroupStats, MistakeStats

@@ -33,7 +33,8 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem
-from attnquiz.engine.grading.grade import Grade, grade, grade_answer
+from attnquiz.engine.grading.grade import grade, grade_answer
+from attnquiz.engine.grading.outcome import Grade
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.variant import Question
 

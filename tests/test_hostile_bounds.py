@@ -23,7 +23,8 @@ import pytest
 
 from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.grading.grade import grade_answer, grade_parts
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.parts import grade_parts
 from tests.engine.test_formula_hostile import BLOCK, BLOCK_MISTAKES, INVALID, ISSUE_TOWER, WRONG
 
 GRADE_CPU = 2.0  # seconds of CPU for one response, whatever it is (the issue's "under 2 s")

@@ -16,7 +16,8 @@ from attnquiz.engine.bank.starter import bank_title, starter_bank
 from attnquiz.engine.errors import BankError
 from attnquiz.engine.export import files
 from attnquiz.engine.export.pdf import worksheets as pdf
-from attnquiz.engine.grading.grade import PRECISION, grade_answer
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.outcome import PRECISION
 from attnquiz.engine.plan.class_plan import plan_class
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -42,7 +42,7 @@ from attnquiz.wording import when
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.session import Plan, Session, Slot
     from attnquiz.engine.practice.store import Store
 
@@ -444,7 +444,7 @@ class QuizApp:
         if _rating_due(session):
             # A concept question answered in practice: the model answer and key points, then the
             # student's own rating of their answer, which schedules the review (`Session.rate`).
-            from attnquiz.engine.grading.grade import SELF_RATINGS
+            from attnquiz.engine.grading.outcome import SELF_RATINGS
 
             return self.page(
                 request,
@@ -580,7 +580,7 @@ class QuizApp:
         slot = self._current(web, form)
         if slot is None or not _rating_due(web.session):  # an older page, or already rated
             return _see(f"/s/{web.id}")
-        from attnquiz.engine.grading.grade import SELF_RATINGS
+        from attnquiz.engine.grading.outcome import SELF_RATINGS
 
         rating = _text(form, "rating")
         if rating not in SELF_RATINGS:
@@ -829,7 +829,7 @@ class QuizApp:
         scheduled from that rating instead of the one its grade earned (`Session.rerate`)."""
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
-        from attnquiz.engine.grading.grade import SELF_RATINGS
+        from attnquiz.engine.grading.outcome import SELF_RATINGS
 
         rating = _text(form, "rating")
         position = whole(_text(form, "position"))
@@ -1182,7 +1182,7 @@ def _dry_answer(session: Session, response: str) -> None:
 async def _graded(session: Session, response: str) -> Grade:
     """The grade of ``response``, after a child has graded a copy in at most `ANSWER_SECONDS` of
     computing; when it could not, the response is unreadable (it costs nothing) and says why."""
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
 
     seconds = isolation.ANSWER_SECONDS
     tried = await isolation.in_child(lambda: _dry_answer(session, response), cpu_seconds=seconds)
@@ -1524,7 +1524,7 @@ def _rating_due(session: Session) -> bool:
 
 def _concept_limit() -> int:
     """The longest concept answer the grader takes (a longer one is invalid): the text area says so."""
-    from attnquiz.engine.grading.grade import EXPLAIN_MAX_LENGTH
+    from attnquiz.engine.grading.concepts import EXPLAIN_MAX_LENGTH
 
     return EXPLAIN_MAX_LENGTH
 

@@ -3,7 +3,7 @@
 The parts say "give every entry to 2 decimal places" and then "multiply your A from (b) by V". A
 student who does both types (b) rounded and computes (c) from that rounded (b), which need not be
 the exact (c) rounded: [[0.06, 0.94], [0.20, 0.80]] · V is not the exact A · V. Grading accepts
-both (`attnquiz.engine.grading.grade.grade_parts`); this module computes the rounded student's answers,
+both (`attnquiz.engine.grading.parts.grade_parts`); this module computes the rounded student's answers,
 with the parts' own reference numerics, so that
 
 - the worked solution (and so every answer key) says how a later part follows from the rounded

@@ -3,7 +3,7 @@
 Every kind is a frozen dataclass holding plain Python values (no numpy), so that variants compare,
 hash and serialise the same way everywhere. Parsing a student's text is `attnquiz.engine.answers.parse`'s job
 and
-scoring it is `attnquiz.engine.grading.grade`'s; this module only says what the target is.
+scoring it is `attnquiz.engine.grading`'s; this module only says what the target is.
 """
 
 from __future__ import annotations
@@ -675,7 +675,7 @@ class Part:
     ``uses`` names earlier parts whose values this part's answer is computed from, and ``recompute``
     computes it from them (positional, in the order of ``uses``). A part that uses others is graded
     with error carried forward: against ``recompute`` of the student's own earlier values when one of
-    them was readable but wrong (see `attnquiz.engine.grading.grade.grade_parts`).
+    them was readable but wrong (see `attnquiz.engine.grading.parts.grade_parts`).
     """
 
     label: PartLabel
@@ -839,7 +839,7 @@ class ExplainAnswer:
     """A concept question's answer: a model answer and its 2-6 key points (Markdown with TeX).
 
     It is never scored automatically: a response is kept as written, the student compares it with
-    the model answer and rates themselves (`attnquiz.engine.grading.grade` gives it the status
+    the model answer and rates themselves (`attnquiz.engine.grading.concepts` gives it the status
     ``unscored``), and an instructor marks it by hand. It is not a part's answer: a question in
     parts has answers that are graded.
     """

@@ -10,7 +10,7 @@ A generator declares its intermediates and how the answer follows from them (``c
 reference numerics); `rounded_early` recomputes the answer from the intermediates rounded the way
 a student rounds them (to the precision asked for, and to one digit fewer) and returns the values
 that differ from the answer as mistakes tagged ``ROUNDED_EARLY``. They are graded like the listed
-mistakes and counted like the generic slips (`attnquiz.engine.grading.grade.GENERIC_TAGS`).
+mistakes and counted like the generic slips (`attnquiz.engine.grading.outcome.GENERIC_TAGS`).
 """
 
 from __future__ import annotations

@@ -86,7 +86,9 @@ def _slipped_students_problems(answer: PartsAnswer) -> Iterator[Problem]:
     """After a slip in the first part, two careful students earn the carried-forward marks on every
     later part that follows from it: one who goes on from each part as typed (rounded as asked),
     one who goes on from the values they computed before rounding."""
-    from attnquiz.engine.grading.grade import grade_parts, read_value, status_of
+    from attnquiz.engine.grading.outcome import status_of
+    from attnquiz.engine.grading.parts import grade_parts
+    from attnquiz.engine.grading.single import read_value
 
     first = answer.parts[0]
     if not any(first.label in part.uses for part in answer.parts) or isinstance(first.answer, ShapeAnswer):
@@ -129,7 +131,7 @@ def _slipped_students_problems(answer: PartsAnswer) -> Iterator[Problem]:
 
 
 def _value_of(answer: SingleAnswer) -> Any:
-    from attnquiz.engine.grading.grade import answer_value
+    from attnquiz.engine.grading.single import answer_value
 
     return answer_value(answer)
 
@@ -139,7 +141,7 @@ def _student_problems(answer: PartsAnswer) -> Iterator[Problem]:
     part as asked and computes the later parts from their own typed values, and one who keeps
     every digit."""
     from attnquiz.engine.answers.carry import full_text, rounded_chain
-    from attnquiz.engine.grading.grade import grade_parts
+    from attnquiz.engine.grading.parts import grade_parts
 
     if not any(part.uses for part in answer.parts):
         return
@@ -163,7 +165,9 @@ def _student_problems(answer: PartsAnswer) -> Iterator[Problem]:
 
 def _carry_problems(answer: PartsAnswer, part: Part, used: str) -> Iterator[Problem]:
     """With ``used``'s value changed, ``part``'s target changes and the consistent answer is right."""
-    from attnquiz.engine.grading.grade import answer_value, grade_parts, read_value, status_of
+    from attnquiz.engine.grading.outcome import status_of
+    from attnquiz.engine.grading.parts import grade_parts
+    from attnquiz.engine.grading.single import answer_value, read_value
 
     earlier = answer.part(used)
     where = f"part ({part.label}), carried from ({used})"

@@ -35,7 +35,9 @@ from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.bank.loaded import Bank, BankItem
 from attnquiz.engine.capped import TooLarge, read_capped
 from attnquiz.engine.errors import QuizError, VariantCodeError
-from attnquiz.engine.grading.grade import Status, grade, grade_parts
+from attnquiz.engine.grading.grade import grade
+from attnquiz.engine.grading.outcome import Status
+from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.engine.parallel import ordered_map
 from attnquiz.engine.plan.class_plan import student_seed
 from attnquiz.engine.plan.columns import mark_column

@@ -39,7 +39,7 @@ Status = Literal["correct", "partial", "wrong", "invalid"]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What grading code found, as `attnquiz.engine.grading.grade.Grade` holds it (which builds one from
+    """What grading code found, as `attnquiz.engine.grading.outcome.Grade` holds it (which builds one from
     this:
     this module does not import the grader, which imports it when a code answer is graded)."""
 

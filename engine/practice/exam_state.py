@@ -100,7 +100,7 @@ def state_of(session: Session, *, bank_path: str = "", draft: str = "") -> dict[
     """The JSON object that lets ``session`` (an exam) be taken up again; ``bank_path``: the bank's
     file (found again by it when the bank was named by a relative path); ``draft``: a line being typed
     at the current question when the exam was left (offered again, unsaved, on return)."""
-    from attnquiz.engine.grading.grade import PART_SEPARATOR
+    from attnquiz.engine.grading.parts import PART_SEPARATOR
 
     plan = session.plan
     slots = []
@@ -467,7 +467,8 @@ def _resumed(
 ) -> tuple[Session, str]:
     """`resume`'s session and its line being typed, not yet kept."""
     from attnquiz.engine.errors import ItemNotFoundError
-    from attnquiz.engine.grading.grade import grade, grade_parts
+    from attnquiz.engine.grading.grade import grade
+    from attnquiz.engine.grading.parts import grade_parts
 
     data = saved.data
     if bank.name != saved.bank:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from attnquiz.engine.answers.kinds import Answer
     from attnquiz.engine.bank.loaded import Bank, BankItem
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.variant import Question
 
 # A correct answer faster than this (seconds) rates Easy. The times are what a student who knows

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from attnquiz.engine.answers.kinds import Part
     from attnquiz.engine.bank.loaded import Bank, BankItem
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.variant import Question
 
 Mode = Literal["practice", "exam", "review"]
@@ -778,7 +778,8 @@ class Session:
         graded as a whole (every part again, together) and stored like any answer. Answering a
         question in parts again (an exam's revisit) starts over at (a).
         """
-        from attnquiz.engine.grading.grade import Grade, grade_parts
+        from attnquiz.engine.grading.outcome import Grade
+        from attnquiz.engine.grading.parts import grade_parts
 
         parts = question.variant.parts
         answer = question.answer
@@ -793,7 +794,7 @@ class Session:
             shown = part.grade
             return Grade(shown.status, shown.score, shown.feedback, shown.mistake, shown.read_as, (part,))
         slot.part_responses.append(response)
-        from attnquiz.engine.grading.grade import PART_SEPARATOR
+        from attnquiz.engine.grading.parts import PART_SEPARATOR
 
         if index + 1 < len(parts) and self.exam and slot.answered and slot.earlier_parts:
             # An exam's revision of a question answered whole: each part revised replaces that part
@@ -833,7 +834,7 @@ class Session:
         parts not answered as blank (they earn nothing). The history stores it so as soon as (a) is
         answered; the summary, the stats and the review schedule count that same attempt.
         """
-        from attnquiz.engine.grading.grade import PART_SEPARATOR, grade_parts
+        from attnquiz.engine.grading.parts import PART_SEPARATOR, grade_parts
 
         question = self.question(slot)
         answer = question.answer

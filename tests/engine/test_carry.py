@@ -28,7 +28,7 @@ from attnquiz.engine.answers.kinds import (
     VectorAnswer,
 )
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.grading.grade import grade_parts
+from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.main import app
 
 
@@ -240,19 +240,21 @@ def test_quiz_check_catches_a_grader_that_punishes_the_rounding_student(
 ) -> None:
     from attnquiz.engine.check.parts import part_problems
     from attnquiz.engine.grading import grade as grading
+    from attnquiz.engine.grading import outcome
+    from attnquiz.engine.grading import parts as part_grading
 
     answer = _answer("week1", "sdpa-chain", 0)
     assert list(part_problems(answer)) == []
 
-    def exact_only(parts: PartsAnswer, responses: Any) -> grading.Grade:
+    def exact_only(parts: PartsAnswer, responses: Any) -> outcome.Grade:
         # Grading as before issue 24 when every earlier part is right: against the exact answers only.
         graded = [
-            grading.PartGrade(p.label, grading.grade_answer(p.answer, r, p.mistakes), p.answer, {})
+            outcome.PartGrade(p.label, grading.grade_answer(p.answer, r, p.mistakes), p.answer, {})
             for p, r in zip(parts.parts, responses, strict=True)
         ]
-        return grading.Grade("wrong", 0.0, "", None, "", tuple(graded))
+        return outcome.Grade("wrong", 0.0, "", None, "", tuple(graded))
 
-    monkeypatch.setattr(grading, "grade_parts", exact_only)
+    monkeypatch.setattr(part_grading, "grade_parts", exact_only)
     problems = [message for check, message, _ in part_problems(answer) if check == "carry"]
     assert any("rounding each part as asked and reusing it types" in m and "part (c)" in m for m in problems)
 

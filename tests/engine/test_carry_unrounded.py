@@ -27,7 +27,7 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.check.parts import perturbed
-from attnquiz.engine.grading.grade import grade_parts
+from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.main import app
 
 runner = CliRunner()
@@ -251,11 +251,11 @@ def test_quiz_check_catches_a_grader_that_punishes_the_unrounded_student(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from attnquiz.engine.check.parts import part_problems
-    from attnquiz.engine.grading import grade as grading
+    from attnquiz.engine.grading import parts as part_grading
 
     answer = _answer("additive-chain", 0)
     assert list(part_problems(answer)) == []
     # Grading as before: only the values as typed are carried forward.
-    monkeypatch.setattr(grading, "_unrounded_targets", lambda *_args: [])
+    monkeypatch.setattr(part_grading, "_unrounded_targets", lambda *_args: [])
     problems = [message for check, message, _ in part_problems(answer) if check == "carry"]
     assert any("goes on from the unrounded values" in m and "part (c)" in m for m in problems), problems

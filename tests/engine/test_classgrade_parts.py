@@ -61,7 +61,7 @@ def _filled(bank: Bank, heading: str = "new") -> tuple[str, list[PartsAnswer]]:
         answer = by_item["params-chain"].answer
         assert isinstance(answer, PartsAnswer)
         chains.append(answer)
-        from attnquiz.engine.grading.grade import answer_value, read_value
+        from attnquiz.engine.grading.single import answer_value, read_value
 
         wrong = answer.parts[0].answer_for(perturbed(answer.parts[0].answer)).format()
         values = {"a": read_value(answer.parts[0].answer, wrong)}

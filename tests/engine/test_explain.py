@@ -16,7 +16,8 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.errors import BankError
-from attnquiz.engine.grading.grade import SELF_RATINGS, grade_answer
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.outcome import SELF_RATINGS
 from attnquiz.engine.practice import store as store_module
 from attnquiz.engine.practice.session import Plan, Session, plan_practice, plan_review
 from attnquiz.engine.practice.store import Attempt, Store

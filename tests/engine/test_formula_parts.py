@@ -16,7 +16,8 @@ from attnquiz.engine.answers.kinds import ExpressionAnswer, NumericAnswer, Parts
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.check.checks import check_bank
-from attnquiz.engine.grading.grade import grade_answer, grade_parts
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.main import app
 
 BANK = r"""

@@ -20,7 +20,9 @@ from attnquiz.engine.answers.kinds import (
     VectorAnswer,
 )
 from attnquiz.engine.answers.rounding import rounded_early
-from attnquiz.engine.grading.grade import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
+from attnquiz.engine.grading.choices import choice_score
+from attnquiz.engine.grading.grade import grade, grade_answer
+from attnquiz.engine.grading.outcome import GENERIC_TAGS, Grade
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain
 

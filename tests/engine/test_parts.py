@@ -16,7 +16,9 @@ from typer.testing import CliRunner
 from attnquiz.engine.answers.kinds import IntegerAnswer, NumericAnswer, Part, PartsAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.check.parts import part_problems, perturbed
-from attnquiz.engine.grading.grade import grade, grade_parts, read_value
+from attnquiz.engine.grading.grade import grade
+from attnquiz.engine.grading.parts import grade_parts
+from attnquiz.engine.grading.single import read_value
 from attnquiz.main import app
 
 CHAINS = [

@@ -10,7 +10,8 @@ import pytest
 from attnquiz.engine.answers.kinds import Tolerance
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY, rounded_early
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.grading.grade import GENERIC_TAGS, grade
+from attnquiz.engine.grading.grade import grade
+from attnquiz.engine.grading.outcome import GENERIC_TAGS
 from attnquiz.engine.markup import markdown as md
 
 WEEK1 = banks.load("week1")

@@ -137,7 +137,7 @@ def test_after_a_slip_a_student_who_goes_on_from_the_unrounded_values_is_right_i
     shared: Server,
 ) -> None:
     from attnquiz.engine.check.parts import perturbed
-    from attnquiz.engine.grading.grade import answer_value
+    from attnquiz.engine.grading.single import answer_value
 
     plan = plan_practice(banks.load("week1"), seed=SEED, items=["additive-chain"], count=1)
     answer = plan.questions[0].build().answer

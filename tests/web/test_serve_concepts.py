@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine.grading.grade import SELF_RATINGS
+from attnquiz.engine.grading.outcome import SELF_RATINGS
 from attnquiz.engine.practice.store import Store
 from tests.web.conftest import Server, csrf_of, launched_chromium, start_server
 from tests.web.test_serve_http import text_of

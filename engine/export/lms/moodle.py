@@ -31,7 +31,7 @@ this module only writes it as Moodle XML. Per form of question:
   practice). Moodle leaves an essay for a teacher to mark, as quiz does; the export says so once.
 - single choice: ``multichoice`` with ``single=true``; multiple select: ``single=false`` with
   per-option fractions from Moodle's list whose clamped sum reproduces
-  `attnquiz.engine.grading.grade.choice_score` for every selection. Where no such fractions exist (the
+  `attnquiz.engine.grading.choices.choice_score` for every selection. Where no such fractions exist (the
   ``all-or-nothing`` scheme with several right options, ``each-answer``, more than 10 right
   options) the export stops with an error naming the item. Options are not shuffled, because
   the worked solution refers to them by letter.
@@ -159,13 +159,13 @@ def choice_fractions(answer: ChoiceAnswer, where: str, score: ChoiceScore | None
 
     Returns per-option fractions for a ``multichoice`` question, where Moodle adds the fractions
     of the ticked options and clamps the sum to [0, 1]: the first candidate that reproduces
-    ``score`` (by default `attnquiz.engine.grading.grade.choice_score`) everywhere (the net rule:
+    ``score`` (by default `attnquiz.engine.grading.choices.choice_score`) everywhere (the net rule:
     ±1/|right|;
     one right option: +1 and -1 for a wrong tick). Returns None when one true/false decision per
     option does (the ``each-answer`` scheme, written as a cloze question). Raises otherwise.
     """
     if score is None:
-        from attnquiz.engine.grading.grade import choice_score
+        from attnquiz.engine.grading.choices import choice_score
 
         score = choice_score
     selections = _selections(answer)

@@ -27,7 +27,7 @@ from attnquiz.engine.answers.kinds import (
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.model import Group, LmsQuestion
-from attnquiz.engine.grading.grade import answer_value
+from attnquiz.engine.grading.single import answer_value
 
 # ---------------------------------------------------------------------------------------------
 # An input as STACK stores it

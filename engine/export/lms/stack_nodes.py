@@ -346,7 +346,7 @@ def student_sans(unit: Unit, names: Names | None) -> str:
 
 
 def choice_score_maxima(answer: ChoiceAnswer, sans: str) -> str:
-    """The item's scheme (`attnquiz.engine.grading.grade.choice_score`) as a Maxima expression of the
+    """The item's scheme (`attnquiz.engine.grading.choices.choice_score`) as a Maxima expression of the
     ticks."""
     right = "{" + ",".join(sorted(answer.correct_letters)) + "}"
     hits, extra = f"length(intersection({sans},{right}))", f"length(setdifference({sans},{right}))"

@@ -3,7 +3,7 @@
 One PRT per input, whose nodes (`attnquiz.engine.export.lms.stack_nodes`) test, in order, the right
 answer, then each named mistake (a node each, whose answer note names it), and for a part that uses
 earlier parts, error carried forward: its feedback variables recompute the target from the student's
-own earlier inputs (`attnquiz.engine.export.lms.stack_carry`) as `attnquiz.engine.grading.grade`
+own earlier inputs (`attnquiz.engine.export.lms.stack_carry`) as `attnquiz.engine.grading.parts`
 does. The tree's steps are numbered, their jumps resolved and long expressions moved into feedback
 variables here. The inputs are `attnquiz.engine.export.lms.stack_inputs`'s.
 """
@@ -34,7 +34,7 @@ from attnquiz.engine.export.lms.stack_nodes import (
     ticks_steps,
     var,
 )
-from attnquiz.engine.grading.grade import answer_value
+from attnquiz.engine.grading.single import answer_value
 
 # ---------------------------------------------------------------------------------------------
 # A tree as STACK stores it
@@ -91,7 +91,7 @@ def _comparable(unit: Unit, value: str) -> str:
 
 class Chain:
     """The feedback-variable lines that carry the student's own values through a question's parts,
-    as `attnquiz.engine.grading.grade.grade_parts` does.
+    as `attnquiz.engine.grading.parts.grade_parts` does.
 
     For each part k: ``qz_r<k>`` the value read and ``qz_ok<k>`` right against its own answer, and
     ``qz_u<k>`` its unrounded value (for a part that uses others, its target recomputed from their

@@ -30,7 +30,10 @@ from attnquiz.engine.answers.kinds import (
 from attnquiz.engine.export.lms.stack_inputs import Unit, typed
 from attnquiz.engine.export.lms.stack_nodes import explained_options, listed_mistakes, mistake_notes, note
 from attnquiz.engine.export.lms.stack_prt import Chain
-from attnquiz.engine.grading.grade import Grade, answer_value, grade_answer, grade_parts
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.outcome import Grade
+from attnquiz.engine.grading.parts import grade_parts
+from attnquiz.engine.grading.single import answer_value
 from attnquiz.engine.variant import Question
 
 

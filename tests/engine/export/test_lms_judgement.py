@@ -34,7 +34,8 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
-from attnquiz.engine.grading.grade import grade_answer, grade_parts
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.engine.plan.class_plan import ClassPlan, Sheet, plan_class
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant

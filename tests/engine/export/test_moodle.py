@@ -29,7 +29,8 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle
 from attnquiz.engine.export.lms import question_html as lms
-from attnquiz.engine.grading.grade import choice_score, grade
+from attnquiz.engine.grading.choices import choice_score
+from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, plan_class
 from attnquiz.engine.variant import Question
 

@@ -41,7 +41,9 @@ from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.stack_inputs import Unit, typed
 from attnquiz.engine.export.lms.stack_nodes import listed_mistakes
 from attnquiz.engine.export.lms.stack_tests import quiz_text, rounded
-from attnquiz.engine.grading.grade import answer_value, grade_answer, grade_parts
+from attnquiz.engine.grading.grade import grade_answer
+from attnquiz.engine.grading.parts import grade_parts
+from attnquiz.engine.grading.single import answer_value
 from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.engine.variant import Question, Variant
 from attnquiz.main import app

@@ -18,6 +18,7 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.generators import heads, rnn
 from attnquiz.engine.grading import grade as grading
+from attnquiz.engine.grading.outcome import Grade
 from attnquiz.engine.variant import Question, Variant
 
 SEEDS = range(400)
@@ -32,7 +33,7 @@ def _rng() -> np.random.Generator:
     return np.random.default_rng(0)
 
 
-def named(got: grading.Grade) -> str | None:
+def named(got: Grade) -> str | None:
     """The tag of the mistake a grade names, if any."""
     return got.mistake.tag if got.mistake is not None else None
 

@@ -1,0 +1,100 @@
+"""A single answer (any kind a part may have): its kind's grader, the value it stands for, and the value
+a response to it is read as."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.kinds import (
+    ExpressionAnswer,
+    Formula,
+    IntegerAnswer,
+    MatrixAnswer,
+    Mistake,
+    NumericAnswer,
+    ShapeAnswer,
+    SingleAnswer,
+    VectorAnswer,
+)
+from attnquiz.engine.grading.choices import grade_choice
+from attnquiz.engine.grading.formulas import grade_expression
+from attnquiz.engine.grading.numbers import grade_number
+from attnquiz.engine.grading.outcome import Grade
+from attnquiz.engine.grading.shapes import grade_shape
+from attnquiz.engine.grading.vectors_and_matrices import flattened, grade_matrix, grade_vector, split
+
+
+def grade_single(
+    answer: SingleAnswer,
+    response: str,
+    mistakes: Sequence[Mistake] = (),
+    *,
+    alternatives: Sequence[SingleAnswer] = (),
+) -> Grade:
+    """Grade a response against a single answer by its kind (see
+    `attnquiz.engine.grading.grade.grade_answer`, which grades every kind)."""
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        return grade_number(answer, response, mistakes)
+    if isinstance(answer, VectorAnswer):
+        others = [a.values for a in alternatives if isinstance(a, VectorAnswer)]
+        return grade_vector(answer, response, mistakes, others)
+    if isinstance(answer, MatrixAnswer):
+        others_rows = [a.rows for a in alternatives if isinstance(a, MatrixAnswer)]
+        return grade_matrix(answer, response, mistakes, others_rows)
+    if isinstance(answer, ShapeAnswer):
+        return grade_shape(answer, response, mistakes)
+    if isinstance(answer, ExpressionAnswer):
+        return grade_expression(answer, response, mistakes)
+    return grade_choice(answer, response, mistakes)
+
+
+def answer_value(answer: SingleAnswer) -> Any:
+    """The value an answer stands for, in the form `read_value` gives a response of its kind."""
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        return answer.value
+    if isinstance(answer, VectorAnswer):
+        return answer.values
+    if isinstance(answer, MatrixAnswer):
+        return answer.rows
+    if isinstance(answer, ShapeAnswer):
+        return answer.dims
+    if isinstance(answer, ExpressionAnswer):
+        return answer.formula
+    return answer.correct_letters
+
+
+def read_value(answer: SingleAnswer, response: str) -> Any:
+    """The value a response was read as, in the answer's kind (None where it cannot be read)."""
+    if isinstance(answer, NumericAnswer | IntegerAnswer):
+        number = parse.number(
+            response, allow_percent=isinstance(answer, NumericAnswer) and answer.allow_percent
+        )
+        return None if isinstance(number, parse.Invalid) else number.value
+    if isinstance(answer, VectorAnswer | MatrixAnswer):
+        found = parse.structure(response)
+        if isinstance(found, parse.Invalid):
+            return None
+        if isinstance(found, parse.Number):
+            return None
+        flat, matrix = split(found)
+        if isinstance(answer, VectorAnswer):
+            rows = list(matrix) if matrix is not None else [flat]
+            if len(rows) != 1 and not all(len(r) == 1 for r in rows):
+                return None
+            return tuple(v.value for v in flattened(rows))
+        if matrix is None:
+            return None
+        return tuple(tuple(v.value for v in row) for row in matrix)
+    if isinstance(answer, ShapeAnswer):
+        found_shape = parse.shape(response)
+        return None if isinstance(found_shape, parse.Invalid) else found_shape
+    if isinstance(answer, ExpressionAnswer):
+        tree = parse.formula(response, answer.symbols)
+        return None if isinstance(tree, parse.Invalid) else Formula(parse.formula_text(tree), tree)
+    letters = parse.letters(response, answer.letters, multiple=answer.multiple)
+    return None if isinstance(letters, parse.Invalid) else letters
+
+
+__all__ = ["answer_value", "grade_single", "read_value"]
