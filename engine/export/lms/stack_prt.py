@@ -226,7 +226,7 @@ def _ending_wrong(unit: Unit, steps: list[Step]) -> list[Step]:
 
 
 def _carried_steps(unit: Unit, chain: Chain, sans: str, own: Check, names: Names | None) -> list[Step]:
-    """A part that uses earlier ones, step for step as `attnquiz.engine.grading.grade` grades it: right
+    """A part that uses earlier ones, step for step as `attnquiz.engine.grading.parts` grades it: right
     against its own answer scores 1; else, where the student's earlier values moved the target,
     right against the recomputed target scores 1 if those values were right (rounded as asked:
     "Correct, from your (b) = ...") and ``carried_score`` if one carried an error ("Correct, given
