@@ -61,7 +61,8 @@ NoHistoryOpt = Annotated[bool, typer.Option("--no-history", help="Do not read or
 
 def _open_store(db: Path | None, view: SessionView) -> Store | None:
     """The history, or None (with a warning) when it cannot be used: the session runs without it."""
-    from attnquiz.engine.practice.store import StoreError, open_store
+    from attnquiz.engine.practice.history_file import StoreError
+    from attnquiz.engine.practice.store import open_store
 
     try:
         return open_store(db)
@@ -311,8 +312,8 @@ def review_command(
 
     Example: quiz review week1 --limit 10
     """
+    from attnquiz.engine.practice.history_records import utc_now
     from attnquiz.engine.practice.session import plan_review
-    from attnquiz.engine.practice.store import utc_now
     from attnquiz.session_view import SessionView
 
     view = SessionView()
@@ -359,7 +360,7 @@ def _nothing_due(
 ) -> None:
     """Why a review has nothing to ask, and when it will: next due card, new items left, --new."""
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import utc_now
+    from attnquiz.engine.practice.history_records import utc_now
 
     names = [b.name for b in loaded]
     upcoming = store.cards(names) if store is not None else []
@@ -414,7 +415,9 @@ def stats_command(
     from datetime import timedelta
 
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import Store, bank_totals, default_path, utc_now
+    from attnquiz.engine.practice.history_file import default_path
+    from attnquiz.engine.practice.history_records import bank_totals, utc_now
+    from attnquiz.engine.practice.store import Store
     from attnquiz.session_view import SessionView
 
     path = default_path(db)

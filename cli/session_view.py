@@ -23,8 +23,8 @@ from attnquiz.wording import LABELS, MARKS, clock, when
 if TYPE_CHECKING:
     from attnquiz.engine.grading.grade import Grade
     from attnquiz.engine.practice.exam_state import SavedExam
+    from attnquiz.engine.practice.history_records import DayStats, GroupStats, MistakeStats
     from attnquiz.engine.practice.session import Plan, Session, Slot, Summary, SummaryRow
-    from attnquiz.engine.practice.store import DayStats, GroupStats, MistakeStats
     from attnquiz.engine.variant import Question
 
 __all__ = [

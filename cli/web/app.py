@@ -58,6 +58,8 @@ submits what is in the box when its clock runs out, and the request takes a mome
 CHILD_PAGE_MODULES = (
     "numpy.random",
     "platformdirs",
+    "attnquiz.engine.practice.history_file",
+    "attnquiz.engine.practice.history_records",
     "attnquiz.engine.practice.review",
     "attnquiz.engine.practice.session",
     "attnquiz.engine.practice.store",
@@ -209,8 +211,9 @@ class QuizApp:
     def add_session(self, plan: Plan, bank_key: str | None) -> WebSession:
         import secrets
 
+        from attnquiz.engine.practice.history_file import StoreError
         from attnquiz.engine.practice.session import Session
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.store import open_store
 
         warnings: list[str] = []
         store: Store | None
@@ -355,7 +358,8 @@ class QuizApp:
         import secrets
 
         from attnquiz.engine.practice import exam_state
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.history_file import StoreError
+        from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, _START)
         wanted = _text(form, "exam")
@@ -920,7 +924,9 @@ class QuizApp:
 
     async def review_page(self, request: Request) -> Response:
         from attnquiz.engine.practice import review
-        from attnquiz.engine.practice.store import Store, StoreError, default_path, utc_now
+        from attnquiz.engine.practice.history_file import StoreError, default_path
+        from attnquiz.engine.practice.history_records import utc_now
+        from attnquiz.engine.practice.store import Store
 
         loaded, problems = self._loaded_banks()
         path = default_path(self.settings.db)
@@ -971,8 +977,10 @@ class QuizApp:
         )
 
     async def review_start(self, request: Request) -> Response:
+        from attnquiz.engine.practice.history_file import StoreError
+        from attnquiz.engine.practice.history_records import utc_now
         from attnquiz.engine.practice.session import plan_review
-        from attnquiz.engine.practice.store import StoreError, open_store, utc_now
+        from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, _START)
         try:
@@ -1339,7 +1347,7 @@ def _nothing_due(request: Request) -> bool:
 
 def _history_path(db: Path | None) -> Path | None:
     """The history file the pages read, or None where there is none to find (no home folder)."""
-    from attnquiz.engine.practice.store import StoreError, default_path
+    from attnquiz.engine.practice.history_file import StoreError, default_path
 
     try:
         return default_path(db)
@@ -1364,7 +1372,7 @@ _HEADER_LINKS = frozenset({"/", "/review", "/stats", "/preview", "/scan"})
 
 def _stored_card(web: WebSession, question: Any) -> Any:
     """The question's item's review card as the history holds it now (None: new, or no history)."""
-    from attnquiz.engine.practice.store import StoreError
+    from attnquiz.engine.practice.history_file import StoreError
 
     if web.store is None:
         return None
@@ -1379,7 +1387,7 @@ def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, str]:
     (the card it had before this answer): the review scheduler's own answer, shown on its button.
     An interval of days is said as "about": FSRS spreads those by a day or a few."""
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import utc_now
+    from attnquiz.engine.practice.history_records import utc_now
 
     now = utc_now()
     due = review.due_after_each(

@@ -26,7 +26,9 @@ import numpy as np
 from attnquiz.engine.answers.kinds import ExplainAnswer, PartsAnswer
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.practice import review
-from attnquiz.engine.practice.store import Attempt, CardRecord, CardUpdate, Store, StoreError, utc_now
+from attnquiz.engine.practice.history_file import StoreError
+from attnquiz.engine.practice.history_records import Attempt, CardRecord, CardUpdate, utc_now
+from attnquiz.engine.practice.store import Store
 from attnquiz.engine.seeding import derive_seed
 from attnquiz.engine.typed_numbers import whole
 
