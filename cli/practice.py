@@ -17,7 +17,9 @@ from attnquiz.common import fail, json_text, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
     from attnquiz.engine.practice.exam_state import SavedExam
-    from attnquiz.engine.practice.session import Plan, Session, Summary
+    from attnquiz.engine.practice.planning import Plan
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_summary import Summary
     from attnquiz.engine.practice.store import Store
     from attnquiz.session_view import SessionView
 
@@ -244,7 +246,7 @@ def run_command(
     Example: quiz run week1 --topic multi-head-attention --count 5 --seed 42
     """
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.practice.session import parse_duration, plan_practice
+    from attnquiz.engine.practice.planning import parse_duration, plan_practice
     from attnquiz.session_view import SessionView
 
     if resume:
@@ -313,7 +315,7 @@ def review_command(
     Example: quiz review week1 --limit 10
     """
     from attnquiz.engine.practice.history_records import utc_now
-    from attnquiz.engine.practice.session import plan_review
+    from attnquiz.engine.practice.planning import plan_review
     from attnquiz.session_view import SessionView
 
     view = SessionView()

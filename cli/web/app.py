@@ -43,7 +43,9 @@ from attnquiz.wording import when
 if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank
     from attnquiz.engine.grading.grade import Grade
-    from attnquiz.engine.practice.session import Plan, Session, Slot
+    from attnquiz.engine.practice.planning import Plan
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_state import Slot
     from attnquiz.engine.practice.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -60,6 +62,7 @@ CHILD_PAGE_MODULES = (
     "platformdirs",
     "attnquiz.engine.practice.history_file",
     "attnquiz.engine.practice.history_records",
+    "attnquiz.engine.practice.planning",
     "attnquiz.engine.practice.review",
     "attnquiz.engine.practice.session",
     "attnquiz.engine.practice.store",
@@ -314,7 +317,7 @@ class QuizApp:
         )
 
     async def start(self, request: Request) -> Response:
-        from attnquiz.engine.practice.session import parse_duration, plan_practice
+        from attnquiz.engine.practice.planning import parse_duration, plan_practice
 
         form = await self.form(request, _START)
         ref = self.bank_ref(_text(form, "bank"))
@@ -661,7 +664,7 @@ class QuizApp:
     async def another(self, request: Request) -> Response:
         """A fresh variant of the item of a question answered wrong or part-right, asked now: next in
         the session, or, when that question ended the session, as a session of its own."""
-        from attnquiz.engine.practice.session import plan_practice
+        from attnquiz.engine.practice.planning import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
@@ -695,7 +698,7 @@ class QuizApp:
         """A session ended (an exam handed in) asked again with fresh variants: the same items, mode
         and time limit, a new seed, so that the questions just solved, answers shown, are not the
         ones asked again."""
-        from attnquiz.engine.practice.session import plan_practice
+        from attnquiz.engine.practice.planning import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         await self.form(request, web.scope)
@@ -979,7 +982,7 @@ class QuizApp:
     async def review_start(self, request: Request) -> Response:
         from attnquiz.engine.practice.history_file import StoreError
         from attnquiz.engine.practice.history_records import utc_now
-        from attnquiz.engine.practice.session import plan_review
+        from attnquiz.engine.practice.planning import plan_review
         from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, _START)

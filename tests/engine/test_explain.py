@@ -20,7 +20,8 @@ from attnquiz.engine.grading.grade import SELF_RATINGS, grade_answer
 from attnquiz.engine.practice import history_schema
 from attnquiz.engine.practice.history_file import StoreError
 from attnquiz.engine.practice.history_records import Attempt
-from attnquiz.engine.practice.session import Plan, Session, plan_practice, plan_review
+from attnquiz.engine.practice.planning import Plan, plan_practice, plan_review
+from attnquiz.engine.practice.session import Session
 from attnquiz.engine.practice.store import Store
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "explain" / "explain.yaml"
