@@ -462,7 +462,8 @@ from rich.console import Console
 
 from attnquiz.session_view import SessionView
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import Session, plan_practice
+from attnquiz.engine.practice.planning import plan_practice
+from attnquiz.engine.practice.session import Session
 from attnquiz.engine.practice.store import Store
 
 home, count, warm = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "warm"

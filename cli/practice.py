@@ -17,7 +17,9 @@ from attnquiz.common import fail, json_text, new_seed, print_json, user_errors
 
 if TYPE_CHECKING:
     from attnquiz.engine.practice.exam_state import SavedExam
-    from attnquiz.engine.practice.session import Plan, Session, Summary
+    from attnquiz.engine.practice.planning import Plan
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_summary import Summary
     from attnquiz.engine.practice.store import Store
     from attnquiz.session_view import SessionView
 
@@ -61,7 +63,8 @@ NoHistoryOpt = Annotated[bool, typer.Option("--no-history", help="Do not read or
 
 def _open_store(db: Path | None, view: SessionView) -> Store | None:
     """The history, or None (with a warning) when it cannot be used: the session runs without it."""
-    from attnquiz.engine.practice.store import StoreError, open_store
+    from attnquiz.engine.practice.history_file import StoreError
+    from attnquiz.engine.practice.store import open_store
 
     try:
         return open_store(db)
@@ -243,7 +246,7 @@ def run_command(
     Example: quiz run week1 --topic multi-head-attention --count 5 --seed 42
     """
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.practice.session import parse_duration, plan_practice
+    from attnquiz.engine.practice.planning import parse_duration, plan_practice
     from attnquiz.session_view import SessionView
 
     if resume:
@@ -311,8 +314,8 @@ def review_command(
 
     Example: quiz review week1 --limit 10
     """
-    from attnquiz.engine.practice.session import plan_review
-    from attnquiz.engine.practice.store import utc_now
+    from attnquiz.engine.practice.history_records import utc_now
+    from attnquiz.engine.practice.planning import plan_review
     from attnquiz.session_view import SessionView
 
     view = SessionView()
@@ -359,7 +362,7 @@ def _nothing_due(
 ) -> None:
     """Why a review has nothing to ask, and when it will: next due card, new items left, --new."""
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import utc_now
+    from attnquiz.engine.practice.history_records import utc_now
 
     names = [b.name for b in loaded]
     upcoming = store.cards(names) if store is not None else []
@@ -414,7 +417,9 @@ def stats_command(
     from datetime import timedelta
 
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import Store, bank_totals, default_path, utc_now
+    from attnquiz.engine.practice.history_file import default_path
+    from attnquiz.engine.practice.history_records import bank_totals, utc_now
+    from attnquiz.engine.practice.store import Store
     from attnquiz.session_view import SessionView
 
     path = default_path(db)

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from attnquiz.engine.answers.kinds import Part
     from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.exam_state import ExamKeeper
-    from attnquiz.engine.practice.session import Ending, Session, Slot, SolutionPolicy, Summary
+    from attnquiz.engine.practice.session import Session, SolutionPolicy
+    from attnquiz.engine.practice.session_state import Ending, Slot
+    from attnquiz.engine.practice.session_summary import Summary
     from attnquiz.engine.variant import Question
 
 

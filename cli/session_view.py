@@ -23,8 +23,11 @@ from attnquiz.wording import LABELS, MARKS, clock, when
 if TYPE_CHECKING:
     from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.exam_state import SavedExam
-    from attnquiz.engine.practice.session import Plan, Session, Slot, Summary, SummaryRow
-    from attnquiz.engine.practice.store import DayStats, GroupStats, MistakeStats
+    from attnquiz.engine.practice.history_records import DayStats, GroupStats, MistakeStats
+    from attnquiz.engine.practice.planning import Plan
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_state import Slot
+    from attnquiz.engine.practice.session_summary import Summary, SummaryRow
     from attnquiz.engine.variant import Question
 
 __all__ = [

@@ -43,7 +43,9 @@ from attnquiz.wording import when
 if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank
     from attnquiz.engine.grading.outcome import Grade
-    from attnquiz.engine.practice.session import Plan, Session, Slot
+    from attnquiz.engine.practice.planning import Plan
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_state import Slot
     from attnquiz.engine.practice.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -58,6 +60,9 @@ submits what is in the box when its clock runs out, and the request takes a mome
 CHILD_PAGE_MODULES = (
     "numpy.random",
     "platformdirs",
+    "attnquiz.engine.practice.history_file",
+    "attnquiz.engine.practice.history_records",
+    "attnquiz.engine.practice.planning",
     "attnquiz.engine.practice.review",
     "attnquiz.engine.practice.session",
     "attnquiz.engine.practice.store",
@@ -209,8 +214,9 @@ class QuizApp:
     def add_session(self, plan: Plan, bank_key: str | None) -> WebSession:
         import secrets
 
+        from attnquiz.engine.practice.history_file import StoreError
         from attnquiz.engine.practice.session import Session
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.store import open_store
 
         warnings: list[str] = []
         store: Store | None
@@ -311,7 +317,7 @@ class QuizApp:
         )
 
     async def start(self, request: Request) -> Response:
-        from attnquiz.engine.practice.session import parse_duration, plan_practice
+        from attnquiz.engine.practice.planning import parse_duration, plan_practice
 
         form = await self.form(request, _START)
         ref = self.bank_ref(_text(form, "bank"))
@@ -355,7 +361,8 @@ class QuizApp:
         import secrets
 
         from attnquiz.engine.practice import exam_state
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.history_file import StoreError
+        from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, _START)
         wanted = _text(form, "exam")
@@ -657,7 +664,7 @@ class QuizApp:
     async def another(self, request: Request) -> Response:
         """A fresh variant of the item of a question answered wrong or part-right, asked now: next in
         the session, or, when that question ended the session, as a session of its own."""
-        from attnquiz.engine.practice.session import plan_practice
+        from attnquiz.engine.practice.planning import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         form = await self.form(request, web.scope)
@@ -691,7 +698,7 @@ class QuizApp:
         """A session ended (an exam handed in) asked again with fresh variants: the same items, mode
         and time limit, a new seed, so that the questions just solved, answers shown, are not the
         ones asked again."""
-        from attnquiz.engine.practice.session import plan_practice
+        from attnquiz.engine.practice.planning import plan_practice
 
         web = self.web_session(request.path_params["sid"])
         await self.form(request, web.scope)
@@ -920,7 +927,9 @@ class QuizApp:
 
     async def review_page(self, request: Request) -> Response:
         from attnquiz.engine.practice import review
-        from attnquiz.engine.practice.store import Store, StoreError, default_path, utc_now
+        from attnquiz.engine.practice.history_file import StoreError, default_path
+        from attnquiz.engine.practice.history_records import utc_now
+        from attnquiz.engine.practice.store import Store
 
         loaded, problems = self._loaded_banks()
         path = default_path(self.settings.db)
@@ -971,8 +980,10 @@ class QuizApp:
         )
 
     async def review_start(self, request: Request) -> Response:
-        from attnquiz.engine.practice.session import plan_review
-        from attnquiz.engine.practice.store import StoreError, open_store, utc_now
+        from attnquiz.engine.practice.history_file import StoreError
+        from attnquiz.engine.practice.history_records import utc_now
+        from attnquiz.engine.practice.planning import plan_review
+        from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, _START)
         try:
@@ -1339,7 +1350,7 @@ def _nothing_due(request: Request) -> bool:
 
 def _history_path(db: Path | None) -> Path | None:
     """The history file the pages read, or None where there is none to find (no home folder)."""
-    from attnquiz.engine.practice.store import StoreError, default_path
+    from attnquiz.engine.practice.history_file import StoreError, default_path
 
     try:
         return default_path(db)
@@ -1364,7 +1375,7 @@ _HEADER_LINKS = frozenset({"/", "/review", "/stats", "/preview", "/scan"})
 
 def _stored_card(web: WebSession, question: Any) -> Any:
     """The question's item's review card as the history holds it now (None: new, or no history)."""
-    from attnquiz.engine.practice.store import StoreError
+    from attnquiz.engine.practice.history_file import StoreError
 
     if web.store is None:
         return None
@@ -1379,7 +1390,7 @@ def _intervals(web: WebSession, question: Any, card: Any) -> dict[str, str]:
     (the card it had before this answer): the review scheduler's own answer, shown on its button.
     An interval of days is said as "about": FSRS spreads those by a day or a few."""
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import utc_now
+    from attnquiz.engine.practice.history_records import utc_now
 
     now = utc_now()
     due = review.due_after_each(

@@ -51,7 +51,9 @@ def _bar_text(group: dict[str, Any]) -> str:
 def collect(db: Path | None, *, days: int = 14) -> Report:
     """Read the history at ``db`` (or the default one) as `quiz stats` does; nothing is created."""
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import Store, StoreError, bank_totals, default_path, utc_now
+    from attnquiz.engine.practice.history_file import StoreError, default_path
+    from attnquiz.engine.practice.history_records import bank_totals, utc_now
+    from attnquiz.engine.practice.store import Store
 
     path = default_path(db)
     report = Report(history=str(path), exists=path.exists())

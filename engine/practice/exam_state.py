@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.errors import QuizError
-from attnquiz.engine.practice.session import Plan, Planned, Session, format_duration
-from attnquiz.engine.practice.store import utc_now
+from attnquiz.engine.practice.history_records import utc_now
+from attnquiz.engine.practice.planning import Plan, Planned, format_duration
+from attnquiz.engine.practice.session import Session
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank

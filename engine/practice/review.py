@@ -18,7 +18,7 @@ from datetime import datetime, time, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from attnquiz.engine.practice.store import CardRecord, CardUpdate
+from attnquiz.engine.practice.history_records import CardRecord, CardUpdate
 
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import Session, plan_practice
+from attnquiz.engine.practice.planning import plan_practice
+from attnquiz.engine.practice.session import Session
 from tests.cli.test_run_piped import quiz
 
 RARE = str(Path(__file__).resolve().parent.parent / "data" / "rare_failure" / "rare.yaml")

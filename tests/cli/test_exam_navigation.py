@@ -15,7 +15,7 @@ import pytest
 
 from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from attnquiz.engine.variant import Question
 from attnquiz.session_loop import COMMAND_LETTERS, parse_command, shadowed_option
 from tests.cli.test_run_piped import quiz

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from attnquiz.engine.practice import store as store_module
-from attnquiz.engine.practice.store import Store, StoreError, default_path
+from attnquiz.engine.practice import history_schema
+from attnquiz.engine.practice.history_file import StoreError, cannot_use, default_path
+from attnquiz.engine.practice.store import Store
 from tests.cli.test_stats import PRACTICE, QUIZ, fill, quiz
 
 
@@ -80,7 +81,7 @@ def test_the_damaged_card_is_replaced_by_the_next_answer(tmp_path: Path) -> None
 def test_each_cause_gets_its_own_advice(tmp_path: Path, error: sqlite3.Error, advice: str) -> None:
     target = tmp_path / "history.sqlite3"
     target.touch()
-    message = store_module._cannot_use(target, error)
+    message = cannot_use(target, error)
     assert advice in message
     if advice != "move it away":
         assert "move it away" not in message  # a healthy database is never to be thrown away
@@ -155,7 +156,7 @@ def test_an_empty_sqlite_file_becomes_a_history(tmp_path: Path) -> None:
     empty = tmp_path / "new.db"
     sqlite3.connect(empty).close()
     with Store.open(empty) as opened:
-        assert opened.schema_version == store_module.SCHEMA_VERSION
+        assert opened.schema_version == history_schema.SCHEMA_VERSION
 
 
 _NO_HOME = (

@@ -13,8 +13,10 @@ import pytest
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.practice import review
-from attnquiz.engine.practice.session import Session, plan_practice
-from attnquiz.engine.practice.store import Store, utc_now
+from attnquiz.engine.practice.history_records import utc_now
+from attnquiz.engine.practice.planning import plan_practice
+from attnquiz.engine.practice.session import Session
+from attnquiz.engine.practice.store import Store
 from attnquiz.wording import when
 from tests.cli.test_stats import PRACTICE, fill, quiz
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from attnquiz.engine.variant import Question
 
 PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"

@@ -13,7 +13,8 @@ from pathlib import Path
 from fsrs import Rating
 
 from attnquiz.engine.practice import review
-from attnquiz.engine.practice.store import Attempt, CardRecord, CardUpdate, Store, utc_now
+from attnquiz.engine.practice.history_records import Attempt, CardRecord, CardUpdate, utc_now
+from attnquiz.engine.practice.store import Store
 
 PRACTICE = Path(__file__).resolve().parent.parent / "data" / "practice"
 QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]

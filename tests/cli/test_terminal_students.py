@@ -174,7 +174,7 @@ def test_names_apart_and_roots_closed_on_screen(tmp_path: Path, columns: int, ex
 
 
 def test_an_exam_says_a_revised_part_is_graded_with_the_later_parts_kept(tmp_path: Path) -> None:
-    from attnquiz.engine.practice.session import plan_practice
+    from attnquiz.engine.practice.planning import plan_practice
 
     plan = plan_practice(banks.load("week1"), seed=7, items=["additive-chain"], count=1, exam=True)
     rights = [p.answer.format() for p in plan.questions[0].build().variant.parts]

@@ -13,7 +13,7 @@ import typer.core
 import typer.main
 from typer.testing import CliRunner
 
-from attnquiz.engine.practice.session import parse_duration
+from attnquiz.engine.practice.planning import parse_duration
 from attnquiz.engine.typed_numbers import NumberFieldError, whole, whole_in
 from attnquiz.main import app
 

@@ -402,7 +402,7 @@ def test_quiz_answer_marks_the_issue_s_rounding_student_right() -> None:
 
 
 def test_quiz_run_marks_the_rounding_student_right(tmp_path: Path) -> None:
-    from attnquiz.engine.practice.session import plan_practice
+    from attnquiz.engine.practice.planning import plan_practice
 
     plan = plan_practice(banks.load("week1"), seed=0, items=["sdpa-chain"], count=1)
     answer = plan.questions[0].build().answer

@@ -218,7 +218,7 @@ def test_a_class_of_unrounded_students_is_graded_right() -> None:
 
 
 def test_quiz_run_marks_the_unrounded_student_right_after_a_slip(tmp_path: Path) -> None:
-    from attnquiz.engine.practice.session import plan_practice
+    from attnquiz.engine.practice.planning import plan_practice
 
     for seed in range(40):  # a session whose variant tells the two students apart
         plan = plan_practice(banks.load("week1"), seed=seed, items=["additive-chain"], count=1)

@@ -23,7 +23,8 @@ from attnquiz.engine.practice.exam_state import (
     resume,
     saved_exams,
 )
-from attnquiz.engine.practice.session import Session, plan_practice
+from attnquiz.engine.practice.planning import plan_practice
+from attnquiz.engine.practice.session import Session
 from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import FakeClock
 

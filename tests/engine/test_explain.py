@@ -18,9 +18,12 @@ from attnquiz.engine.bank.loader import load_bank_text
 from attnquiz.engine.errors import BankError
 from attnquiz.engine.grading.grade import grade_answer
 from attnquiz.engine.grading.outcome import SELF_RATINGS
-from attnquiz.engine.practice import store as store_module
-from attnquiz.engine.practice.session import Plan, Session, plan_practice, plan_review
-from attnquiz.engine.practice.store import Attempt, Store
+from attnquiz.engine.practice import history_schema
+from attnquiz.engine.practice.history_file import StoreError
+from attnquiz.engine.practice.history_records import Attempt
+from attnquiz.engine.practice.planning import Plan, plan_practice, plan_review
+from attnquiz.engine.practice.session import Session
+from attnquiz.engine.practice.store import Store
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "explain" / "explain.yaml"
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -335,25 +338,25 @@ def test_statistics_count_unscored_attempts_apart_from_the_accuracy(store: Store
 
 
 def test_the_history_refuses_a_rating_that_is_not_one_of_the_four(store: Store) -> None:
-    with pytest.raises(store_module.StoreError):
+    with pytest.raises(StoreError):
         store.record(attempt(1, "unscored", 0.0, rating="great"))
 
 
 def test_a_schema_2_history_is_upgraded_with_its_attempts_and_totals(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
     raw = sqlite3.connect(path)
-    for step in store_module.MIGRATIONS[:2]:
+    for step in history_schema.MIGRATIONS[:2]:
         for statement in step:
             raw.execute(statement)
     raw.execute("PRAGMA user_version = 2")
-    columns = store_module._ATTEMPT_COLUMNS.removesuffix(", rating")
+    columns = history_schema.ATTEMPT_COLUMNS.removesuffix(", rating")
     for n in range(6):
-        row = store_module._attempt_row(attempt(n, "correct" if n % 2 else "wrong", float(n % 2)))[:-1]
+        row = history_schema.attempt_row(attempt(n, "correct" if n % 2 else "wrong", float(n % 2)))[:-1]
         raw.execute(f"INSERT INTO attempts ({columns}) VALUES ({', '.join('?' * len(row))})", row)
     raw.commit()
     raw.close()
     with Store.open(path) as opened:
-        assert opened.schema_version == store_module.SCHEMA_VERSION
+        assert opened.schema_version == history_schema.SCHEMA_VERSION
         assert len(opened.attempts()) == 6
         [group] = opened.group_stats(by_topic=True)
         assert (group.attempts, group.correct, group.unscored) == (6, 3, 0)

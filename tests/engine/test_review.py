@@ -13,7 +13,7 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.grading.grade import grade_answer
 from attnquiz.engine.practice import review
-from attnquiz.engine.practice.store import CardRecord
+from attnquiz.engine.practice.history_records import CardRecord
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "practice" / "demo.yaml"
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

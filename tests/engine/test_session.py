@@ -13,17 +13,16 @@ from fsrs import Scheduler
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.errors import ItemNotFoundError
-from attnquiz.engine.practice.session import (
+from attnquiz.engine.practice.planning import (
     DEFAULT_COUNT,
     Plan,
     SelectionError,
-    Session,
     format_duration,
-    graded_json,
     parse_duration,
     plan_practice,
     plan_review,
 )
+from attnquiz.engine.practice.session import Session, graded_json
 from attnquiz.engine.practice.store import Store
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "practice" / "demo.yaml"

@@ -11,7 +11,7 @@ import pytest
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.practice import review
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import FakeClock, right, session_of
 from tests.engine.test_session_next_steps import unfuzzed

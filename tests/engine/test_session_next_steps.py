@@ -10,7 +10,8 @@ import pytest
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.practice import review
-from attnquiz.engine.practice.session import Session, hint_steps, plan_practice
+from attnquiz.engine.practice.planning import plan_practice
+from attnquiz.engine.practice.session import Session, hint_steps
 from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import DEMO, FakeClock
 

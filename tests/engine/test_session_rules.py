@@ -17,7 +17,8 @@ import pytest
 from fsrs import Scheduler
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import Plan, Session, plan_practice
+from attnquiz.engine.practice.planning import Plan, plan_practice
+from attnquiz.engine.practice.session import Session
 from attnquiz.engine.practice.store import Store
 
 CONCEPTS = Path(__file__).resolve().parents[1] / "data" / "concept" / "concepts.yaml"

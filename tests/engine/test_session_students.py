@@ -12,7 +12,7 @@ import pytest
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.grading.parts import PART_SEPARATOR, grade_parts
-from attnquiz.engine.practice.session import plan_practice, plan_review
+from attnquiz.engine.practice.planning import plan_practice, plan_review
 from attnquiz.engine.practice.store import Store
 from tests.engine.test_session import DEMO, FakeClock, right, session_of
 

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from attnquiz.engine.practice import history_schema
 from attnquiz.engine.practice import store as store_module
-from attnquiz.engine.practice.store import Attempt, CardRecord, Store, StoreError, default_path
+from attnquiz.engine.practice.history_file import StoreError, default_path
+from attnquiz.engine.practice.history_records import Attempt, CardRecord
+from attnquiz.engine.practice.store import Store
 
 T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
@@ -64,7 +67,7 @@ def db(tmp_path: Path) -> Iterator[Store]:
 def test_a_new_database_is_created_with_wal_and_the_current_schema(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "folder" / "history.sqlite3"
     with Store.open(path) as opened:
-        assert opened.schema_version == store_module.SCHEMA_VERSION
+        assert opened.schema_version == history_schema.SCHEMA_VERSION
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -199,7 +202,7 @@ def test_a_folder_in_place_of_the_file_is_a_store_error(tmp_path: Path) -> None:
 def test_a_database_from_a_newer_quiz_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
     raw = sqlite3.connect(path)
-    raw.execute(f"PRAGMA user_version = {store_module.SCHEMA_VERSION + 1}")
+    raw.execute(f"PRAGMA user_version = {history_schema.SCHEMA_VERSION + 1}")
     raw.close()
     with pytest.raises(StoreError, match="newer version of quiz"):
         Store.open(path)
@@ -223,10 +226,12 @@ def test_a_later_migration_upgrades_an_existing_database_and_keeps_its_data(
     with Store.open(path) as old:
         old.record(attempt(1))
     extra = ("ALTER TABLE attempts ADD COLUMN device TEXT",)
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, extra))
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", len(store_module.MIGRATIONS))
+    migrations = (*history_schema.MIGRATIONS, extra)
+    # Patched where `Store` reads them: the store module imported them from the schema's.
+    monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", len(migrations))
     with Store.open(path) as upgraded:
-        assert upgraded.schema_version == store_module.SCHEMA_VERSION
+        assert upgraded.schema_version == len(migrations)
         assert upgraded.count_attempts() == 1
     raw = sqlite3.connect(path)
     columns = {r[1] for r in raw.execute("PRAGMA table_info(attempts)")}
@@ -250,7 +255,8 @@ WRITER = textwrap.dedent(
     import sys
     from dataclasses import replace
     from datetime import UTC, datetime
-    from attnquiz.engine.practice.store import Attempt, CardRecord, Store
+    from attnquiz.engine.practice.history_records import Attempt, CardRecord
+    from attnquiz.engine.practice.store import Store
 
     path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     base = Attempt(session=name, position=0, mode="practice", bank="week1", item="shared",
@@ -309,7 +315,7 @@ def test_sessions_opening_a_new_database_at_the_same_moment_all_get_it(tmp_path:
     ]
     outcomes = [process.communicate(timeout=60) for process in processes]
     assert [process.returncode for process in processes] == [0] * 6, [err for _, err in outcomes]
-    assert {out.strip() for out, _ in outcomes} == {str(store_module.SCHEMA_VERSION)}
+    assert {out.strip() for out, _ in outcomes} == {str(history_schema.SCHEMA_VERSION)}
 
 
 def _totals_by_scan(path: Path) -> dict[tuple[str, str], tuple[int, int, float, str]]:
@@ -363,20 +369,20 @@ def test_the_topic_totals_kept_by_triggers_equal_a_full_scan(tmp_path: Path) -> 
 def test_an_old_history_gets_its_totals_when_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
     raw = sqlite3.connect(path)
-    for statement in store_module.MIGRATIONS[0]:
+    for statement in history_schema.MIGRATIONS[0]:
         raw.execute(statement)
     raw.execute("PRAGMA user_version = 1")
     for n in range(30):  # rows as schema 1 wrote them, before the totals existed
-        row = store_module._attempt_row(
+        row = history_schema.attempt_row(
             attempt(
                 position=n, topic="ab"[n % 2], status="correct" if n % 3 else "wrong", score=float(n % 3 > 0)
             )
         )[:-1]  # schema 1 had no rating
-        columns = store_module._ATTEMPT_COLUMNS.removesuffix(", rating")
+        columns = history_schema.ATTEMPT_COLUMNS.removesuffix(", rating")
         raw.execute(f"INSERT INTO attempts ({columns}) VALUES ({', '.join('?' * len(row))})", row)
     raw.commit()
     raw.close()
     with Store.open(path) as opened:
-        assert opened.schema_version == store_module.SCHEMA_VERSION
+        assert opened.schema_version == history_schema.SCHEMA_VERSION
     assert _totals_kept(path) == _totals_by_scan(path)
     assert sum(v[0] for v in _totals_kept(path).values()) == 30

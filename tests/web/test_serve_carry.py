@@ -10,7 +10,7 @@ from pathlib import Path
 from attnquiz.engine.answers.carry import rounded_chain
 from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from tests.web.conftest import Server, csrf_of, start_server
 from tests.web.test_serve_http import answer, start
 

@@ -8,7 +8,7 @@ import json
 import re
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from attnquiz.engine.practice.store import Store
 from tests.web.conftest import Server, csrf_of
 from tests.web.test_serve_http import SEED, answer, planned_questions, start, text_of

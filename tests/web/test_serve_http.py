@@ -14,7 +14,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from attnquiz.engine.variant import Question
 from attnquiz.web.security import CONTENT_SECURITY_POLICY
 from tests.web.conftest import Server, csrf_of, start_server

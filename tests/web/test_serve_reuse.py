@@ -234,7 +234,7 @@ def test_pages_from_the_history_hold_until_a_card_may_fall_due_or_the_day_ends(
     from datetime import UTC, datetime
 
     from attnquiz.engine.practice import review
-    from attnquiz.engine.practice.store import CardRecord
+    from attnquiz.engine.practice.history_records import CardRecord
 
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()

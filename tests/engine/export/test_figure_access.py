@@ -20,7 +20,7 @@ from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.text import html
 from attnquiz.engine.figures import Figure, Heatmap, LinePlot, Series, plain
 from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 from attnquiz.engine.variant import Question
 
 # Each figure kind: a heatmap (week1), a masked heatmap and a line plot (week2).

@@ -11,7 +11,7 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.text import html
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.markup.speech import speech
-from attnquiz.engine.practice.session import plan_practice
+from attnquiz.engine.practice.planning import plan_practice
 
 CASES = [
     (r"d_k", "d sub k"),
