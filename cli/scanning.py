@@ -89,9 +89,12 @@ def scan_command(
       quiz scan class.pdf --sheets out/answer-sheets.json -o answers.csv
       quiz scan --fix -o answers.csv
     """
-    from attnquiz.engine.scan import sheets as scan
+    from attnquiz.engine.scan.batch import read_scans
+    from attnquiz.engine.scan.class_answers import assemble, write_outputs
+    from attnquiz.engine.scan.layout import ScanError, load_layout
+    from attnquiz.engine.scan.review import default_review, load_review
 
-    review_path = review if review is not None else scan.default_review(output)
+    review_path = review if review is not None else default_review(output)
     if fix:
         if scans:
             fail("--fix settles the last scan's review: give no scans with it", 2)
@@ -101,8 +104,8 @@ def scan_command(
         fail("give the scanned answer sheets (PDF, PNG or JPEG files, or a folder of them), or --fix", 2)
     if not overwrite and output.exists() and review_path.exists():
         try:
-            _, earlier = scan.load_review(review_path)
-        except scan.ScanError:
+            _, earlier = load_review(review_path)
+        except ScanError:
             earlier = []
         done = sum(1 for item in earlier if item.value is not None and item.kind in ("field", "page"))
         if done:
@@ -110,14 +113,14 @@ def scan_command(
                 f"{output} holds {done} answer(s) settled with `quiz scan --fix`: give --overwrite to "
                 "replace it with a new scan, or -o another file"
             )
-    layout = scan.load_layout(sheets)
+    layout = load_layout(sheets)
     bar = _ScanBar()
     try:
-        pages = scan.read_scans(scans, layout, jobs=jobs, progress=bar, dpi=dpi)
+        pages = read_scans(scans, layout, jobs=jobs, progress=bar, dpi=dpi)
     finally:
         bar.close()
-    result = scan.assemble(layout, pages)
-    scan.write_outputs(result, output, review_path, sheets)
+    result = assemble(layout, pages)
+    write_outputs(result, output, review_path, sheets)
     open_items = result.open_items
     for item in result.review:
         if item.value is not None:  # settled by the scan itself, but the instructor should know
@@ -167,7 +170,7 @@ def _ask(prompt: str, interactive: bool) -> str | None:
 
 def _where(item: object) -> str:
     """Where an item is: its student and page, or the scan it came from."""
-    from attnquiz.engine.scan.sheets import ReviewItem
+    from attnquiz.engine.scan.review import ReviewItem
 
     assert isinstance(item, ReviewItem)
     if item.student is None:
@@ -176,9 +179,11 @@ def _where(item: object) -> str:
 
 
 def _fix(review_path: Path, answers: Path) -> None:
-    from attnquiz.engine.scan import sheets as scan
+    from attnquiz.engine.scan.layout import ScanError
+    from attnquiz.engine.scan.review import load_review
+    from attnquiz.engine.scan.settle import ABSENT, STRAY, STRAY_VALUE, AnswerRefused, readings, settle_answer
 
-    doc, items = scan.load_review(review_path)
+    doc, items = load_review(review_path)
     pending = [item for item in items if item.value is None]
     if not pending:
         _echo(f"Nothing left to settle in {review_path}.")
@@ -196,18 +201,18 @@ def _fix(review_path: Path, answers: Path) -> None:
             _echo(f"    {item.no_crop}")
         if item.read:
             _echo(f"    the bubbles read: {item.read}")
-        options = scan.readings(item)
+        options = readings(item)
         if len(options) > 1 or (options and not item.likely):
             _echo(f"    it may read: {' · '.join(options)}")
         if item.kind == "page" and item.rereadable:
             prompt = (
-                f"    whose page is it? STUDENT PAGE (e.g. 12 1), `{scan.STRAY}` if not one of these sheets, "
+                f"    whose page is it? STUDENT PAGE (e.g. 12 1), `{STRAY}` if not one of these sheets, "
                 "or `skip`: "
             )
         elif item.kind == "page":
-            prompt = f"    `{scan.STRAY}` to set it aside (not one of these sheets), or rescan it; `skip`: "
+            prompt = f"    `{STRAY}` to set it aside (not one of these sheets), or rescan it; `skip`: "
         elif item.kind == "missing":
-            prompt = f"    `{scan.ABSENT}` if not handed in (its answers blank), or scan it again; `skip`: "
+            prompt = f"    `{ABSENT}` if not handed in (its answers blank), or scan it again; `skip`: "
         elif item.likely:
             prompt = f"    {item.column} [Enter: {item.likely} · `-` for no answer]: "
         else:
@@ -221,17 +226,17 @@ def _fix(review_path: Path, answers: Path) -> None:
             # One key settles it: Enter takes the likely reading, `-` says there is no answer.
             value = item.likely if not value.strip() else "" if value.strip() == "-" else value
         try:
-            added = scan.settle_answer(review_path, answers, item, value, items, doc)
-        except scan.AnswerRefused as exc:
+            added = settle_answer(review_path, answers, item, value, items, doc)
+        except AnswerRefused as exc:
             _echo(f"    {exc}")
             queue.insert(0, item)  # asked again
             continue
-        except scan.ScanError as exc:
+        except ScanError as exc:
             _echo(f"    {exc}")
             if item.kind in ("page", "missing"):
                 queue.insert(0, item)  # asked again: `stray`, `absent` or `skip` may still settle it
             continue
-        if item.kind == "page" and item.value != scan.STRAY_VALUE:
+        if item.kind == "page" and item.value != STRAY_VALUE:
             student, sheet_page = value.split()
             _echo(f"    read as student {int(student)}'s page {int(sheet_page)}" + (
                 f"; {len(added)} more thing(s) to settle" if added else ""))  # fmt: skip

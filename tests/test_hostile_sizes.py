@@ -25,7 +25,10 @@ from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.capped import TooLarge, read_capped
 from attnquiz.engine.classwork import grading as classgrade
 from attnquiz.engine.errors import QuizError
-from attnquiz.engine.scan import sheets as scan
+from attnquiz.engine.scan.layout import load_layout
+from attnquiz.engine.scan.page_files import load_page
+from attnquiz.engine.scan.review import load_review
+from attnquiz.engine.scan.settle import answers_text
 
 HUGE = 5 << 30
 QUIZ = [sys.executable, "-c", "from attnquiz.main import main; main()"]
@@ -47,10 +50,10 @@ def week1() -> Bank:
 READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
     "answers file": ("answers.csv", lambda p: classgrade.grade_file(week1(), p)),
     "bank": ("bank.yaml", lambda p: read_bank_bytes(p, str(p))),
-    "answer-sheet layout": ("answer-sheets.json", scan.load_layout),
-    "review file": ("answers.review.json", scan.load_review),
-    "scanned answers": ("answers.csv", scan.answers_text),
-    "scanned page": ("page.png", lambda p: scan.load_page(p, 0)),
+    "answer-sheet layout": ("answer-sheets.json", load_layout),
+    "review file": ("answers.review.json", load_review),
+    "scanned answers": ("answers.csv", answers_text),
+    "scanned page": ("page.png", lambda p: load_page(p, 0)),
 }
 
 

@@ -3,7 +3,7 @@
 Each open item of the review file is shown with its page, its field, the scan's cropped image and
 what the bubbles read; the instructor picks a reading (or "no answer"), or types the answer as the
 student wrote it, or names whose page an unreadable page is. What is chosen goes through
-`attnquiz.engine.scan.sheets.settle_answer`, the function `--fix` calls: the same checks, the same
+`attnquiz.engine.scan.settle.settle_answer`, the function `--fix` calls: the same checks, the same
 ``answers.csv`` and review file written.
 
 The server's guard applies as on every page (token, Host, Origin, CSRF on each form). Settling runs
@@ -32,7 +32,7 @@ from attnquiz.web import isolation
 if TYPE_CHECKING:
     from starlette.datastructures import FormData
 
-    from attnquiz.engine.scan.sheets import ReviewItem
+    from attnquiz.engine.scan.review import ReviewItem
 
 SCOPE = "scan-review"
 """The CSRF scope of the review page's forms."""
@@ -57,11 +57,12 @@ class ScanReviewPage:
 
     def load(self) -> tuple[dict[str, Any], list[ReviewItem], str]:
         """The review as it is on disk now (re-read on every request: `--fix` may run beside it)."""
-        from attnquiz.engine.scan import sheets as scan
+        from attnquiz.engine.scan.layout import ScanError
+        from attnquiz.engine.scan.review import load_review
 
         try:
-            doc, items = scan.load_review(self.review)
-        except scan.ScanError as exc:
+            doc, items = load_review(self.review)
+        except ScanError as exc:
             return {}, [], str(exc)
         except (KeyError, TypeError, ValueError) as exc:
             return {}, [], f"{self.review}: not a review file written by `quiz scan` ({exc})"
@@ -70,7 +71,7 @@ class ScanReviewPage:
     def show(
         self, request: Request, status: int = 200, *, errors: dict[int, str] | None = None, typed: str = ""
     ) -> Response:
-        from attnquiz.engine.scan import sheets as scan
+        from attnquiz.engine.scan.settle import ABSENT, STRAY, readings
 
         _, items, problem = self.load()
         pending = [item for item in items if item.value is None]
@@ -83,7 +84,7 @@ class ScanReviewPage:
             answers=str(self.answers),
             review=str(self.review),
             problem=problem,
-            pending=[_card(item, scan.readings(item)) for item in pending],
+            pending=[_card(item, readings(item)) for item in pending],
             settled=settled,
             done=next((card for card in settled if card["n"] == done), None),
             errors=errors or {},
@@ -91,15 +92,16 @@ class ScanReviewPage:
             csrf=self.csrf,
             NO_ANSWER=NO_ANSWER,
             TYPED=TYPED,
-            STRAY=scan.STRAY,
-            ABSENT=scan.ABSENT,
+            STRAY=STRAY,
+            ABSENT=ABSENT,
         )
 
     async def page(self, request: Request) -> Response:
         return self.show(request)
 
     async def settle(self, request: Request) -> Response:
-        from attnquiz.engine.scan import sheets as scan
+        from attnquiz.engine.scan.layout import ScanError
+        from attnquiz.engine.scan.settle import readings, settle_answer
 
         form: FormData = await self.read_form(request, SCOPE)
         n = int(request.path_params["n"])
@@ -112,17 +114,17 @@ class ScanReviewPage:
                 raise HTTPException(404, f"the review has no item {n}")
             if item.value is not None:
                 return RedirectResponse(f"/scan?done={n}#settled-{n}", status_code=303)
-            value, refused = _value(item, form, scan.readings(item))
+            value, refused = _value(item, form, readings(item))
             if refused:
                 return self.show(request, 400, errors={n: refused}, typed=_text(form, "typed"))
 
             def work() -> int:
-                return len(scan.settle_answer(self.review, self.answers, item, value, items, doc))
+                return len(settle_answer(self.review, self.answers, item, value, items, doc))
 
             outcome = await isolation.in_child(work, cpu_seconds=self.cpu_seconds)
         if outcome.kind == "done":
             return RedirectResponse(f"/scan?done={n}#result", status_code=303)
-        if isinstance(outcome.exception, scan.ScanError):
+        if isinstance(outcome.exception, ScanError):
             return self.show(request, 400, errors={n: str(outcome.exception)}, typed=_text(form, "typed"))
         raise HTTPException(503, f"This answer could not be recorded: {outcome.error}")
 
@@ -159,14 +161,14 @@ def _crop_bytes(folder: Path, name: str) -> bytes | None:
 
 def _value(item: ReviewItem, form: FormData, readings: list[str]) -> tuple[str, str]:
     """The answer the form gives for ``item``, or an empty answer and why it is refused."""
-    from attnquiz.engine.scan import sheets as scan
+    from attnquiz.engine.scan.settle import ABSENT, STRAY
 
     choice = _text(form, "choice")
-    if item.kind == "page" and choice == scan.STRAY:
-        return scan.STRAY, ""
+    if item.kind == "page" and choice == STRAY:
+        return STRAY, ""
     if item.kind == "missing":
-        if choice == scan.ABSENT:
-            return scan.ABSENT, ""
+        if choice == ABSENT:
+            return ABSENT, ""
         return "", "this page can only be recorded as not handed in, or scanned again"
     if item.kind == "page":
         student, page = _text(form, "student"), _text(form, "sheet_page")
@@ -223,9 +225,9 @@ def _query_int(request: Request, name: str) -> int | None:
 
 def default_review(answers: Path) -> Path:
     """The review file `quiz scan` writes beside ``answers`` (named as the engine names it)."""
-    from attnquiz.engine.scan import sheets as scan
+    from attnquiz.engine.scan import review
 
-    return scan.default_review(answers)
+    return review.default_review(answers)
 
 
 def routes(page: ScanReviewPage) -> list[Route]:

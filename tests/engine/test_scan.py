@@ -16,7 +16,23 @@ pytest.importorskip("pypdfium2")
 
 import numpy as np  # noqa: E402
 
-from attnquiz.engine.scan import sheets as scan  # noqa: E402
+from attnquiz.engine.scan.batch import read_page, read_scans  # noqa: E402
+from attnquiz.engine.scan.class_answers import assemble, write_outputs  # noqa: E402
+from attnquiz.engine.scan.fields import WRITTEN_ON_SHEET  # noqa: E402
+from attnquiz.engine.scan.layout import ScanError, layout_from_json, load_layout  # noqa: E402
+from attnquiz.engine.scan.opencv import MAX_PIXELS  # noqa: E402
+from attnquiz.engine.scan.page import read_image  # noqa: E402
+from attnquiz.engine.scan.page_files import load_page, page_cap, pages_of, scan_files  # noqa: E402
+from attnquiz.engine.scan.page_read import PageRead  # noqa: E402
+from attnquiz.engine.scan.review import (  # noqa: E402
+    NO_FIELD_CROP,
+    NO_PAGE_IMAGE,
+    NO_SCAN,
+    REVIEW_PREFIX,
+    ReviewItem,
+    load_review,
+)
+from attnquiz.engine.scan.settle import ABSENT_VALUE, STRAY_VALUE, readings  # noqa: E402
 from tests.engine import scan_pens as pens  # noqa: E402
 from tests.engine.scan_class import Sheets  # noqa: E402
 
@@ -42,56 +58,56 @@ def _scan(sheets: Sheets, page: int, marks: dict[str, str], seed: int = 0) -> np
 
 def test_missing_and_duplicate_pages_go_to_the_review(sheets: tuple[Sheets, Path]) -> None:
     made, _ = sheets
-    layout = scan.layout_from_json(made.layout)
+    layout = layout_from_json(made.layout)
     key = made.layout["key"]["1"]
     column, ids = next(iter(key.items()))
     first = [b for b in ids if made.bubbles[b]["page"] == 1]
-    page1 = scan.read_image(_scan(made, 1, dict.fromkeys(first, "full")), layout, "a.png", 0, keep_crops=True)
-    again = scan.read_image(_scan(made, 1, dict.fromkeys(first, "full"), seed=1), layout, "b.png", 0)
-    other = scan.read_image(_scan(made, 1, {}), layout, "c.png", 0, keep_crops=True)  # the same page, blank
-    result = scan.assemble(layout, [page1, again])
+    page1 = read_image(_scan(made, 1, dict.fromkeys(first, "full")), layout, "a.png", 0, keep_crops=True)
+    again = read_image(_scan(made, 1, dict.fromkeys(first, "full"), seed=1), layout, "b.png", 0)
+    other = read_image(_scan(made, 1, {}), layout, "c.png", 0, keep_crops=True)  # the same page, blank
+    result = assemble(layout, [page1, again])
     kinds = [(item.kind, item.value) for item in result.review]
     assert ("duplicate", "same") in kinds  # read the same twice: noted, settled
     assert any(kind == "missing" for kind, _ in kinds)  # page 2 of student 1 never came
     assert result.unscanned == [2]
     row = result.rows[1]
     assert row[column]
-    assert not row[column].startswith(scan.REVIEW_PREFIX)
+    assert not row[column].startswith(REVIEW_PREFIX)
     page2_columns = {f.column for spec in [layout.pages[1, 2]] for f in spec.fields}
-    assert all(row[c].startswith(scan.REVIEW_PREFIX) for c in page2_columns if c in row)
-    differing = scan.assemble(layout, [page1, other])
-    assert differing.rows[1][column].startswith(scan.REVIEW_PREFIX)  # two scans that disagree: not guessed
+    assert all(row[c].startswith(REVIEW_PREFIX) for c in page2_columns if c in row)
+    differing = assemble(layout, [page1, other])
+    assert differing.rows[1][column].startswith(REVIEW_PREFIX)  # two scans that disagree: not guessed
     item = next(i for i in differing.open_items if i.column == column)
     assert "a.png: " in item.reason, item.reason
     assert "c.png: " in item.reason, item.reason
     assert differing.crops[item.crop][:4] == b"\x89PNG"  # both scans' crops of the field
     # a page scanned over and over: the crops and readings of the first few, the rest counted
-    many = scan.assemble(layout, [page1, *[other] * 11])
+    many = assemble(layout, [page1, *[other] * 11])
     item = next(i for i in many.open_items if i.column == column)
     assert "on 12 scans of page 1" in item.reason, item.reason
     assert "8 more scans not shown" in item.reason, item.reason
     assert len(item.reason) < 400
     # read without keeping crops, the item says why it has no picture
-    bare = [scan.read_image(_scan(made, 1, {}, seed=s), layout, f"{s}.png", 0) for s in (3, 4)]
+    bare = [read_image(_scan(made, 1, {}, seed=s), layout, f"{s}.png", 0) for s in (3, 4)]
     bare[0].values[column] = {0: "1"}
-    item = next(i for i in scan.assemble(layout, bare).open_items if i.column == column)
+    item = next(i for i in assemble(layout, bare).open_items if i.column == column)
     assert not item.crop
-    assert item.no_crop == scan.NO_FIELD_CROP
+    assert item.no_crop == NO_FIELD_CROP
 
 
 def test_an_unreadable_qr_code_is_asked_about(sheets: tuple[Sheets, Path]) -> None:
     made, _ = sheets
-    layout = scan.layout_from_json(made.layout)
+    layout = layout_from_json(made.layout)
     page = made.page_image(1, 200).copy()
     qr = made.layout["pages"][0]["qr"]
     f = 200 / 72
     page[
         int(qr["y"] * f) : int((qr["y"] + qr["size"]) * f), int(qr["x"] * f) : int((qr["x"] + qr["size"]) * f)
     ] = 255
-    read = scan.read_image(page, layout, "x.png", 0)
+    read = read_image(page, layout, "x.png", 0)
     assert "QR code could not be read" in read.problem
     assert read.image[:4] == b"\x89PNG"
-    result = scan.assemble(layout, [read])
+    result = assemble(layout, [read])
     assert result.review[0].kind == "page"
     assert result.crops
 
@@ -105,43 +121,43 @@ def test_an_unreadable_qr_code_is_asked_about(sheets: tuple[Sheets, Path]) -> No
     ],
 )
 def test_a_page_that_is_not_an_answer_sheet(sheets: tuple[Sheets, Path], image: np.ndarray) -> None:
-    layout = scan.layout_from_json(sheets[0].layout)
-    read = scan.read_image(image, layout, "x.png", 0)
+    layout = layout_from_json(sheets[0].layout)
+    read = read_image(image, layout, "x.png", 0)
     assert read.problem
     assert read.student is None
 
 
 def test_bad_files(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
     _, out = sheets
-    layout = scan.load_layout(out / "answer-sheets.json")
+    layout = load_layout(out / "answer-sheets.json")
     (tmp_path / "x.txt").write_text("hello")
-    with pytest.raises(scan.ScanError, match="PDF, PNG or JPEG"):
-        scan.pages_of([tmp_path / "x.txt"])
+    with pytest.raises(ScanError, match="PDF, PNG or JPEG"):
+        pages_of([tmp_path / "x.txt"])
     (tmp_path / "x.pdf").write_bytes(b"%PDF-1.4 garbage")
-    with pytest.raises(scan.ScanError, match="not a readable PDF"):
-        scan.pages_of([tmp_path / "x.pdf"])
+    with pytest.raises(ScanError, match="not a readable PDF"):
+        pages_of([tmp_path / "x.pdf"])
     (tmp_path / "x.png").write_bytes(b"not an image")
-    assert "not a readable image" in scan.read_page(tmp_path / "x.png", 0, layout).problem
+    assert "not a readable image" in read_page(tmp_path / "x.png", 0, layout).problem
     (tmp_path / "layout.json").write_text(json.dumps({"format": "something else"}))
-    with pytest.raises(scan.ScanError, match=r"not an answer-sheets\.json"):
-        scan.load_layout(tmp_path / "layout.json")
+    with pytest.raises(ScanError, match=r"not an answer-sheets\.json"):
+        load_layout(tmp_path / "layout.json")
     (tmp_path / "broken.json").write_text('{"format": "quiz-answer-sheets"}')
-    with pytest.raises(scan.ScanError, match="damaged"):
-        scan.load_layout(tmp_path / "broken.json")
+    with pytest.raises(ScanError, match="damaged"):
+        load_layout(tmp_path / "broken.json")
 
 
 def test_a_page_of_another_export_is_refused(sheets: tuple[Sheets, Path]) -> None:
     made, _ = sheets
     foreign = dict(made.layout, export="0000000000")
-    read = scan.read_image(_scan(made, 1, {}), scan.layout_from_json(foreign), "x.png", 0)
+    read = read_image(_scan(made, 1, {}), layout_from_json(foreign), "x.png", 0)
     assert "another export" in read.problem
 
 
 def test_the_printed_pdf_itself_reads_blank(sheets: tuple[Sheets, Path]) -> None:
     _, out = sheets
-    layout = scan.load_layout(out / "answer-sheets.json")
-    pages = scan.read_scans([out / "answer-sheets.pdf"], layout, jobs=1)
-    result = scan.assemble(layout, pages)
+    layout = load_layout(out / "answer-sheets.json")
+    pages = read_scans([out / "answer-sheets.pdf"], layout, jobs=1)
+    result = assemble(layout, pages)
     assert not result.open_items
     assert sorted(result.rows) == [1, 2]
     assert all(
@@ -201,9 +217,9 @@ def test_huge_pages_are_not_rendered_in_gigabytes(tmp_path: Path, sheets: tuple[
     document.new_page(14_400, 14_400)  # 200 inches square: 800 MB at 200 dpi
     document.save(str(tmp_path / "huge.pdf"))
     document.close()
-    image = scan.load_page(tmp_path / "huge.pdf", 0)
-    assert image.size <= scan.MAX_PIXELS
-    read = scan.read_page(tmp_path / "huge.pdf", 0, scan.layout_from_json(sheets[0].layout))
+    image = load_page(tmp_path / "huge.pdf", 0)
+    assert image.size <= MAX_PIXELS
+    read = read_page(tmp_path / "huge.pdf", 0, layout_from_json(sheets[0].layout))
     assert "corner squares" in read.problem
 
 
@@ -218,7 +234,7 @@ def _number_field(made: Sheets, columns: int = 2) -> dict[str, Any]:
 
 def _read_number(
     made: Sheets, field: dict[str, Any], marks: dict[str, str], written: dict[str, str], **kw: Any
-) -> scan.PageRead:
+) -> PageRead:
     rng = np.random.default_rng(kw.get("seed", 5))
     pen = kw.get("pen", pens.PEN)
     image = made.fill(field["page"], marks, kw.get("dpi", 200), rng, pen, written=written)
@@ -226,7 +242,7 @@ def _read_number(
     if kw.get("cut"):
         data = pens.bilevel(data, kw["cut"])
     gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
-    return scan.read_image(gray, scan.layout_from_json(made.layout), "p.png", 0)
+    return read_image(gray, layout_from_json(made.layout), "p.png", 0)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -270,7 +286,7 @@ def test_a_bilevel_page_is_said_and_its_broken_pencil_doubted(sheets: tuple[Shee
         assert "black-and-white" in read.notes[0]
         got = read.values.get(field["column"], {}).get(field["entry"])
         assert got in (None, "24"), (cut, got, [f.reason for f in read.flags])
-        result = scan.assemble(scan.layout_from_json(made.layout), [read])
+        result = assemble(layout_from_json(made.layout), [read])
         assert [i.kind for i in result.review if i.kind == "note"] == ["note"]
         assert not [i for i in result.open_items if i.kind == "note"]
     # a scan so washed out that the ink is barely darker than the paper
@@ -278,7 +294,7 @@ def test_a_bilevel_page_is_said_and_its_broken_pencil_doubted(sheets: tuple[Shee
         field["page"], marks, 200, np.random.default_rng(1), pens.PEN, written=made.written(marks)
     )
     faint = (170 + image.astype(np.float32) * (85 / 255)).astype(np.uint8)
-    read = scan.read_image(faint, scan.layout_from_json(made.layout), "p.png", 0)
+    read = read_image(faint, layout_from_json(made.layout), "p.png", 0)
     assert read.notes
     assert "low-contrast" in read.notes[0]
 
@@ -294,13 +310,13 @@ def test_a_concept_answer_cell_says_it_is_on_the_sheet(sheets: tuple[Sheets, Pat
     )
     data = pens.scan(image, pens.Scanner(200, angle=0.8, noise=2), rng)
     gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
-    layout = scan.layout_from_json(made.layout)
-    result = scan.assemble(layout, [scan.read_image(gray, layout, "p.png", 0)])
+    layout = layout_from_json(made.layout)
+    result = assemble(layout, [read_image(gray, layout, "p.png", 0)])
     row = result.rows[1]
     mark_column = concept["column"]
     answer_column = mark_column.rsplit(" mark", 1)[0]
     assert row[mark_column] == "1"
-    assert row[answer_column] == scan.WRITTEN_ON_SHEET
+    assert row[answer_column] == WRITTEN_ON_SHEET
 
 
 def test_two_bubbles_in_a_column_offer_the_likely_reading(sheets: tuple[Sheets, Path]) -> None:
@@ -322,20 +338,20 @@ def test_two_bubbles_in_a_column_offer_the_likely_reading(sheets: tuple[Sheets, 
     gray = cv2.imdecode(
         np.frombuffer(pens.scan(image, pens.Scanner(300, angle=0.7, noise=2), rng), np.uint8), 0
     )
-    layout = scan.layout_from_json(made.layout)
-    read = scan.read_image(gray, layout, "p.png", 0)
+    layout = layout_from_json(made.layout)
+    read = read_image(gray, layout, "p.png", 0)
     (flag,) = [f for f in read.flags if f.field == fid]
     assert "two bubbles filled" in flag.reason
     assert flag.likely == "12"
     assert flag.readings == ("12", "17")
     # the answers file holds the whole vector: the readings are offered whole
-    item = next(i for i in scan.assemble(layout, [read]).review if i.field == fid)
-    assert scan.readings(item) == ["[12, 5]", "[17, 5]"]
-    assert scan.ReviewItem.from_json(item.to_json()).likely == "[12, 5]"
+    item = next(i for i in assemble(layout, [read]).review if i.field == fid)
+    assert readings(item) == ["[12, 5]", "[17, 5]"]
+    assert ReviewItem.from_json(item.to_json()).likely == "[12, 5]"
     # with the other entry in doubt as well, no whole reading can be offered
     read.values[field["column"]].pop(1)
-    item = next(i for i in scan.assemble(layout, [read]).review if i.field == fid)
-    assert not scan.readings(item)
+    item = next(i for i in assemble(layout, [read]).review if i.field == fid)
+    assert not readings(item)
     assert not item.likely
 
 
@@ -343,10 +359,10 @@ def test_a_folder_of_scans_is_read_in_natural_order(tmp_path: Path) -> None:
     for name in ("page-10.png", "page-2.JPG", "notes.txt", "page-1.pdf"):
         (tmp_path / name).write_bytes(b"x")
     (tmp_path / "inner").mkdir()
-    assert [p.name for p in scan.scan_files([tmp_path])] == ["page-1.pdf", "page-2.JPG", "page-10.png"]
+    assert [p.name for p in scan_files([tmp_path])] == ["page-1.pdf", "page-2.JPG", "page-10.png"]
     (tmp_path / "empty").mkdir()
-    with pytest.raises(scan.ScanError, match="no PDF, PNG or JPEG"):
-        scan.scan_files([tmp_path / "empty"])
+    with pytest.raises(ScanError, match="no PDF, PNG or JPEG"):
+        scan_files([tmp_path / "empty"])
 
 
 def test_fix_settles_a_stray_page_and_a_page_not_handed_in(
@@ -399,12 +415,12 @@ def test_fix_settles_a_stray_page_and_a_page_not_handed_in(
     assert "page None" not in done.stdout
     review = json.loads((tmp_path / "answers.review.json").read_text())
     values = {i["kind"]: i["value"] for i in review["items"]}
-    assert values["page"] == scan.STRAY_VALUE
-    assert values["missing"] == scan.ABSENT_VALUE
+    assert values["page"] == STRAY_VALUE
+    assert values["missing"] == ABSENT_VALUE
     rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
     page2 = {f["column"] for f in made.layout["fields"] if f["student"] == 1 and f["page"] == 2}
     assert all(rows[0][c] == "" for c in page2 if c in rows[0])
-    assert not any(cell.startswith(scan.REVIEW_PREFIX) for row in rows for cell in row.values())
+    assert not any(cell.startswith(REVIEW_PREFIX) for row in rows for cell in row.values())
 
 
 @pytest.mark.parametrize(
@@ -414,9 +430,9 @@ def test_an_image_that_is_no_page_is_one_line_and_the_batch_goes_on(
     tmp_path: Path, sheets: tuple[Sheets, Path], shape: tuple[int, ...]
 ) -> None:
     made, out = sheets
-    layout = scan.load_layout(out / "answer-sheets.json")
+    layout = load_layout(out / "answer-sheets.json")
     sliver = np.full(shape, 255, np.uint8)
-    read = scan.read_image(sliver, layout, "sliver.png", 0)
+    read = read_image(sliver, layout, "sliver.png", 0)
     assert read.problem
     assert "\n" not in read.problem
     if min(shape[:2]) > 0 and len(shape) == 2:
@@ -428,10 +444,10 @@ def test_an_image_that_is_no_page_is_one_line_and_the_batch_goes_on(
                 np.random.default_rng(1),
             )
         )
-        pages = scan.read_scans([tmp_path / "sliver.png", tmp_path / "good.png"], layout, jobs=1)
-        result = scan.assemble(layout, pages)
+        pages = read_scans([tmp_path / "sliver.png", tmp_path / "good.png"], layout, jobs=1)
+        result = assemble(layout, pages)
         assert [p.problem == "" for p in pages] == [False, True]
-        scan.write_outputs(result, tmp_path / "answers.csv", tmp_path / "answers.review.json")
+        write_outputs(result, tmp_path / "answers.csv", tmp_path / "answers.review.json")
         assert (tmp_path / "answers.csv").read_text().count("\n") == 2  # the header and student 1
 
 
@@ -472,8 +488,8 @@ def test_a_damaged_layout_file_is_one_line(tmp_path: Path, sheets: tuple[Sheets,
     path = tmp_path / "answer-sheets.json"
     path.write_text(json.dumps(data))
     try:
-        layout = scan.load_layout(path)
-    except scan.ScanError as exc:
+        layout = load_layout(path)
+    except ScanError as exc:
         said = str(exc)
         layout = None
     if layout is None:
@@ -481,30 +497,28 @@ def test_a_damaged_layout_file_is_one_line(tmp_path: Path, sheets: tuple[Sheets,
         assert "damaged" in said or "not a" in said
         return
     # what loads is read and written, page by page, without a traceback
-    pages = scan.read_scans([out / "answer-sheets.pdf"], layout, jobs=1)
-    scan.write_outputs(
-        scan.assemble(layout, pages), tmp_path / "answers.csv", tmp_path / "answers.review.json"
-    )
+    pages = read_scans([out / "answer-sheets.pdf"], layout, jobs=1)
+    write_outputs(assemble(layout, pages), tmp_path / "answers.csv", tmp_path / "answers.review.json")
 
 
 def test_deep_json_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "answer-sheets.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(scan.ScanError, match="not a JSON file"):
-        scan.load_layout(path)
+    with pytest.raises(ScanError, match="not a JSON file"):
+        load_layout(path)
 
 
 def test_too_many_pages_are_refused_before_any_is_read(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
     import pypdfium2 as pdfium
 
     _, out = sheets
-    layout = scan.load_layout(out / "answer-sheets.json")
+    layout = load_layout(out / "answer-sheets.json")
     document = pdfium.PdfDocument.new()
-    for _ in range(scan.page_cap(layout) + 5):
+    for _ in range(page_cap(layout) + 5):
         document.new_page(595, 842)
     document.save(str(tmp_path / "huge.pdf"))
-    with pytest.raises(scan.ScanError, match="is it the right file"):
-        scan.read_scans([tmp_path / "huge.pdf"], layout, jobs=1)
+    with pytest.raises(ScanError, match="is it the right file"):
+        read_scans([tmp_path / "huge.pdf"], layout, jobs=1)
 
 
 def test_terminal_and_spreadsheet_are_never_commanded(tmp_path: Path, sheets: tuple[Sheets, Path]) -> None:
@@ -607,7 +621,7 @@ def test_every_page_problem_is_settled_by_a_piped_fix(tmp_path: Path, sheets: tu
     assert "page None" not in done.stdout
     rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
     assert [r["student"] for r in rows] == ["1", "2"]
-    assert not any(cell.startswith(scan.REVIEW_PREFIX) for row in rows for cell in row.values() if cell)
+    assert not any(cell.startswith(REVIEW_PREFIX) for row in rows for cell in row.values() if cell)
     key_columns = set(made.layout["key"]["2"])
     page1 = {f["column"] for f in made.layout["fields"] if f["page"] == 3} & key_columns
     assert all(rows[1][c] for c in page1 if c in rows[1])  # read from the page named by hand
@@ -624,9 +638,9 @@ def test_a_black_and_white_pdf_page_is_noted(tmp_path: Path, sheets: tuple[Sheet
     (tmp_path / "bw.pdf").write_bytes(
         pens.one_bit_pdf(pens.scan(image, pens.Scanner(300, angle=0.6), rng), 300, 120)
     )
-    layout = scan.load_layout(out / "answer-sheets.json")
+    layout = load_layout(out / "answer-sheets.json")
     for dpi in (150, 200, 300):
-        (read,) = scan.read_scans([tmp_path / "bw.pdf"], layout, jobs=1, dpi=dpi)
+        (read,) = read_scans([tmp_path / "bw.pdf"], layout, jobs=1, dpi=dpi)
         assert not read.problem
         assert read.notes
         assert "black-and-white" in read.notes[0]
@@ -642,7 +656,7 @@ def test_every_review_item_has_its_crop_or_says_why_not(tmp_path: Path, sheets: 
     import sys
 
     made, out = sheets
-    layout = scan.layout_from_json(made.layout)
+    layout = layout_from_json(made.layout)
 
     def field(student: int, column: str, entry: int) -> dict[str, Any]:
         return next(
@@ -689,10 +703,10 @@ def test_every_review_item_has_its_crop_or_says_why_not(tmp_path: Path, sheets: 
     done = quiz("scan", "scans", "--sheets", str(out / "answer-sheets.json"), "-o", "answers.csv")
     assert done.returncode == 1, done.stdout + done.stderr
     review = tmp_path / "answers.review.json"
-    _, items = scan.load_review(review)
+    _, items = load_review(review)
     pending = [i for i in items if i.value is None]
 
-    def height(item: scan.ReviewItem) -> int:
+    def height(item: ReviewItem) -> int:
         image = cv2.imread(str(tmp_path / item.crop), cv2.IMREAD_GRAYSCALE)
         assert image is not None, item
         return int(image.shape[0])
@@ -705,7 +719,7 @@ def test_every_review_item_has_its_crop_or_says_why_not(tmp_path: Path, sheets: 
         else:
             assert item.no_crop.startswith("no image: "), item
     # one entry's crop alone: for the heights of the crops that hold more
-    alone = scan.read_image(
+    alone = read_image(
         cv2.imdecode(np.frombuffer((folder / "c.jpg").read_bytes(), np.uint8), 0), layout, "c.jpg", 0
     )
     one = cv2.imdecode(np.frombuffer(next(f for f in alone.flags if f.column == vector).crop, np.uint8), 0)
@@ -725,22 +739,22 @@ def test_every_review_item_has_its_crop_or_says_why_not(tmp_path: Path, sheets: 
     assert not both.readings
     assert height(both) > 3 * one_height
     rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
-    assert rows[0][vector] == f"{scan.REVIEW_PREFIX}{both.n}"
+    assert rows[0][vector] == f"{REVIEW_PREFIX}{both.n}"
     # student 2's entry in doubt is shown with the three entries read empty beside it
     (lone,) = [i for i in pending if i.column == vector and i.student == 2]
     assert height(lone) > 3 * one_height
     (missing,) = [i for i in pending if i.kind == "missing"]
-    assert missing.no_crop == scan.NO_SCAN
+    assert missing.no_crop == NO_SCAN
     (junk,) = [i for i in pending if i.kind == "page"]
     assert "e.png" in junk.source
-    assert junk.no_crop == scan.NO_PAGE_IMAGE
+    assert junk.no_crop == NO_PAGE_IMAGE
     # --fix says where each picture is, or why there is none; settling the merged item fills the cell
     answers = {both.n: "[12, 3, 1, 1]"}
     done = quiz(
         "scan", "--fix", "-o", "answers.csv", stdin="".join(f"{answers.get(i.n, 'skip')}\n" for i in pending)
     )
     assert "no image: this page was not in the scans" in done.stdout, done.stdout
-    assert scan.NO_PAGE_IMAGE in done.stdout
+    assert NO_PAGE_IMAGE in done.stdout
     assert done.stdout.count("image: ") >= len([i for i in pending if i.crop])
     rows = list(csv.DictReader(io.StringIO((tmp_path / "answers.csv").read_text())))
     assert rows[0][vector] == "[12, 3, 1, 1]"

@@ -20,7 +20,10 @@ pytest.importorskip("pypdfium2")
 import numpy as np  # noqa: E402
 
 from attnquiz.engine.export.pdf.answer_sheet import NumberGrid  # noqa: E402
-from attnquiz.engine.scan import sheets as scan  # noqa: E402
+from attnquiz.engine.scan.class_answers import MAX_SCANS_SHOWN, assemble  # noqa: E402
+from attnquiz.engine.scan.layout import layout_from_json  # noqa: E402
+from attnquiz.engine.scan.page import read_image  # noqa: E402
+from attnquiz.engine.scan.page_read import PageRead  # noqa: E402
 from tests.engine import scan_pens as pens  # noqa: E402
 from tests.engine.scan_class import Sheets  # noqa: E402
 
@@ -159,7 +162,7 @@ def _ids(field: dict[str, Any]) -> list[str]:
 _FIELD_BUBBLES: dict[str, list[str]] = {}
 
 
-def _read(page: scan.PageRead, field: dict[str, Any]) -> str | None:
+def _read(page: PageRead, field: dict[str, Any]) -> str | None:
     if field["kind"] == "student":
         return page.student_number
     values = page.values.get(field["column"], {})
@@ -184,7 +187,7 @@ SCANNERS = (
 @pytest.mark.slow  # about a minute; the suite runs it (pyproject deselects nothing)
 def test_corpus_of_filled_sheets(sheets: tuple[Sheets, Sheets]) -> None:
     rng = np.random.default_rng(2026)
-    layouts = [scan.layout_from_json(s.layout) for s in sheets]
+    layouts = [layout_from_json(s.layout) for s in sheets]
     for s in sheets:
         for b in s.layout["bubbles"]:
             _FIELD_BUBBLES.setdefault(b["field"], []).append(b["id"])
@@ -193,7 +196,7 @@ def test_corpus_of_filled_sheets(sheets: tuple[Sheets, Sheets]) -> None:
         "doubted on bilevel pages": 0, "crossed, likely reading offered": 0,
     }  # fmt: skip
     wrong: list[str] = []
-    reads: tuple[list[scan.PageRead], list[scan.PageRead]] = ([], [])
+    reads: tuple[list[PageRead], list[PageRead]] = ([], [])
     copies: dict[tuple[int, int], int] = {}
     dpis = (150, 200, 300)
     for n in range(PAGES):
@@ -220,8 +223,8 @@ def test_corpus_of_filled_sheets(sheets: tuple[Sheets, Sheets]) -> None:
         gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
         # every field's crop kept, as `quiz scan` keeps them, for the first scans of a page scanned again
         copies[which, page_info["page"]] = copies.get((which, page_info["page"]), 0) + 1
-        keep = copies[which, page_info["page"]] <= scan.MAX_SCANS_SHOWN
-        read = scan.read_image(gray, layout, f"scan {n}", 0, keep_crops=keep)
+        keep = copies[which, page_info["page"]] <= MAX_SCANS_SHOWN
+        read = read_image(gray, layout, f"scan {n}", 0, keep_crops=keep)
         reads[which].append(read)
         assert not read.problem, f"scan {n} ({scanner}): {read.problem}"
         assert bool(read.notes) == bilevel, f"scan {n}: {read.notes}"
@@ -250,7 +253,7 @@ def test_corpus_of_filled_sheets(sheets: tuple[Sheets, Sheets]) -> None:
     # The class's review (pages scanned several times, each time filled anew, and pages never drawn):
     # every item open has its crop, or says why there is none.
     for layout, pages in zip(layouts, reads, strict=True):
-        result = scan.assemble(layout, pages)
+        result = assemble(layout, pages)
         for item in result.open_items:
             if item.kind == "field":
                 assert result.crops.get(item.crop, b"")[:4] == b"\x89PNG", item

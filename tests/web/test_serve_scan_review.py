@@ -1,7 +1,7 @@
 """`quiz serve --scan ANSWERS`: the page that settles a scan's review, driven over HTTP and in Chromium.
 
 What the page writes is what `quiz scan --fix` writes for the same answers (the two share
-`attnquiz.engine.scan.sheets.settle_answer`), checked byte for byte on a copy of the same scan; the page
+`attnquiz.engine.scan.settle.settle_answer`), checked byte for byte on a copy of the same scan; the page
 keeps the server's guard (token, Host, CSRF) and serves only the review's own PNGs.
 """
 

@@ -1,5 +1,5 @@
 """Machine-readable answer sheets: the layout (every bubble's place and meaning), its Typst drawing
-and the ``answer-sheets.json`` contract that `attnquiz.engine.scan.sheets` and other tools read.
+and the ``answer-sheets.json`` contract that `attnquiz.engine.scan.layout` and other tools read.
 
 The coordinates are computed here, in PDF points from the page's top-left corner, and the Typst
 source places each mark at exactly those numbers (every element is ``place``d, the page has no
