@@ -99,4 +99,5 @@ def test_a_plugin_of_the_old_paths_builds_and_grades(tmp_path: Path) -> None:
     right = grade(question, question.answer.format())
     wrong = grade(question, str(sum(question.variant.inputs["x"])))
     assert (right.status, right.score) == ("correct", 1.0)
-    assert wrong.mistake is not None and wrong.mistake.tag == "no-tanh"
+    assert wrong.mistake is not None
+    assert wrong.mistake.tag == "no-tanh"
