@@ -143,9 +143,10 @@ def serve(
 
     import uvicorn
 
-    from attnquiz.web.app import ServeSettings, build_app
+    from attnquiz.web.app import build_app
     from attnquiz.web.connections import IDLE_SECONDS, guarded_protocol
     from attnquiz.web.security import Guard, allowed_hosts, new_token
+    from attnquiz.web.state import ServeSettings
 
     assert isinstance(listener, socket.socket)
     guard = Guard(token=new_token(), port=port, hosts=allowed_hosts(host, port))
