@@ -17,7 +17,8 @@ from starlette.responses import RedirectResponse
 from attnquiz.engine.typed_numbers import whole, whole_in
 
 if TYPE_CHECKING:
-    from attnquiz.engine.practice.session import Session, Slot
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_state import Slot
     from attnquiz.web.state import WebSession
 
 

@@ -106,7 +106,8 @@ class HomePages(QuizState):
         import secrets
 
         from attnquiz.engine.practice import exam_state
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.history_file import StoreError
+        from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, START)
         wanted = field_text(form, "exam")

@@ -39,8 +39,9 @@ class ReviewPages(QuizState):
 
     async def review_page(self, request: Request) -> Response:
         from attnquiz.engine.practice import review
+        from attnquiz.engine.practice.history_file import StoreError, default_path
         from attnquiz.engine.practice.history_records import utc_now
-        from attnquiz.engine.practice.store import Store, StoreError, default_path
+        from attnquiz.engine.practice.store import Store
 
         loaded, problems = self._loaded_banks()
         path = default_path(self.settings.db)
@@ -91,9 +92,10 @@ class ReviewPages(QuizState):
         )
 
     async def review_start(self, request: Request) -> Response:
+        from attnquiz.engine.practice.history_file import StoreError
         from attnquiz.engine.practice.history_records import utc_now
         from attnquiz.engine.practice.planning import plan_review
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.store import open_store
 
         form = await self.form(request, START)
         try:

@@ -34,9 +34,10 @@ from attnquiz.web.vetting import buildable, graded, vetted
 from attnquiz.wording import when
 
 if TYPE_CHECKING:
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.planning import Plan
-    from attnquiz.engine.practice.session import Session, Slot
+    from attnquiz.engine.practice.session import Session
+    from attnquiz.engine.practice.session_state import Slot
 
 
 class SessionPages(QuizState):
@@ -387,7 +388,7 @@ class SessionPages(QuizState):
 
 def _stored_card(web: WebSession, question: Any) -> Any:
     """The question's item's review card as the history holds it now (None: new, or no history)."""
-    from attnquiz.engine.practice.store import StoreError
+    from attnquiz.engine.practice.history_file import StoreError
 
     if web.store is None:
         return None

@@ -29,7 +29,7 @@ from attnquiz.web.security import Guard
 from attnquiz.wording import when
 
 if TYPE_CHECKING:
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.planning import Plan
     from attnquiz.engine.practice.session import Session
     from attnquiz.engine.practice.store import Store
@@ -196,8 +196,9 @@ class QuizState:
     def add_session(self, plan: Plan, bank_key: str | None) -> WebSession:
         import secrets
 
+        from attnquiz.engine.practice.history_file import StoreError
         from attnquiz.engine.practice.session import Session
-        from attnquiz.engine.practice.store import StoreError, open_store
+        from attnquiz.engine.practice.store import open_store
 
         warnings: list[str] = []
         store: Store | None
@@ -293,7 +294,7 @@ def found_files(quiz: QuizState) -> tuple[str, ...]:
 
 def history_path(db: Path | None) -> Path | None:
     """The history file the pages read, or None where there is none to find (no home folder)."""
-    from attnquiz.engine.practice.store import StoreError, default_path
+    from attnquiz.engine.practice.history_file import StoreError, default_path
 
     try:
         return default_path(db)

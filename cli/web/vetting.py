@@ -13,7 +13,7 @@ from attnquiz.engine.errors import QuizError
 from attnquiz.web import isolation
 
 if TYPE_CHECKING:
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.session import Session
     from attnquiz.web.state import WebSession
 
@@ -67,7 +67,7 @@ def _dry_answer(session: Session, response: str) -> None:
 async def graded(session: Session, response: str) -> Grade:
     """The grade of ``response``, after a child has graded a copy in at most `ANSWER_SECONDS` of
     computing; when it could not, the response is unreadable (it costs nothing) and says why."""
-    from attnquiz.engine.grading.grade import Grade
+    from attnquiz.engine.grading.outcome import Grade
 
     seconds = isolation.ANSWER_SECONDS
     tried = await isolation.in_child(lambda: _dry_answer(session, response), cpu_seconds=seconds)
