@@ -263,7 +263,7 @@ class Formula:
     """A formula as a value (an `expression` answer's mistakes; a response read as a formula).
 
     ``text`` is the formula as the reader writes it back (``12*d^2 + 13*d``); ``tree`` is what the
-    reader built (see `attnquiz.engine.answers.parse.formula`), kept so that it is read only once.
+    reader built (see `attnquiz.engine.answers.read_formulas.formula`), kept so that it is read only once.
     """
 
     text: str
@@ -281,10 +281,10 @@ def _item_formula(text: str, symbols: tuple[str, ...]) -> Formula:
     """`Formula.of`, read once per text: an item writes the same few formulas in every variant (the
     answer and its mistakes), and a class's worth of variants would read them thousands of times.
     A refusal raises and is not remembered; a `Formula` is immutable, so sharing one is safe."""
-    from attnquiz.engine.answers import parse, symbolic
+    from attnquiz.engine.answers import formula_tree, symbolic
 
     tree = symbolic.read(text, symbols)
-    return Formula(parse.formula_text(tree), tree)
+    return Formula(formula_tree.formula_text(tree), tree)
 
 
 MistakeValue = float | int | Vector | Matrix | ShapeValue | frozenset[str] | Formula
@@ -503,10 +503,9 @@ class ExpressionAnswer:
     """A formula in symbols the item declares (``12*d^2 + 13*d`` in ``d``), equal when algebraically equal.
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
-    use (each in any spelling `attnquiz.engine.answers.parse.canonical_symbol` folds). A response is graded
-    by `attnquiz.engine.answers.symbolic.equivalent` (exact values at random points, no sympy); a listed
-    mistake is
-    a `Formula` too.
+    use (each in any spelling `attnquiz.engine.answers.read_shapes.canonical_symbol` folds). A response
+    is graded by `attnquiz.engine.answers.symbolic.equivalent` (exact values at random points, no sympy);
+    a listed mistake is a `Formula` too.
     """
 
     kind: ClassVar[str] = "expression"
@@ -543,9 +542,9 @@ class ExpressionAnswer:
 
     def instructions(self) -> str:
         """What the student should type."""
-        from attnquiz.engine.answers import parse
+        from attnquiz.engine.answers import read_formulas
 
-        return parse.formula_instructions(self.symbols)
+        return read_formulas.formula_instructions(self.symbols)
 
     def json_value(self) -> Any:
         """The answer's value in JSON: the formula as the reader accepts it."""

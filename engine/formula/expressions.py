@@ -1,11 +1,10 @@
 """Expressions of formula items (answers, mistakes, ``where:`` conditions, placeholders), never eval'd.
 
-A formula item's expressions are read by the tokenizer of `attnquiz.engine.answers.parse`, the reader of
-student
-responses, and computed with its bounded arithmetic (exact fractions while only rationals are
-involved, the same limits on length, nesting, exponents and magnitudes), so ``9^9^9`` fails at
-once here as it does in a response. What instructors may write on top of a response is kept in
-this module, so that students gain none of it:
+A formula item's expressions are read by the tokenizer of `attnquiz.engine.answers.parse`, the reader
+of student responses, and computed with its bounded arithmetic (`attnquiz.engine.answers.arithmetic`:
+exact fractions while only rationals are involved, the same limits on length, nesting, exponents and
+magnitudes), so ``9^9^9`` fails at once here as it does in a response. What instructors may write on
+top of a response is kept in this module, so that students gain none of it:
 
 - names of parameters (``d``, ``d_model``), looked up in the variables of the variant;
 - comparisons ``< <= > >= == !=`` (chained as in ``1 <= h <= 16``) and ``and``, ``or``, ``not``,
@@ -44,17 +43,8 @@ from attnquiz.engine.answers import parse
 
 # The reader of student responses; its tokenizer, literals and bounded arithmetic are reused
 # as they are, which is what keeps the two languages equally safe.
-from attnquiz.engine.answers.parse import (
-    ReadError,
-    Token,
-    call_function,
-    checked,
-    divide,
-    match_brackets,
-    power,
-    read_literal,
-    tokenize,
-)
+from attnquiz.engine.answers.arithmetic import call_function, checked, divide, power, read_literal
+from attnquiz.engine.answers.parse import ReadError, Token, match_brackets, tokenize
 from attnquiz.engine.errors import QuizError
 
 # As in the reader: exact whole numbers are ints, other rationals Fractions, the rest floats.

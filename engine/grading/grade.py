@@ -34,7 +34,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import (
+    formula_tree,
+    parse,
+    read_choices,
+    read_formulas,
+    read_matrices,
+    read_numbers,
+    read_shapes,
+)
 from attnquiz.engine.answers.kinds import (
     Answer,
     ChoiceAnswer,
@@ -183,10 +191,10 @@ def formula_reading(answer: Answer, response: str) -> str | None:
     is not a formula or the response cannot be read (grading it says why)."""
     if not isinstance(answer, ExpressionAnswer):
         return None
-    tree = parse.formula(response, answer.symbols)
+    tree = read_formulas.formula(response, answer.symbols)
     if isinstance(tree, parse.Invalid):
         return None
-    return parse.formula_text(tree)
+    return formula_tree.formula_text(tree)
 
 
 def grade_answer(
@@ -571,12 +579,12 @@ def answer_value(answer: SingleAnswer) -> Any:
 def read_value(answer: SingleAnswer, response: str) -> Any:
     """The value a response was read as, in the answer's kind (None where it cannot be read)."""
     if isinstance(answer, NumericAnswer | IntegerAnswer):
-        number = parse.number(
+        number = read_numbers.number(
             response, allow_percent=isinstance(answer, NumericAnswer) and answer.allow_percent
         )
         return None if isinstance(number, parse.Invalid) else number.value
     if isinstance(answer, VectorAnswer | MatrixAnswer):
-        found = parse.structure(response)
+        found = read_matrices.structure(response)
         if isinstance(found, parse.Invalid):
             return None
         if isinstance(found, parse.Number):
@@ -591,12 +599,12 @@ def read_value(answer: SingleAnswer, response: str) -> Any:
             return None
         return tuple(tuple(v.value for v in row) for row in matrix)
     if isinstance(answer, ShapeAnswer):
-        found_shape = parse.shape(response)
+        found_shape = read_shapes.shape(response)
         return None if isinstance(found_shape, parse.Invalid) else found_shape
     if isinstance(answer, ExpressionAnswer):
-        tree = parse.formula(response, answer.symbols)
-        return None if isinstance(tree, parse.Invalid) else Formula(parse.formula_text(tree), tree)
-    letters = parse.letters(response, answer.letters, multiple=answer.multiple)
+        tree = read_formulas.formula(response, answer.symbols)
+        return None if isinstance(tree, parse.Invalid) else Formula(formula_tree.formula_text(tree), tree)
+    letters = read_choices.letters(response, answer.letters, multiple=answer.multiple)
     return None if isinstance(letters, parse.Invalid) else letters
 
 
@@ -625,17 +633,17 @@ def _summed(graded: Sequence[PartGrade]) -> Grade:
 def _grade_expression(answer: ExpressionAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
     from attnquiz.engine.answers import symbolic
 
-    tree = parse.formula(response, answer.symbols)
+    tree = read_formulas.formula(response, answer.symbols)
     if isinstance(tree, parse.Invalid):
         return _invalid(answer, tree.reason, tree.read_as)
-    read = parse.formula_text(tree)
+    read = formula_tree.formula_text(tree)
     if symbolic.equivalent(tree, answer.formula.tree):
         # A code span: the formula's * would otherwise be read as emphasis ("N(12d^2 + 13*d)").
         return _correct(read, "Correct." if read == answer.value else f"Correct: that is `{answer.value}`.")
     for mistake in mistakes:
         if isinstance(mistake.value, Formula) and symbolic.equivalent(tree, mistake.value.tree):
             return _named(mistake, read)
-    negated: parse.Tree = ("neg", tree)
+    negated: formula_tree.Tree = ("neg", tree)
     if symbolic.agrees(negated, answer.formula.tree):
         return _slip(SIGN, Formula(read, tree), "The terms are right but the sign is wrong.", read)
     return _wrong("Not correct: that formula is not equal to the answer.", read)
@@ -809,7 +817,7 @@ def _plain(value: float) -> str:
 
 def _grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
     allow_percent = isinstance(answer, NumericAnswer) and answer.allow_percent
-    value = parse.number(response, allow_percent=allow_percent)
+    value = read_numbers.number(response, allow_percent=allow_percent)
     if isinstance(value, parse.Invalid):
         return _invalid(answer, value.reason, value.read_as)
     read = value.echo()
@@ -891,7 +899,7 @@ def _grade_vector(
     mistakes: Sequence[Mistake],
     alternatives: Sequence[tuple[float, ...]] = (),
 ) -> Grade:
-    found = parse.structure(response)
+    found = read_matrices.structure(response)
     n = len(answer.values)
     if isinstance(found, parse.Invalid):
         return _invalid(answer, found.reason, found.read_as)
@@ -978,7 +986,7 @@ def _grade_matrix(
     mistakes: Sequence[Mistake],
     alternatives: Sequence[tuple[tuple[float, ...], ...]] = (),
 ) -> Grade:
-    found = parse.structure(response)
+    found = read_matrices.structure(response)
     r, c = answer.shape
     if isinstance(found, parse.Invalid):
         return _invalid(answer, found.reason, found.read_as)
@@ -1054,7 +1062,7 @@ def _matrix_matches(tolerance: Tolerance, target: Any, rows: Sequence[Sequence[p
 
 
 def _canonical(dims: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(parse.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
+    return tuple(read_shapes.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
 
 
 def _declared(answer: ShapeAnswer, mistakes: Sequence[Mistake]) -> dict[str, int | None]:
@@ -1063,9 +1071,9 @@ def _declared(answer: ShapeAnswer, mistakes: Sequence[Mistake]) -> dict[str, int
     The answer declares the names its prompt uses; names in listed mistakes are readable too, so
     that every mistake can be typed back.
     """
-    declared = {parse.canonical_symbol(name): value for name, value in answer.symbols}
+    declared = {read_shapes.canonical_symbol(name): value for name, value in answer.symbols}
     for name, _ in answer.products:
-        declared.setdefault(parse.canonical_symbol(name), None)
+        declared.setdefault(read_shapes.canonical_symbol(name), None)
     for mistake in mistakes:
         if isinstance(mistake.value, tuple):
             for d in mistake.value:
@@ -1078,7 +1086,7 @@ def _factors(dim: Any) -> list[str]:
     """The names of a dimension, canonical: one for a name, several for a product (h*d_k)."""
     if not isinstance(dim, str):
         return []
-    return [parse.canonical_symbol(f.strip()) for f in dim.split("*") if not f.strip().isdigit()]
+    return [read_shapes.canonical_symbol(f.strip()) for f in dim.split("*") if not f.strip().isdigit()]
 
 
 Monomial = tuple[int, tuple[str, ...]]
@@ -1104,7 +1112,7 @@ def _monomial(
         if factor.isdigit():
             coefficient *= int(factor)
             continue
-        key = parse.canonical_symbol(factor)
+        key = read_shapes.canonical_symbol(factor)
         value = declared.get(key)
         if value is not None:
             coefficient *= value
@@ -1127,7 +1135,7 @@ def _unreadable_names(
     out, where every dimension of the answer is a number.
     """
     names = [f for d in found if isinstance(d, str) for f in d.split("*") if not f.strip().isdigit()]
-    strange = [d for d in names if parse.canonical_symbol(d) not in declared]
+    strange = [d for d in names if read_shapes.canonical_symbol(d) not in declared]
     spelled = [name for name, _ in answer.symbols]
     if strange:
         if not spelled:
@@ -1135,14 +1143,14 @@ def _unreadable_names(
                 f"{strange[0]} is not a number: this question gives every size, so each dimension is "
                 "a number."
             )
-        meant = parse.similar_symbols(strange[0], spelled)
+        meant = read_shapes.similar_symbols(strange[0], spelled)
         guess = f" Did you mean {' or '.join(meant)}?" if meant else ""
         return (
             f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses "
             f"{', '.join(spelled)}).{guess}"
         )
     if not answer.symbolic:
-        unknown = [d for d in names if declared.get(parse.canonical_symbol(d)) is None]
+        unknown = [d for d in names if declared.get(read_shapes.canonical_symbol(d)) is None]
         if unknown:
             return (
                 f"This question asks for the sizes as numbers, and {unknown[0]} is one to work out: "
@@ -1152,7 +1160,7 @@ def _unreadable_names(
 
 
 def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
-    found = parse.shape(response)
+    found = read_shapes.shape(response)
     if isinstance(found, parse.Invalid):
         return _invalid(answer, found.reason, found.read_as)
     read = parse.echo_shape(found)
@@ -1160,7 +1168,7 @@ def _grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake]
     unreadable = _unreadable_names(answer, found, declared)
     if unreadable is not None:
         return _invalid(answer, unreadable, read)
-    products = {parse.canonical_symbol(name): text for name, text in answer.products}
+    products = {read_shapes.canonical_symbol(name): text for name, text in answer.products}
     given, target = _substituted(found, declared, products), _substituted(answer.dims, declared, products)
     if given == target:
         return _correct(read)
@@ -1213,7 +1221,7 @@ def choice_score(answer: ChoiceAnswer, selected: frozenset[str]) -> float:
 
 
 def _grade_choice(answer: ChoiceAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
-    selected = parse.letters(response, answer.letters, multiple=answer.multiple)
+    selected = read_choices.letters(response, answer.letters, multiple=answer.multiple)
     if isinstance(selected, parse.Invalid):
         return _invalid(answer, selected.reason, selected.read_as)
     read = ", ".join(sorted(selected))

@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import read_formulas
 from attnquiz.engine.answers.carry import rounded_chain
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
@@ -287,7 +287,7 @@ def asked(answer: SingleAnswer) -> str:
     """What to enter in a part's blank(s), phrased for an LMS form."""
     if isinstance(answer, ExpressionAnswer):
         names = ", ".join(answer.symbols)
-        example = parse.example_formula(answer.symbols)
+        example = read_formulas.example_formula(answer.symbols)
         return f"Give a formula in {names}, e.g. {example} (use * for products, ^ for powers)."
     return lms.instructions(answer)
 

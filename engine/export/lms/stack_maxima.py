@@ -144,7 +144,8 @@ def formula(value: Formula) -> str:
 
 
 def tree(node: tuple[object, ...]) -> str:
-    """A formula tree of `attnquiz.engine.answers.parse.formula` as Maxima (every operation parenthesised)."""
+    """A formula tree of `attnquiz.engine.answers.read_formulas.formula` as Maxima (every operation
+    parenthesised)."""
     tag = node[0]
     if tag == "num":
         value = node[1]
