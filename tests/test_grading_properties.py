@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from attnquiz.engine.answers import parse, read_numbers
 from attnquiz.engine.answers.kinds import (
-    EXACT,
     Answer,
     ChoiceAnswer,
     ExplainAnswer,
@@ -31,6 +30,7 @@ from attnquiz.engine.answers.kinds import (
     ShapeAnswer,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import EXACT
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem
 from attnquiz.engine.grading.grade import Grade, grade, grade_answer

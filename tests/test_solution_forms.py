@@ -126,7 +126,7 @@ def test_a_careful_human_s_forms_are_read(response: str, value: float) -> None:
 
 
 def test_a_power_of_ten_written_with_x_keeps_its_precision() -> None:
-    from attnquiz.engine.answers.kinds import Tolerance
+    from attnquiz.engine.answers.tolerance import Tolerance
 
     answer = NumericAnswer(2.0123e-9, Tolerance.sigfigs(3))
     graded = grade_answer(answer, "2.0 x 10^-9")  # two figures where three are asked

@@ -26,22 +26,20 @@ import numpy as np
 import pydantic
 
 from attnquiz.engine.answers.kinds import (
-    DEFAULT_REAL_TOLERANCE,
-    EXACT,
     ExpressionAnswer,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
-    MistakeValue,
     NumericAnswer,
     Part,
     PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.answers.kinds import Formula as WrittenFormula
+from attnquiz.engine.answers.tolerance import DEFAULT_REAL_TOLERANCE, EXACT, Tolerance
+from attnquiz.engine.answers.values import Formula as WrittenFormula
+from attnquiz.engine.answers.values import MistakeValue
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
 from attnquiz.engine.formula import figures as formula_figures
 from attnquiz.engine.formula.expressions import (

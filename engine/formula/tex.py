@@ -22,7 +22,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from attnquiz.engine.answers import formula_tree
-from attnquiz.engine.answers.kinds import Answer, ExpressionAnswer, Formula, Mistake, PartsAnswer
+from attnquiz.engine.answers.kinds import Answer, ExpressionAnswer, Mistake, PartsAnswer
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.markup import tex as markup
 
 Tree = formula_tree.Tree

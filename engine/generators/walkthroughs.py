@@ -16,7 +16,6 @@ import numpy as np
 from attnquiz.engine import numerics
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
-    Dim,
     IntegerAnswer,
     Mistake,
     NumericAnswer,
@@ -24,9 +23,10 @@ from attnquiz.engine.answers.kinds import (
     Part,
     PartsAnswer,
     ShapeAnswer,
-    Tolerance,
     symbols,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Dim
 from attnquiz.engine.generators.common import group, keeps_all, pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

@@ -49,21 +49,19 @@ from attnquiz.engine.answers.kinds import (
     CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
-    MistakeValue,
     NumericAnswer,
     Part,
     PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
-    format_value,
 )
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Formula, MistakeValue, format_value
 from attnquiz.engine.markup import tex as markup
 
 if TYPE_CHECKING:

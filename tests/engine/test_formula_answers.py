@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from attnquiz.engine.answers import formula_tree, read_formulas, symbolic
-from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.generators import formulas
 from attnquiz.engine.grading.grade import grade, grade_answer

@@ -28,7 +28,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnquiz.engine.answers import formula_tree, parse, read_formulas, symbolic
-from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text

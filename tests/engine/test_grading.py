@@ -16,10 +16,10 @@ from attnquiz.engine.answers.kinds import (
     Option,
     Scoring,
     ShapeAnswer,
-    Tolerance,
     VectorAnswer,
 )
 from attnquiz.engine.answers.rounding import rounded_early
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.grading.grade import GENERIC_TAGS, Grade, choice_score, grade, grade_answer
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain

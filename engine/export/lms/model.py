@@ -58,7 +58,6 @@ from attnquiz.engine.answers.kinds import (
     CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
@@ -67,9 +66,10 @@ from attnquiz.engine.answers.kinds import (
     PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.variant import Question
 

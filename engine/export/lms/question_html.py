@@ -27,8 +27,8 @@ from attnquiz.engine.answers.kinds import (
     MatrixAnswer,
     NumericAnswer,
     ShapeAnswer,
-    Tolerance,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import images
 from attnquiz.engine.export.figures import table as figure_table
 from attnquiz.engine.export.text.html import table_html

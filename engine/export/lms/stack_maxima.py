@@ -16,7 +16,7 @@ import math
 import re
 from fractions import Fraction
 
-from attnquiz.engine.answers.kinds import Formula
+from attnquiz.engine.answers.values import Formula
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
     NumericAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.model import Group, LmsQuestion
