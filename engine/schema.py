@@ -20,7 +20,8 @@ from pydantic import (
     model_validator,
 )
 
-from attnquiz.engine.answers.kinds import Scoring, Tolerance
+from attnquiz.engine.answers.kinds import Scoring
+from attnquiz.engine.answers.tolerance import Tolerance
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 SNAKE = r"^[a-z_][a-z0-9_]*$"

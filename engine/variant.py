@@ -19,8 +19,8 @@ from attnquiz.engine.answers.kinds import (
     PartsAnswer,
     ShapeAnswer,
     answer_json,
-    values_close,
 )
+from attnquiz.engine.answers.values import values_close
 from attnquiz.engine.figures import Figure, check_figures, figure_json
 
 

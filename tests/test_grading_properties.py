@@ -16,9 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_numbers
 from attnquiz.engine.answers.kinds import (
-    EXACT,
     Answer,
     ChoiceAnswer,
     ExplainAnswer,
@@ -31,6 +30,7 @@ from attnquiz.engine.answers.kinds import (
     ShapeAnswer,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import EXACT
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem
 from attnquiz.engine.grading.grade import grade, grade_answer
@@ -276,7 +276,7 @@ def test_towers_of_powers_are_refused_or_computed_within_the_limits(
     base: int, exponents: list[int], operator: str
 ) -> None:
     text = operator.join(str(n) if n >= 0 else f"({n})" for n in [base, *exponents])
-    result = parse.number(text)
+    result = read_numbers.number(text)
     if isinstance(result, parse.Number):
         assert math.isfinite(result.value)
         assert abs(result.value) <= parse.MAX_MAGNITUDE
@@ -287,7 +287,7 @@ def test_towers_of_powers_are_refused_or_computed_within_the_limits(
 @given(value=st.floats(allow_nan=False, allow_infinity=False, min_value=-1e250, max_value=1e250))
 def test_any_float_written_by_python_is_read_back_exactly(value: float) -> None:
     assume(value == 0 or abs(value) > 1e-250)
-    result = parse.number(repr(value))
+    result = read_numbers.number(repr(value))
     assert isinstance(result, parse.Number), result
     assert result.value == value
 
@@ -322,7 +322,7 @@ def test_extreme_numbers_grade_without_raising_on_every_item(entry: BankItem) ->
 def test_numbers_at_float_extremes_grade_without_raising(a: float, b: float, form: str) -> None:
     text = form.format(a=repr(a), b=repr(b))
     grade_everywhere(text)
-    number = parse.number(text, allow_percent=True)
+    number = read_numbers.number(text, allow_percent=True)
     if isinstance(number, parse.Number):
         assert math.isfinite(number.value)
         assert abs(number.value) <= parse.MAX_MAGNITUDE

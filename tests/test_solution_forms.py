@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 import pytest
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_formulas, read_matrices, read_numbers
 from attnquiz.engine.answers.kinds import ExpressionAnswer, NumericAnswer, PartsAnswer, SingleAnswer
 from attnquiz.engine.bank.finding import load
 from attnquiz.engine.grading.grade import grade_answer
@@ -95,7 +95,7 @@ def test_every_printed_form_of_the_answer_is_accepted(
         for form in (answer.format(), key):
             assert grade_answer(answer, form).status == "correct", (item, seed, form)
         for side in sides:
-            found = parse.formula(side, answer.symbols)
+            found = read_formulas.formula(side, answer.symbols)
             assert not (isinstance(found, parse.Invalid) and AMBIGUOUS in found.reason), (item, seed, side)
         return
     assert isinstance(answer, NumericAnswer)
@@ -126,7 +126,7 @@ def test_a_careful_human_s_forms_are_read(response: str, value: float) -> None:
 
 
 def test_a_power_of_ten_written_with_x_keeps_its_precision() -> None:
-    from attnquiz.engine.answers.kinds import Tolerance
+    from attnquiz.engine.answers.tolerance import Tolerance
 
     answer = NumericAnswer(2.0123e-9, Tolerance.sigfigs(3))
     graded = grade_answer(answer, "2.0 x 10^-9")  # two figures where three are asked
@@ -147,14 +147,14 @@ def test_a_power_of_ten_written_with_x_keeps_its_precision() -> None:
     ],
 )
 def test_a_power_of_ten_read_as_one_literal_keeps_the_value(response: str, value: float) -> None:
-    found = parse.number(response)
+    found = read_numbers.number(response)
     assert isinstance(found, parse.Number), found
     assert found.value == pytest.approx(value)
 
 
 @pytest.mark.parametrize("response", ["≈", "≈≈1.93", "1.93≈", "x 10^3", "2 x 10^", "2 x 10^99999999"])
 def test_malformed_approximations_and_powers_are_invalid_not_a_traceback(response: str) -> None:
-    assert isinstance(parse.number(response), parse.Invalid)
+    assert isinstance(read_numbers.number(response), parse.Invalid)
 
 
 @pytest.mark.parametrize(
@@ -162,7 +162,7 @@ def test_malformed_approximations_and_powers_are_invalid_not_a_traceback(respons
     [("1x10^2 3x10^2", (100.0, 300.0)), ("[1 × 10^-3 2 × 10^-3]", (1e-3, 2e-3)), ("[2.0 x 10^-9, ≈3]", None)],
 )
 def test_powers_of_ten_in_a_list(response: str, values: tuple[float, ...] | None) -> None:
-    found = parse.structure(response)
+    found = read_matrices.structure(response)
     if values is None:  # ≈ qualifies a whole response, not an entry
         assert isinstance(found, parse.Invalid)
         return

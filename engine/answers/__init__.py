@@ -1,16 +1,10 @@
-"""Answers: what a right answer is (the kinds), reading a response (parse), grading it, and the chains
-of questions in parts (carry-forward, early rounding).
+"""Answers: what a right answer is (the kinds, their tolerances and values), reading a response (parse
+and a reader per form), grading it, and the chains of questions in parts (carry-forward, early rounding).
 
 The answer kinds are also importable from here, as plugins have imported them since quiz 0.1
 (``from attnquiz.engine.answers import Mistake, NumericAnswer, Tolerance``).
 """
 
-from attnquiz.engine.answers.kinds import (
-    DEFAULT_REAL_TOLERANCE as DEFAULT_REAL_TOLERANCE,
-)
-from attnquiz.engine.answers.kinds import (
-    EXACT as EXACT,
-)
 from attnquiz.engine.answers.kinds import (
     Answer as Answer,
 )
@@ -25,9 +19,6 @@ from attnquiz.engine.answers.kinds import (
 )
 from attnquiz.engine.answers.kinds import (
     ExpressionAnswer as ExpressionAnswer,
-)
-from attnquiz.engine.answers.kinds import (
-    Formula as Formula,
 )
 from attnquiz.engine.answers.kinds import (
     IntegerAnswer as IntegerAnswer,
@@ -54,14 +45,13 @@ from attnquiz.engine.answers.kinds import (
     ShapeAnswer as ShapeAnswer,
 )
 from attnquiz.engine.answers.kinds import (
-    Tolerance as Tolerance,
-)
-from attnquiz.engine.answers.kinds import (
     VectorAnswer as VectorAnswer,
-)
-from attnquiz.engine.answers.kinds import (
-    format_number as format_number,
 )
 from attnquiz.engine.answers.kinds import (
     symbols as symbols,
 )
+from attnquiz.engine.answers.tolerance import DEFAULT_REAL_TOLERANCE as DEFAULT_REAL_TOLERANCE
+from attnquiz.engine.answers.tolerance import EXACT as EXACT
+from attnquiz.engine.answers.tolerance import Tolerance as Tolerance
+from attnquiz.engine.answers.tolerance import format_number as format_number
+from attnquiz.engine.answers.values import Formula as Formula

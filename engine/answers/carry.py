@@ -30,8 +30,8 @@ from attnquiz.engine.answers.kinds import (
     ShapeAnswer,
     SingleAnswer,
     VectorAnswer,
-    format_value,
 )
+from attnquiz.engine.answers.values import format_value
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,33 @@
 """Answer kinds: what a correct answer is, how close is close enough, and the recognisable wrong answers.
 
 Every kind is a frozen dataclass holding plain Python values (no numpy), so that variants compare,
-hash and serialise the same way everywhere. Parsing a student's text is `attnquiz.engine.answers.parse`'s job
-and
-scoring it is `attnquiz.engine.grading`'s; this module only says what the target is.
+hash and serialise the same way everywhere. Parsing a student's text is the job of
+`attnquiz.engine.answers.parse` and its readers, and scoring it is `attnquiz.engine.grading`'s;
+this module only says what the target is. How close is close enough is
+`attnquiz.engine.answers.tolerance`'s, and the plain values the kinds and their mistakes hold are
+`attnquiz.engine.answers.values`'.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal
+
+from attnquiz.engine.answers.tolerance import DEFAULT_REAL_TOLERANCE, EXACT, Tolerance
+from attnquiz.engine.answers.values import (
+    Formula,
+    Matrix,
+    MistakeValue,
+    ShapeValue,
+    Vector,
+    as_matrix,
+    as_vector,
+    format_value,
+    normalise_value,
+    values_close,
+)
 
 Scoring = Literal["net", "all-or-nothing", "each-answer"]
 SCORING_SCHEMES: tuple[Scoring, ...] = ("net", "all-or-nothing", "each-answer")
@@ -29,273 +43,8 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 # ---------------------------------------------------------------------------------------------
-# Tolerance
-# ---------------------------------------------------------------------------------------------
-
-ToleranceMode = Literal["decimals", "sigfigs", "relative", "exact"]
-
-
-@dataclass(frozen=True, slots=True)
-class Tolerance:
-    """How far a number may be from the target and still be right.
-
-    - ``decimals n``: |x - t| <= 0.51 * 10**-n, i.e. the target rounded to n places, with a
-      sliver of slack so that a correctly rounded answer is never refused by float noise.
-    - ``sigfigs n``: the same, at the place of the n-th significant digit of the target.
-    - ``relative``: |x - t| <= max(rtol * |t|, atol).
-    - ``exact``: equal (integer counts).
-    """
-
-    mode: ToleranceMode = "relative"
-    places: int = 0
-    rtol: float = 1e-3
-    atol: float = 1e-9
-
-    @classmethod
-    def decimals(cls, n: int) -> Tolerance:
-        """Right when it rounds like the target does to ``n`` decimal places."""
-        return cls(mode="decimals", places=n)
-
-    @classmethod
-    def sigfigs(cls, n: int) -> Tolerance:
-        """Right when it agrees with the target to ``n`` significant figures."""
-        return cls(mode="sigfigs", places=n)
-
-    @classmethod
-    def relative(cls, rtol: float = 1e-3, atol: float = 1e-9) -> Tolerance:
-        """Right within a relative tolerance, with an absolute floor for targets near zero."""
-        return cls(mode="relative", rtol=rtol, atol=atol)
-
-    @classmethod
-    def exact(cls) -> Tolerance:
-        """Right only when equal (for integer counts)."""
-        return cls(mode="exact")
-
-    def half_width(self, target: float) -> float:
-        """The largest accepted |x - target| (what an LMS export writes as its tolerance)."""
-        if self.mode == "decimals":
-            return 0.51 * 10.0 ** (-self.places)
-        if self.mode == "sigfigs":
-            if target == 0 or not math.isfinite(target):
-                return 0.51 * 10.0 ** (-self.places)
-            # The place of the settled target, not of the float: 0.0009999999999999 computed on one
-            # machine and 0.001 on another are the same target, with the same tolerance.
-            exponent = self._settled(target).adjusted() - self.places + 1
-            return 0.51 * 10.0**exponent
-        if self.mode == "relative":
-            return max(self.rtol * abs(target), self.atol)
-        return 0.0
-
-    def accepts(self, target: float, value: float) -> bool:
-        """Whether ``value`` is close enough to ``target``.
-
-        Decided so that the same typed text gets the same grade on every machine: a reference value
-        carries float noise that depends on the CPU, the BLAS kernel and the numpy build (1.58 is
-        1.5800000000000001 on one and 1.5799999999999998 on another), and a value typed exactly at the
-        edge of the tolerance (1.5749 for 1.58 to 2 places) would be right on one and wrong on the other.
-        Near the edge the target is settled to `SETTLED_DIGITS` significant digits (far beyond any
-        tolerance) and the comparison is done in decimal arithmetic, exactly.
-        """
-        if not (math.isfinite(target) and math.isfinite(value)):
-            return False
-        if self.mode == "exact":
-            return value == target
-        if self.mode != "sigfigs":  # a width that does not jump with the target's place
-            gap = abs(value - target) - self.half_width(target)
-            if abs(gap) > _EDGE * max(abs(target), abs(value), self.half_width(target)):
-                return gap < 0  # far from the edge: float noise cannot change the decision
-        settled = self._settled(target)
-        typed = Decimal(repr(float(value)))
-        return _DECIMAL.abs(_DECIMAL.subtract(typed, settled)) <= self._exact_half_width(settled)
-
-    def _settled(self, target: float) -> Decimal:
-        """``target`` rounded to `SETTLED_DIGITS` significant digits (more where the tolerance is finer
-        than that, up to the 17 a float holds), in decimal."""
-        exact = Decimal(repr(float(target)))
-        if target == 0:
-            return exact
-        place = exact.adjusted() - SETTLED_DIGITS + 1
-        if self.mode == "decimals":
-            place = min(place, -self.places - 4)
-        elif self.mode == "sigfigs":
-            place = min(place, exact.adjusted() - self.places - 3)
-        elif self.mode == "relative":
-            if self.rtol > 0:
-                place = min(place, exact.adjusted() + math.floor(math.log10(self.rtol)) - 3)
-            place = min(place, math.floor(math.log10(self.atol)) - 3) if self.atol > 0 else place
-        place = max(place, exact.adjusted() - 16)  # never finer than the float itself
-        return exact.quantize(Decimal(1).scaleb(place), rounding=ROUND_HALF_EVEN, context=_DECIMAL)
-
-    def _exact_half_width(self, settled: Decimal) -> Decimal:
-        """`half_width` in decimal, for a settled target (0.51 is exactly 0.51 here)."""
-        if self.mode == "decimals" or (self.mode == "sigfigs" and settled == 0):
-            return _HALF.scaleb(-self.places, context=_DECIMAL)
-        if self.mode == "sigfigs":
-            return _HALF.scaleb(settled.adjusted() - self.places + 1, context=_DECIMAL)
-        relative = _DECIMAL.multiply(Decimal(repr(self.rtol)), abs(settled))
-        return max(relative, Decimal(repr(self.atol)))
-
-    def describe(self) -> str:
-        """The precision asked for, as a prompt states it."""
-        if self.mode == "decimals":
-            if self.places == 0:  # "to 0 decimal places" is how no one says it
-                return "to the nearest whole number"
-            return f"to {self.places} decimal place{'s' if self.places != 1 else ''}"
-        if self.mode == "sigfigs":
-            return f"to {self.places} significant figure{'s' if self.places != 1 else ''}"
-        if self.mode == "exact":
-            return "exactly"
-        return f"to within {_percent(self.rtol)} of the exact value"
-
-    def format(self, value: float) -> str:
-        """``value`` written at the precision asked for (how a key or a model answer shows it)."""
-        if self.mode == "decimals":
-            return _fixed(value, self.places)
-        if self.mode == "sigfigs":
-            return _format_sigfigs(value, self.places)
-        if self.mode == "exact":
-            return _format_exact(value)
-        return _format_sigfigs(value, max(4, 1 - math.floor(math.log10(self.rtol))))
-
-    def rounded(self, value: float) -> float:
-        """``value`` as a student who rounds to the precision asked for would type it (fast; for checks)."""
-        if self.mode == "decimals":
-            return round(value, self.places)
-        if self.mode == "sigfigs" and value != 0 and math.isfinite(value):
-            return round(value, self.places - 1 - math.floor(math.log10(abs(value))))
-        return value
-
-    def to_json(self) -> dict[str, Any]:
-        """The tolerance as it would be written in a bank."""
-        if self.mode == "decimals":
-            return {"decimals": self.places}
-        if self.mode == "sigfigs":
-            return {"sigfigs": self.places}
-        if self.mode == "exact":
-            return {"exact": True}
-        return {"rtol": self.rtol, "atol": self.atol}
-
-
-SETTLED_DIGITS = 12
-"""Significant digits of a reference value that decide a grade at the edge of a tolerance: beyond the
-float noise of any machine (about 1e-15 relative, a little more after a long sum) and far beyond any
-tolerance an item states."""
-
-_EDGE = 1e-9
-"""How close (relative to the numbers' size) a difference may come to the half width before the
-decimal comparison decides: far more than float noise, so that the float comparison is only used
-where it cannot disagree with the decimal one."""
-
-_HALF = Decimal("0.51")
-_DECIMAL = Context(prec=80, Emin=-999_999, Emax=999_999)  # exact for any two floats of like size
-
-DEFAULT_REAL_TOLERANCE = Tolerance.relative()
-EXACT = Tolerance.exact()
-
-
-def _percent(fraction: float) -> str:
-    text = f"{fraction * 100:.6g}"
-    return f"{text} %"
-
-
-def _strip_negative_zero(text: str) -> str:
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def _format_exact(value: float) -> str:
-    if float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
-
-
-_SCIENTIFIC = 1e15
-"""From this size on, `_fixed` writes a number in scientific notation (as sigfigs does)."""
-
-
-def _fixed(value: float, places: int) -> str:
-    """``value`` rounded half up to ``places`` decimals (negative: to tens, hundreds, ...).
-
-    Rounding goes by the number as written (its shortest repr), the way a person rounds it:
-    0.125 → 0.13 and 2.675 → 2.68, where binary floats and Python's format would give 0.12 and 2.67.
-    """
-    if not math.isfinite(value):
-        return str(value)
-    if abs(value) >= _SCIENTIFIC:
-        # Beyond a float's 16 digits the places asked for mean nothing (and quantizing them can
-        # overflow the decimal context): the number as it is held, in scientific notation.
-        return f"{Decimal(repr(float(value))).normalize():e}".replace("e+", "e")
-    quantum = Decimal(1).scaleb(-places)
-    rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
-    text = f"{rounded:f}" if places > 0 else str(int(rounded))
-    return _strip_negative_zero(text)
-
-
-def _format_sigfigs(value: float, n: int) -> str:
-    if value == 0:
-        return "0"
-    exponent = math.floor(math.log10(abs(value)))
-    if abs(float(_fixed(value, n - 1 - exponent))) >= 10.0 ** (exponent + 1):
-        exponent += 1  # rounding carried into the next power of ten: 9.9996 → 10.0, not 10.00
-    if -4 <= exponent < 15:
-        return _fixed(value, n - 1 - exponent)
-    return f"{value:.{n - 1}e}"
-
-
-def format_number(value: float, tolerance: Tolerance = DEFAULT_REAL_TOLERANCE) -> str:
-    """A number for prompts and solutions: integers plainly, others at the tolerance's precision."""
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return tolerance.format(value)
-
-
-# ---------------------------------------------------------------------------------------------
 # Answer kinds
 # ---------------------------------------------------------------------------------------------
-
-Vector = tuple[float, ...]
-Matrix = tuple[tuple[float, ...], ...]
-Dim = int | str
-ShapeValue = tuple[Dim, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Formula:
-    """A formula as a value (an `expression` answer's mistakes; a response read as a formula).
-
-    ``text`` is the formula as the reader writes it back (``12*d^2 + 13*d``); ``tree`` is what the
-    reader built (see `attnquiz.engine.answers.parse.formula`), kept so that it is read only once.
-    """
-
-    text: str
-    tree: tuple[object, ...] = field(compare=False, repr=False)
-
-    @classmethod
-    def of(cls, text: str, symbols: Sequence[str]) -> Formula:
-        """An item's own formula, read by the same reader as students' formulas (a `ValueError`
-        with the reason if it refuses it)."""
-        return _item_formula(text, tuple(symbols))
-
-
-@functools.lru_cache(maxsize=4096)
-def _item_formula(text: str, symbols: tuple[str, ...]) -> Formula:
-    """`Formula.of`, read once per text: an item writes the same few formulas in every variant (the
-    answer and its mistakes), and a class's worth of variants would read them thousands of times.
-    A refusal raises and is not remembered; a `Formula` is immutable, so sharing one is safe."""
-    from attnquiz.engine.answers import parse, symbolic
-
-    tree = symbolic.read(text, symbols)
-    return Formula(parse.formula_text(tree), tree)
-
-
-MistakeValue = float | int | Vector | Matrix | ShapeValue | frozenset[str] | Formula
-
-
-def _as_vector(values: Iterable[Any]) -> Vector:
-    return tuple(float(v) for v in values)
-
-
-def _as_matrix(rows: Iterable[Iterable[Any]]) -> Matrix:
-    return tuple(_as_vector(row) for row in rows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,7 +118,7 @@ class VectorAnswer:
     tolerance: Tolerance = DEFAULT_REAL_TOLERANCE
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", _as_vector(self.values))
+        object.__setattr__(self, "values", as_vector(self.values))
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
@@ -397,7 +146,7 @@ class MatrixAnswer:
     tolerance: Tolerance = DEFAULT_REAL_TOLERANCE
 
     def __post_init__(self) -> None:
-        rows = _as_matrix(self.rows)
+        rows = as_matrix(self.rows)
         if not rows or len({len(r) for r in rows}) != 1:
             raise ValueError("a matrix answer needs rows of one length")
         object.__setattr__(self, "rows", rows)
@@ -503,10 +252,9 @@ class ExpressionAnswer:
     """A formula in symbols the item declares (``12*d^2 + 13*d`` in ``d``), equal when algebraically equal.
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
-    use (each in any spelling `attnquiz.engine.answers.parse.canonical_symbol` folds). A response is graded
-    by `attnquiz.engine.answers.symbolic.equivalent` (exact values at random points, no sympy); a listed
-    mistake is
-    a `Formula` too.
+    use (each in any spelling `attnquiz.engine.answers.read_shapes.canonical_symbol` folds). A response
+    is graded by `attnquiz.engine.answers.symbolic.equivalent` (exact values at random points, no sympy);
+    a listed mistake is a `Formula` too.
     """
 
     kind: ClassVar[str] = "expression"
@@ -543,9 +291,9 @@ class ExpressionAnswer:
 
     def instructions(self) -> str:
         """What the student should type."""
-        from attnquiz.engine.answers import parse
+        from attnquiz.engine.answers import read_formulas
 
-        return parse.formula_instructions(self.symbols)
+        return read_formulas.formula_instructions(self.symbols)
 
     def json_value(self) -> Any:
         """The answer's value in JSON: the formula as the reader accepts it."""
@@ -731,9 +479,9 @@ def with_value(answer: SingleAnswer, value: Any) -> SingleAnswer:
             return replace(answer, value=int(number))
         return replace(answer, value=number)
     if isinstance(answer, VectorAnswer):
-        recomputed: SingleAnswer = replace(answer, values=_as_vector(value))
+        recomputed: SingleAnswer = replace(answer, values=as_vector(value))
     elif isinstance(answer, MatrixAnswer):
-        recomputed = replace(answer, rows=_as_matrix(value))
+        recomputed = replace(answer, rows=as_matrix(value))
     if isinstance(answer, VectorAnswer | MatrixAnswer):
         if not is_finite(recomputed):
             raise ValueError("a recomputed answer must be finite")
@@ -937,77 +685,6 @@ class CodeAnswer:
 Answer = SingleAnswer | PartsAnswer | ExplainAnswer | CodeAnswer
 
 
-def normalise_value(value: Any) -> MistakeValue:
-    """numpy scalars and arrays, lists and sets turned into the plain values the kinds hold."""
-    if type(value) in _PLAIN_NUMBERS:  # the common case, without the ABC checks below
-        return cast(MistakeValue, _scalar(value))
-    if type(value) is tuple:  # vectors and matrices as generators build them: the same, entry by entry
-        return cast(MistakeValue, tuple(_entry(v) for v in value))
-    if isinstance(value, frozenset | set):
-        return frozenset(str(v) for v in value)
-    if isinstance(value, Formula):
-        return value
-    if isinstance(value, str):
-        raise TypeError("a mistake value is a number, a vector, a matrix, a shape or a set of letters")
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, Sequence):
-        items: Any = tuple(
-            _scalar(v)
-            if type(v) in _PLAIN_NUMBERS or not isinstance(v, Sequence) or isinstance(v, str)
-            else normalise_value(v)
-            for v in value
-        )
-        return cast(MistakeValue, items)
-    return cast(MistakeValue, _scalar(value))
-
-
-_PLAIN_NUMBERS = (int, float)  # exact types: bool and numpy scalars take the general path
-
-
-def _entry(value: Any) -> Any:
-    """One entry of a tuple value, as the general path of `normalise_value` turns it."""
-    if type(value) in _PLAIN_NUMBERS:
-        return _scalar(value)
-    if type(value) is tuple:
-        return normalise_value(value)
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        return _scalar(value)
-    return normalise_value(value)
-
-
-def _scalar(value: Any) -> Any:
-    if type(value) is float:  # the common case, without the checks below
-        return int(value) if value.is_integer() and abs(value) < 2**53 else value
-    if isinstance(value, str | bool):
-        return value
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, int):
-        return value
-    as_float = float(value)
-    return int(as_float) if as_float.is_integer() and abs(as_float) < 2**53 else as_float
-
-
-def format_value(value: MistakeValue | str, tolerance: Tolerance, *, grouped: bool = True) -> str:
-    """Any answer-shaped value (or a symbolic dimension) written at a tolerance's precision.
-
-    A whole number alone is grouped in thousands (``1,179,648``, as the notes write counts); inside
-    a list it is not, since there commas and spaces separate entries (``[768, 1179648]``).
-    """
-    if isinstance(value, frozenset):
-        return ", ".join(sorted(value))
-    if isinstance(value, Formula):
-        return value.text
-    if isinstance(value, tuple):
-        return "[" + ", ".join(format_value(v, tolerance, grouped=False) for v in value) + "]"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and tolerance.mode == "exact":
-        return f"{value:,}" if grouped else str(value)
-    return tolerance.format(float(value))
-
-
 def is_finite(answer: Answer) -> bool:
     """Whether every number of the answer is finite (a generator must never state inf or NaN)."""
     if isinstance(answer, NumericAnswer):
@@ -1019,33 +696,6 @@ def is_finite(answer: Answer) -> bool:
     if isinstance(answer, PartsAnswer):
         return all(is_finite(p.answer) for p in answer.parts)
     return True
-
-
-def values_close(tolerance: Tolerance, target: object, value: object) -> bool:
-    """Whether ``value`` equals ``target`` at ``tolerance``, entry by entry for vectors and matrices."""
-    if type(target) is float and type(value) is float:  # the common case, first (bool is not float)
-        return tolerance.accepts(target, value)
-    if type(target) is tuple and type(value) is tuple:  # vectors and matrices: each variant's mistakes
-        if len(target) != len(value):
-            return False
-        for t, v in zip(target, value, strict=True):
-            close = tolerance.accepts(t, v) if type(t) is float and type(v) is float else None
-            if not (close if close is not None else values_close(tolerance, t, v)):
-                return False
-        return True
-    if isinstance(target, bool) or isinstance(value, bool):
-        return target == value
-    if isinstance(target, Formula) and isinstance(value, Formula):
-        from attnquiz.engine.answers import symbolic
-
-        return symbolic.agrees(target.tree, value.tree)
-    if isinstance(target, int | float) and isinstance(value, int | float):
-        return tolerance.accepts(float(target), float(value))
-    if isinstance(target, tuple) and isinstance(value, tuple):
-        return len(target) == len(value) and all(
-            values_close(tolerance, t, v) for t, v in zip(target, value, strict=True)
-        )
-    return target == value
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -1076,8 +726,6 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 __all__ = [
     "CODE_TOLERANCE",
-    "DEFAULT_REAL_TOLERANCE",
-    "EXACT",
     "LETTERS",
     "MAX_POINTS",
     "MIN_POINTS",
@@ -1087,11 +735,9 @@ __all__ = [
     "CodeAnswer",
     "ExplainAnswer",
     "ExpressionAnswer",
-    "Formula",
     "IntegerAnswer",
     "MatrixAnswer",
     "Mistake",
-    "MistakeValue",
     "NumericAnswer",
     "Option",
     "Part",
@@ -1101,15 +747,10 @@ __all__ = [
     "ShapeAnswer",
     "SingleAnswer",
     "Symbols",
-    "Tolerance",
     "VectorAnswer",
     "answer_json",
     "carried_share",
-    "format_number",
-    "format_value",
     "is_finite",
-    "normalise_value",
     "symbols",
-    "values_close",
     "with_value",
 ]

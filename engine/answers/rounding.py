@@ -19,7 +19,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from attnquiz.engine.answers.kinds import Mistake, Tolerance
+from attnquiz.engine.answers.kinds import Mistake
+from attnquiz.engine.answers.tolerance import Tolerance
 
 ROUNDED_EARLY = "rounded-early"
 

@@ -1,10 +1,10 @@
 """Formulas compared exactly, by evaluation at random points: no computer algebra on the way.
 
-A formula (the `expression` answer kind) is read by `attnquiz.engine.answers.parse.formula` into a small tree:
-a rational function of the declared symbols (numbers, symbols, ``+ - * /``, whole powers), within
-bounds on its length, degree, and the size of every number its comparison computes
-(`attnquiz.engine.answers.parse.formula_cost`). Two formulas are equal when they take the same exact value
-at ``POINTS`` random points. Nothing else is needed: the formula language has no square roots,
+A formula (the `expression` answer kind) is read by `attnquiz.engine.answers.read_formulas.formula`
+into a small tree: a rational function of the declared symbols (numbers, symbols, ``+ - * /``, whole
+powers), within bounds on its length, degree, and the size of every number its comparison computes
+(`attnquiz.engine.answers.formula_tree.formula_cost`). Two formulas are equal when they take the same
+exact value at ``POINTS`` random points. Nothing else is needed: the formula language has no square roots,
 exponentials, logarithms or trigonometric functions (the reader refuses them), so no answer needs
 sympy, and grading never imports it. (`to_sympy` remains, imported lazily, for tests that check
 this module against sympy.)
@@ -16,7 +16,7 @@ functions exactly when ``N = a*d - c*b`` is the zero polynomial. If it is not, a
 uniformly from ``{1, …, 2**48}`` in every coordinate is a root of ``N``, or a root of one of the
 divisors the evaluation checks for zero (such a point is skipped), with probability at most
 ``D / 2**48``, where ``D`` is the degree of ``N`` plus those divisors' degrees. The reader bounds
-each formula's share (`parse.MAX_FORMULA_POLY_DEGREE`, 256), so ``D <= 512 = 2**9``, and the
+each formula's share (`formula_tree.MAX_FORMULA_POLY_DEGREE`, 256), so ``D <= 512 = 2**9``, and the
 points are drawn independently: two different formulas agree at three points with probability at
 most ``(2**9 / 2**48)**3 = 2**-117`` (a "correct" needs the first three points tried to fall on
 such roots). Equal formulas agree at every point where both are defined (the arithmetic is
@@ -37,12 +37,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import formula_tree, parse, read_formulas
 
 if TYPE_CHECKING:
     import sympy
 
-Tree = parse.Tree
+Tree = formula_tree.Tree
 Pair = tuple[int, int]
 """A value as an unreduced fraction: (top, bottom), bottom never 0."""
 POINTS = 3
@@ -60,7 +60,9 @@ class _RandomPoint(dict[str, Pair]):
 
     def __missing__(self, name: str) -> Pair:
         with _DRAWING:  # two threads grading at once must see one coordinate, not two
-            coordinate = int.from_bytes(os.urandom(parse.POINT_BITS // 8), "big") + 1  # uniform, 1 to 2**48
+            coordinate = (
+                int.from_bytes(os.urandom(formula_tree.POINT_BITS // 8), "big") + 1
+            )  # uniform, 1 to 2**48
             return self.setdefault(name, (coordinate, 1))
 
 
@@ -71,7 +73,7 @@ _POINTS: tuple[_RandomPoint, ...] = tuple(_RandomPoint() for _ in range(MAX_POIN
 def read(text: str, symbols: tuple[str, ...]) -> Tree:
     """An item's own formula as a tree; a `FormulaError` naming the reason if the reader refuses it,
     or if it is defined nowhere (it divides by zero whatever its symbols are)."""
-    tree = parse.formula(text, symbols)
+    tree = read_formulas.formula(text, symbols)
     if isinstance(tree, parse.Invalid):
         raise FormulaError(f"the formula {text!r} cannot be read: {tree.reason}")
     if all(_value(tree, k) is None for k in range(MAX_POINTS)):
@@ -82,7 +84,7 @@ def read(text: str, symbols: tuple[str, ...]) -> Tree:
 def _pair(tree: Tree, point: dict[str, Pair]) -> Pair | None:
     """The formula's value at ``point`` as an unreduced fraction (None where a divisor is zero).
 
-    The operations are those `parse.formula_cost` bounds, in the same order, so no number here is
+    The operations are those `formula_tree.formula_cost` bounds, in the same order, so no number here is
     larger than the bound it checked before the formula was accepted.
     """
     tag = tree[0]

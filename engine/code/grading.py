@@ -25,7 +25,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from attnquiz.engine.answers.kinds import CodeAnswer, Mistake, Tolerance
+from attnquiz.engine.answers.kinds import CodeAnswer, Mistake
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.code.sandbox import Failure, Limits, Outcome, Returned, run
 from attnquiz.engine.code.tasks import Args, CodeTask, shapes_of, task
 from attnquiz.engine.markup.tex import escape_markdown

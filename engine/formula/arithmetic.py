@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.parse import call_function, checked, divide, power
+from attnquiz.engine.answers.arithmetic import call_function, checked, divide, power
 from attnquiz.engine.formula.values import (
     ExpressionError,
     Num,

@@ -13,18 +13,16 @@ from fractions import Fraction
 from typing import Literal
 
 from attnquiz.engine.answers.kinds import (
-    DEFAULT_REAL_TOLERANCE,
-    EXACT,
     IntegerAnswer,
     MatrixAnswer,
-    MistakeValue,
     NumericAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
-from attnquiz.engine.answers.kinds import Formula as WrittenFormula
+from attnquiz.engine.answers.tolerance import DEFAULT_REAL_TOLERANCE, EXACT, Tolerance
+from attnquiz.engine.answers.values import Formula as WrittenFormula
+from attnquiz.engine.answers.values import MistakeValue
 from attnquiz.engine.formula.expressions import RESERVED, Expression
 from attnquiz.engine.formula.templates import Loc, Placeholder, Template, checked_expression, checked_template
 from attnquiz.engine.formula.values import ExpressionError, Value, is_whole, kind_of

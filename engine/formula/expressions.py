@@ -41,10 +41,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from attnquiz.engine.answers import parse
+from attnquiz.engine.answers.arithmetic import read_literal
 
 # The reader of student responses; its tokenizer, literals and bounded arithmetic are reused
 # as they are, which is what keeps the two languages equally safe.
-from attnquiz.engine.answers.parse import ReadError, Token, match_brackets, read_literal, tokenize
+from attnquiz.engine.answers.parse import ReadError, Token, match_brackets, tokenize
 from attnquiz.engine.formula.arithmetic import FUNCTIONS
 from attnquiz.engine.formula.nodes import (
     AllOf,

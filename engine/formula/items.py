@@ -27,15 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pydantic
 
-from attnquiz.engine.answers.kinds import (
-    ExpressionAnswer,
-    Mistake,
-    MistakeValue,
-    Part,
-    PartsAnswer,
-    SingleAnswer,
-)
-from attnquiz.engine.answers.kinds import Formula as WrittenFormula
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake, Part, PartsAnswer, SingleAnswer
+from attnquiz.engine.answers.values import Formula as WrittenFormula
+from attnquiz.engine.answers.values import MistakeValue
 from attnquiz.engine.errors import GeneratorRunError, Issue, QuizError
 from attnquiz.engine.formula import figures as formula_figures
 from attnquiz.engine.formula.asked import (

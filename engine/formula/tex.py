@@ -13,19 +13,20 @@ deliberately light and exact (rational arithmetic on the reader's own tree, no s
 
 The result is equal to the tree it came from (the tests check that at random points), so a key
 can never show a value other than the one graded. Everything here is the reader's public API
-(`attnquiz.engine.answers.parse`); every key renderer and the LMS feedback call `answer_markup` and render
-its Markdown with TeX like any prompt text.
+(`attnquiz.engine.answers.formula_tree`); every key renderer and the LMS feedback call `answer_markup`
+and render its Markdown with TeX like any prompt text.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.kinds import Answer, ExpressionAnswer, Formula, Mistake, PartsAnswer
+from attnquiz.engine.answers import formula_tree
+from attnquiz.engine.answers.kinds import Answer, ExpressionAnswer, Mistake, PartsAnswer
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.markup import tex as markup
 
-Tree = parse.Tree
+Tree = formula_tree.Tree
 
 # The normal form: a sum of terms; a term is a coefficient and factors (a base to a non-zero whole
 # power); a base is a symbol's name or a sum of at least two terms that was not multiplied out.

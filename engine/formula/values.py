@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, TypeAlias
 
-from attnquiz.engine.answers.parse import ReadError, checked
+from attnquiz.engine.answers.arithmetic import checked
+from attnquiz.engine.answers.parse import ReadError
 from attnquiz.engine.errors import QuizError
 
 # As in the reader: exact whole numbers are ints, other rationals Fractions, the rest floats.

@@ -8,8 +8,9 @@ from functools import cache, lru_cache
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, VectorAnswer
 from attnquiz.engine.answers.rounding import rounded_early
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, small_ints, vec
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

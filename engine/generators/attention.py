@@ -7,15 +7,9 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import (
-    Dim,
-    Mistake,
-    NumericAnswer,
-    ShapeAnswer,
-    Tolerance,
-    VectorAnswer,
-    symbols,
-)
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, ShapeAnswer, VectorAnswer, symbols
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Dim
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.additive import (
     DRAWS,

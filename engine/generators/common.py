@@ -8,7 +8,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from attnquiz.engine.answers.kinds import Answer, Matrix, Mistake, Tolerance, Vector, format_number
+from attnquiz.engine.answers.kinds import Answer, Mistake
+from attnquiz.engine.answers.tolerance import Tolerance, format_number
+from attnquiz.engine.answers.values import Matrix, Vector
 from attnquiz.engine.variant import kept_mistakes
 
 TWO_PLACES = Tolerance.decimals(2)

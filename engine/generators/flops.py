@@ -7,7 +7,8 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer, Tolerance
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import group, keeps_all, pick
 from attnquiz.engine.registry import generator

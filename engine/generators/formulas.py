@@ -15,7 +15,8 @@ import numpy as np
 
 from attnquiz.engine import numerics
 from attnquiz.engine.answers import symbolic
-from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.generators.common import pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

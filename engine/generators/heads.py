@@ -7,7 +7,8 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import EXACT, IntegerAnswer, Mistake, ShapeAnswer, VectorAnswer, symbols
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, ShapeAnswer, VectorAnswer, symbols
+from attnquiz.engine.answers.tolerance import EXACT
 from attnquiz.engine.generators import sizes
 from attnquiz.engine.generators.common import pick, sentence_start, small_ints, tex_matrix, tex_vector
 from attnquiz.engine.registry import generator

@@ -9,7 +9,6 @@ from numpy.typing import NDArray
 
 from attnquiz.engine import numerics
 from attnquiz.engine.answers.kinds import (
-    EXACT,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
@@ -17,6 +16,7 @@ from attnquiz.engine.answers.kinds import (
     PartsAnswer,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import EXACT
 from attnquiz.engine.generators.common import THREE_PLACES, group, keeps_all, mat, pick, vec
 from attnquiz.engine.generators.plots import score_map, weight_map
 from attnquiz.engine.generators.week2_common import fixed, tex_grid, tex_row

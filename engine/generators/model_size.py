@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, Part, PartsAnswer, Tolerance
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, Part, PartsAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.generators.common import group, keeps_all, pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

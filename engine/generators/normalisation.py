@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import Mistake, Tolerance, VectorAnswer
+from attnquiz.engine.answers.kinds import Mistake, VectorAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.generators.common import THREE_PLACES, TWO_PLACES, keeps_all, pick, vec
 from attnquiz.engine.generators.week2_common import equals, fixed, sci, short, signed_sum, tex_row
 from attnquiz.engine.registry import generator

@@ -7,7 +7,9 @@ import math
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, Tolerance, Vector, VectorAnswer
+from attnquiz.engine.answers.kinds import Mistake, NumericAnswer, VectorAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Vector
 from attnquiz.engine.figures import LinePlot, Series
 from attnquiz.engine.generators.common import THREE_PLACES, keeps_all, num, pick, tex_vector, vec
 from attnquiz.engine.generators.plots import pe_curves

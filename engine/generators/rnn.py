@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer, Tolerance
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.generators.common import num, pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

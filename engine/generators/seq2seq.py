@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import Dim, IntegerAnswer, Mistake, Part, PartsAnswer, ShapeAnswer, symbols
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, Part, PartsAnswer, ShapeAnswer, symbols
+from attnquiz.engine.answers.values import Dim
 from attnquiz.engine.generators.common import pick
 from attnquiz.engine.generators.snippet_shapes import code_block, given_or, shape_tex
 from attnquiz.engine.registry import generator

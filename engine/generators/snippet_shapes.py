@@ -14,7 +14,8 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import Dim, IntegerAnswer, Mistake, Part, PartsAnswer, ShapeAnswer, symbols
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, Part, PartsAnswer, ShapeAnswer, symbols
+from attnquiz.engine.answers.values import Dim
 from attnquiz.engine.generators.common import pick
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

@@ -7,15 +7,8 @@ from typing import Literal
 import numpy as np
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers.kinds import (
-    EXACT,
-    ChoiceAnswer,
-    Mistake,
-    Option,
-    ShapeAnswer,
-    VectorAnswer,
-    symbols,
-)
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer, symbols
+from attnquiz.engine.answers.tolerance import EXACT
 from attnquiz.engine.generators.common import group, pick, vec
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.kinds import Answer, ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.answers.kinds import Answer, ExpressionAnswer, Mistake
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.grading.outcome import SIGN, Grade, correct, invalid, named, slip, wrong
 
 

@@ -13,8 +13,9 @@ from fractions import Fraction
 from typing import Any
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer, Tolerance
+from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.grading.outcome import (
     PERCENT,
     PLAIN_WRONG,

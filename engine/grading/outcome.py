@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from attnquiz.engine.answers.kinds import Answer, Mistake, MistakeValue, SingleAnswer
+from attnquiz.engine.answers.kinds import Answer, Mistake, SingleAnswer
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY
+from attnquiz.engine.answers.values import MistakeValue
 from attnquiz.engine.markup import tex as markup
 
 Status = Literal["correct", "partial", "wrong", "invalid", "unscored"]

@@ -9,15 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.kinds import (
-    IntegerAnswer,
-    Part,
-    PartsAnswer,
-    ShapeAnswer,
-    SingleAnswer,
-    Tolerance,
-    format_value,
-)
+from attnquiz.engine.answers.kinds import IntegerAnswer, Part, PartsAnswer, ShapeAnswer, SingleAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import format_value
 from attnquiz.engine.grading.outcome import PLAIN_WRONG, Grade, PartGrade, Status, status_of
 from attnquiz.engine.grading.single import answer_value, grade_single, read_value
 

@@ -9,7 +9,6 @@ from typing import Any
 from attnquiz.engine.answers import parse
 from attnquiz.engine.answers.kinds import (
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
@@ -18,6 +17,7 @@ from attnquiz.engine.answers.kinds import (
     SingleAnswer,
     VectorAnswer,
 )
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.grading.choices import grade_choice
 from attnquiz.engine.grading.formulas import grade_expression
 from attnquiz.engine.grading.numbers import grade_number

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from attnquiz.engine.answers import parse
-from attnquiz.engine.answers.kinds import MatrixAnswer, Mistake, Tolerance, VectorAnswer
+from attnquiz.engine.answers.kinds import MatrixAnswer, Mistake, VectorAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.grading.numbers import exactly, near, resolved, too_coarse
 from attnquiz.engine.grading.outcome import (
     PRECISION,

@@ -201,7 +201,7 @@ def test_the_contract_keys() -> None:
     ],
 )
 def test_a_number_grid_holds_its_answer_written_as_the_key_writes_it(value: float, tolerance: str) -> None:
-    from attnquiz.engine.answers.kinds import Tolerance
+    from attnquiz.engine.answers.tolerance import Tolerance
     from attnquiz.engine.grading.grade import grade_answer
 
     tol = {

@@ -15,13 +15,11 @@ from attnquiz.engine.answers.kinds import (
     NumericAnswer,
     Option,
     ShapeAnswer,
-    Tolerance,
     VectorAnswer,
     answer_json,
-    format_number,
-    format_value,
-    normalise_value,
 )
+from attnquiz.engine.answers.tolerance import Tolerance, format_number
+from attnquiz.engine.answers.values import format_value, normalise_value
 
 TWO_TANH_2 = 2 * math.tanh(2)  # 1.92806..., the notes' Q13 score
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_formulas, read_shapes
 from attnquiz.engine.answers.kinds import ExpressionAnswer, ShapeAnswer, symbols
 from attnquiz.engine.bank.finding import load
 from attnquiz.engine.classwork.grading import grade_text
@@ -29,11 +29,11 @@ SEED = 7
 def test_a_shape_with_semicolons_between_its_dimensions_is_read(
     response: str, dims: tuple[object, ...]
 ) -> None:
-    assert parse.shape(response) == dims
+    assert read_shapes.shape(response) == dims
 
 
 def test_a_matrix_typed_for_a_shape_is_still_refused() -> None:
-    assert isinstance(parse.shape("[1, 2; 3, 4]"), parse.Invalid)
+    assert isinstance(read_shapes.shape("[1, 2; 3, 4]"), parse.Invalid)
 
 
 def test_a_semicolon_answers_file_grades_shapes_written_with_semicolons() -> None:
@@ -64,13 +64,13 @@ def test_a_semicolon_answers_file_grades_shapes_written_with_semicolons() -> Non
 def test_an_unknown_name_of_the_same_stem_gets_a_did_you_mean(
     names: tuple[str, ...], typed: str, meant: str
 ) -> None:
-    found = parse.formula(f"2*{typed}", names)
+    found = read_formulas.formula(f"2*{typed}", names)
     assert isinstance(found, parse.Invalid)
     assert f"Did you mean {meant}?" in found.reason
 
 
 def test_an_unrelated_name_gets_no_guess() -> None:
-    found = parse.formula("2*x", ("d", "n"))
+    found = read_formulas.formula("2*x", ("d", "n"))
     assert isinstance(found, parse.Invalid)
     assert "Did you mean" not in found.reason
 
@@ -95,10 +95,10 @@ def test_formula_help_and_examples_use_the_item_s_own_symbols(value: str, names:
         assert "3d," not in text
     # Every example the help text gives is a formula the grader reads in these symbols.
     examples = [
-        parse.example_formula(names),
+        read_formulas.example_formula(names),
         f"3*{names[0]}",
         f"{names[0]}**2",
         f"{names[-1]}/(2*{names[0]})",
     ]
     for example in examples:
-        assert not isinstance(parse.formula(example, names), parse.Invalid), example
+        assert not isinstance(read_formulas.formula(example, names), parse.Invalid), example

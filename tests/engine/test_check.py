@@ -19,7 +19,9 @@ PLUGIN = '''
 
 import numpy as np
 
-from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option
+
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine.answers.kinds import NumericAnswer, Tolerance
+from attnquiz.engine.answers.kinds import NumericAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.export.figures import markdown as figure_markdown
 from attnquiz.engine.export.figures import svg as figure_svg
 from attnquiz.engine.export.figures import text as figure_text

@@ -13,8 +13,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from attnquiz.engine.answers import parse, symbolic
-from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers import formula_tree, read_formulas, symbolic
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake, ShapeAnswer, symbols
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.generators import formulas
 from attnquiz.engine.grading.grade import grade, grade_answer
@@ -126,9 +127,9 @@ def test_a_quotient_is_compared_exactly_and_a_zero_denominator_is_never_a_match(
 
 
 def test_the_tree_is_built_by_quiz_s_reader_and_sympy_only_sees_the_tree() -> None:
-    tree = parse.formula("d(12d + 13)", ("d",))
+    tree = read_formulas.formula("d(12d + 13)", ("d",))
     assert isinstance(tree, tuple)
-    assert parse.formula_text(tree) == "d*(12*d + 13)"
+    assert formula_tree.formula_text(tree) == "d*(12*d + 13)"
     built = symbolic.to_sympy(tree)
     import sympy
 

@@ -27,8 +27,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine.answers import parse, symbolic
-from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, Mistake
+from attnquiz.engine.answers import formula_tree, parse, read_formulas, symbolic
+from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.bank.loader import load_bank_text
@@ -130,12 +131,12 @@ def test_every_accepted_formula_has_a_bounded_cost() -> None:
         "1/(" * 20 + "d" + ")" * 20,
     ]
     for text in heavy:
-        tree = parse.formula(text, ("d",))
+        tree = read_formulas.formula(text, ("d",))
         assert not isinstance(tree, parse.Invalid), (text[:40], tree)
-        cost = parse.formula_cost(tree)
-        assert max(cost.top_bits, cost.bottom_bits) <= parse.MAX_FORMULA_BITS
-        assert cost.work <= parse.MAX_FORMULA_WORK
-        assert cost.poly_degree <= parse.MAX_FORMULA_POLY_DEGREE
+        cost = formula_tree.formula_cost(tree)
+        assert max(cost.top_bits, cost.bottom_bits) <= formula_tree.MAX_FORMULA_BITS
+        assert cost.work <= formula_tree.MAX_FORMULA_WORK
+        assert cost.poly_degree <= formula_tree.MAX_FORMULA_POLY_DEGREE
         # The bound holds for the numbers actually computed, at every point of the comparison.
         for k in range(symbolic.MAX_POINTS):
             value = symbolic._value(tree, k)
@@ -241,8 +242,8 @@ def test_a_symbol_like_e1_turns_exponents_off_too() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def tree(text: str, symbols: tuple[str, ...] = ("d",)) -> parse.Tree:
-    found = parse.formula(text, symbols)
+def tree(text: str, symbols: tuple[str, ...] = ("d",)) -> formula_tree.Tree:
+    found = read_formulas.formula(text, symbols)
     assert not isinstance(found, parse.Invalid), (text, found)
     return found
 
@@ -320,8 +321,8 @@ def rational_functions(draw: st.DrawFn, depth: int = 3) -> str:
 def test_verdicts_agree_with_sympy(a_text: str, b_text: str) -> None:
     import sympy
 
-    a = parse.formula(a_text, LETTERS)
-    b = parse.formula(b_text, LETTERS)
+    a = read_formulas.formula(a_text, LETTERS)
+    b = read_formulas.formula(b_text, LETTERS)
     if isinstance(a, parse.Invalid) or isinstance(b, parse.Invalid):
         return
     defined_a = any(symbolic._value(a, k) is not None for k in range(symbolic.MAX_POINTS))
@@ -331,11 +332,11 @@ def test_verdicts_agree_with_sympy(a_text: str, b_text: str) -> None:
     expected = sympy.cancel(symbolic.to_sympy(a) - symbolic.to_sympy(b)) == 0
     assert symbolic.equivalent(a, b) == expected, (a_text, b_text)
     # The same function as sympy writes it, expanded and over one denominator: equal.
-    rewritten = parse.formula(str(sympy.cancel(symbolic.to_sympy(a))), LETTERS)
+    rewritten = read_formulas.formula(str(sympy.cancel(symbolic.to_sympy(a))), LETTERS)
     if not isinstance(rewritten, parse.Invalid):
         assert symbolic.equivalent(a, rewritten), (a_text, str(sympy.cancel(symbolic.to_sympy(a))))
     # A form and itself plus a small change: never equal.
-    changed = parse.formula(f"({b_text}) + a*b*c/7", LETTERS)
+    changed = read_formulas.formula(f"({b_text}) + a*b*c/7", LETTERS)
     if not isinstance(changed, parse.Invalid):
         assert not symbolic.equivalent(b, changed)
 

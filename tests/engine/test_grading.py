@@ -16,10 +16,10 @@ from attnquiz.engine.answers.kinds import (
     Option,
     Scoring,
     ShapeAnswer,
-    Tolerance,
     VectorAnswer,
 )
 from attnquiz.engine.answers.rounding import rounded_early
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.grading.choices import choice_score
 from attnquiz.engine.grading.grade import grade, grade_answer
 from attnquiz.engine.grading.outcome import GENERIC_TAGS, Grade

@@ -9,19 +9,26 @@ from fractions import Fraction
 
 import pytest
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import (
+    parse,
+    read_choices,
+    read_formulas,
+    read_matrices,
+    read_numbers,
+    read_shapes,
+)
 from attnquiz.engine.answers.parse import Invalid, Number
 from attnquiz.engine.markup import markdown as md
 
 
 def read(text: str, *, allow_percent: bool = False) -> Number:
-    result = parse.number(text, allow_percent=allow_percent)
+    result = read_numbers.number(text, allow_percent=allow_percent)
     assert isinstance(result, Number), result
     return result
 
 
 def refused(text: str, *, allow_percent: bool = False) -> Invalid:
-    result = parse.number(text, allow_percent=allow_percent)
+    result = read_numbers.number(text, allow_percent=allow_percent)
     assert isinstance(result, Invalid), result
     md.check(result.reason)
     return result
@@ -246,8 +253,8 @@ def test_malformed_and_extreme_numbers_are_invalid_with_a_reason(text: str, word
 
 @pytest.mark.parametrize("text", [".5.", ".9.9", "[.5., 1]", "pi/1e-400", "1e-999999", "1e5.5"])
 def test_malformed_numbers_are_invalid_in_every_reader(text: str) -> None:
-    assert isinstance(parse.structure(text), Invalid)
-    assert isinstance(parse.shape(text), Invalid)
+    assert isinstance(read_matrices.structure(text), Invalid)
+    assert isinstance(read_shapes.shape(text), Invalid)
 
 
 def test_tiny_and_huge_literals_within_the_float_range_are_read() -> None:
@@ -295,8 +302,8 @@ def test_only_digits_and_fullwidth_ascii_are_folded() -> None:
     assert read("768²").value == 589824
     assert "U+2460" in refused("①").reason  # circled digit one: a number form, not a decimal digit
     assert "U+2082" in refused("1₂").reason  # subscript two
-    assert isinstance(parse.structure("[١, ٢]"), tuple)
-    assert parse.letters("Ａ，Ｃ", "ABCD", multiple=True) == frozenset("AC")
+    assert isinstance(read_matrices.structure("[١, ٢]"), tuple)
+    assert read_choices.letters("Ａ，Ｃ", "ABCD", multiple=True) == frozenset("AC")
 
 
 def test_limits_refuse_hostile_input_before_any_work() -> None:
@@ -376,7 +383,7 @@ def values(result: parse.Structure | Invalid) -> object:
     ],
 )
 def test_vectors_and_matrices_are_read(text: str, expected: object) -> None:
-    found = values(parse.structure(text))
+    found = values(read_matrices.structure(text))
     if isinstance(expected, list) and expected and isinstance(expected[0], list):
         assert isinstance(found, list)
         assert len(found) == len(expected)
@@ -407,14 +414,14 @@ def test_vectors_and_matrices_are_read(text: str, expected: object) -> None:
     ],
 )
 def test_unreadable_lists_are_invalid(text: str, words: str) -> None:
-    result = parse.structure(text)
+    result = read_matrices.structure(text)
     assert isinstance(result, Invalid), result
     assert words in result.reason
     md.check(result.reason)
 
 
 def test_ragged_rows_are_echoed() -> None:
-    result = parse.structure("[[1, 2], [3]]")
+    result = read_matrices.structure("[[1, 2], [3]]")
     assert isinstance(result, Invalid)
     assert result.read_as == "[[1, 2], [3]]"
 
@@ -447,7 +454,7 @@ def test_ragged_rows_are_echoed() -> None:
     ],
 )
 def test_shapes_are_read(text: str, dims: tuple[object, ...]) -> None:
-    assert parse.shape(text) == dims
+    assert read_shapes.shape(text) == dims
 
 
 @pytest.mark.parametrize(
@@ -464,17 +471,17 @@ def test_shapes_are_read(text: str, dims: tuple[object, ...]) -> None:
     ],
 )
 def test_unreadable_shapes_are_invalid(text: str, words: str) -> None:
-    result = parse.shape(text)
+    result = read_shapes.shape(text)
     assert isinstance(result, Invalid), result
     assert words in result.reason
     md.check(result.reason)
 
 
 def test_symbol_names_compare_without_subscript_marks_but_with_case() -> None:
-    assert parse.canonical_symbol("d_model") == parse.canonical_symbol("dmodel")
-    assert parse.canonical_symbol("d_{model}") == parse.canonical_symbol("d_model")
-    assert parse.canonical_symbol("T") != parse.canonical_symbol("t")
-    assert parse.canonical_symbol("d") != parse.canonical_symbol("d_model")
+    assert read_shapes.canonical_symbol("d_model") == read_shapes.canonical_symbol("dmodel")
+    assert read_shapes.canonical_symbol("d_{model}") == read_shapes.canonical_symbol("d_model")
+    assert read_shapes.canonical_symbol("T") != read_shapes.canonical_symbol("t")
+    assert read_shapes.canonical_symbol("d") != read_shapes.canonical_symbol("d_model")
 
 
 # -- letters -------------------------------------------------------------------------------------
@@ -501,7 +508,7 @@ def test_symbol_names_compare_without_subscript_marks_but_with_case() -> None:
     ],
 )
 def test_letters_are_read(text: str, chosen: str) -> None:
-    assert parse.letters(text, "ABCD", multiple=True) == frozenset(chosen)
+    assert read_choices.letters(text, "ABCD", multiple=True) == frozenset(chosen)
 
 
 @pytest.mark.parametrize(
@@ -519,15 +526,15 @@ def test_letters_are_read(text: str, chosen: str) -> None:
     ],
 )
 def test_unreadable_letters_are_invalid(text: str, words: str) -> None:
-    result = parse.letters(text, "ABCD", multiple=True)
+    result = read_choices.letters(text, "ABCD", multiple=True)
     assert isinstance(result, Invalid), result
     assert words in result.reason
     md.check(result.reason)
 
 
 def test_a_single_choice_takes_exactly_one_letter() -> None:
-    assert parse.letters("b", "ABCD", multiple=False) == frozenset("B")
-    result = parse.letters("A, B", "ABCD", multiple=False)
+    assert read_choices.letters("b", "ABCD", multiple=False) == frozenset("B")
+    result = read_choices.letters("A, B", "ABCD", multiple=False)
     assert isinstance(result, Invalid)
     assert "one option only" in result.reason
     assert result.read_as == "A, B"
@@ -545,20 +552,20 @@ def test_readings_are_remembered_but_never_a_text_too_long_to_read() -> None:
     # of a hundred kilobytes, refused unread, must not stay in memory: 40 of them leave it flat.
     import tracemalloc
 
-    from attnquiz.engine.answers import parse
+    from attnquiz.engine.answers import parse, read_choices, read_matrices, read_numbers, read_shapes
 
-    assert parse.number("0.25") == parse.number("0.25")
-    assert parse.formula("2 d^2", ("d",)) == parse.formula("2 d^2", ("d",))
+    assert read_numbers.number("0.25") == read_numbers.number("0.25")
+    assert read_formulas.formula("2 d^2", ("d",)) == read_formulas.formula("2 d^2", ("d",))
     tracemalloc.start()
     try:
         before, _ = tracemalloc.get_traced_memory()
         for n in range(40):
             text = f"{n}" + "1" * 100_000
-            assert isinstance(parse.number(text), parse.Invalid)
-            assert isinstance(parse.structure(text), parse.Invalid)
-            assert isinstance(parse.shape(text), parse.Invalid)
-            assert isinstance(parse.letters(text, "ABCD", multiple=True), parse.Invalid)
-            assert isinstance(parse.formula(text, ("d",)), parse.Invalid)
+            assert isinstance(read_numbers.number(text), parse.Invalid)
+            assert isinstance(read_matrices.structure(text), parse.Invalid)
+            assert isinstance(read_shapes.shape(text), parse.Invalid)
+            assert isinstance(read_choices.letters(text, "ABCD", multiple=True), parse.Invalid)
+            assert isinstance(read_formulas.formula(text, ("d",)), parse.Invalid)
         after, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

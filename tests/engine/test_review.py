@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fsrs import Rating, Scheduler, State
 
-from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.grading.grade import grade_answer

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from attnquiz.engine.answers.kinds import Tolerance
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY, rounded_early
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.grading.outcome import GENERIC_TAGS

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from attnquiz.engine.answers.kinds import Tolerance
+from attnquiz.engine.answers.tolerance import Tolerance
 from tests.engine.tolerance_corpus import build
 
 ROOT = Path(__file__).resolve().parents[2]

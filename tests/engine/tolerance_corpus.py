@@ -16,14 +16,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
-from attnquiz.engine.answers.kinds import (
-    MatrixAnswer,
-    NumericAnswer,
-    PartsAnswer,
-    SingleAnswer,
-    Tolerance,
-    VectorAnswer,
-)
+from attnquiz.engine.answers.kinds import MatrixAnswer, NumericAnswer, PartsAnswer, SingleAnswer, VectorAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank.finding import load
 from attnquiz.engine.grading.grade import grade_answer
 

@@ -51,14 +51,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import read_formulas
 from attnquiz.engine.answers.carry import rounded_chain
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     CodeAnswer,
     ExplainAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
@@ -67,9 +66,10 @@ from attnquiz.engine.answers.kinds import (
     PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.variant import Question
 
@@ -287,7 +287,7 @@ def asked(answer: SingleAnswer) -> str:
     """What to enter in a part's blank(s), phrased for an LMS form."""
     if isinstance(answer, ExpressionAnswer):
         names = ", ".join(answer.symbols)
-        example = parse.example_formula(answer.symbols)
+        example = read_formulas.example_formula(answer.symbols)
         return f"Give a formula in {names}, e.g. {example} (use * for products, ^ for powers)."
     return lms.instructions(answer)
 

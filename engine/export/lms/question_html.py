@@ -27,8 +27,8 @@ from attnquiz.engine.answers.kinds import (
     MatrixAnswer,
     NumericAnswer,
     ShapeAnswer,
-    Tolerance,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import images
 from attnquiz.engine.export.figures import table as figure_table
 from attnquiz.engine.export.text.html import table_html
@@ -531,10 +531,10 @@ def dimension_spellings(name: str) -> tuple[str, ...]:
     lists what quiz accepts: ``d_v``, ``dv``, ``d_{v}``, ``dᵥ``, ``d_\\text{v}``, ... Candidates
     are the usual plain, TeX and Unicode forms of a subscript; the reader decides which count.
     """
-    from attnquiz.engine.answers import parse
+    from attnquiz.engine.answers import read_shapes
 
-    canonical = parse.canonical_symbol(name)
-    plain = parse.spell_dimensions(name)
+    canonical = read_shapes.canonical_symbol(name)
+    plain = read_shapes.spell_dimensions(name)
     base, _, sub = plain.partition("_")
     candidates = [name, plain, canonical]
     if base and sub:
@@ -544,12 +544,12 @@ def dimension_spellings(name: str) -> tuple[str, ...]:
             candidates.append(base + small)
 
     def read_as_name(text: str) -> bool:
-        dims = parse.shape(f"[{text}]")
+        dims = read_shapes.shape(f"[{text}]")
         return (
             isinstance(dims, tuple)
             and len(dims) == 1
             and isinstance(dims[0], str)
-            and parse.canonical_symbol(dims[0]) == canonical
+            and read_shapes.canonical_symbol(dims[0]) == canonical
         )
 
     return tuple(c for c in dict.fromkeys(candidates) if read_as_name(c))

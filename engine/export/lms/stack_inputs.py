@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     Mistake,
@@ -24,6 +23,7 @@ from attnquiz.engine.answers.kinds import (
     SingleAnswer,
     VectorAnswer,
 )
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.model import Group, LmsQuestion

@@ -16,7 +16,7 @@ import math
 import re
 from fractions import Fraction
 
-from attnquiz.engine.answers.kinds import Formula
+from attnquiz.engine.answers.values import Formula
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -144,7 +144,8 @@ def formula(value: Formula) -> str:
 
 
 def tree(node: tuple[object, ...]) -> str:
-    """A formula tree of `attnquiz.engine.answers.parse.formula` as Maxima (every operation parenthesised)."""
+    """A formula tree of `attnquiz.engine.answers.read_formulas.formula` as Maxima (every operation
+    parenthesised)."""
     tag = node[0]
     if tag == "num":
         value = node[1]

@@ -23,9 +23,9 @@ from attnquiz.engine.answers.kinds import (
     NumericAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.lms import stack_maxima as mx
 from attnquiz.engine.export.lms.stack_inputs import Names, Unit, fits, flat_value

@@ -17,16 +17,16 @@ from attnquiz.engine.answers.carry import rounded_chain
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
     PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.export.lms.stack_inputs import Unit, typed
 from attnquiz.engine.export.lms.stack_nodes import explained_options, listed_mistakes, mistake_notes, note
 from attnquiz.engine.export.lms.stack_prt import Chain

@@ -10,9 +10,9 @@ from attnquiz.engine.answers.kinds import (
     NumericAnswer,
     Option,
     ShapeAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code
 from attnquiz.engine.variant import Question, Variant
@@ -114,7 +114,8 @@ def sample_plan(students: int = 3) -> ClassPlan:
 def formula_questions(seed: int = 7) -> tuple[Question, ...]:
     """Formula answers as a formula item builds them, {{ }} values substituted and unsimplified:
     one on its own (with a formula mistake), and one as part (b) of a question in parts."""
-    from attnquiz.engine.answers.kinds import ExpressionAnswer, Formula, IntegerAnswer, Part, PartsAnswer
+    from attnquiz.engine.answers.kinds import ExpressionAnswer, IntegerAnswer, Part, PartsAnswer
+    from attnquiz.engine.answers.values import Formula
 
     tokens = 1024 + seed
     alone = Variant(

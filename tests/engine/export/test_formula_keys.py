@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from attnquiz.engine.answers import parse, symbolic
+from attnquiz.engine.answers import formula_tree, parse, read_formulas, symbolic
 from attnquiz.engine.answers.kinds import ExpressionAnswer
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.pdf import typst as ts
@@ -39,16 +39,16 @@ from .samples import formula_plan, formula_questions
     ],
 )
 def test_formulas_are_simplified_and_typeset(written: str, symbols: tuple[str, ...], expected: str) -> None:
-    tree = parse.formula(written, symbols)
+    tree = read_formulas.formula(written, symbols)
     assert not isinstance(tree, parse.Invalid)
     assert formula_tex.tex(tree) == expected
 
 
-def _rebuilt(value: formula_tex.Sum) -> parse.Tree:
+def _rebuilt(value: formula_tex.Sum) -> formula_tree.Tree:
     """The simplified form as a reader's tree again, to compare its values with the original's."""
-    terms: list[parse.Tree] = []
+    terms: list[formula_tree.Tree] = []
     for coef, factors in value:
-        product: list[parse.Tree] = [("num", coef)]
+        product: list[formula_tree.Tree] = [("num", coef)]
         for base, exponent in factors:
             inner = ("sym", base) if isinstance(base, str) else _rebuilt(base)
             product.append(("pow", inner, exponent))
@@ -68,7 +68,7 @@ def _rebuilt(value: formula_tex.Sum) -> parse.Tree:
 )
 def test_the_simplified_formula_equals_the_written_one(written: str) -> None:
     """A key never shows another value than the one graded: the checker finds them equal."""
-    tree = parse.formula(written, ("T", "d", "h", "d_k"))
+    tree = read_formulas.formula(written, ("T", "d", "h", "d_k"))
     assert not isinstance(tree, parse.Invalid)
     again = _rebuilt(formula_tex.simplify(tree))
     assert symbolic.equivalent(tree, again)

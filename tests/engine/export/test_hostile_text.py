@@ -12,7 +12,8 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, Option, ShapeAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, Option, ShapeAnswer, VectorAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.export.lms import moodle, qti
 from attnquiz.engine.export.lms import question_html as lms
 from attnquiz.engine.export.text import html, markdown

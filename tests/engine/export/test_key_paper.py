@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnquiz.engine.answers.kinds import MatrixAnswer, NumericAnswer, Tolerance, VectorAnswer
+from attnquiz.engine.answers.kinds import MatrixAnswer, NumericAnswer, VectorAnswer
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.export.pdf import typst as ts
 from attnquiz.engine.plan.class_plan import ClassPlan, Sheet
 from attnquiz.engine.seeding import variant_code

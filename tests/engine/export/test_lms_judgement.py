@@ -27,9 +27,9 @@ from attnquiz.engine.answers.kinds import (
     Option,
     Part,
     PartsAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle, qti

@@ -7,7 +7,8 @@ from functools import cache
 
 import pytest
 
-from attnquiz.engine.answers.kinds import PartsAnswer, values_close
+from attnquiz.engine.answers.kinds import PartsAnswer
+from attnquiz.engine.answers.values import values_close
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.plan.class_plan import ClassPlan, plan_class

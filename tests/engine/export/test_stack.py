@@ -18,9 +18,9 @@ from attnquiz.engine.answers.kinds import (
     Mistake,
     NumericAnswer,
     PartsAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import moodle, stack, stack_inputs

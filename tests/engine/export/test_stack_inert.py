@@ -13,7 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option, Tolerance
+from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake, NumericAnswer, Option
+from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import stack
 from attnquiz.engine.plan.class_plan import plan_class

@@ -24,16 +24,16 @@ from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,
     ExplainAnswer,
     ExpressionAnswer,
-    Formula,
     IntegerAnswer,
     MatrixAnswer,
     NumericAnswer,
     PartsAnswer,
     ShapeAnswer,
     SingleAnswer,
-    Tolerance,
     VectorAnswer,
 )
+from attnquiz.engine.answers.tolerance import Tolerance
+from attnquiz.engine.answers.values import Formula
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.lms import model as lms_model
 from attnquiz.engine.export.lms import stack, stack_inputs, stack_nodes

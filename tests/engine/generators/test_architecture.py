@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attnquiz.engine import numerics
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_numbers, read_shapes
 from attnquiz.engine.answers.kinds import IntegerAnswer, NumericAnswer, ShapeAnswer, VectorAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank, BankItem, NoOriginalError
@@ -136,12 +136,12 @@ def test_original_formatted_answers_read_back_as_the_answer(bank: Bank) -> None:
     assert bank.get("w-o-params").original().answer.format() == "589,824"
     for item_id in ("w-o-params", "encoder-layer-params", "n-layer-params", "padded-batch-volume"):
         answer = bank.get(item_id).original().answer
-        read = parse.number(answer.format())
+        read = read_numbers.number(answer.format())
         assert isinstance(read, parse.Number)
         assert answer.matches(read.value)
     for item_id in ("concat-width", "encoder-output-shape", "mha-head-shapes"):
         answer = bank.get(item_id).original().answer
-        dims = parse.shape(answer.format())
+        dims = read_shapes.shape(answer.format())
         assert not isinstance(dims, parse.Invalid)
         assert answer.matches(dims)
 
