@@ -424,15 +424,15 @@ def _reading(expected: Any, response: str) -> tuple[str, str]:
     """How ``response`` is read as an answer of ``expected``'s kind, and why it cannot be, if it
     cannot: a formula by the parser alone (nothing is compared with the answer), any other kind by
     the grader, of which only the reading is kept (never whether it is right)."""
-    from attnquiz.engine.answers import parse
+    from attnquiz.engine.answers import formula_tree, parse, read_formulas
     from attnquiz.engine.answers.kinds import ExpressionAnswer
     from attnquiz.engine.grading.grade import grade_answer
 
     if isinstance(expected, ExpressionAnswer):
-        tree = parse.formula(response, expected.symbols)
+        tree = read_formulas.formula(response, expected.symbols)
         if isinstance(tree, parse.Invalid):
             return tree.read_as, tree.reason
-        return parse.formula_text(tree), ""
+        return formula_tree.formula_text(tree), ""
     graded = grade_answer(expected, response)
     if graded.status == "invalid":
         return graded.read_as, graded.feedback.splitlines()[0] if graded.feedback else "It cannot be read."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_choices
 from attnquiz.engine.answers.kinds import ChoiceAnswer, Mistake
 from attnquiz.engine.grading.outcome import Grade, Status, correct, invalid
 
@@ -38,7 +38,7 @@ def choice_score(answer: ChoiceAnswer, selected: frozenset[str]) -> float:
 
 def grade_choice(answer: ChoiceAnswer, response: str, mistakes: Sequence[Mistake]) -> Grade:
     """Grade a single or multiple choice: partial when the score is strictly between 0 and 1."""
-    selected = parse.letters(response, answer.letters, multiple=answer.multiple)
+    selected = read_choices.letters(response, answer.letters, multiple=answer.multiple)
     if isinstance(selected, parse.Invalid):
         return invalid(answer, selected.reason, selected.read_as)
     read = ", ".join(sorted(selected))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_numbers
 from attnquiz.engine.answers.kinds import IntegerAnswer, Mistake, NumericAnswer
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY
 from attnquiz.engine.answers.tolerance import Tolerance
@@ -153,7 +153,7 @@ def grade_number(answer: NumericAnswer | IntegerAnswer, response: str, mistakes:
     digits, a generic slip (a sign, a power of ten, a percentage) or plainly wrong; a count that is not
     a whole number is invalid."""
     allow_percent = isinstance(answer, NumericAnswer) and answer.allow_percent
-    value = parse.number(response, allow_percent=allow_percent)
+    value = read_numbers.number(response, allow_percent=allow_percent)
     if isinstance(value, parse.Invalid):
         return invalid(answer, value.reason, value.read_as)
     read = value.echo()

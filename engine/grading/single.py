@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import (
+    formula_tree,
+    parse,
+    read_choices,
+    read_formulas,
+    read_matrices,
+    read_numbers,
+    read_shapes,
+)
 from attnquiz.engine.answers.kinds import (
     ExpressionAnswer,
     IntegerAnswer,
@@ -68,12 +76,12 @@ def answer_value(answer: SingleAnswer) -> Any:
 def read_value(answer: SingleAnswer, response: str) -> Any:
     """The value a response was read as, in the answer's kind (None where it cannot be read)."""
     if isinstance(answer, NumericAnswer | IntegerAnswer):
-        number = parse.number(
+        number = read_numbers.number(
             response, allow_percent=isinstance(answer, NumericAnswer) and answer.allow_percent
         )
         return None if isinstance(number, parse.Invalid) else number.value
     if isinstance(answer, VectorAnswer | MatrixAnswer):
-        found = parse.structure(response)
+        found = read_matrices.structure(response)
         if isinstance(found, parse.Invalid):
             return None
         if isinstance(found, parse.Number):
@@ -88,12 +96,12 @@ def read_value(answer: SingleAnswer, response: str) -> Any:
             return None
         return tuple(tuple(v.value for v in row) for row in matrix)
     if isinstance(answer, ShapeAnswer):
-        found_shape = parse.shape(response)
+        found_shape = read_shapes.shape(response)
         return None if isinstance(found_shape, parse.Invalid) else found_shape
     if isinstance(answer, ExpressionAnswer):
-        tree = parse.formula(response, answer.symbols)
-        return None if isinstance(tree, parse.Invalid) else Formula(parse.formula_text(tree), tree)
-    letters = parse.letters(response, answer.letters, multiple=answer.multiple)
+        tree = read_formulas.formula(response, answer.symbols)
+        return None if isinstance(tree, parse.Invalid) else Formula(formula_tree.formula_text(tree), tree)
+    letters = read_choices.letters(response, answer.letters, multiple=answer.multiple)
     return None if isinstance(letters, parse.Invalid) else letters
 
 

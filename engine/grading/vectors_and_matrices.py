@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from attnquiz.engine.answers import parse
+from attnquiz.engine.answers import parse, read_matrices
 from attnquiz.engine.answers.kinds import MatrixAnswer, Mistake, VectorAnswer
 from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.grading.numbers import exactly, near, resolved, too_coarse
@@ -64,7 +64,7 @@ def grade_vector(
 ) -> Grade:
     """Grade a vector: a single row or column of a matrix is one too. ``alternatives``: other
     answers the entries may agree with (see `attnquiz.engine.grading.grade.grade_answer`)."""
-    found = parse.structure(response)
+    found = read_matrices.structure(response)
     n = len(answer.values)
     if isinstance(found, parse.Invalid):
         return invalid(answer, found.reason, found.read_as)
@@ -153,7 +153,7 @@ def grade_matrix(
 ) -> Grade:
     """Grade a matrix: a flat list is one when the matrix is a single row or column. ``alternatives``:
     other answers the entries may agree with (see `attnquiz.engine.grading.grade.grade_answer`)."""
-    found = parse.structure(response)
+    found = read_matrices.structure(response)
     r, c = answer.shape
     if isinstance(found, parse.Invalid):
         return invalid(answer, found.reason, found.read_as)
