@@ -175,7 +175,9 @@ def broken_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         encoding="utf-8",
     )
     drawing = package / "engine" / "markup" / "tex.py"
-    drawing.write_text(drawing.read_text(encoding="utf-8") + "\nimport rich  # noqa: E402\n", encoding="utf-8")
+    drawing.write_text(
+        drawing.read_text(encoding="utf-8") + "\nimport rich  # noqa: E402\n", encoding="utf-8"
+    )
     writer = package / "engine" / "export" / "lms" / "moodle.py"
     writer.write_text(
         writer.read_text(encoding="utf-8")
