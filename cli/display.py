@@ -150,6 +150,7 @@ def item_table(title: str, rows: list[dict[str, Any]]) -> None:
         console.print(Text.assemble((topic, "bold cyan"), (f"  ({len(members)})", "dim")))
         for row in members:
             source = row["source"] + ("" if row["original"] else f"{NBSP}*")
+            source += f"{NBSP}†" if row.get("unavailable") else ""
             line = Text.assemble(
                 "  ", (row["id"].ljust(id_width), "bold"), "  ", row["kind"].ljust(kind_width), "  "
             )
@@ -161,6 +162,9 @@ def item_table(title: str, rows: list[dict[str, Any]]) -> None:
     if not all(row["original"] for row in rows):
         console.print()
         put(console, "* no --original: the notes give no fixed statement or numbers to rebuild", style="dim")
+    for reason in dict.fromkeys(row["unavailable"] for row in rows if row.get("unavailable")):
+        console.print()
+        put(console, f"† not offered by quiz run: {reason}", style="yellow")
 
 
 def variant_label(question: Question, *, seed: bool = True) -> str:

@@ -23,6 +23,7 @@ def list_command(
     """
     from attnquiz import display
     from attnquiz.engine.bank import finding as banks
+    from attnquiz.engine.extras import unavailable
 
     if bank is None:
         from attnquiz.authoring import list_banks
@@ -41,6 +42,9 @@ def list_command(
             "kind": display.kind_name(item.kind, multiple=item.multiple),
             "original": item.original,
             "summary": item.summary,
+            "requires": item.requires.split(",") if item.requires else [],
+            # "" where it can run; else why `quiz run` does not offer it (PyTorch not installed)
+            "unavailable": unavailable(item.requires.split(",")) if item.requires else "",
         }
         for item in listed.items
     ]

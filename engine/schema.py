@@ -177,6 +177,11 @@ class GeneratorItem(StrictModel):
         description="Scoring of a multiple-select item: net (default), all-or-nothing or each-answer.",
     )
     tags: list[str] = Field(default_factory=list, description="Free labels for selecting items.")
+    requires: list[Literal["torch"]] = Field(
+        default_factory=list,
+        description="Optional packages its answers need (torch: PyTorch). Where one is not installed the "
+        "item is listed, but practice does not offer it and its code is not run.",
+    )
     note: Notes = Field(default=(), description=NOTE_DESCRIPTION)
 
 

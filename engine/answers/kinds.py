@@ -644,7 +644,8 @@ class CodeAnswer:
     ``task`` names the code task (`attnquiz.engine.code.tasks`): its reference and its mutants (the
     named mistakes) live there, as code, never as typed answers. ``draw`` seeds the test inputs (the
     example shown and the hidden ones), so the variant's seed rebuilds every test. ``reference`` is
-    the reference's source, shown by the key; ``stub`` is what the student starts from.
+    the reference's source, shown by the key; ``stub`` is what the student starts from. ``what`` and
+    ``library`` say what is written: a NumPy function, or a PyTorch class.
     """
 
     kind: ClassVar[str] = "code"
@@ -655,6 +656,8 @@ class CodeAnswer:
     reference: str
     draw: int
     tolerance: Tolerance = CODE_TOLERANCE
+    what: str = "function"
+    library: str = "NumPy"
 
     @property
     def value(self) -> str:
@@ -668,13 +671,13 @@ class CodeAnswer:
     def format(self) -> str:
         """The answer as a key names it in a line: the function (its source is the worked solution,
         which the key prints as code)."""
-        return f"a function {self.signature}: see the reference solution"
+        return f"a {self.what} {self.signature}: see the reference solution"
 
     def instructions(self) -> str:
         """What the student does."""
         return (
-            f"Write {self.signature} in Python with NumPy, starting from the stub. It runs in a sandbox on "
-            "the example and on hidden tests; outputs count as equal within a relative 1e-4."
+            f"Write {self.signature} in Python with {self.library}, starting from the stub. It runs in a "
+            "sandbox on the example and on hidden tests; outputs count as equal within a relative 1e-4."
         )
 
     def json_value(self) -> Any:

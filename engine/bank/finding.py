@@ -213,7 +213,7 @@ def _load_file(path: Path, resolved: Path, *, plugins: bool, data: bytes | None 
 # The listing index (what `quiz list BANK` prints, without numpy, pydantic or yaml)
 # ---------------------------------------------------------------------------------------------
 
-LISTING_FORMAT = 1
+LISTING_FORMAT = 2
 """Bumped whenever what a listing index holds changes shape."""
 LISTING_SUFFIX = ".listing.json"
 MAX_LISTING_BYTES = 4 * MAX_BANK_BYTES
@@ -234,6 +234,10 @@ class ListedItem:
     original: bool
     """Whether the past paper's own instance can be shown (``--original``)."""
     summary: str
+    requires: str
+    """The optional packages the item needs (``torch``), comma-separated; "" for none. Whether they
+    are installed is asked when the listing is shown (`attnquiz.engine.extras`): it may change
+    while the bank does not."""
 
 
 @dataclass(frozen=True)
@@ -285,6 +289,7 @@ def bank_listing(bank: Bank) -> BankListing:
                 multiple,
                 entry.has_original,
                 entry.spec.summary,
+                ",".join(getattr(entry.item, "requires", ())),
             )
         )
     return BankListing(bank.title, tuple(items))

@@ -14,6 +14,7 @@ import numpy as np
 from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.bank import tracebacks
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
+from attnquiz.engine.extras import unavailable
 from attnquiz.engine.formula.items import Formula, FormulaError
 
 if TYPE_CHECKING:
@@ -84,6 +85,12 @@ class BankItem:
     def id(self) -> str:
         """The item's id."""
         return self.item.id
+
+    @property
+    def unavailable(self) -> str:
+        """Why this item is not offered here ("" when it is): an optional package its bank says it
+        ``requires`` (PyTorch) is not installed (`attnquiz.engine.extras`)."""
+        return unavailable(getattr(self.item, "requires", ()))
 
     @property
     def has_original(self) -> bool:

@@ -57,6 +57,7 @@ from attnquiz.engine.check.report import Failure as Failure
 from attnquiz.engine.check.report import ItemReport as ItemReport
 from attnquiz.engine.check.report import Progress as Progress
 from attnquiz.engine.errors import BankError, Issue, QuizError
+from attnquiz.engine.extras import unavailable
 from attnquiz.engine.formula.items import MAX_COMBINATIONS, Combination, Formula, FormulaError
 from attnquiz.engine.formula.values import ExpressionError
 from attnquiz.engine.markup import markdown as md
@@ -224,6 +225,11 @@ def check_item(bank: Bank, entry: BankItem, variants: int = DEFAULT_VARIANTS) ->
                 "extremes instead of trying every combination"
             )
     report.warnings.extend(_lonely_groups(entry))
+    if entry.unavailable:
+        report.warnings.append(
+            f"{entry.unavailable}: checked without running its reference in the sandbox, and not "
+            "offered by quiz run"
+        )
     report.distinct = len(distinct)
     report.failures = failures.listed()
     if report.variants > 1 and report.distinct == 1:
@@ -394,12 +400,13 @@ def _check_question(entry: BankItem, question: Question, failures: _Failures) ->
 def _check_code(answer: CodeAnswer, seed: int | None, failures: _Failures) -> None:
     """A code variant: the reference is right on its tests and each mutant is named as itself (computed
     in this process: they are quiz's code); on the first seed, the reference also runs in the sandbox
-    as a student's code does and must grade correct."""
+    as a student's code does and must grade correct, where the packages it needs are installed."""
     from attnquiz.engine.code import grading as code_grading
+    from attnquiz.engine.code.tasks import task
 
     for problem in code_grading.checked(answer):
         failures.add("code", problem, seed)
-    if seed == 0:
+    if seed == 0 and not unavailable(task(answer.task).needs):  # without PyTorch: a warning says so
         verdict = code_grading.grade_code(answer, answer.reference)
         if verdict.status != "correct":
             failures.add(

@@ -28,7 +28,9 @@ import numpy as np
 from attnquiz.engine.answers.kinds import CodeAnswer, Mistake
 from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.code.sandbox import Failure, Limits, Outcome, Returned, run
-from attnquiz.engine.code.tasks import Args, CodeTask, shapes_of, task
+from attnquiz.engine.code.task_model import Args, CodeTask, shapes_of
+from attnquiz.engine.code.tasks import task
+from attnquiz.engine.extras import unavailable
 from attnquiz.engine.markup.tex import escape_markdown
 
 MAX_SOURCE = 100_000
@@ -166,11 +168,12 @@ def _code(text: str) -> str:
 _KINDS = {"tuple": "a tuple", "array": "an array", "number": "a number", "other": "something else"}
 
 
-def _describe(got: Result, want: Result, index: int, tolerance: Tolerance) -> str:
-    """Why ``got`` is not ``want`` on test ``index``, in the course's words."""
+def _describe(got: Result, want: Result, index: int, tolerance: Tolerance, what: str = "function") -> str:
+    """Why ``got`` is not ``want`` on test ``index``, in the course's words (``what`` the student
+    wrote: a function, or a class)."""
     where = _test_name(index)
     if isinstance(got, Failure):
-        return f"On {where} your function raised {_exception_text(got)}."
+        return f"On {where} your {what} raised {_exception_text(got)}."
     if isinstance(want, Failure):  # never for a sound reference; said plainly if it were
         return f"On {where} the reference raised an error: report this question."
     if got.kind == "other":
@@ -220,7 +223,9 @@ def classify(answer: CodeAnswer, results: Sequence[Result], mistakes: Sequence[M
     score = sum(passed) / total
     read_as = f"{answer.signature}: {sum(passed)} of {total} tests pass"
     if all(passed):
-        return Verdict("correct", 1.0, f"Right: your function passes all {total} tests.", None, read_as)
+        return Verdict(
+            "correct", 1.0, f"Right: your {code_task.what} passes all {total} tests.", None, read_as
+        )
     status: Status = "partial" if score > 0 else "wrong"
     for tag, outputs in found.mutants.items():
         if all(same(got, m, tolerance, nan_equal=True) for got, m in zip(results, outputs, strict=True)):
@@ -228,10 +233,10 @@ def classify(answer: CodeAnswer, results: Sequence[Result], mistakes: Sequence[M
             feedback = f"{mistake.feedback} ({sum(passed)} of {total} tests pass.)"
             first = results[passed.index(False)]
             if isinstance(first, Failure):
-                feedback = f"Your function raised {_exception_text(first)}. {feedback}"
+                feedback = f"Your {code_task.what} raised {_exception_text(first)}. {feedback}"
             return Verdict(status, score, feedback, mistake, read_as)
     index = passed.index(False)
-    feedback = _describe(results[index], found.reference[index], index, tolerance)
+    feedback = _describe(results[index], found.reference[index], index, tolerance, code_task.what)
     feedback += f" {sum(passed)} of {total} tests pass."
     return Verdict(status, score, feedback, None, read_as)
 
@@ -244,15 +249,27 @@ def grade_code(
     answer: CodeAnswer, source: str, mistakes: Sequence[Mistake] = (), limits: Limits | None = None
 ) -> Verdict:
     """Run ``source`` in the sandbox on the variant's tests and grade what it returns."""
+    code_task = task(answer.task)
     if not source.strip():
-        return _invalid(f"Write the function `{answer.signature}` (start from the stub).")
+        return _invalid(f"Write the {code_task.what} `{answer.signature}` (start from the stub).")
+    missing = unavailable(code_task.needs)
+    if missing:
+        # Not the student's doing either: their code would fail at its first import.
+        return _invalid(f"This question {missing}: your code was not run.")
     if len(source) > MAX_SOURCE:
         return _invalid(f"The code is too long ({len(source):,} characters; the limit is {MAX_SOURCE:,}).")
     if "\x00" in source:
         return _invalid("The code holds a NUL character: save it as a plain text file.")
     found = expected(answer.task, answer.draw)
     try:
-        outcome = run(source, answer.function, found.tests, *(() if limits is None else (limits,)))
+        outcome = run(
+            source,
+            answer.function,
+            found.tests,
+            *(() if limits is None else (limits,)),
+            harness=code_task.harness,
+            preload=code_task.needs,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         # Not the student's doing: nothing is counted, and the reason is said.
         return _invalid(
@@ -275,7 +292,8 @@ def grade_outcome(answer: CodeAnswer, outcome: Outcome, mistakes: Sequence[Mista
             "wrong", 0.0, f"Your code raised {_exception_text(failure)} before any test ran.", None, ""
         )
     if outcome.missing:
-        return _invalid(f"Your code does not define `{answer.function}`: write `def {answer.signature}:`.")
+        first_line = task(answer.task).first_line
+        return _invalid(f"Your code does not define `{answer.function}`: write `{first_line}`.")
     return classify(answer, outcome.results, mistakes)
 
 

@@ -97,3 +97,17 @@ def encoder_layer_params(d_model: int, d_ff: int) -> int:
     ffn = 2 * d_model * d_ff + d_ff + d_model
     norms = 2 * 2 * d_model
     return attention + ffn + norms
+
+
+def self_attention(x: Array, W_q: Array, W_k: Array, W_v: Array, mask: Array = None) -> tuple[Array, Array]:
+    """The notes' ``SelfAttention.forward`` (Day 13 §5) in NumPy: ``x`` is (B, T, d_model), each W is
+    (d_model, d_k) with Q = x W_q; where ``mask`` is 0 a key is hidden. Returns (out, weights)."""
+    Q, K, V = x @ W_q, x @ W_k, x @ W_v
+    d_k = W_q.shape[-1]
+    scores = Q @ np.swapaxes(K, -2, -1) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask == 0, -np.inf, scores)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V, weights

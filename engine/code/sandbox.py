@@ -282,8 +282,18 @@ def run(
     function: str,
     tests: Sequence[Sequence[Any]],
     limits: Limits = DEFAULT_LIMITS,
+    *,
+    harness: str = "",
+    preload: Sequence[str] = (),
 ) -> Outcome:
-    """Run ``function`` of ``source`` on each test's arguments in a fresh sandbox; what came of it."""
+    """Run ``function`` of ``source`` on each test's arguments in a fresh sandbox; what came of it.
+
+    ``harness`` is trusted code that puts the student's code to one test instead of calling
+    ``function`` (it defines ``run(namespace, *args)``; it is compiled and its top level run before
+    the lock, where PyTorch may still read ``/proc/cpuinfo``); ``preload`` names the packages the
+    child imports while still trusted, as it does numpy. The child refuses to run if a thread other
+    than its own exists then: Landlock and seccomp bind the thread that applies them, so every
+    protection holds only for a process of one thread (hence one BLAS and OpenMP thread)."""
     namespaces = namespaces_allowed()
     box = Path(tempfile.mkdtemp(prefix="quiz-sandbox-"))
     try:
@@ -297,6 +307,8 @@ def run(
             "read": [*_read_folders(), str(CHILD)],
             "workdir": str(workdir),
             "result_fd": 0,
+            "harness": harness,
+            "preload": list(preload),
         }
         output_path = box / "output.txt"
         read_end, write_end = os.pipe()

@@ -6,75 +6,20 @@ whose outputs equal a mutant's on every test made that mistake. Each task draws 
 reference and every mutant disagree on at least one test (`quiz check` proves it over many seeds):
 shapes where a transposition would pass unnoticed are avoided, and the edge cases the notes name —
 scores large enough to overflow a naive softmax, a constant row for LayerNorm's epsilon, a fully
-masked row — are among the hidden tests.
+masked row — are among the hidden tests. The PyTorch task (a module, not a function) is in
+`attnquiz.engine.code.torch_attention`.
 """
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from attnquiz.engine.code import reference as ref
-
-Args = tuple[Any, ...]
-Draw = Callable[[np.random.Generator], Args]
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """One named mistake: the reference with it applied, and what to tell a student who makes it.
-    ``feedback`` may name an argument's shape as ``{shape:NAME}`` (the first test's)."""
-
-    tag: str
-    fn: Callable[..., Any]
-    feedback: str
-
-
-@dataclass(frozen=True)
-class CodeTask:
-    """A function to write: its name and arguments, the task in words, the reference and the mutants."""
-
-    name: str
-    function: str
-    arguments: tuple[str, ...]
-    task: str
-    reference: Callable[..., Any]
-    mutants: tuple[Mutant, ...]
-    draw: Draw
-    edges: Callable[[np.random.Generator], list[Args]]
-    hidden: int = 6
-    stub_body: str = "    ..."
-
-    @property
-    def signature(self) -> str:
-        """``attention(Q, K, V)``."""
-        return f"{self.function}({', '.join(self.arguments)})"
-
-    def stub(self) -> str:
-        """The stub the student starts from."""
-        head = next(line for line in self.source().splitlines() if line.startswith("def "))
-        return f"import numpy as np\n\n\n{head}\n{self.stub_body}\n"
-
-    def source(self) -> str:
-        """The reference's source, as the key prints it (without type hints' noise)."""
-        text = textwrap.dedent(inspect.getsource(self.reference))
-        lines = [line.split("  # noqa")[0].rstrip() for line in text.splitlines()]
-        return (
-            "import numpy as np\n\n\n"
-            + "\n".join(lines).replace(": Array", "").replace(" -> Array", "")
-            + "\n"
-        )
-
-    def tests(self, draw: int) -> list[Args]:
-        """The test inputs of a variant: the example shown (first), then the hidden ones and the edges."""
-        rng = np.random.default_rng(draw)
-        cases = [self.draw(rng) for _ in range(1 + self.hidden)]
-        return cases + self.edges(rng)
+from attnquiz.engine.code.task_model import Args, CodeTask, Mutant
+from attnquiz.engine.code.torch_attention import SELF_ATTENTION
 
 
 def _ints(rng: np.random.Generator, shape: tuple[int, ...], low: int = -3, high: int = 4) -> Any:
@@ -587,6 +532,7 @@ TASKS: dict[str, CodeTask] = {
             lambda rng: [(2, 8), (512, 2048)],
             hidden=4,
         ),
+        SELF_ATTENTION,
     )
 }
 
@@ -594,15 +540,3 @@ TASKS: dict[str, CodeTask] = {
 def task(name: str) -> CodeTask:
     """The code task called ``name``."""
     return TASKS[name]
-
-
-def shapes_of(arguments: Sequence[str], args: Args) -> dict[str, str]:
-    """Each argument's shape as the course writes it, ``(3, 2)`` (for the feedback's ``{shape:NAME}``)."""
-    found: dict[str, str] = {}
-    for name, value in zip(arguments, args, strict=False):
-        shape = getattr(value, "shape", None)
-        if shape is not None:
-            found[name.split("=")[0]] = (
-                "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
-            )
-    return found

@@ -33,6 +33,7 @@ MODULES: dict[str, str] = {
     "code_masked_softmax": "code",
     "code_merge_heads": "code",
     "code_positional_encoding": "code",
+    "code_self_attention_torch": "code",
     "code_softmax": "code",
     "code_split_heads": "code",
     "concat_shape_symbolic": "formulas",

@@ -1,4 +1,4 @@
-"""Code questions: write a NumPy function (attention, softmax, masks, heads, positions, LayerNorm, ...).
+"""Code questions: write a NumPy function (attention, softmax, masks, heads, ...) or a PyTorch module.
 
 Each generator draws one number, the seed of the variant's tests (`attnquiz.engine.code.tasks`), and
 phrases the task: the signature, the stub, the example's inputs and the answer on them. The answer is
@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from attnquiz.engine.answers.kinds import CodeAnswer, Mistake
-from attnquiz.engine.code.tasks import CodeTask, shapes_of, task
+from attnquiz.engine.code.task_model import CodeTask, shapes_of
+from attnquiz.engine.code.tasks import task
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
@@ -29,7 +30,13 @@ def _literal(value: Any, indent: int = 0) -> str:
     return repr(value)
 
 
-def _output(value: Any) -> str:
+def _output(value: Any, names: str = "") -> str:
+    """What the reference returns, as the student would print it; a tuple's values under their
+    ``names`` (``out, weights``)."""
+    if isinstance(value, tuple) and names:
+        return "\n".join(
+            f"{name} =\n{_output(item)}" for name, item in zip(names.split(", "), value, strict=True)
+        )
     if isinstance(value, np.ndarray):
         return np.array2string(
             np.asarray(value, dtype=float), separator=", ", precision=4, suppress_small=True
@@ -47,7 +54,6 @@ def code_variant(rng: np.random.Generator, name: str) -> Variant:
     draw = int(rng.integers(0, 2**62))
     example = code_task.tests(draw)[0]
     names = [a.split("=")[0] for a in code_task.arguments]
-    call = "\n".join(f"{n} = {_literal(v, len(n) + 3)}" for n, v in zip(names, example, strict=False))
     with np.errstate(all="ignore"):
         output = code_task.reference(*example)
     shapes = shapes_of(code_task.arguments, example)
@@ -58,11 +64,20 @@ def code_variant(rng: np.random.Generator, name: str) -> Variant:
         stub=code_task.stub(),
         reference=code_task.source(),
         draw=draw,
+        what=code_task.what,
+        library=code_task.library,
     )
+    if code_task.example is not None:
+        call, returned = code_task.example(example)
+        shown = f"For example,\n\n{_fence(call)}\n\ngives\n\n{_fence(_output(output, returned))}"
+    else:
+        call = "\n".join(f"{n} = {_literal(v, len(n) + 3)}" for n, v in zip(names, example, strict=False))
+        shown = (
+            f"For example, with\n\n{_fence(call)}\n\n"
+            f"`{code_task.function}({', '.join(names[: len(example)])})` returns\n\n{_fence(_output(output))}"
+        )
     prompt = (
-        f"{code_task.task}\n\nStart from this stub:\n\n{_fence(answer.stub)}\n\n"
-        f"For example, with\n\n{_fence(call)}\n\n"
-        f"`{code_task.function}({', '.join(names[: len(example)])})` returns\n\n{_fence(_output(output))}\n\n"
+        f"{code_task.task}\n\nStart from this stub:\n\n{_fence(answer.stub)}\n\n{shown}\n\n"
         "It is also run on hidden tests, including edge cases."
     )
     mistakes = []
@@ -144,3 +159,9 @@ def code_additive_scores(rng: np.random.Generator, /) -> Variant:
 def code_encoder_layer_params(rng: np.random.Generator, /) -> Variant:
     """Write a function counting one encoder layer's parameters."""
     return code_variant(rng, "encoder-layer-params")
+
+
+@generator
+def code_self_attention_torch(rng: np.random.Generator, /) -> Variant:
+    """Implement the notes' SelfAttention module in PyTorch (the Day 13 assignment)."""
+    return code_variant(rng, "self-attention-torch")

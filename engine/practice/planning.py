@@ -156,9 +156,21 @@ def plan_practice(
         pool = [e for e in pool if e.item.topic == topic]
     if items:
         chosen = [bank.get(i) for i in items]
+        for entry in chosen:
+            if entry.unavailable:  # named: said, not skipped in silence
+                raise SelectionError(f"item {entry.id!r} {entry.unavailable}")
         pool = [e for e in chosen if e in pool]
         if not pool:
             raise SelectionError(f"none of the items {', '.join(items)} is in topic {topic!r}")
+    else:
+        # An item whose optional package (PyTorch) is missing is not offered: its answers could
+        # not be run. `quiz list` and `quiz check` say which and why.
+        pool = [e for e in pool if not e.unavailable]
+        if not pool:
+            raise SelectionError(
+                f"no item of bank {bank.name!r} can run here: each needs a package that is not installed "
+                f"(quiz list {bank.name} says which)"
+            )
     if original:
         pool = [e for e in pool if e.has_original]
         if not pool:

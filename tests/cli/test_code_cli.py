@@ -138,3 +138,43 @@ def test_an_exam_takes_a_code_file_and_grades_it_at_submission(tmp_path: Path) -
     )
     assert "no-transpose" in done.stdout, done.stdout + done.stderr
     assert "Score 0 / 1" in done.stdout
+
+
+def test_list_marks_the_pytorch_item_where_pytorch_is_missing_and_run_says_why(tmp_path: Path) -> None:
+    # PyTorch made to look missing, whether or not it is installed here.
+    missing = "import attnquiz.engine.extras as e; e.installed = lambda p: False; "
+
+    def quiz(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", missing + "from attnquiz.main import main; main()", *args],
+            input="q\n",
+            capture_output=True,
+            text=True,
+            env=_env(tmp_path),
+            timeout=300,
+            check=False,
+        )
+
+    done = quiz("list", "code")
+    assert done.returncode == 0, done.stderr
+    assert "self-attention-torch" in done.stdout
+    assert "not offered by quiz run: needs PyTorch" in " ".join(done.stdout.split())
+    done = quiz("run", "code", "--item", "self-attention-torch", "--seed", "4")
+    assert done.returncode != 0
+    assert "pip install 'attnquiz[torch]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_answer_file_with_the_pytorch_class(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="PyTorch is an optional extra: pip install 'attnquiz[torch]'")
+    from attnquiz.engine.code.torch_attention import SOLUTION
+
+    right, wrong = tmp_path / "right.py", tmp_path / "wrong.py"
+    right.write_text(SOLUTION)
+    wrong.write_text(SOLUTION.replace(", dim=-1", ""))
+    item = ("code", "self-attention-torch", "--seed", "4")
+    done = _quiz(tmp_path, "answer", *item, "--file", str(right), "--json")
+    assert done.returncode == 0, done.stderr
+    assert '"status": "correct"' in done.stdout
+    done = _quiz(tmp_path, "answer", *item, "--file", str(wrong))
+    assert "mistake: softmax-over-batch" in done.stdout

@@ -334,7 +334,10 @@ def instructions(answer: Answer) -> str:
 
         return concept_instructions(answer)
     if isinstance(answer, CodeAnswer):
-        return f"Write the function {answer.signature} in Python with NumPy, starting from the stub."
+        return (
+            f"Write the {answer.what} {answer.signature} in Python with {answer.library}, starting from "
+            "the stub."
+        )
     if isinstance(answer, IntegerAnswer):
         return f"{answer.instructions()} Write it in digits, not as a calculation."
     if isinstance(answer, NumericAnswer):
