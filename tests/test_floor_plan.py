@@ -8,6 +8,7 @@ the next reader.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -72,3 +73,10 @@ def test_no_module_is_a_room_nobody_can_hold_in_their_head(folder: str) -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert big == {}
+
+
+def test_every_module_the_map_names_exists() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(engine/[\w/]+\.py)`", page))
+    assert len(named) >= 10  # the examples of "Finding a behaviour" were read
+    assert sorted(p for p in named if not (ROOT / p).is_file()) == []
