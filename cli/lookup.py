@@ -12,8 +12,8 @@ from attnquiz.common import fail, new_seed, print_json, user_errors
 @user_errors
 def list_bank(bank: str | None, as_json: bool) -> None:
     """`quiz list [BANK] [--json]`: a bank's items, or every bank found."""
-    from attnquiz import display
     from attnquiz.engine.bank import finding as banks
+    from attnquiz.wording import kind_name
 
     if bank is None:
         from attnquiz.authoring import list_banks
@@ -29,7 +29,7 @@ def list_bank(bank: str | None, as_json: bool) -> None:
             "id": item.id,
             "source": item.source,
             "topic": item.topic,
-            "kind": display.kind_name(item.kind, multiple=item.multiple),
+            "kind": kind_name(item.kind, multiple=item.multiple),
             "original": item.original,
             "summary": item.summary,
         }
@@ -38,6 +38,8 @@ def list_bank(bank: str | None, as_json: bool) -> None:
     if as_json:
         print_json(rows)
     else:
+        from attnquiz import display  # rich: only to draw
+
         display.item_table(listed.title, rows)
 
 
@@ -52,7 +54,6 @@ def show_item(
     as_json: bool,
 ) -> None:
     """`quiz show BANK ITEM`: one variant of an item (or its original) with its answer."""
-    from attnquiz import display
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.seeding import seed_from_code
 
@@ -68,4 +69,6 @@ def show_item(
     if as_json:
         print_json(question.to_json())
     else:
+        from attnquiz import display  # rich: only to draw
+
         display.show_question(question, with_answer=True, with_solution=solution)

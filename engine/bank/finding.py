@@ -41,9 +41,7 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +74,12 @@ class BankFile:
 
 def builtin_dir() -> Path:
     """The folder of the banks shipped with quiz (inside the installed package)."""
-    return Path(str(resources.files("attnquiz.questions")))
+    # The package's folder on disk, as importlib.resources.files gives it for an unzipped package
+    # (banks are read by path), without importing importlib.resources at every start.
+    from attnquiz import questions
+
+    assert questions.__file__ is not None
+    return Path(questions.__file__).parent
 
 
 def search_dirs() -> list[tuple[Path, str]]:
@@ -527,6 +530,8 @@ def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
 def _write_entry(folder: Path, target: Path, data: bytes) -> None:
     """Write ``data`` to ``target`` in ``folder`` whole or not at all, if the folder is the user's own
     (a failure costs only the speed-up, so it is not reported), then prune the folder."""
+    import tempfile  # only when an entry is written
+
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not _private_folder(folder):

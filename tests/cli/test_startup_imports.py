@@ -189,7 +189,7 @@ def test_listing_a_bank_with_a_warm_cache_needs_no_numpy_pydantic_or_yaml(tmp_pa
     uncached, _ = probe(tmp_path, "list", bank, QUIZ_NO_CACHE="1")
     assert warm.stdout == cold.stdout == uncached.stdout
     warm_json, imported = probe(tmp_path, "list", bank, "--json")
-    assert imported & {"numpy", "pydantic", "yaml"} == set()
+    assert imported & {"numpy", "pydantic", "yaml", "rich", "typer"} == set()  # rich only to draw
     uncached_json, _ = probe(tmp_path, "list", bank, "--json", QUIZ_NO_CACHE="1")
     assert json.loads(warm_json.stdout) == json.loads(uncached_json.stdout)
     assert warm_json.stdout == uncached_json.stdout
@@ -216,6 +216,22 @@ def test_an_original_shown_and_a_formula_answered_import_no_yaml_sympy_or_typst(
     assert "Correct" in done.stdout
     assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
     assert imported & (COMMAND_MODULES | WORK_MODULES | {"typer"}) == {"attnquiz.answer"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "week1", "additive-score", "--original", "--json"],
+        ["answer", "week1", "block-params-formula", "--seed", "1", "--json", "--", "d(12d + 13)"],
+    ],
+)
+def test_json_output_imports_no_rich(tmp_path: Path, args: list[str]) -> None:
+    """rich is imported only where it draws: JSON for scripts is printed without it."""
+    probe(tmp_path, *args)  # fills the bank cache
+    done, imported = probe(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)
+    assert imported & {"rich", "typer", "yaml", "sympy"} == set()
 
 
 # ---------------------------------------------------------------------------------------------
