@@ -76,10 +76,12 @@ def builtin_dir() -> Path:
     """The folder of the banks shipped with quiz (inside the installed package)."""
     # The package's folder on disk, as importlib.resources.files gives it for an unzipped package
     # (banks are read by path), without importing importlib.resources at every start.
-    from attnquiz import questions
+    import importlib.util
 
-    assert questions.__file__ is not None
-    return Path(questions.__file__).parent
+    spec = importlib.util.find_spec("attnquiz.questions")
+    assert spec is not None
+    assert spec.submodule_search_locations
+    return Path(spec.submodule_search_locations[0])
 
 
 def search_dirs() -> list[tuple[Path, str]]:
