@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,10 +15,10 @@ import numpy as np
 from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.bank import tracebacks
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
-from attnquiz.engine.formula.items import Formula, FormulaError
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank.concept_items import Explain
+    from attnquiz.engine.formula.items import Formula
 from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
 from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
@@ -114,10 +115,15 @@ class BankItem:
     def _run(self, rng: np.random.Generator, kwargs: Mapping[str, Any], seed: int | None) -> Variant:
         try:
             variant: object = self.spec.fn(rng, **kwargs)  # a plugin may return anything
-        except FormulaError as exc:
-            # Already one located line (file:line: field: message, values); the seed reproduces it.
-            raise exc.for_seed(seed) from None
         except BaseException as exc:
+            # A formula item's error: its module is imported with the bank's first formula item, so
+            # when it is not, none was raised (a bank of generators never imports the formula language).
+            if "attnquiz.engine.formula.items" in sys.modules:
+                from attnquiz.engine.formula.items import FormulaError
+
+                if isinstance(exc, FormulaError):
+                    # Already one located line (file:line: field: message, values); the seed reproduces it.
+                    raise exc.for_seed(seed) from None
             # A generator bug must still reach the user as one clear line that reproduces it; a
             # plugin's (even an exit) also says where in the bank's code, with that code's traceback.
             if not tracebacks.is_code_failure(exc):
