@@ -229,8 +229,8 @@ def run_as_typer_would(command: PlainCommand, values: dict[str, Any]) -> NoRetur
             raise
         from typer._click.utils import PacifyFlushWrapper
 
-        sys.stdout = PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
-        sys.stderr = PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+        sys.stdout = PacifyFlushWrapper(sys.stdout)
+        sys.stderr = PacifyFlushWrapper(sys.stderr)
         sys.exit(1)
     except Exception as exc:
         if "typer" not in sys.modules:

@@ -146,3 +146,45 @@ def test_the_tables_say_what_typer_declares(name: str) -> None:
         assert left in command.defaults
     for default in command.defaults:
         assert params[default].default in {None, command.defaults[default]}
+
+
+def _raising(exc: BaseException) -> Any:
+    def work(**values: Any) -> None:
+        raise exc
+
+    return work
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        EOFError(),
+        KeyboardInterrupt(),
+        typer.Exit(3),
+        typer.Abort(),
+        typer.BadParameter("no such thing"),
+    ],
+    ids=lambda exc: type(exc).__name__,
+)
+def test_a_command_ends_as_typers_standalone_mode_ends_it(
+    exc: BaseException, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever the work raises, the status and the words are typer's."""
+    monkeypatch.setattr("attnquiz.lookup.list_bank", _raising(exc))
+    with pytest.raises(SystemExit) as by_typer:
+        typer.main.get_command(app).main(["list", "week1"], prog_name="quiz")
+    typer_said = capsys.readouterr()
+    run = plain_parsing.plain_command(["list", "week1"])
+    assert run is not None
+    with pytest.raises(SystemExit) as plain:
+        run()
+    assert plain.value.code == by_typer.value.code
+    assert capsys.readouterr() == typer_said
+
+
+def test_a_bug_in_the_work_is_raised_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("attnquiz.lookup.list_bank", _raising(ZeroDivisionError("bug")))
+    run = plain_parsing.plain_command(["list", "week1"])
+    assert run is not None
+    with pytest.raises(ZeroDivisionError):
+        run()
