@@ -26,6 +26,10 @@ from attnquiz.engine.variant import Question, Variant
 
 _BUILTIN_NAME = "builtin_generator"
 """Where a pickled item keeps its built-in generator's name (see `BankItem.__getstate__`)."""
+_PARAMETERS = "pickled_parameters"
+"""Where a pickled item keeps its parameters (``kwargs`` and ``original_kwargs``), pickled apart."""
+_HAS_ORIGINAL = "pickled_has_original"
+"""Where a pickled item keeps whether it has an original, so that asking needs no parameters."""
 
 
 class NoOriginalError(QuizError):
@@ -54,13 +58,21 @@ class BankItem:
     # A cached bank (`attnquiz.engine.bank.finding`) stores a built-in generator by its name, and an item
     # read back looks its generator up when it is first used: the first question of `quiz run`
     # imports the module of its own generator, not those of all the bank's items (a fifth of the
-    # cached bank's start-up).
+    # cached bank's start-up). Its parameters are pickled apart and read back when first used too:
+    # they hold the generators' own classes (statement pools, pydantic models), whose modules only
+    # the items asked for need.
     def __getstate__(self) -> dict[str, Any]:
+        import pickle
+
         state = dict(self.__dict__)
         spec = state.get("spec")
         if isinstance(spec, GeneratorSpec) and is_builtin(spec):
             del state["spec"]
             state[_BUILTIN_NAME] = spec.name
+        if "kwargs" in state:  # else still pickled, as read back: kept so
+            parameters = (state.pop("kwargs"), state.pop("original_kwargs"))
+            state[_PARAMETERS] = pickle.dumps(parameters, protocol=pickle.HIGHEST_PROTOCOL)
+            state[_HAS_ORIGINAL] = parameters[1] is not None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -73,13 +85,23 @@ class BankItem:
     if not TYPE_CHECKING:  # for the type checker `spec` is a field like any other
 
         def __getattr__(self, name: str) -> Any:
-            # Called only for an attribute not set: the spec of an item read back from the cache.
+            # Called only for an attribute not set: the spec or the parameters of an item read back
+            # from the cache.
             builtin = self.__dict__.get(_BUILTIN_NAME)
-            if name != "spec" or builtin is None:
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            spec = builtin_spec(builtin)
-            object.__setattr__(self, "spec", spec)
-            return spec
+            if name == "spec" and builtin is not None:
+                spec = builtin_spec(builtin)
+                object.__setattr__(self, "spec", spec)
+                return spec
+            pickled = self.__dict__.get(_PARAMETERS)
+            if name in {"kwargs", "original_kwargs"} and pickled is not None:
+                import pickle
+
+                kwargs, original_kwargs = pickle.loads(pickled)
+                object.__setattr__(self, "kwargs", kwargs)
+                object.__setattr__(self, "original_kwargs", original_kwargs)
+                del self.__dict__[_PARAMETERS]
+                return self.__dict__[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def id(self) -> str:
@@ -89,7 +111,8 @@ class BankItem:
     @property
     def has_original(self) -> bool:
         """Whether the past paper's own instance can be shown."""
-        return self.original_kwargs is not None
+        known = self.__dict__.get(_HAS_ORIGINAL)  # read back from the cache: known without the parameters
+        return known if isinstance(known, bool) else self.original_kwargs is not None
 
     def question(self, seed: int) -> Question:
         """The variant of this item for ``seed``."""
