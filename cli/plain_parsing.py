@@ -218,6 +218,7 @@ def run_as_typer_would(command: PlainCommand, values: dict[str, Any]) -> NoRetur
         if command.module == "practice":
             from attnquiz.practice import Solutions
 
+            # Parsed as its text (the table names no class); typer passes the enum's member.
             values = {**values, "solutions": Solutions(values["solutions"])}
         function(**values)
     except EOFError:
