@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from attnquiz.common import BankArg, JobsOpt, JsonOpt, fail, print_json, user_errors
+from attnquiz.common import fail, print_json, user_errors
+from attnquiz.options import BankArg, JobsOpt, JsonOpt
 
 if TYPE_CHECKING:
     from attnquiz.engine.check.checks import BankReport

@@ -1,7 +1,9 @@
-"""What every command shares: argument types, one-line errors, JSON output and fresh seeds.
+"""What every command shares: one-line errors, JSON output and fresh seeds.
 
 The command modules (`lookup`, `practice`, `answer`, `exporting`, `authoring`) import this module;
-`main` imports them and registers their commands, so imports only go one way.
+`main` imports them and registers their commands, so imports only go one way. Typer is imported
+only to exit with its `Exit` (an error's way out, as typer's commands end): the commands students
+type most run without typer (`attnquiz.plain_parsing`); the parameter types are `attnquiz.options`.
 """
 
 from __future__ import annotations
@@ -9,25 +11,9 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, NoReturn, TypeVar
-
-import typer
+from typing import Any, NoReturn, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-BankArg = Annotated[str, typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
-JobsOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--jobs",
-        "-j",
-        min=1,
-        max=256,
-        help="Worker processes at once: export's PDF pieces, check's items, grade's rows (default: every "
-        "CPU; 1: no workers, all in this process).",
-    ),
-]
 
 
 def say(message: str, *, err: bool = False) -> None:
@@ -47,6 +33,8 @@ def say(message: str, *, err: bool = False) -> None:
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one clear line to stderr and exit (1: a user error, 2: a usage error)."""
+    import typer  # an error's way out: typer ends the command with this status, as it always did
+
     say(f"quiz: {message}", err=True)
     raise typer.Exit(code)
 
@@ -62,6 +50,8 @@ def user_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except BankError as exc:
+            import typer
+
             say(exc.report(), err=True)  # each file:line line, then its source line and a caret
             raise typer.Exit(1) from None
         except QuizError as exc:

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from attnquiz.folding import NBSP, put
 from attnquiz.terminal import plain_mode, strip_control, unboxed
-from attnquiz.wording import LABELS, MARKS
+from attnquiz.wording import LABELS, MARKS, kind_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -118,20 +118,6 @@ def kind_label(answer: Answer) -> str:
     from attnquiz.engine.answers.kinds import ChoiceAnswer
 
     return kind_name(answer.kind, multiple=isinstance(answer, ChoiceAnswer) and answer.multiple)
-
-
-def kind_name(kind: str, *, multiple: bool = False) -> str:
-    """An answer kind (``choice``, ``integer``…) as a user reads it; ``multiple``: a choice of several."""
-    if kind == "choice":
-        return "multiple select" if multiple else "single choice"
-    names = {
-        "integer": "count",
-        "numeric": "number",
-        "expression": "formula",
-        "parts": "in parts",
-        "explain": "concept",
-    }
-    return names.get(kind, kind)
 
 
 def item_table(title: str, rows: list[dict[str, Any]]) -> None:

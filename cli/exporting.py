@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from attnquiz.common import BankArg, JobsOpt, JsonOpt, fail, new_seed, print_json, user_errors
+from attnquiz.common import fail, new_seed, print_json, user_errors
+from attnquiz.options import BankArg, JobsOpt, JsonOpt
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from attnquiz.common import JsonOpt, print_json, user_errors
+from attnquiz.common import print_json, user_errors
+from attnquiz.options import JsonOpt
 
 
 @user_errors

@@ -1,29 +1,20 @@
-"""Looking things up: `quiz list`, `quiz show` and `quiz schema`."""
+"""Looking things up: the work of `quiz list` and `quiz show`, once their arguments are parsed.
+
+No typer here: their arguments are declared in `attnquiz.lookup_commands`, and
+`attnquiz.plain_parsing` calls these functions directly when it can parse the arguments itself.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
-from attnquiz.common import BankArg, JsonOpt, fail, new_seed, print_json, user_errors
+from attnquiz.common import fail, new_seed, print_json, user_errors
 
 
 @user_errors
-def list_command(
-    bank: Annotated[
-        str | None,
-        typer.Argument(help="A bank name (e.g. week1) or a path to a bank file; none: list every bank."),
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """List a bank's items (id, source, topic, answer kind), or with no bank every bank found.
-
-    Example: quiz list week1
-    """
-    from attnquiz import display
+def list_bank(bank: str | None, as_json: bool) -> None:
+    """`quiz list [BANK] [--json]`: a bank's items, or every bank found."""
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.extras import unavailable
+    from attnquiz.wording import kind_name
 
     if bank is None:
         from attnquiz.authoring import list_banks
@@ -39,7 +30,7 @@ def list_command(
             "id": item.id,
             "source": item.source,
             "topic": item.topic,
-            "kind": display.kind_name(item.kind, multiple=item.multiple),
+            "kind": kind_name(item.kind, multiple=item.multiple),
             "original": item.original,
             "summary": item.summary,
             "requires": item.requires.split(",") if item.requires else [],
@@ -51,30 +42,22 @@ def list_command(
     if as_json:
         print_json(rows)
     else:
+        from attnquiz import display  # rich: only to draw
+
         display.item_table(listed.title, rows)
 
 
 @user_errors
-def show_command(
-    bank: BankArg,
-    item: Annotated[str, typer.Argument(help="The item's id (see `quiz list BANK`).")],
-    seed: Annotated[
-        int | None, typer.Option("--seed", "-s", min=0, max=2**32 - 1, help="Build the variant of this seed.")
-    ] = None,
-    code: Annotated[
-        str | None, typer.Option("--code", help="Build the variant of this variant code.")
-    ] = None,
-    original: Annotated[bool, typer.Option("--original", help="The past paper's own question.")] = False,
-    solution: Annotated[
-        bool, typer.Option("--solution", help="Add the worked solution and the known mistakes.")
-    ] = False,
-    as_json: JsonOpt = False,
+def show_item(
+    bank: str,
+    item: str,
+    seed: int | None,
+    code: str | None,
+    original: bool,
+    solution: bool,
+    as_json: bool,
 ) -> None:
-    """Show one variant of an item with its answer (a random one unless --seed, --code or --original).
-
-    Example: quiz show week1 additive-score --seed 7 --solution
-    """
-    from attnquiz import display
+    """`quiz show BANK ITEM`: one variant of an item (or its original) with its answer."""
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.seeding import seed_from_code
 
@@ -90,14 +73,6 @@ def show_command(
     if as_json:
         print_json(question.to_json())
     else:
+        from attnquiz import display  # rich: only to draw
+
         display.show_question(question, with_answer=True, with_solution=solution)
-
-
-def schema_command() -> None:
-    """Print the JSON Schema of the bank format (for editors: quiz schema > quiz.schema.json).
-
-    Example: quiz schema > quiz.schema.json
-    """
-    from attnquiz.engine.schema import json_schema
-
-    print_json(json_schema())

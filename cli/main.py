@@ -1,7 +1,9 @@
-"""The `quiz` script's entry point: `quiz --help` from `attnquiz.group_help`, anything else through typer.
+"""The `quiz` script's entry point: `quiz --help` from `attnquiz.group_help`, the commands students
+type most with plain arguments from `attnquiz.plain_parsing`, anything else through typer.
 
-`attnquiz.typer_app` (typer, click and the command being built) is imported only for a command:
-typer is most of the help page's start-up. ``from attnquiz.main import app`` still gives the app.
+`attnquiz.typer_app` (typer, click and the command being built) is imported only for a command
+that plain parsing leaves to it: typer is most of the help page's start-up and a third of `quiz
+list`'s. ``from attnquiz.main import app`` still gives the app.
 """
 
 from __future__ import annotations
@@ -41,10 +43,16 @@ def main() -> None:
         sys.stdout.write(group_help())
         sys.stdout.flush()
         return
-    from attnquiz.typer_app import app
+    from attnquiz.plain_parsing import plain_command
 
+    command = plain_command(sys.argv[1:])
     try:
-        app()
+        if command is not None:
+            command()  # ends the process as typer's standalone mode would
+        else:
+            from attnquiz.typer_app import app
+
+            app()
     except KeyboardInterrupt:
         sys.stderr.write("\nquiz: interrupted\n")
         sys.stderr.flush()

@@ -1,6 +1,8 @@
-"""The `quiz run`, `quiz review` and `quiz stats` commands: options in, a session or a report out.
+"""The work of `quiz run`, `quiz review` and `quiz stats`: options in, a session or a report out.
 
-Only typer is imported at the top (so `quiz --help` stays fast); the engine and rich are imported
+No typer here (it is imported only to end a command with typer's `Exit`, as typer's commands end):
+the options are declared in `attnquiz.practice_commands`, and `attnquiz.plain_parsing` calls
+`run_practice` directly when it can parse the arguments itself. The engine and rich are imported
 when a command runs.
 """
 
@@ -9,9 +11,7 @@ from __future__ import annotations
 import enum
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from attnquiz.common import fail, json_text, new_seed, print_json, user_errors
 
@@ -23,24 +23,6 @@ if TYPE_CHECKING:
     from attnquiz.engine.practice.store import Store
     from attnquiz.session_view import SessionView
 
-DbOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--db",
-        help="History database file (default: $QUIZ_HOME/history.sqlite3, else the user data folder).",
-        dir_okay=False,
-    ),
-]
-JsonOpt = Annotated[
-    bool, typer.Option("--json", help="Print JSON Lines: one object per answer and a summary.")
-]
-SeedOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--seed", "-s", min=0, max=2**32 - 1, help="The session's seed (printed, so it can be repeated)."
-    ),
-]
-
 
 class Solutions(enum.StrEnum):
     """When the worked solution is shown without asking."""
@@ -48,17 +30,6 @@ class Solutions(enum.StrEnum):
     always = "always"
     wrong = "wrong"
     never = "never"
-
-
-SolutionsOpt = Annotated[
-    Solutions,
-    typer.Option(
-        "--solutions",
-        case_sensitive=False,
-        help="Show the worked solution after every answer, after wrong ones (default; w asks), or never.",
-    ),
-]
-NoHistoryOpt = Annotated[bool, typer.Option("--no-history", help="Do not read or save history.")]
 
 
 def _open_store(db: Path | None, view: SessionView) -> Store | None:
@@ -121,6 +92,8 @@ def _run_plan(
             _report_damage(store, view)
             store.close()
     if summary is None:
+        import typer  # the session's end, as typer ends a command (typer is not imported before)
+
         from attnquiz.session_loop import left_status
 
         raise typer.Exit(left_status(loop.left))
@@ -198,53 +171,28 @@ def _report_damage(store: Store, view: SessionView) -> None:
 def _exit_for(summary: Summary) -> None:
     if summary.ended == "interrupted":
         # The conventional status of a program stopped by Ctrl-C, after the summary was shown.
+        import typer
+
         raise typer.Exit(130)
 
 
 @user_errors
-def run_command(
-    bank: Annotated[
-        str | None,
-        typer.Argument(help="A bank name (e.g. week1) or a path to a bank file.", show_default=False),
-    ] = None,
-    topic: Annotated[str | None, typer.Option("--topic", "-t", help="Only this topic's items.")] = None,
-    item: Annotated[
-        list[str] | None,
-        # Typer would show the Python type, <list[str]>; one id is what each --item takes.
-        typer.Option("--item", "-i", metavar="<id>", help="Only this item (repeat the option for more)."),
-    ] = None,
-    count: Annotated[
-        int | None, typer.Option("--count", "-n", min=1, max=500, help="Number of questions (default 10).")
-    ] = None,
-    seed: SeedOpt = None,
-    original: Annotated[
-        bool, typer.Option("--original", help="The past papers' own questions, in the bank's order.")
-    ] = False,
-    exam: Annotated[
-        bool, typer.Option("--exam", help="Exam conditions: no feedback until you submit.")
-    ] = False,
-    time_limit: Annotated[
-        str | None, typer.Option("--time", help="Exam time limit, e.g. 20m, 1h30m, 90s (implies --exam).")
-    ] = None,
-    solutions: SolutionsOpt = Solutions.wrong,
-    db: DbOpt = None,
-    no_history: NoHistoryOpt = False,
-    as_json: JsonOpt = False,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume",
-            help="Continue the exam you left unsubmitted (Ctrl-C, a closed terminal): its questions, "
-            "answers and time left.",
-        ),
-    ] = False,
+def run_practice(
+    bank: str | None,
+    topic: str | None,
+    item: list[str] | None,
+    count: int | None,
+    seed: int | None,
+    original: bool,
+    exam: bool,
+    time_limit: str | None,
+    solutions: Solutions,
+    db: Path | None,
+    no_history: bool,
+    as_json: bool,
+    resume: bool,
 ) -> None:
-    """Practise a bank: fresh variants one at a time, graded at once, saved to your history.
-
-    Answers can also be piped in, one per line: a session is scriptable (see --json).
-
-    Example: quiz run week1 --topic multi-head-attention --count 5 --seed 42
-    """
+    """`quiz run`: a practice session (its options as `attnquiz.practice_commands` declares them)."""
     from attnquiz.engine.bank import finding as banks
     from attnquiz.engine.practice.planning import parse_duration, plan_practice
     from attnquiz.session_view import SessionView
@@ -295,25 +243,16 @@ def run_command(
 
 
 @user_errors
-def review_command(
-    bank: Annotated[
-        list[str] | None,
-        typer.Argument(help="Banks to review (default: every bank found).", show_default=False),
-    ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500, help="Most questions to ask.")] = 20,
-    new: Annotated[int, typer.Option("--new", min=0, max=500, help="New items a day to mix in.")] = 10,
-    seed: SeedOpt = None,
-    solutions: SolutionsOpt = Solutions.wrong,
-    db: DbOpt = None,
-    as_json: JsonOpt = False,
+def review_due(
+    bank: list[str] | None,
+    limit: int,
+    new: int,
+    seed: int | None,
+    solutions: Solutions,
+    db: Path | None,
+    as_json: bool,
 ) -> None:
-    """Review what is due today, chosen by spaced repetition (FSRS), with fresh variants.
-
-    Items you got wrong come back within minutes; items you know come back after days, then weeks.
-    New items are mixed in, a few at a time.
-
-    Example: quiz review week1 --limit 10
-    """
+    """`quiz review`: what is due today (its options as `attnquiz.practice_commands` declares them)."""
     from attnquiz.engine.practice.history_records import utc_now
     from attnquiz.engine.practice.planning import plan_review
     from attnquiz.session_view import SessionView
@@ -402,18 +341,13 @@ def _nothing_due(
 
 
 @user_errors
-def stats_command(
-    bank: Annotated[list[str] | None, typer.Argument(help="Only these banks.", show_default=False)] = None,
-    days: Annotated[
-        int, typer.Option("--days", min=1, max=3650, help="Days shown in the activity chart.")
-    ] = 14,
-    db: DbOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
+def show_stats(
+    bank: list[str] | None,
+    days: int,
+    db: Path | None,
+    as_json: bool,
 ) -> None:
-    """Show your history: accuracy and due reviews per bank and topic, frequent mistakes, recent days.
-
-    Example: quiz stats --json
-    """
+    """`quiz stats`: the history's report (its options as `attnquiz.practice_commands` declares them)."""
     from datetime import timedelta
 
     from attnquiz.engine.practice import review

@@ -18,8 +18,6 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
-import typer
-
 from attnquiz.folding import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.terminal import plain_mode
@@ -551,6 +549,8 @@ class SessionLoop:
                     f"No file {line!r}: press Enter to write the code in your editor, or give a .py file."
                 )
                 return None
+        import typer  # read_code_file's error ends with typer's Exit, caught here (a code answer only)
+
         try:
             source = read_code_file(path)
         except typer.Exit:

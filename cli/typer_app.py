@@ -2,8 +2,9 @@
 
 Imports go one way: this module imports the command modules, which import `attnquiz.common` and
 only typer at the top (engine modules, with numpy, pydantic and yaml, inside their commands), so
-`quiz --help` starts without them; `attnquiz.main` imports this module only for a command (the
-group's help page is `attnquiz.group_help`'s, without typer).
+`quiz --help` starts without them; `attnquiz.main` imports this module only for a command that
+`attnquiz.plain_parsing` leaves to typer (the group's help page is `attnquiz.group_help`'s, and
+plain `quiz run`, `list`, `show` and `answer` run without typer).
 
 Only the command that runs is built and only its module imported (`LazyCommands`): typer builds
 a command by reading its function's signature and evaluating its annotations, about 7 ms each, and

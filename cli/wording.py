@@ -70,3 +70,17 @@ def span(interval: timedelta) -> str:
         return f"{days} day{'s' if days != 1 else ''}"
     months = round(days / 30.44)
     return f"{months} months" if months < 24 else f"{days / 365.25:.0f} years"
+
+
+def kind_name(kind: str, *, multiple: bool = False) -> str:
+    """An answer kind (``choice``, ``integer``…) as a user reads it; ``multiple``: a choice of several."""
+    if kind == "choice":
+        return "multiple select" if multiple else "single choice"
+    names = {
+        "integer": "count",
+        "numeric": "number",
+        "expression": "formula",
+        "parts": "in parts",
+        "explain": "concept",
+    }
+    return names.get(kind, kind)

@@ -28,7 +28,8 @@ Loc = tuple[str | int, ...]
 
 
 class _NoInputs(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="forbid")
+    # Built when first used to validate, not at import (a cached bank's concept items never are).
+    model_config = pydantic.ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True)

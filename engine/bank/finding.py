@@ -14,6 +14,10 @@ to the first question). The cache is an optimisation only, never a source of tru
 - a missing, corrupt, foreign or unwritable cache only means that the YAML is read again;
 - ``QUIZ_NO_CACHE=1`` turns it off; it keeps at most ``CACHE_ENTRIES`` banks.
 
+An entry is the stamp, a SHA-256 digest of the pickled bank (checked before it is read: each
+item's parameters are pickled apart and read back only when the item is first used, so damage
+there is found while the file can still be read instead), then the bank.
+
 Entries are pickles, and unpickling runs code, so an entry is read only when quiz can prove it is
 the user's own: opened with ``O_NOFOLLOW`` (a symlink planted in its place is refused), a regular
 file with one link, owned by the user and writable by no one else, in a folder whose every
@@ -41,9 +45,7 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +60,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank
 
 SUFFIXES = (".yaml", ".yml")
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """Bumped whenever what a cache entry holds changes shape."""
 CACHE_ENTRIES = 64
 """At most this many banks are kept (the least recently written go first): banks loaded once by
@@ -76,7 +78,14 @@ class BankFile:
 
 def builtin_dir() -> Path:
     """The folder of the banks shipped with quiz (inside the installed package)."""
-    return Path(str(resources.files("attnquiz.questions")))
+    # The package's folder on disk, as importlib.resources.files gives it for an unzipped package
+    # (banks are read by path), without importing importlib.resources at every start.
+    import importlib.util
+
+    spec = importlib.util.find_spec("attnquiz.questions")
+    assert spec is not None
+    assert spec.submodule_search_locations
+    return Path(spec.submodule_search_locations[0])
 
 
 def search_dirs() -> list[tuple[Path, str]]:
@@ -444,7 +453,13 @@ def _read_cached(folder: Path, stamp: dict[str, Any]) -> Bank | None:
         with os.fdopen(descriptor, "rb") as handle:
             if not _trusted(os.fstat(handle.fileno())) or pickle.load(handle) != stamp:
                 return None
-            bank = pickle.load(handle)
+            digest = pickle.load(handle)
+            data = handle.read()
+        # Whole, as written: each item's parameters are read back only when first used
+        # (`BankItem`), so damage there must be found now, while the file can still be read instead.
+        if digest != hashlib.sha256(data).hexdigest():
+            return None
+        bank = pickle.loads(data)
     except Exception:
         # Whatever a damaged entry raises (OSError, UnpicklingError, EOFError, an ImportError or
         # LookupError for a generator renamed since), the file is read instead and the entry rewritten.
@@ -523,8 +538,10 @@ def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
     failure to pickle is a bug, and raises."""
     import pickle
 
-    data = pickle.dumps(stamp, protocol=pickle.HIGHEST_PROTOCOL) + pickle.dumps(
-        bank, protocol=pickle.HIGHEST_PROTOCOL
+    pickled = pickle.dumps(bank, protocol=pickle.HIGHEST_PROTOCOL)
+    digest = hashlib.sha256(pickled).hexdigest()  # checked before the bank is read back
+    data = (
+        b"".join(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in (stamp, digest)) + pickled
     )
     _write_entry(folder, entry_path(folder, stamp), data)
 
@@ -532,6 +549,8 @@ def _write_cached(folder: Path, stamp: dict[str, Any], bank: Bank) -> None:
 def _write_entry(folder: Path, target: Path, data: bytes) -> None:
     """Write ``data`` to ``target`` in ``folder`` whole or not at all, if the folder is the user's own
     (a failure costs only the speed-up, so it is not reported), then prune the folder."""
+    import tempfile  # only when an entry is written
+
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not _private_folder(folder):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +16,10 @@ from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnsw
 from attnquiz.engine.bank import tracebacks
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
 from attnquiz.engine.extras import unavailable
-from attnquiz.engine.formula.items import Formula, FormulaError
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank.concept_items import Explain
+    from attnquiz.engine.formula.items import Formula
 from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
 from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
@@ -26,6 +27,10 @@ from attnquiz.engine.variant import Question, Variant
 
 _BUILTIN_NAME = "builtin_generator"
 """Where a pickled item keeps its built-in generator's name (see `BankItem.__getstate__`)."""
+_PARAMETERS = "pickled_parameters"
+"""Where a pickled item keeps its parameters (``kwargs`` and ``original_kwargs``), pickled apart."""
+_HAS_ORIGINAL = "pickled_has_original"
+"""Where a pickled item keeps whether it has an original, so that asking needs no parameters."""
 
 
 class NoOriginalError(QuizError):
@@ -54,13 +59,21 @@ class BankItem:
     # A cached bank (`attnquiz.engine.bank.finding`) stores a built-in generator by its name, and an item
     # read back looks its generator up when it is first used: the first question of `quiz run`
     # imports the module of its own generator, not those of all the bank's items (a fifth of the
-    # cached bank's start-up).
+    # cached bank's start-up). Its parameters are pickled apart and read back when first used too:
+    # they hold the generators' own classes (statement pools, pydantic models), whose modules only
+    # the items asked for need.
     def __getstate__(self) -> dict[str, Any]:
+        import pickle
+
         state = dict(self.__dict__)
         spec = state.get("spec")
         if isinstance(spec, GeneratorSpec) and is_builtin(spec):
             del state["spec"]
             state[_BUILTIN_NAME] = spec.name
+        if "kwargs" in state:  # else still pickled, as read back: kept so
+            parameters = (state.pop("kwargs"), state.pop("original_kwargs"))
+            state[_PARAMETERS] = pickle.dumps(parameters, protocol=pickle.HIGHEST_PROTOCOL)
+            state[_HAS_ORIGINAL] = parameters[1] is not None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -73,13 +86,23 @@ class BankItem:
     if not TYPE_CHECKING:  # for the type checker `spec` is a field like any other
 
         def __getattr__(self, name: str) -> Any:
-            # Called only for an attribute not set: the spec of an item read back from the cache.
+            # Called only for an attribute not set: the spec or the parameters of an item read back
+            # from the cache.
             builtin = self.__dict__.get(_BUILTIN_NAME)
-            if name != "spec" or builtin is None:
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            spec = builtin_spec(builtin)
-            object.__setattr__(self, "spec", spec)
-            return spec
+            if name == "spec" and builtin is not None:
+                spec = builtin_spec(builtin)
+                object.__setattr__(self, "spec", spec)
+                return spec
+            pickled = self.__dict__.get(_PARAMETERS)
+            if name in {"kwargs", "original_kwargs"} and pickled is not None:
+                import pickle
+
+                kwargs, original_kwargs = pickle.loads(pickled)
+                object.__setattr__(self, "kwargs", kwargs)
+                object.__setattr__(self, "original_kwargs", original_kwargs)
+                del self.__dict__[_PARAMETERS]
+                return self.__dict__[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def id(self) -> str:
@@ -95,7 +118,8 @@ class BankItem:
     @property
     def has_original(self) -> bool:
         """Whether the past paper's own instance can be shown."""
-        return self.original_kwargs is not None
+        known = self.__dict__.get(_HAS_ORIGINAL)  # read back from the cache: known without the parameters
+        return known if isinstance(known, bool) else self.original_kwargs is not None
 
     def question(self, seed: int) -> Question:
         """The variant of this item for ``seed``."""
@@ -121,10 +145,15 @@ class BankItem:
     def _run(self, rng: np.random.Generator, kwargs: Mapping[str, Any], seed: int | None) -> Variant:
         try:
             variant: object = self.spec.fn(rng, **kwargs)  # a plugin may return anything
-        except FormulaError as exc:
-            # Already one located line (file:line: field: message, values); the seed reproduces it.
-            raise exc.for_seed(seed) from None
         except BaseException as exc:
+            # A formula item's error: its module is imported with the bank's first formula item, so
+            # when it is not, none was raised (a bank of generators never imports the formula language).
+            if "attnquiz.engine.formula.items" in sys.modules:
+                from attnquiz.engine.formula.items import FormulaError
+
+                if isinstance(exc, FormulaError):
+                    # Already one located line (file:line: field: message, values); the seed reproduces it.
+                    raise exc.for_seed(seed) from None
             # A generator bug must still reach the user as one clear line that reproduces it; a
             # plugin's (even an exit) also says where in the bank's code, with that code's traceback.
             if not tracebacks.is_code_failure(exc):

@@ -29,9 +29,13 @@ from attnquiz.engine.variant import Variant
 
 
 class Statement(BaseModel):
-    """One statement of a pool: its text, whether it is true, and why (shown when it is misjudged)."""
+    """One statement of a pool: its text, whether it is true, and why (shown when it is misjudged).
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``defer_build``: the validator is built when a bank file is first validated, not at import, so a
+    bank read back from the cache (whose items hold pools) builds none, as `attnquiz.engine.schema`'s.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     text: str = Field(min_length=1, description="The statement as the option shows it.")
     true: bool = Field(description="Whether the statement is true.")
@@ -73,7 +77,7 @@ Keyed = list[tuple[str | int, Statement]]
 class Pool(RootModel[list[Statement]]):
     """The statements of an item, with the checks that need all of them at once."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:

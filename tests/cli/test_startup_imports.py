@@ -22,15 +22,26 @@ from attnquiz.main import app
 
 HEAVY = {"numpy", "pydantic", "yaml", "sympy", "starlette", "typst", "rich"}
 COMMAND_MODULES = {
-    f"attnquiz.{name}" for name in ("practice", "lookup", "answer", "exporting", "scanning", "authoring")
+    f"attnquiz.{name}"
+    for name in (
+        "practice_commands",
+        "lookup_commands",
+        "answer_command",
+        "exporting",
+        "scanning",
+        "authoring",
+    )
 } | {"attnquiz.generators", "attnquiz.serve"}
-"""The modules of quiz's commands: only the one whose command runs is imported (help imports all)."""
+"""The modules declaring quiz's commands to typer: only the one whose command typer builds is
+imported (help imports all); a command that `attnquiz.plain_parsing` runs imports none."""
+WORK_MODULES = {"attnquiz.practice", "attnquiz.lookup", "attnquiz.answer"}
+"""The modules doing the work of the commands students type most (no typer in them)."""
 
 # Runs quiz as its console script does, then prints on stderr the heavy packages it imported (and
-# the command modules, as "attnquiz.lookup" and so on).
+# the command modules, as "attnquiz.lookup_commands" and so on, the work modules, and typer).
 PROBE = (
     "import sys, atexit, json\n"
-    f"heavy, commands = set({sorted(HEAVY)!r}), set({sorted(COMMAND_MODULES)!r})\n"
+    f"heavy, commands = set({sorted(HEAVY)!r}), set({sorted(COMMAND_MODULES | WORK_MODULES | {'typer'})!r})\n"
     "atexit.register(lambda: print('IMPORTED ' + json.dumps(sorted(({m.split('.')[0] for m in sys.modules}"
     " & heavy) | (set(sys.modules) & commands))), file=sys.stderr))\n"
     "from attnquiz.main import main\n"
@@ -89,9 +100,9 @@ def test_help_imports_none_of_the_heavy_packages(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "module"),
     [
-        (["list", "--help"], "attnquiz.lookup"),
-        (["run", "--help"], "attnquiz.practice"),
-        (["answer", "--help"], "attnquiz.answer"),
+        (["list", "--help"], "attnquiz.lookup_commands"),
+        (["run", "--help"], "attnquiz.practice_commands"),
+        (["answer", "--help"], "attnquiz.answer_command"),
         (["export", "--help"], "attnquiz.exporting"),
         (["serve", "--help"], "attnquiz.serve"),
     ],
@@ -173,11 +184,12 @@ def test_listing_a_bank_with_a_warm_cache_needs_no_numpy_pydantic_or_yaml(tmp_pa
     warm, imported = probe(tmp_path, "list", bank)
     assert warm.returncode == 0, warm.stderr
     assert heavy(imported) == {"rich"}  # the table is drawn with rich; no numpy, pydantic, yaml, sympy, typst
-    assert imported & COMMAND_MODULES == {"attnquiz.lookup"}
+    # Parsed without typer (attnquiz.plain_parsing): only the work of `quiz list` is imported.
+    assert imported & (COMMAND_MODULES | WORK_MODULES | {"typer"}) == {"attnquiz.lookup"}
     uncached, _ = probe(tmp_path, "list", bank, QUIZ_NO_CACHE="1")
     assert warm.stdout == cold.stdout == uncached.stdout
     warm_json, imported = probe(tmp_path, "list", bank, "--json")
-    assert imported & {"numpy", "pydantic", "yaml"} == set()
+    assert imported & {"numpy", "pydantic", "yaml", "rich", "typer"} == set()  # rich only to draw
     uncached_json, _ = probe(tmp_path, "list", bank, "--json", QUIZ_NO_CACHE="1")
     assert json.loads(warm_json.stdout) == json.loads(uncached_json.stdout)
     assert warm_json.stdout == uncached_json.stdout
@@ -188,6 +200,7 @@ def test_the_first_question_imports_no_yaml_sympy_or_web_pieces(tmp_path: Path) 
     done, imported = probe(tmp_path, "run", "week1", "--seed", "1", "--count", "3", stdin="q\n")
     assert "Give " in done.stdout or "Choose one" in done.stdout or "Select all" in done.stdout, done.stdout
     assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
+    assert imported & (COMMAND_MODULES | WORK_MODULES | {"typer"}) == {"attnquiz.practice"}
 
 
 def test_an_original_shown_and_a_formula_answered_import_no_yaml_sympy_or_typst(tmp_path: Path) -> None:
@@ -196,12 +209,29 @@ def test_an_original_shown_and_a_formula_answered_import_no_yaml_sympy_or_typst(
     assert done.returncode == 0, done.stderr
     assert "Answer: 1.93" in done.stdout
     assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
+    assert imported & (COMMAND_MODULES | WORK_MODULES | {"typer"}) == {"attnquiz.lookup"}
     args = ["answer", "week1", "block-params-formula", "--seed", "1", "--", "d(12d + 13)"]
     done, imported = probe(tmp_path, *args)
     assert done.returncode == 0, done.stderr
     assert "Correct" in done.stdout
     assert imported & {"yaml", "sympy", "starlette", "typst"} == set()
-    assert imported & COMMAND_MODULES == {"attnquiz.answer"}
+    assert imported & (COMMAND_MODULES | WORK_MODULES | {"typer"}) == {"attnquiz.answer"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "week1", "additive-score", "--original", "--json"],
+        ["answer", "week1", "block-params-formula", "--seed", "1", "--json", "--", "d(12d + 13)"],
+    ],
+)
+def test_json_output_imports_no_rich(tmp_path: Path, args: list[str]) -> None:
+    """rich is imported only where it draws: JSON for scripts is printed without it."""
+    probe(tmp_path, *args)  # fills the bank cache
+    done, imported = probe(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)
+    assert imported & {"rich", "typer", "yaml", "sympy"} == set()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,9 +392,9 @@ def test_a_cached_bank_imports_only_the_generators_of_the_questions_asked(tmp_pa
 
     cold, warm, uncached = run(), run(), run(QUIZ_NO_CACHE="1")
     assert len(cold["before"]) > 10  # read from the file: every generator checked
-    # Read back from the cache: no generator looked up yet. The statements module only because the
-    # parameters of its items are statement pools, instances of its own class.
-    assert set(warm["before"]) <= {"attnquiz.engine.generators.statements"}
+    # Read back from the cache: no generator looked up yet, and no item's parameters read (they are
+    # pickled apart, item by item: the statement pools of other items need their module).
+    assert warm["before"] == []
     assert 0 < len(warm["after"]) - len(warm["before"]) <= 3  # the item's own module (and what it imports)
     assert warm["question"] == cold["question"] == uncached["question"]
     assert warm["names"] == cold["names"] == uncached["names"]  # every generator still found on use
