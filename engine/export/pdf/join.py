@@ -69,7 +69,7 @@ class PdfJoin:
         self.offsets = array("q", [0])  # 0 is the free object
         self.streams = array("q", [0])
         self.batch: list[tuple[int, bytes]] = []  # objects waiting for the next object stream
-        self.pages: list[int] = []
+        self.pages = array("q")  # the pages' numbers (arrays of numbers: 8 bytes each, not an int object)
         self.shared: dict[bytes, int] = {}  # digest of an object's bytes → its number in the output
         self.info: dict[str, Any] | None = None
         self.lang: Any = None
@@ -78,7 +78,7 @@ class PdfJoin:
         self.position = 0
         self.digest = hashlib.sha256()  # of everything written: the file's instance identifier
         self.tagged: bool | None = None  # whether the pieces are tagged (known at the first piece)
-        self.elements: list[int] = []  # the top-level structure elements, in order
+        self.elements = array("q")  # the top-level structure elements, in order
         self.leaves: list[tuple[int, bytes, bytes]] = []  # parent-tree leaves: (object, first key, last key)
         self.id_leaves: list[tuple[int, bytes, bytes]] = []  # ID-tree leaves (a piece's own, or none)
         self.next_key = 0  # the first parent-tree key free for the next piece

@@ -48,7 +48,7 @@ import sys
 import threading
 import traceback
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -246,9 +246,10 @@ class _Worker:
 class Workers:
     """``count`` worker processes for the pieces of the class ``recipe`` describes (a context manager).
 
-    `made` yields the pieces' PDFs in order. A worker past `WORKER_MEMORY_MB` leaves and is replaced. Leaving
-    the block stops the workers: told to end after a success, terminated at once after an error or
-    an interruption, and reaped either way.
+    `made` yields the pieces in order, each as it was made with its PDF; `make` makes one more out
+    of order. A worker past `WORKER_MEMORY_MB` leaves and is replaced. Leaving the block stops the
+    workers: told to end after a success, terminated at once after an error or an interruption, and
+    reaped either way.
     """
 
     def __init__(self, recipe: ClassRecipe, docs: Sequence[Document], count: int) -> None:
@@ -258,6 +259,17 @@ class Workers:
         self.workers: list[_Worker] = []
         self.started = 0
         self.ctx: ForkServerContext | SpawnContext | None = None
+        # The dispatch, shared by `made` and `make`: every piece asked for, by task number (those of
+        # `made`'s order first), the answers not yet taken, the pieces to send again (a leaving
+        # worker's, in order), those of `make` (sent first), the next of the order never sent.
+        self.tasks: list[Piece] = []
+        self.ordered = 0
+        self.numbered: Callable[[Piece], Piece] | None = None
+        self.finished: dict[int, bytes] = {}
+        self.again: deque[int] = deque()
+        self.urgent: deque[int] = deque()
+        self.fresh = 0
+        self.wanted = 0  # the piece of the order the join waits for: the window starts there
 
     def __enter__(self) -> Workers:
         self.ctx = context()
@@ -291,38 +303,68 @@ class Workers:
             there.close()  # the worker's end lives in the worker only: its exit is our end of file
         return _Worker(process, here)
 
-    def made(self, order: Sequence[Piece]) -> Iterator[bytes]:
-        """The PDF of each piece of ``order``, in order, made by the workers."""
-        window = WINDOW_PER_WORKER * self.count
-        finished: dict[int, bytes] = {}
-        again: deque[int] = deque()  # pieces a leaving worker had not begun: sent first
-        fresh = 0  # the next piece never sent
+    def made(
+        self, order: Sequence[Piece], numbered: Callable[[Piece], Piece] | None = None
+    ) -> Iterator[tuple[Piece, bytes]]:
+        """Each piece of ``order``, in order, made by the workers: the piece as it was made, and its PDF.
+
+        ``numbered`` gives a piece its first page as it is sent (not before: the later a continuous
+        document's piece is sent, the more of the pages before it are known, see
+        `pdf.worksheets.PageGuess`); `make` may be called between two pieces."""
+        self.tasks = list(order)  # every piece asked for: ``order``'s, then those of `make`
+        self.ordered = len(self.tasks)
+        self.numbered = numbered
+        self.finished = {}
+        self.again = deque()
+        self.urgent = deque()
+        self.fresh = 0
         for wanted in range(len(order)):
-            while wanted not in finished:
-                while again or (fresh < len(order) and fresh < wanted + window):
-                    ready = [w for w in self.workers if not w.closed and len(w.pieces) < PREFETCH]
-                    if not ready:
-                        break
-                    worker = min(ready, key=lambda w: len(w.pieces))
-                    number = again[0] if again else fresh
-                    try:
-                        worker.connection.send(order[number])
-                    except OSError:  # not a file's error: the worker has ended its side of the pipe
-                        if not worker.pieces:
-                            raise WorkerError(self._death(worker)) from None
-                        # A worker leaves right after answering its piece, and that answer (it says
-                        # so) may not have been read yet: the piece goes to another worker.
-                        worker.closed = True
-                        continue
-                    if again:
-                        again.popleft()
-                    else:
-                        fresh += 1
-                    worker.pieces.append(number)
-                for leaving in self._receive(finished):
-                    again = deque(sorted([*again, *leaving.pieces]))  # still in order
-                    self._replace(leaving)
-            yield finished.pop(wanted)
+            self.wanted = wanted
+            yield self._awaited(wanted)
+
+    def make(self, piece: Piece) -> bytes:
+        """One piece made by a worker out of ``made``'s order (a piece to make again with another
+        first page, or the first piece of a document, to learn its pages), before any other piece
+        not yet sent: the main process never compiles while there are workers."""
+        number = len(self.tasks)
+        self.tasks.append(piece)
+        self.urgent.append(number)
+        return self._awaited(number)[1]
+
+    def _awaited(self, number: int) -> tuple[Piece, bytes]:
+        """Task ``number`` once it is made, sending pieces to the workers meanwhile."""
+        window = WINDOW_PER_WORKER * self.count
+        while number not in self.finished:
+            while self.urgent or self.again or self.fresh < min(self.ordered, self.wanted + window):
+                ready = [w for w in self.workers if not w.closed and len(w.pieces) < PREFETCH]
+                if not ready:
+                    break
+                worker = min(ready, key=lambda w: len(w.pieces))
+                queue = self.urgent if self.urgent else self.again if self.again else None
+                task = queue[0] if queue is not None else self.fresh
+                if queue is None and self.numbered is not None:
+                    self.tasks[task] = self.numbered(self.tasks[task])  # numbered when first sent
+                try:
+                    worker.connection.send(self.tasks[task])
+                except OSError:  # not a file's error: the worker has ended its side of the pipe
+                    if not worker.pieces:
+                        raise WorkerError(self._death(worker)) from None
+                    # A worker leaves right after answering its piece, and that answer (it says
+                    # so) may not have been read yet: the piece goes to another worker.
+                    worker.closed = True
+                    continue
+                if queue is not None:
+                    queue.popleft()
+                else:
+                    self.fresh += 1
+                worker.pieces.append(task)
+            for leaving in self._receive(self.finished):
+                # The pieces it will not make: `make`'s first again, the order's still in order.
+                self.urgent.extend(task for task in leaving.pieces if task >= self.ordered)
+                ordered = [task for task in leaving.pieces if task < self.ordered]
+                self.again = deque(sorted([*self.again, *ordered]))
+                self._replace(leaving)
+        return self.tasks[number], self.finished.pop(number)
 
     def _replace(self, worker: _Worker) -> None:
         """Reap a worker that is leaving and start another in its place."""

@@ -100,17 +100,53 @@ def page_count(pdf: bytes) -> int:
     return len(PdfReader(io.BytesIO(pdf)).pages)
 
 
+class PageGuess:
+    """The first page of each piece of a continuous document (`Document.continuous`), guessed as the
+    piece is made and known as it is joined.
+
+    A piece's page numbers are set when it is compiled, and where it starts is known only once the
+    pieces before it are laid out. So the first piece of such a document is made first, to learn
+    how many pages a piece has (``pages``: the usual case, the same number of students and of
+    questions), and a piece is numbered as late as possible: from the first page of the next
+    piece to join, counting that many pages for each piece between. A piece made when every
+    earlier one of its document is joined is numbered right; `_join` remakes, with the right
+    number, one that guessed wrong (made ahead by a worker while an earlier one had more pages).
+    """
+
+    def __init__(self, docs: Sequence[Document], class_size: int, pages: dict[int, int]) -> None:
+        self.docs = docs
+        self.class_size = class_size
+        self.pages = pages  # document number → pages of its first piece (documents of many pieces)
+        # document number → (its pieces joined, the first page of the next)
+        self.next: dict[int, tuple[int, int]] = {}
+
+    def index(self, piece: Piece) -> int:
+        """The piece's place among its document's pieces."""
+        doc = self.docs[piece.document]
+        return (piece.start - doc.positions(self.class_size).start) // doc.per_piece
+
+    def numbered(self, piece: Piece) -> Piece:
+        """``piece`` with its first page as well as it is known now."""
+        pages = self.pages.get(piece.document)
+        if pages is None:
+            return piece
+        joined, start = self.next.get(piece.document, (0, 1))
+        return replace(piece, first_page=start + (self.index(piece) - joined) * pages)
+
+    def start(self, piece: Piece) -> int:
+        """The first page ``piece``, the next of its document to join, must have."""
+        return self.next.get(piece.document, (0, 1))[1]
+
+    def joined(self, piece: Piece, pages: int) -> None:
+        """``piece`` is joined, with ``pages`` pages from `start`."""
+        self.next[piece.document] = (self.index(piece) + 1, self.start(piece) + pages)
+
+
 def _numbered(
     order: list[Piece], docs: Sequence[Document], make: Callable[[Piece], bytes], class_size: int
-) -> tuple[list[Piece], dict[Piece, bytes]]:
-    """The pieces with the first page each continuous document's pieces will most likely start at,
-    and the pieces already made to learn it.
-
-    A piece's page numbers are set when it is compiled, and where the next one starts is known only
-    once the earlier ones are laid out. So the first piece of such a document is made first, and the
-    others are numbered as if each had as many pages (the usual case: the same number of students
-    and of questions); `_join` remakes, with the right number, a piece that guessed wrong.
-    """
+) -> tuple[PageGuess, dict[Piece, bytes]]:
+    """The page numbering of the continuous documents, and the pieces made already to learn it:
+    the first piece of each continuous document of more than one piece (see `PageGuess`)."""
     made: dict[Piece, bytes] = {}
     pages: dict[int, int] = {}
     for index, doc in enumerate(docs):
@@ -118,17 +154,7 @@ def _numbered(
             first = next(piece for piece in order if piece.document == index)
             made[first] = make(first)
             pages[index] = page_count(made[first])
-    if not pages:
-        return order, made
-    seen: dict[int, int] = {}
-    numbered: list[Piece] = []
-    for piece in order:
-        if piece.document in pages:
-            count = seen.get(piece.document, 0)
-            seen[piece.document] = count + 1
-            piece = replace(piece, first_page=1 + count * pages[piece.document])
-        numbered.append(piece)
-    return numbered, made
+    return PageGuess(docs, class_size, pages), made
 
 
 def write_documents(
@@ -160,12 +186,7 @@ def write_documents(
     # Made in this process, a student's worksheet piece and key piece read the same sheets: kept for
     # as long as the pieces that read them are being made, each sheet is built once (issue 28).
     chosen: Sequence[Sheet] = RecentSheets(given, sum(doc.per_piece for doc in docs))
-    order, made_first = _numbered(
-        list(pieces(docs, len(chosen))),
-        docs,
-        lambda piece: make_piece(plan, docs[piece.document], chosen, piece),
-        len(chosen),
-    )
+    order = list(pieces(docs, len(chosen)))
     total = len(order)
     workers = min(jobs, total // MIN_PIECES_PER_WORKER)
     if progress is not None:
@@ -179,16 +200,20 @@ def write_documents(
 
             recipe = pdf_workers.recipe(plan, bank)
 
-        def remake(piece: Piece) -> bytes:
+        def here(piece: Piece) -> bytes:
             return make_piece(plan, docs[piece.document], chosen, piece)
 
-        rest = [piece for piece in order if piece not in made_first]
         if recipe is not None:
+            # Every piece is made by a worker, the first ones and the remade ones too: a compile
+            # leaves this process holding Typst's memory (about 100 MB for a piece of the grid).
             with pdf_workers.Workers(recipe, docs, workers) as pool:
-                _join(order, _merged(order, made_first, pool.made(rest)), outputs, progress, remake)
+                guess, made_first = _numbered(order, docs, pool.make, len(chosen))
+                rest = [piece for piece in order if piece not in made_first]
+                made = _merged(order, made_first, pool.made(rest, guess.numbered))
+                _join(order, made, outputs, progress, pool.make, guess)
         else:
-            made = (made_first.get(piece) or remake(piece) for piece in order)
-            _join(order, made, outputs, progress, remake)
+            guess, made_first = _numbered(order, docs, here, len(chosen))
+            _join(order, _made_here(order, made_first, guess, here), outputs, progress, here, guess)
 
 
 class RecentSheets(Sequence[Sheet]):
@@ -229,29 +254,47 @@ class RecentSheets(Sequence[Sheet]):
         return sheet
 
 
-def _merged(order: Sequence[Piece], ready: dict[Piece, bytes], made: Iterator[bytes]) -> Iterator[bytes]:
-    """Each piece of ``order``: made already (``ready``), or the next that ``made`` yields."""
+def _merged(
+    order: Sequence[Piece], ready: dict[Piece, bytes], made: Iterator[tuple[Piece, bytes]]
+) -> Iterator[tuple[Piece, bytes]]:
+    """Each piece of ``order`` as made, with its PDF: made already (``ready``), or the next that
+    ``made`` yields."""
     for piece in order:
-        yield ready[piece] if piece in ready else next(made)
+        yield (piece, ready.pop(piece)) if piece in ready else next(made)
+
+
+def _made_here(
+    order: Sequence[Piece], ready: dict[Piece, bytes], guess: PageGuess, make: Callable[[Piece], bytes]
+) -> Iterator[tuple[Piece, bytes]]:
+    """Each piece of ``order`` made in this process when the join wants it (so numbered right)."""
+    for piece in order:
+        if piece in ready:
+            yield piece, ready.pop(piece)
+        else:
+            numbered = guess.numbered(piece)
+            yield numbered, make(numbered)
 
 
 def _join(
     order: Sequence[Piece],
-    made: Iterator[bytes],
+    made: Iterator[tuple[Piece, bytes]],
     outputs: _Outputs,
     progress: Progress | None,
     remake: Callable[[Piece], bytes],
+    guess: PageGuess,
 ) -> None:
-    next_page: dict[int, int] = {}
+    """Join each piece of ``order`` (``made``: as it was made, and its PDF) into its output; a piece
+    of a continuous document made with the wrong first page is made again (``remake``)."""
     for done, piece in enumerate(order, 1):
-        pdf = next(made)
+        made_as, pdf = next(made)
         doc = outputs.docs[piece.document]
         if doc.continuous:
-            start = next_page.get(piece.document, 1)
-            if piece.first_page != start:  # an earlier piece had more or fewer pages than guessed
+            start = guess.start(piece)
+            if made_as.first_page != start:  # an earlier piece had more or fewer pages than guessed
                 pdf = remake(replace(piece, first_page=start))
-            next_page[piece.document] = start + page_count(pdf)
+            guess.joined(piece, page_count(pdf))
         outputs.add(piece.document, pdf)
+        del pdf  # not held while the next piece is awaited
         if progress is not None:
             progress(done, len(order))
 
@@ -348,6 +391,7 @@ def key(
 
 __all__ = [
     "Document",
+    "PageGuess",
     "Piece",
     "RecentSheets",
     "Terminated",

@@ -187,9 +187,10 @@ def test_a_piece_that_guessed_its_first_page_wrong_is_remade() -> None:
         made.append(piece)
         return pdf.make_piece(plan, doc, plan.sheets, piece)
 
-    order, first = pdf._numbered(list(pdf.pieces([doc], 41)), [doc], make, 41)
-    assert [p.first_page for p in order][:2] == [1, 1 + pdf.page_count(first[order[0]])]
-    wrong = [pdf.Piece(0, p.start, p.stop, first_page=p.first_page + 5) for p in order]
+    order = list(pdf.pieces([doc], 41))
+    guess, first = pdf._numbered(order, [doc], make, 41)
+    assert [guess.numbered(p).first_page for p in order][:2] == [1, 1 + pdf.page_count(first[order[0]])]
+    wrong = [pdf.Piece(0, p.start, p.stop, first_page=guess.numbered(p).first_page + 5) for p in order]
 
     class Into:
         def __init__(self) -> None:
@@ -203,7 +204,7 @@ def test_a_piece_that_guessed_its_first_page_wrong_is_remade() -> None:
 
     into = Into()
     with pdf._Outputs([doc], lambda name: into, 41) as outputs:
-        pdf._join(wrong, (make(p) for p in wrong), outputs, None, make)
+        pdf._join(order, ((p, make(p)) for p in wrong), outputs, None, make, guess)
     numbers = _page_numbers(into.buffer.getvalue())
     assert numbers == list(range(1, len(numbers) + 1))
     assert len(made) == 1 + 2 * len(
@@ -247,3 +248,18 @@ def test_poppler_reads_the_joined_file_with_its_object_streams(tmp_path: Path) -
     )
     assert text.stderr == ""
     assert text.stdout.count("The weights of row 2 sum to one.") == 3
+
+
+def test_with_workers_this_process_compiles_no_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With workers, every piece is theirs to make: the first piece of the grid (to learn its pages)
+    and any piece made again with another first page too. A compile leaves the process that ran it
+    holding Typst's memory, which the main process, joining the whole class, must not."""
+    plan = plan_class(banks.load("week1", plugins=True), students=41, master_seed=2026, count=16)
+    document = pdf.key(plan, plan.sheets, style="grid", jobs=1)
+
+    def refused(*args: object) -> bytes:
+        raise AssertionError("a piece was compiled in the main process")
+
+    monkeypatch.setattr(pdf, "make_piece", refused)
+    monkeypatch.setattr(pdf, "MIN_PIECES_PER_WORKER", 1)  # two workers for the grid's three pieces
+    assert pdf.key(plan, plan.sheets, style="grid", jobs=2, bank="week1") == document

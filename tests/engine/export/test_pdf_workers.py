@@ -430,7 +430,7 @@ def test_a_piece_sent_to_a_worker_that_has_just_left_goes_to_another(monkeypatch
     # worker, 1 to the other, and 2 to the leaving worker again, whose pipe is closed by then.
     workers.workers = [leaving, start(workers)]
     order = list(range(8))
-    assert list(workers.made(order)) == [str(n).encode() for n in order]  # type: ignore[arg-type]
+    assert [pdf for _, pdf in workers.made(order)] == [str(n).encode() for n in order]  # type: ignore[arg-type]
     assert leaving.closed
     assert leaving not in workers.workers  # it was reaped and replaced
     workers._stop(at_once=False)
