@@ -11,7 +11,8 @@ from collections.abc import Collection
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.classwork.grading import grade_text, marks_csv
+from attnquiz.engine.classwork.grading import grade_text
+from attnquiz.engine.classwork.marks_writer import marks_csv
 from attnquiz.engine.plan.class_plan import plan_class, student_seed
 from attnquiz.engine.plan.columns import template_csv
 from tests.builds import counted_builds

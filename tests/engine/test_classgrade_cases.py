@@ -20,9 +20,8 @@ from attnquiz.engine.classwork.grading import (
     Row,
     grade_file,
     grade_text,
-    marks_csv,
-    marks_file,
 )
+from attnquiz.engine.classwork.marks_writer import marks_csv, marks_file
 from attnquiz.engine.plan.class_plan import plan_class
 
 SEED = 2026

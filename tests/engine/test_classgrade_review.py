@@ -18,9 +18,9 @@ from attnquiz.engine.classwork.grading import (
     AWAITS_REVIEW,
     ClassMarks,
     grade_text,
-    marks_csv,
     review_feedback,
 )
+from attnquiz.engine.classwork.marks_writer import marks_csv
 from attnquiz.engine.classwork.report import report_files
 from attnquiz.main import app
 

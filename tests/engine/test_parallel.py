@@ -165,7 +165,8 @@ def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
         """
         import json, os
         from attnquiz.engine.bank import finding as banks
-        from attnquiz.engine.classwork.grading import grade_text, marks_csv
+        from attnquiz.engine.classwork.grading import grade_text
+        from attnquiz.engine.classwork.marks_writer import marks_csv
         from tests.engine.test_parallel import class_answers
         bank = banks.load("week1")
         text = class_answers(students=40)  # 40 rows × every item: above the cells that pay for workers
@@ -203,7 +204,8 @@ def test_a_class_of_code_cells_is_graded_by_workers_from_a_few_rows() -> None:
         """
         import csv, io, json, os
         from attnquiz.engine.bank import finding as banks
-        from attnquiz.engine.classwork.grading import grade_text, marks_csv
+        from attnquiz.engine.classwork.grading import grade_text
+        from attnquiz.engine.classwork.marks_writer import marks_csv
         right = (
             "import numpy as np\\n\\ndef attention(Q, K, V):\\n    s = Q @ K.T / np.sqrt(Q.shape[-1])\\n"
             "    w = np.exp(s - s.max(axis=-1, keepdims=True))\\n"
