@@ -9,8 +9,8 @@ workers. Anywhere else the same function runs here, one task after another,
 and gives the same results: the split never changes what is computed, only where.
 
 Workers ignore Ctrl-C (the terminal sends it to the whole process group): this process alone
-stops, cancels what is not started and ends its workers, so a Ctrl-C prints one message, not a
-traceback per worker.
+stops, cancels what is not started and ends its workers (SIGTERM, which a worker never handles as
+this process may), so a Ctrl-C prints one message, not a traceback per worker.
 """
 
 from __future__ import annotations
@@ -92,16 +92,17 @@ def ordered_map(
     _SHARED["work"] = (function, context)
     workers = min(jobs, len(head))
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals
     )
     chunks = _chunks(itertools.chain(head, source), max(1, chunk))
     sent: collections.deque[Future[list[Any]]] = collections.deque()
     finished = False
     try:
         # Each worker has one chunk at work and one waiting: busy, and never far ahead of the caller.
-        # The workers are forked at the first submit with Ctrl-C held back, until each ignores it: one
-        # pressed while a worker starts stops this process alone, never the worker with a traceback.
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # The workers are forked at the first submit with Ctrl-C and SIGTERM held back until each has
+        # its own handling of them (`_worker_signals`): a signal that lands while a worker starts
+        # reaches this process alone, never a worker running this process's handlers.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
         try:
             for part in itertools.islice(chunks, _AHEAD * workers):
                 sent.append(pool.submit(_run_chunk, part))
@@ -145,9 +146,16 @@ class WorkerDiedError(QuizError):
     """A worker process ended before it returned its work: said in one line, never a traceback."""
 
 
-def _ignore_interrupts() -> None:
+_WORKER_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _worker_signals() -> None:
+    """A worker ignores Ctrl-C and ends at SIGTERM (`ordered_map`'s clean-up terminates it), whatever
+    handlers this process had when it was forked: one that turns SIGTERM into an exception (a file
+    being staged) would be caught with the task's error, and the worker would live on."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back by the fork: dropped now
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _WORKER_SIGNALS)  # held back at the fork: now handled
 
 
 def _run_chunk(tasks: list[Any]) -> list[Any]:
