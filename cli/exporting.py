@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import sys
@@ -461,7 +462,6 @@ def grade_command(
       quiz grade code submissions/ --items attention --seed 2026 --students 30 -o marks.csv --report report/
     """
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.classwork.grading import grade_file
     from attnquiz.engine.parallel import default_jobs
     from attnquiz.engine.plan.columns import template_csv
 
@@ -520,17 +520,14 @@ def grade_command(
         fail("the answers file's header names the items: --items, --topic, --count, --all and --original "
              "are for --template", 2)  # fmt: skip
     workers = default_jobs() if jobs is None else jobs
-    if report_dir is None:
-        _grade_streamed(loaded, answers, output, as_json, seed=seed, students=students, jobs=workers)
-        return
-    marks = grade_file(loaded, answers, master_seed=seed, students=students, jobs=workers)
-    _report_and_show(loaded, marks, output, report_dir, as_json, others)
+    _grade_streamed(loaded, answers, output, report_dir, as_json, seed=seed, students=students, jobs=workers)
 
 
 def _grade_streamed(
     loaded: Bank,
     answers: Path,
     output: Path | None,
+    report_dir: Path | None,
     as_json: bool,
     *,
     seed: int | None,
@@ -538,32 +535,53 @@ def _grade_streamed(
     jobs: int,
 ) -> None:
     """Grade an answers file a row at a time (`attnquiz.engine.classwork.class_stream`): the marks
-    written as the rows come, the rows spooled to disk for --json; then the summary, as
-    `_report_and_show` says it, and exit 1 when anything was not graded."""
+    written as the rows come, the rows spooled to disk for --json and the report; then the report,
+    the JSON or the summary, as `_report_and_show` writes them, and exit 1 when anything was not
+    graded."""
     import contextlib
+    import io
 
     from attnquiz.engine.classwork.class_stream import RowSpool, grade_stream, json_chunks
-    from attnquiz.engine.export.files import Staging
+    from attnquiz.engine.export.files import Staging, is_special
     from attnquiz.terminal import is_unicode
 
-    if output is not None and output.is_dir():
+    if output is not None and report_dir is None and output.is_dir():  # (with a report: said by the report)
         fail(f"{output} is a folder: give a file name for the CSV (-o {output / 'marks.csv'})")
     with contextlib.ExitStack() as stack:
-        spool = stack.enter_context(RowSpool()) if as_json else None
+        spool = stack.enter_context(RowSpool()) if as_json or report_dir is not None else None
         table = output is None and not as_json
-        if output is None:
-            graded = grade_stream(
-                loaded, answers, table=table, spool=spool, master_seed=seed, students=students, jobs=jobs
-            )
-        else:
+        grade = functools.partial(
+            grade_stream,
+            loaded,
+            answers,
+            table=table,
+            spool=spool,
+            master_seed=seed,
+            students=students,
+            jobs=jobs,
+        )
+        if output is not None and report_dir is None:
             stage = stack.enter_context(Staging())
             with stage.open(output) as out:
-                graded = grade_stream(
-                    loaded, answers, marks=out, spool=spool, master_seed=seed, students=students, jobs=jobs
-                )
+                graded = grade(marks=out)
             stage.commit()
+        else:
+            # The marks and the report are one set, written together once the report is made (the
+            # marks are a line a student: kept in memory until then).
+            buffer = io.BytesIO() if output is not None else None
+            graded = grade(marks=buffer)
+        if report_dir is not None:
+            from attnquiz.engine.classwork.report import write_report
+
+            data = buffer.getvalue() if buffer is not None else b""
+            # Marks sent to a device or pipe (-o /dev/stdout) cannot be renamed into place: written first.
+            together = None if output is None or is_special(output) else (output, data)
+            if output is not None and together is None:
+                _save_csv(output, data)
+            written = write_report(loaded, graded, report_dir, together)
+            typer.echo(f"Class report: {written[0]} ({len(written)} files).", err=as_json)
         summary = graded.tally.summary()
-        if spool is not None:
+        if spool is not None and as_json:
             ascii_only = not is_unicode(sys.stdout)
             for chunk in json_chunks(graded.columns, spool, summary, ensure_ascii=ascii_only):
                 sys.stdout.write(chunk)

@@ -84,6 +84,24 @@ class StreamedClass:
     table: list[TableRow] | None = None
     spool: RowSpool | None = None
 
+    # As the report reads a marked class (`attnquiz.engine.classwork.report.MarkedClass`).
+    @property
+    def file(self) -> str:
+        """The answers file, as named to `grade_stream`."""
+        return self.columns.file
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The columns of the marks."""
+        return self.columns.items
+
+    @property
+    def rows(self) -> RowSpool:
+        """The rows, read back from the spool (a class graded with one)."""
+        if self.spool is None:
+            raise ValueError("the class was graded without a row spool")
+        return self.spool
+
 
 def grade_stream(
     bank: Bank,

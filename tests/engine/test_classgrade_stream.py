@@ -21,6 +21,7 @@ from attnquiz.engine.classwork.answers_file import AnswersFileError, decode
 from attnquiz.engine.classwork.class_stream import RowSpool, grade_stream, json_chunks, table_row
 from attnquiz.engine.classwork.grading import RunningSum, grade_file
 from attnquiz.engine.classwork.marks_writer import marks_file
+from attnquiz.engine.classwork.report import report_files, report_pages
 from attnquiz.engine.plan.class_plan import plan_class
 
 
@@ -140,3 +141,14 @@ def test_a_running_sum_ends_where_sum_does() -> None:
             running.add(term)
         assert running.value == sum(terms), (sys.version_info, terms)
         assert type(running.value) is type(sum(terms))
+
+
+def test_the_report_of_a_spooled_class_is_the_report_of_the_whole_class(bank: Bank, tmp_path: Path) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_bytes(_answers(bank, 8))
+    whole = grade_file(bank, path, master_seed=11, students=8)
+    with RowSpool() as spool:
+        graded = grade_stream(bank, path, spool=spool, master_seed=11, students=8)
+        pages = report_pages(bank, graded)
+        assert next(pages)[0] == "index.html"  # made one at a time, the index first
+        assert dict(report_pages(bank, graded)) == report_files(bank, whole)
