@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from attnquiz.engine.bank.loaded import Bank
+    from attnquiz.engine.classwork.class_marks import ClassMarks, Tally
     from attnquiz.engine.classwork.class_stream import TableRow
-    from attnquiz.engine.classwork.grading import ClassMarks, Tally
     from attnquiz.engine.plan.class_plan import ClassPlan
 
 FormatName = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
@@ -622,8 +622,8 @@ def _report_and_show(
     if as_json:
         print_json({**marks.to_json(), **({"other_files": others} if others else {})})
     else:
+        from attnquiz.engine.classwork.class_marks import Tally
         from attnquiz.engine.classwork.class_stream import table_row
-        from attnquiz.engine.classwork.grading import Tally
 
         tally = Tally(marks.items)
         for row in marks.rows:
@@ -676,7 +676,7 @@ def _show_marks(
     from rich.text import Text
 
     from attnquiz.display import console
-    from attnquiz.engine.classwork.grading import plain_number, review_summary
+    from attnquiz.engine.classwork.class_marks import plain_number, review_summary
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from attnquiz.engine.bank.loaded import Bank
-from attnquiz.engine.classwork.grading import ClassColumns, Row, Summary, Tally, graded_file, row_json
+from attnquiz.engine.classwork.class_marks import Row, Summary, Tally, row_json
+from attnquiz.engine.classwork.grading import ClassColumns, graded_file
 from attnquiz.engine.classwork.marks_writer import MarksWriter
 
 TableRow = tuple[int, str, str, str, float | None, str]

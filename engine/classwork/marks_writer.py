@@ -16,7 +16,7 @@ import io
 import re
 from typing import TextIO
 
-from attnquiz.engine.classwork.grading import AWAITING, AWAITS_REVIEW, ClassMarks, Row
+from attnquiz.engine.classwork.class_marks import AWAITING, AWAITS_REVIEW, ClassMarks, Row
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP: CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

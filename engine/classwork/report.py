@@ -10,8 +10,8 @@ worked solutions of their own variants, rebuilt from their variant codes. ``*.cs
 tables for a spreadsheet. Charts are inline SVG; there is no JavaScript and nothing from the network.
 Everything that comes from a bank or an answers file is escaped for HTML.
 
-It reads `quiz grade`'s results through `attnquiz.engine.classwork.grading`'s public API (`ClassMarks`,
-`Row`, `Cell`) only, as a `MarkedClass`: its rows are read a few times, in file order, and never
+It reads `quiz grade`'s results through `attnquiz.engine.classwork.class_marks`'s public API
+(`ClassMarks`, `Row`, `Cell`) only, as a `MarkedClass`: its rows are read a few times, in file order, and never
 held together (a large class's rows are read back from disk), and its pages are written as they
 are made.
 """
@@ -32,7 +32,7 @@ from typing import Protocol
 
 from attnquiz.engine.answers.kinds import LETTERS, ChoiceAnswer, ExplainAnswer
 from attnquiz.engine.bank.loaded import Bank
-from attnquiz.engine.classwork.grading import AWAITS_REVIEW, Row, review_summary
+from attnquiz.engine.classwork.class_marks import AWAITS_REVIEW, Row, review_summary
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code
 from attnquiz.engine.variant import Question

@@ -78,7 +78,7 @@ def test_rows_and_cells_come_back_from_a_worker_whole() -> None:
     import dataclasses
     import pickle
 
-    from attnquiz.engine.classwork.grading import Cell, Row
+    from attnquiz.engine.classwork.class_marks import Cell, Row
 
     cell = Cell("additive-score", "0.5", "wrong", 0.25, "forgot-tanh", "feedback", 0.25, 1, 2.0, "")
     row = Row(7, "s1", "Ann", "0000-007E", (cell, dataclasses.replace(cell, item="mha")), "")

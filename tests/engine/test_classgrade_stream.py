@@ -18,8 +18,9 @@ from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.classwork import answers_file
 from attnquiz.engine.classwork.answers_file import AnswersFileError, decode
+from attnquiz.engine.classwork.class_marks import RunningSum
 from attnquiz.engine.classwork.class_stream import RowSpool, grade_stream, json_chunks, table_row
-from attnquiz.engine.classwork.grading import RunningSum, grade_file
+from attnquiz.engine.classwork.grading import grade_file
 from attnquiz.engine.classwork.marks_writer import marks_file
 from attnquiz.engine.classwork.report import report_files, report_pages
 from attnquiz.engine.plan.class_plan import plan_class
