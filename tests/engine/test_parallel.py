@@ -92,6 +92,33 @@ def test_results_come_in_task_order_from_workers() -> None:
     assert found["me"] not in found["pids"]  # done by workers, not here
 
 
+def test_tasks_are_read_as_the_work_goes() -> None:
+    """A generator of tasks (a class's rows read from its file) is read a few chunks ahead of the
+    results, never whole before the first one."""
+    found = fresh_json(
+        """
+        import json, os
+        from attnquiz.engine import parallel
+        from tests.engine.test_parallel import _square_and_where
+        drawn = []
+        def tasks():
+            for task in range(400):
+                drawn.append(task)
+                yield task
+        results = parallel.ordered_map(_square_and_where, 0, tasks(), jobs=2, chunk=3)
+        first = next(results)
+        ahead = len(drawn)
+        rest = list(results)
+        print(json.dumps({"first": first[0], "ahead": ahead, "values": [v for v, _ in rest],
+                          "pids": sorted({p for _, p in rest}), "me": os.getpid()}))
+        """
+    )
+    assert found["first"] == 0
+    assert found["ahead"] <= 5 * 3  # two chunks a worker sent, one more once a result is back
+    assert found["values"] == [t * t for t in range(1, 400)]
+    assert found["me"] not in found["pids"]
+
+
 @pytest.mark.parametrize(
     ("jobs", "tasks", "min_tasks"),
     [(1, 60, 2), (2, 1, 2), (2, 10, 11)],
