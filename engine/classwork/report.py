@@ -11,9 +11,9 @@ tables for a spreadsheet. Charts are inline SVG; there is no JavaScript and noth
 Everything that comes from a bank or an answers file is escaped for HTML.
 
 It reads `quiz grade`'s results through `attnquiz.engine.classwork.class_marks`'s public API
-(`ClassMarks`, `Row`, `Cell`) only, as a `MarkedClass`: its rows are read a few times, in file order, and never
-held together (a large class's rows are read back from disk), and its pages are written as they
-are made.
+(`ClassMarks`, `Row`, `Cell`) only, as a `MarkedClass`: its rows are read a few times, in file
+order, and never held together (a large class's rows are read back from disk), and its pages are
+written as they are made.
 """
 
 from __future__ import annotations
