@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import sys
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from attnquiz.engine.bank.loaded import Bank
-    from attnquiz.engine.classwork.grading import ClassMarks
+    from attnquiz.engine.classwork.class_marks import ClassMarks, Tally
+    from attnquiz.engine.classwork.class_stream import TableRow
     from attnquiz.engine.plan.class_plan import ClassPlan
 
 FormatName = Literal["pdf", "html", "md", "moodle", "stack", "qti", "json"]
@@ -461,7 +463,6 @@ def grade_command(
       quiz grade code submissions/ --items attention --seed 2026 --students 30 -o marks.csv --report report/
     """
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.classwork.grading import grade_file
     from attnquiz.engine.parallel import default_jobs
     from attnquiz.engine.plan.columns import template_csv
 
@@ -519,10 +520,78 @@ def grade_command(
     if items or topic or count is not None or original or every:
         fail("the answers file's header names the items: --items, --topic, --count, --all and --original "
              "are for --template", 2)  # fmt: skip
-    marks = grade_file(
-        loaded, answers, master_seed=seed, students=students, jobs=default_jobs() if jobs is None else jobs
-    )
-    _report_and_show(loaded, marks, output, report_dir, as_json, others)
+    workers = default_jobs() if jobs is None else jobs
+    _grade_streamed(loaded, answers, output, report_dir, as_json, seed=seed, students=students, jobs=workers)
+
+
+def _grade_streamed(
+    loaded: Bank,
+    answers: Path,
+    output: Path | None,
+    report_dir: Path | None,
+    as_json: bool,
+    *,
+    seed: int | None,
+    students: int | None,
+    jobs: int,
+) -> None:
+    """Grade an answers file a row at a time (`attnquiz.engine.classwork.class_stream`): the marks
+    written as the rows come, the rows spooled to disk for --json and the report; then the report,
+    the JSON or the summary, as `_report_and_show` writes them, and exit 1 when anything was not
+    graded."""
+    import contextlib
+    import io
+
+    from attnquiz.engine.classwork.class_stream import RowSpool, grade_stream, json_chunks
+    from attnquiz.engine.export.files import Staging, is_special
+    from attnquiz.terminal import is_unicode
+
+    if output is not None and report_dir is None and output.is_dir():  # (with a report: said by the report)
+        fail(f"{output} is a folder: give a file name for the CSV (-o {output / 'marks.csv'})")
+    with contextlib.ExitStack() as stack:
+        spool = stack.enter_context(RowSpool()) if as_json or report_dir is not None else None
+        table = output is None and not as_json
+        grade = functools.partial(
+            grade_stream,
+            loaded,
+            answers,
+            table=table,
+            spool=spool,
+            master_seed=seed,
+            students=students,
+            jobs=jobs,
+        )
+        if output is not None and report_dir is None:
+            stage = stack.enter_context(Staging())
+            with stage.open(output) as out:
+                graded = grade(marks=out)
+            stage.commit()
+        else:
+            # The marks and the report are one set, written together once the report is made (the
+            # marks are a line a student: kept in memory until then).
+            buffer = io.BytesIO() if output is not None else None
+            graded = grade(marks=buffer)
+        if report_dir is not None:
+            from attnquiz.engine.classwork.report import write_report
+
+            data = buffer.getvalue() if buffer is not None else b""
+            # Marks sent to a device or pipe (-o /dev/stdout) cannot be renamed into place: written first.
+            together = None if output is None or is_special(output) else (output, data)
+            if output is not None and together is None:
+                _save_csv(output, data)
+            written = write_report(loaded, graded, report_dir, together)
+            typer.echo(f"Class report: {written[0]} ({len(written)} files).", err=as_json)
+        summary = graded.tally.summary()
+        if spool is not None and as_json:
+            ascii_only = not is_unicode(sys.stdout)
+            for chunk in json_chunks(graded.columns, spool, summary, ensure_ascii=ascii_only):
+                sys.stdout.write(chunk)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        else:
+            _show_marks(graded.columns.file, graded.tally, graded.table, wrote=output)
+    if graded.tally.problems or summary.bad_cells:
+        raise typer.Exit(1)
 
 
 def _report_and_show(
@@ -536,7 +605,7 @@ def _report_and_show(
 ) -> None:
     """Write the marks (and the report), show the summary, and exit 1 when anything was not graded
     (``others``: the files of a submissions folder that are no student's, a line each)."""
-    from attnquiz.engine.classwork.grading import marks_file
+    from attnquiz.engine.classwork.marks_writer import marks_file
 
     if report_dir is not None:
         from attnquiz.engine.classwork.report import write_report
@@ -554,7 +623,14 @@ def _report_and_show(
     if as_json:
         print_json({**marks.to_json(), **({"other_files": others} if others else {})})
     else:
-        _show_marks(marks, wrote=output, by_student=folder)
+        from attnquiz.engine.classwork.class_marks import Tally
+        from attnquiz.engine.classwork.class_stream import table_row
+
+        tally = Tally(marks.items)
+        for row in marks.rows:
+            tally.add(row)
+        table = [table_row(row) for row in marks.rows] if output is None else None
+        _show_marks(marks.file, tally, table, wrote=output, by_student=folder)
     for other in others:
         typer.echo(f"{marks.file}: {other}", err=True)
     if others:
@@ -593,29 +669,30 @@ def _save_csv(output: Path, data: bytes) -> None:
     save({output: data})
 
 
-def _show_marks(marks: ClassMarks, wrote: Path | None, by_student: bool = False) -> None:
-    """The class summary (and the marks themselves when they were not written to a file)."""
+def _show_marks(
+    file: str, tally: Tally, table: list[TableRow] | None, wrote: Path | None, by_student: bool = False
+) -> None:
+    """The class summary (and the ``table`` of marks when they were not written to a file)."""
     from rich.table import Table
     from rich.text import Text
 
     from attnquiz.display import console
-    from attnquiz.engine.classwork.grading import plain_number, review_summary
+    from attnquiz.engine.classwork.class_marks import plain_number, review_summary
 
     # Names, codes, file names and mistake tags come from the file and the bank: shown as plain
     # text (`Text`), never read as rich markup (a name like `[/]` or `[link=…]` is just a name).
-    summary = marks.summary()
-    if wrote is None:
-        table = Table(title=Text(f"Marks: {marks.file}"), title_justify="left")
+    summary = tally.summary()
+    if wrote is None and table is not None:
+        marks_table = Table(title=Text(f"Marks: {file}"), title_justify="left")
         for column in ("line", "student", "name", "code", "total", "mistakes"):
-            table.add_column(column, justify="right" if column in {"line", "total"} else "left")
-        for row in marks.rows:
-            who = (Text(str(row.line)), Text(row.student), Text(row.name), Text(row.code))
-            if row.graded:
-                mistakes = ", ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
-                table.add_row(*who, f"{row.total:.2f} / {plain_number(summary.out_of)}", Text(mistakes))
+            marks_table.add_column(column, justify="right" if column in {"line", "total"} else "left")
+        for line, student, name, code, total, mistakes in table:
+            who = (Text(str(line)), Text(student), Text(name), Text(code))
+            if total is not None:
+                marks_table.add_row(*who, f"{total:.2f} / {plain_number(summary.out_of)}", Text(mistakes))
             else:
-                table.add_row(*who, "—", "not graded")
-        console.print(table)
+                marks_table.add_row(*who, "—", "not graded")
+        console.print(marks_table)
     items = Table(title=f"{summary.graded} students graded, mean {summary.mean_total:.2f} / "
                   f"{plain_number(summary.out_of)}", title_justify="left")  # fmt: skip
     items.add_column("question")
@@ -635,8 +712,8 @@ def _show_marks(marks: ClassMarks, wrote: Path | None, by_student: bool = False)
         counts = (str(entry.counts.get(s, 0)) for s in shown)
         items.add_row(Text(entry.item), *worth, f"{entry.mean:.2f}", *counts)
     console.print(items)
-    if marks.counting():
-        console.print(Text(marks.counting()))
+    if tally.counting():
+        console.print(Text(tally.counting()))
     if summary.unmarked:
         marking = [entry.item for entry in summary.items if entry.counts.get("unmarked")]
         waiting = (
@@ -660,19 +737,19 @@ def _show_marks(marks: ClassMarks, wrote: Path | None, by_student: bool = False)
             console.print(Text(f"  {n:>3} × {item}: {tag}"))
     if wrote is not None:
         console.print(Text(f"Marks written to {wrote}."))
-    for row in marks.problems:
+    for row in tally.problems:
         # A folder's row is a student (its line is the student's number), a file's a line of it.
         where = f"student {row.student}" if by_student else str(row.line)
-        typer.echo(f"{marks.file}:{where}: {row.problem}", err=True)
-    if marks.problems:
-        count = len(marks.problems)
+        typer.echo(f"{file}:{where}: {row.problem}", err=True)
+    if tally.problems:
+        count = len(tally.problems)
         rows = ("student" if by_student else "row") + ("s" if count != 1 else "")
         typer.echo(
             f"quiz: {count} {rows} could not be graded (listed above, kept in the marks with the reason)",
             err=True,
         )
     for line, problem in summary.bad_cells:
-        typer.echo(f"{marks.file}:{line}: {problem}", err=True)
+        typer.echo(f"{file}:{line}: {problem}", err=True)
     if summary.bad_cells:
         count = len(summary.bad_cells)
         typer.echo(

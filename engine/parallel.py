@@ -9,17 +9,19 @@ workers. Anywhere else the same function runs here, one task after another,
 and gives the same results: the split never changes what is computed, only where.
 
 Workers ignore Ctrl-C (the terminal sends it to the whole process group): this process alone
-stops, cancels what is not started and ends its workers, so a Ctrl-C prints one message, not a
-traceback per worker.
+stops, cancels what is not started and ends its workers (SIGTERM, which a worker never handles as
+this process may), so a Ctrl-C prints one message, not a traceback per worker.
 """
 
 from __future__ import annotations
 
+import collections
+import itertools
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from attnquiz.engine.errors import QuizError
@@ -54,7 +56,7 @@ def can_fork() -> bool:
 def ordered_map(
     function: Callable[[Context, Task], Result],
     context: Context,
-    tasks: Sequence[Task],
+    tasks: Iterable[Task],
     *,
     jobs: int,
     min_tasks: int = 2,
@@ -67,22 +69,50 @@ def ordered_map(
     top-level function (a worker finds it by name); each task and result is pickled, ``context``
     never is. An exception raised by ``function`` reaches the caller as from a call made here, so
     it must survive pickling: catch the ones that carry more than a message inside ``function``.
+
+    ``tasks`` is read as the work goes (a generator reading a file row by row is fine): no more
+    than a few chunks a worker are read ahead of the result the caller is at, so a class of any
+    size never has all its tasks, nor all its results, in memory at once.
     """
-    if jobs <= 1 or len(tasks) < max(2, min_tasks) or not can_fork():
-        for task in tasks:
+    source = iter(tasks)
+    if jobs <= 1 or not can_fork():
+        for task in source:
+            yield function(context, task)
+        return
+    # Enough tasks to pay for the workers? Only the first few are read to know.
+    head = list(itertools.islice(source, max(2, min_tasks, jobs)))
+    if len(head) < max(2, min_tasks):
+        for task in head:
             yield function(context, task)
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     _SHARED["work"] = (function, context)
+    workers = min(jobs, len(head))
     pool = ProcessPoolExecutor(
-        min(jobs, len(tasks)), mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals
     )
+    chunks = _chunks(itertools.chain(head, source), max(1, chunk))
+    sent: collections.deque[Future[list[Any]]] = collections.deque()
     finished = False
     try:
-        yield from pool.map(_run, tasks, chunksize=max(1, chunk))
+        # Each worker has one chunk at work and one waiting: busy, and never far ahead of the caller.
+        # The workers are forked at the first submit with Ctrl-C and SIGTERM held back until each has
+        # its own handling of them (`_worker_signals`): a signal that lands while a worker starts
+        # reaches this process alone, never a worker running this process's handlers.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
+        try:
+            for part in itertools.islice(chunks, _AHEAD * workers):
+                sent.append(pool.submit(_run_chunk, part))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        while sent:
+            results = sent.popleft().result()
+            for part in itertools.islice(chunks, 1):
+                sent.append(pool.submit(_run_chunk, part))
+            yield from results
         finished = True
     except BrokenProcessPool as exc:  # a worker killed from outside (out of memory, kill -9)
         raise WorkerDiedError(
@@ -94,25 +124,43 @@ def ordered_map(
         if finished:
             pool.shutdown(wait=True)
         else:  # stopped (Ctrl-C, an error, the caller gave up): no task more, and no worker left
-            workers = list(getattr(pool, "_processes", {}).values())
+            processes = list(getattr(pool, "_processes", {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
-            for worker in workers:
+            for worker in processes:
                 worker.terminate()
-            for worker in workers:
+            for worker in processes:
                 worker.join()
+
+
+_AHEAD = 2
+"""Chunks sent to the workers per worker before the first result is taken back."""
+
+
+def _chunks(tasks: Iterator[Task], size: int) -> Iterator[list[Task]]:
+    """The tasks ``size`` at a time (the last chunk may be shorter)."""
+    while part := list(itertools.islice(tasks, size)):
+        yield part
 
 
 class WorkerDiedError(QuizError):
     """A worker process ended before it returned its work: said in one line, never a traceback."""
 
 
-def _ignore_interrupts() -> None:
+_WORKER_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _worker_signals() -> None:
+    """A worker ignores Ctrl-C and ends at SIGTERM (`ordered_map`'s clean-up terminates it), whatever
+    handlers this process had when it was forked: one that turns SIGTERM into an exception (a file
+    being staged) would be caught with the task's error, and the worker would live on."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _WORKER_SIGNALS)  # held back at the fork: now handled
 
 
-def _run(task: Any) -> Any:
+def _run_chunk(tasks: list[Any]) -> list[Any]:
     function, context = _SHARED["work"]  # set before this worker was forked
-    return function(context, task)
+    return [function(context, task) for task in tasks]
 
 
 __all__ = ["WorkerDiedError", "can_fork", "default_jobs", "ordered_map"]

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from attnquiz.engine.answers.kinds import CodeAnswer
 from attnquiz.engine.bank.loaded import Bank, BankItem
-from attnquiz.engine.classwork.grading import AnswersFileError, Cell, CellStatus, ClassMarks, Row
+from attnquiz.engine.classwork.answers_file import AnswersFileError
+from attnquiz.engine.classwork.class_marks import Cell, CellStatus, ClassMarks, Row
 from attnquiz.engine.code.grading import MAX_SOURCE
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.grading.grade import grade

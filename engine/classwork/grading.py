@@ -14,45 +14,44 @@ Spreadsheets in comma-decimal locales save CSV with ``;`` between cells and ``,`
 mark (``2,75``): in such a file a cell that is one number with a decimal comma is read as that
 number. The marks are written back the way the answers came (the same delimiter, decimal mark
 and byte-order mark), so the instructor's spreadsheet opens them as it opened the answers; a text
-cell that a spreadsheet would run as a formula is neutralised as OWASP advises (a leading ``'``).
+cell that a spreadsheet would run as a formula is neutralised as OWASP advises (a leading ``'``;
+`attnquiz.engine.classwork.marks_writer`).
+
+The file is read (`attnquiz.engine.classwork.answers_file`) and graded a row at a time
+(`graded_stream`, `graded_file`): a large class is never in memory whole unless its caller keeps
+every row (`grade_text`, `grade_file`: a `ClassMarks`). Its summary is gathered row by row
+(`attnquiz.engine.classwork.class_marks.Tally`), with the same numbers either way.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import csv
-import difflib
 import io
 import re
-from collections import Counter
-from collections.abc import Generator, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TextIO
 
 from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.bank.loaded import Bank, BankItem
-from attnquiz.engine.capped import TooLarge, read_capped
+from attnquiz.engine.classwork.answers_file import (
+    AnswersFileError,
+    csv_rows,
+    opened,
+    read_header,
+    read_start,
+)
+from attnquiz.engine.classwork.class_marks import AWAITS_REVIEW, Cell, CellStatus, ClassMarks, Row
 from attnquiz.engine.errors import QuizError, VariantCodeError
 from attnquiz.engine.grading.grade import grade
 from attnquiz.engine.grading.outcome import Status
 from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.engine.parallel import ordered_map
 from attnquiz.engine.plan.class_plan import student_seed
-from attnquiz.engine.plan.columns import mark_column
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
 from attnquiz.engine.typed_numbers import whole
 from attnquiz.engine.variant import Question
-
-CellStatus = Literal["correct", "partial", "wrong", "invalid", "blank", "unmarked", "review"]
-"""``unmarked``: an answer to a concept question that awaits its mark by hand (scores 0 until then);
-``review``: a cell `quiz scan` left for its review (``?review N``), not an answer yet (scores 0 until
-the review settles it and the class is graded again)."""
-
-AWAITS_REVIEW = "awaits the scan's review"
-"""The one wording of a ``?review N`` cell, in the marks' notes, the summary, the JSON and each
-student's page (a number, a part, a concept answer or its mark alike)."""
 
 
 def review_feedback(marker: str) -> str:
@@ -60,15 +59,6 @@ def review_feedback(marker: str) -> str:
     return (
         f"This answer {AWAITS_REVIEW} ({marker.strip()}): settle it with `quiz scan --fix` (or "
         "`quiz serve --scan`) and grade again. It counts 0 until then."
-    )
-
-
-def review_summary(count: int, columns: Sequence[str]) -> str:
-    """What the class summary and the report say of the cells left for the scan's review."""
-    cells = "1 answer awaits" if count == 1 else f"{count} answers await"
-    return (
-        f"{cells} the scan's review ({', '.join(columns)}): they count 0 until then. Settle them with "
-        "`quiz scan --fix` (or `quiz serve --scan`) and grade again."
     )
 
 
@@ -84,318 +74,13 @@ def _cell_status(status: Status) -> CellStatus:
     return "unmarked" if status == "unscored" else status
 
 
-ID_COLUMNS = {
-    "student": "student",
-    "student number": "student",
-    "student_number": "student",
-    "number": "student",
-    "code": "code",
-    "variant": "code",
-    "variant code": "code",
-    "variant_code": "code",
-    "name": "name",
-}
-"""Header names (case-insensitive) of the columns that say who a row is, and their meaning."""
-
-MAX_FILE_BYTES = 20_000_000
 MAX_CELL_CHARS = 131_072
 """A longer cell makes its row "not graded: cell too long" (Python's own CSV default limit)."""
-
-
-class AnswersFileError(QuizError):
-    """An answers file that cannot be read as a class's answers at all."""
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """One graded answer: what was written, how it was graded, and the mistake it showed."""
-
-    item: str
-    response: str
-    status: CellStatus
-    score: float
-    mistake: str | None
-    feedback: str
-    # A concept question's cell: the mark given by hand (None while unmarked), out of ``points``
-    # (its key points, a mark each); ``score`` is then mark / points, so the question weighs 1.
-    mark: float | None = None
-    points: int = 0
-    # The marks the column is worth: a part's weight (`attnquiz.engine.answers.kinds.Part.weight`), 1 for
-    # any other question. ``score`` is 0..1; the cell earns ``score * worth`` (`marks`).
-    worth: float = 1.0
-    # Why the cell could not be graded (a hand mark that is not a mark): it earns nothing until the
-    # sheet is fixed, the rest of its row is graded, and the marks and the summary say so.
-    problem: str = ""
-    # The scan's ``?review N`` of a cell left for its review (status "review"), "" for any other.
-    review: str = ""
-
-    @property
-    def marks(self) -> float:
-        """What the cell earns: its score times what it is worth."""
-        return self.score * self.worth
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # A worker sends its rows back pickled: the fields in order, rebuilt by the constructor (a
-        # frozen slots dataclass is otherwise restored one object.__setattr__ per field).
-        return (Cell, tuple(getattr(self, name) for name in _CELL_FIELDS))
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One student's marks, or (with ``problem``) a row that could not be graded and why."""
-
-    line: int
-    student: str
-    name: str
-    code: str
-    cells: tuple[Cell, ...] = ()
-    problem: str = ""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Row, tuple(getattr(self, name) for name in _ROW_FIELDS))
-
-    @property
-    def graded(self) -> bool:
-        """Whether the row was graded (it has no problem)."""
-        return not self.problem
-
-    @property
-    def total(self) -> float:
-        """The sum of the row's marks (each cell's score times what it is worth)."""
-        return sum(cell.marks for cell in self.cells)
-
-
-_CELL_FIELDS = tuple(f.name for f in fields(Cell))
-_ROW_FIELDS = tuple(f.name for f in fields(Row))
-
-
-@dataclass(frozen=True, slots=True)
-class ItemSummary:
-    """How the class did on one question."""
-
-    item: str
-    mean: float
-    counts: dict[str, int]
-    worth: float = 1.0
-    """The marks the question (or part) is worth; ``mean`` is in marks, out of it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """The class at a glance: graded and bad rows, the mean total, each question, the common mistakes."""
-
-    graded: int
-    problems: int
-    out_of: float
-    mean_total: float
-    items: tuple[ItemSummary, ...]
-    mistakes: tuple[tuple[str, str, int], ...]  # (item, tag, how many), most common first
-    unmarked: int = 0
-    """Answers to concept questions that await a mark by hand (they count 0 in the totals until then)."""
-    review: int = 0
-    """Cells that await the scan's review (``?review N``; they count 0 in the totals until then)."""
-    bad_cells: tuple[tuple[int, str], ...] = ()
-    """Cells that could not be graded, as (line, "column: why"), in file order (they count 0)."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The summary as JSON."""
-        return {
-            "graded": self.graded,
-            "problems": self.problems,
-            "out_of": plain_number(self.out_of),
-            "mean_total": self.mean_total,
-            "unmarked": self.unmarked,
-            "review": self.review,
-            "bad_cells": [{"line": line, "problem": problem} for line, problem in self.bad_cells],
-            "items": [
-                {"item": i.item, "mean": i.mean, "worth": plain_number(i.worth), "counts": i.counts}
-                for i in self.items
-            ],
-            "mistakes": [{"item": i, "tag": t, "count": n} for i, t, n in self.mistakes],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ClassMarks:
-    """The marks of a class: the questions (item ids, in column order) and one row per data row."""
-
-    bank: str
-    file: str
-    items: tuple[str, ...]
-    rows: tuple[Row, ...]
-    has_names: bool = False
-    delimiter: str = ","
-    bom: bool = False
-
-    @property
-    def decimal_comma(self) -> bool:
-        """Whether the file is from a comma-decimal locale (``;`` between cells, ``2,75``)."""
-        return self.delimiter == ";"
-
-    @property
-    def problems(self) -> list[Row]:
-        """The rows that could not be graded."""
-        return [row for row in self.rows if not row.graded]
-
-    @property
-    def worths(self) -> tuple[float, ...]:
-        """What each column is worth, in marks: a part's weight, 1 for any other question (the same
-        for every variant of an item; 1 for a column no row could grade)."""
-        for row in self.rows:
-            if row.graded and len(row.cells) == len(self.items):
-                return tuple(cell.worth for cell in row.cells)
-        return (1.0,) * len(self.items)
-
-    @property
-    def out_of(self) -> float:
-        """The marks a student can earn: the sum of what the columns are worth."""
-        return sum(self.worths)
-
-    def counting(self) -> str:
-        """How the parts count, as the summary says it ("" when no column is a part)."""
-        worths = zip(self.items, self.worths, strict=True)
-        parts = [(item, worth) for item, worth in worths if _part_heading(item) is not None]
-        if not parts:
-            return ""
-        weighted = [f"{item} counts {plain_number(worth)}" for item, worth in parts if worth != 1]
-        if not weighted:
-            return "Each part of a question in parts counts 1 mark, as a question does."
-        return (
-            "A question counts 1 mark and a part its weight: "
-            + "; ".join(weighted)
-            + (", the other parts 1 each." if len(weighted) < len(parts) else ".")
-        )
-
-    def summary(self, top: int = 10) -> Summary:
-        """Mean per question, the mean total and the ``top`` most common named mistakes."""
-        graded = [row for row in self.rows if row.graded]
-        items: list[ItemSummary] = []
-        mistakes: Counter[tuple[str, str]] = Counter()
-        worths = self.worths
-        for index, item in enumerate(self.items):
-            cells = [row.cells[index] for row in graded]
-            counts = Counter(cell.status for cell in cells)
-            # Those marked: an answer awaiting its mark or the scan's review has no mark yet.
-            cells = [cell for cell in cells if cell.status not in _AWAITING and not cell.problem]
-            mean = sum(cell.marks for cell in cells) / len(cells) if cells else 0.0
-            items.append(ItemSummary(item, mean, {s: counts.get(s, 0) for s in _STATUSES}, worths[index]))
-            mistakes.update((item, cell.mistake) for cell in cells if cell.mistake)
-        totals = [row.total for row in graded]
-        common = sorted(mistakes.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-        return Summary(
-            graded=len(graded),
-            problems=len(self.rows) - len(graded),
-            out_of=self.out_of,
-            mean_total=sum(totals) / len(totals) if totals else 0.0,
-            items=tuple(items),
-            mistakes=tuple((item, tag, n) for (item, tag), n in common),
-            unmarked=sum(cell.status == "unmarked" for row in graded for cell in row.cells),
-            review=sum(cell.status == "review" for row in graded for cell in row.cells),
-            bad_cells=tuple((row.line, cell.problem) for row in graded for cell in row.cells if cell.problem),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """Every row and the summary, for scripts."""
-        return {
-            "bank": self.bank,
-            "file": self.file,
-            "items": list(self.items),
-            "rows": [
-                {
-                    "line": row.line,
-                    "student": row.student,
-                    "name": row.name,
-                    "code": row.code,
-                    "problem": row.problem or None,
-                    "total": row.total if row.graded else None,
-                    "cells": [
-                        {
-                            "item": c.item,
-                            "response": c.response,
-                            "status": c.status,
-                            "score": c.score,
-                            # A part that weighs more than 1: what the cell earns, and out of what.
-                            **({"marks": c.marks, "worth": plain_number(c.worth)} if c.worth != 1 else {}),
-                            "mistake": c.mistake,
-                            **({"mark": c.mark, "points": c.points} if c.points else {}),
-                            **({"review": c.review} if c.review else {}),
-                        }
-                        for c in row.cells
-                    ],
-                }
-                for row in self.rows
-            ],
-            "summary": self.summary().to_json(),
-        }
-
-
-_STATUSES: tuple[CellStatus, ...] = ("correct", "partial", "wrong", "invalid", "blank", "unmarked", "review")
-_AWAITING: frozenset[CellStatus] = frozenset({"unmarked", "review"})
-"""Statuses of a cell with no mark yet: its score cell in the marks is empty, not a 0 that looks like one."""
 
 
 # ---------------------------------------------------------------------------------------------
 # Reading
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Header:
-    """Which column holds what."""
-
-    student: int | None = None
-    code: int | None = None
-    name: int | None = None
-    items: list[tuple[int, str]] = field(default_factory=list)
-    # Columns of one part of a question in parts, headed "3a ITEM" (or "ITEM (a)"): (index, item, label).
-    parts: list[tuple[int, str, str]] = field(default_factory=list)
-    # Each part column's heading as the file writes it, by (item, label): the marks keep it.
-    headings: dict[tuple[str, str], str] = field(default_factory=dict)
-    # The mark columns of concept questions, headed "ITEM mark" or "ITEM mark (0-4)": item → (index,
-    # heading, the most it says a mark can be, or None).
-    marks: dict[str, tuple[int, str, int | None]] = field(default_factory=dict)
-    width: int = 0
-
-
-def decode(data: bytes, file: str) -> str:
-    """The text of an answers file (UTF-8, with or without the BOM spreadsheets write)."""
-    if len(data) > MAX_FILE_BYTES:
-        raise AnswersFileError(f"{file}: too large for an answers file ({len(data):,} bytes)")
-    if b"\x00" in data[:4096]:
-        raise AnswersFileError(f"{file}: not a text file (save the sheet as CSV)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise AnswersFileError(f"{file}:{line}: not UTF-8 text (save the sheet as 'CSV UTF-8')") from exc
-
-
-def _dialect(first_line: str) -> str:
-    """The delimiter a spreadsheet used: tab, semicolon (in comma-decimal locales) or comma."""
-    if "\t" in first_line:
-        return "\t"
-    if first_line.count(";") > first_line.count(","):
-        return ";"
-    return ","
-
-
-def _rows(text: str, delimiter: str) -> Generator[tuple[int, list[str]], None, None]:
-    """CSV rows with the line each starts on (a quoted cell may span lines).
-
-    The csv module refuses a cell over its field limit with an error that would end the whole
-    class; the limit is lifted to the file size while reading, and `grade_text` turns a long
-    cell into a row that is not graded.
-    """
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    line = 1
-    limit = csv.field_size_limit()
-    csv.field_size_limit(max(limit, MAX_FILE_BYTES))
-    try:
-        for row in reader:
-            yield line, row
-            line = reader.line_num + 1
-    finally:
-        csv.field_size_limit(limit)
 
 
 # One number written with a decimal comma, as a comma-decimal spreadsheet saves it (2,75  -0,5  1,5E-06).
@@ -407,105 +92,6 @@ def _response(cell: str, decimal_comma: bool) -> str:
     if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
         return text.replace(",", ".")
     return text
-
-
-def _header(cells: list[str], bank: Bank, file: str) -> _Header:
-    header = _Header(width=len(cells))
-    ids = [entry.id for entry in bank.items]
-    seen: dict[str, int] = {}
-    for index, raw in enumerate(cells):
-        label = raw.strip()
-        role = ID_COLUMNS.get(label.lower())
-        key = role or label
-        if key in seen:
-            raise AnswersFileError(
-                f"{file}:1: column {label!r} appears twice (columns {seen[key] + 1} and {index + 1})"
-            )
-        seen[key] = index
-        part = _part_heading(label)
-        marked = _MARK_COLUMN.fullmatch(label)
-        if role is not None:
-            setattr(header, role, index)
-        elif label in ids:
-            header.items.append((index, label))
-        elif part is not None and part[0] in ids:
-            header.parts.append((index, *part))
-            header.headings[part] = label
-        elif marked is not None and marked.group(1) in ids:
-            item = marked.group(1)
-            if item in header.marks:
-                earlier = header.marks[item][0]
-                raise AnswersFileError(
-                    f"{file}:1: {item} has two mark columns (columns {earlier + 1} and {index + 1})"
-                )
-            most = int(marked.group(2)) if marked.group(2) is not None else None
-            header.marks[item] = (index, label, most)
-        elif _BARE_PART.fullmatch(label):
-            raise AnswersFileError(
-                f"{file}:1: column {label!r} names a part but not its question: head it `{label} ITEM` with "
-                f"the item id (`quiz grade {bank.name} --template` writes the headings)"
-            )
-        elif not label:
-            raise AnswersFileError(f"{file}:1: column {index + 1} has no name (name it after an item id)")
-        else:
-            close = difflib.get_close_matches(label, ids, n=1, cutoff=0.6)
-            hint = (
-                f" (did you mean {close[0]}?)" if close else f"; `quiz list {bank.name}` shows the item ids"
-            )
-            raise AnswersFileError(
-                f"{file}:1: column {label!r} is neither student, code nor name, nor an item of bank "
-                f"{bank.name!r}{hint}"
-            )
-    if header.student is None and header.code is None:
-        raise AnswersFileError(
-            f"{file}:1: the first row must name the columns: `student` or `code` (or both), optionally "
-            f"`name`, then one column per question headed by its item id (`quiz grade {bank.name} "
-            "--template` writes one)"
-        )
-    if not header.items and not header.parts and not header.marks:
-        raise AnswersFileError(f"{file}:1: no column is headed by an item id of bank {bank.name!r}")
-    _check_mark_columns(header, bank, file)
-    return header
-
-
-_MARK_COLUMN = re.compile(r"(.+?)\s+mark(?:\s*\(\s*0\s*[-\u2013]\s*(\d{1,3})\s*\))?", re.IGNORECASE)
-"""The column of a concept question's marks by hand: ``why-scale mark (0-4)``, or ``why-scale mark``."""
-
-
-def _check_mark_columns(header: _Header, bank: Bank, file: str) -> None:
-    """Each mark column belongs to a concept question, and says the right most a mark can be."""
-    for item, (_, heading, most) in header.marks.items():
-        try:
-            answer = bank.get(item).question(0).answer  # a concept question is the same for every seed
-        except QuizError:
-            continue  # an item that cannot be built: each row says why
-        if not isinstance(answer, ExplainAnswer):
-            raise AnswersFileError(
-                f"{file}:1: column {heading!r}: {item} is not a concept question, and only a concept "
-                "question's answers are marked by hand (quiz grade marks the others)"
-            )
-        n = len(answer.points)
-        if most is not None and most != n:
-            raise AnswersFileError(
-                f"{file}:1: column {heading!r}: {item} has {n} key points, a mark each, so its marks are "
-                f"0 to {n} (head the column {mark_column(item, n)!r})"
-            )
-
-
-_PART_COLUMN = re.compile(r"(\d+)([a-z])\s+(\S.*)")
-"""A column of one part of a question in parts: ``3a params-chain`` (question 3, part (a))."""
-_OLD_PART_COLUMN = re.compile(r"(.+?)\s*\(([a-z])\)")
-"""The heading files written before the question numbers had, still read: ``params-chain (a)``."""
-_BARE_PART = re.compile(r"\d+[a-z]")
-
-
-def _part_heading(heading: str) -> tuple[str, str] | None:
-    """(item, label) of a part column's heading, in either form; None for any other heading."""
-    new = _PART_COLUMN.fullmatch(heading)
-    if new is not None:
-        return new.group(3).strip(), new.group(2)
-    old = _OLD_PART_COLUMN.fullmatch(heading)
-    return (old.group(1), old.group(2)) if old is not None else None
 
 
 def _part_cells(
@@ -713,12 +299,60 @@ def grade_text(
     ``bom`` says the file began with a UTF-8 byte-order mark (so the marks are written with one);
     ``jobs``: processes grading rows at once for a large class (the marks are the same).
     """
-    if text.startswith("\ufeff"):
-        text, bom = text[1:], True
-    delimiter = _dialect(text.lstrip("\r\n").split("\n", 1)[0])
+    stream = io.StringIO(text, newline="")
+    with graded_stream(
+        bank, stream, file, master_seed=master_seed, students=students, bom=bom, jobs=jobs
+    ) as (
+        columns,
+        rows,
+    ):
+        return columns.marks(tuple(rows))
+
+
+@dataclass(frozen=True, slots=True)
+class ClassColumns:
+    """What a class's marks are of, known from the answers file's header before any row is graded."""
+
+    bank: str
+    file: str
+    items: tuple[str, ...]
+    has_names: bool = False
+    delimiter: str = ","
+    bom: bool = False
+
+    def marks(self, rows: tuple[Row, ...]) -> ClassMarks:
+        """The class's marks: these columns and every row."""
+        return ClassMarks(
+            self.bank,
+            self.file,
+            self.items,
+            rows,
+            has_names=self.has_names,
+            delimiter=self.delimiter,
+            bom=self.bom,
+        )
+
+
+@contextlib.contextmanager
+def graded_stream(
+    bank: Bank,
+    stream: TextIO,
+    file: str,
+    *,
+    master_seed: int | None = None,
+    students: int | None = None,
+    bom: bool = False,
+    jobs: int = 1,
+) -> Iterator[tuple[ClassColumns, Iterator[Row]]]:
+    """The answers read from ``stream`` a row at a time: the columns (the header is read, and refused
+    with `AnswersFileError`, before this returns), and the rows graded in file order as they are
+    asked for (``jobs``: processes grading at once; only a few rows are ever read ahead)."""
+    delimiter, marked = read_start(stream)
     # Closed however grading ends (a bad header raises): the reader's field limit is put back then.
-    with contextlib.closing(_rows(text, delimiter)) as rows:
-        return _graded(bank, rows, file, delimiter, master_seed, students, bom, jobs)
+    with contextlib.closing(csv_rows(stream, delimiter)) as rows:
+        columns, graded = _graded(bank, rows, file, delimiter, master_seed, students, bom or marked, jobs)
+        with contextlib.closing(graded):
+            yield columns, graded
 
 
 def _graded(
@@ -730,14 +364,14 @@ def _graded(
     students: int | None,
     bom: bool,
     jobs: int = 1,
-) -> ClassMarks:
+) -> tuple[ClassColumns, Generator[Row, None, None]]:
     decimal_comma = delimiter == ";"
     first = next(rows, None)
     while first is not None and not any(c.strip() for c in first[1]):
         first = next(rows, None)
     if first is None:
         raise AnswersFileError(f"{file}: the file is empty (`quiz grade {bank.name} --template` writes one)")
-    header = _header(first[1], bank, file)
+    header = read_header(first[1], bank, file)
     # Columns in file order: a whole item's, or one part's of a question in parts (graded by item).
     whole: list[tuple[int, str, str | None]] = [(index, item, None) for index, item in header.items]
     # A concept question given only by its marks (the answers stayed on paper) is graded at its mark column.
@@ -747,41 +381,41 @@ def _graded(
     item_ids = tuple(item if label is None else header.headings[item, label] for _, item, label in columns)
     entries = {item: bank.get(item) for _, item, _ in columns}
     # Each row is checked here, in file order (a student given twice is found by the rows before);
-    # then the rows to grade are graded, maybe by several processes, and put back in that order.
-    out: list[Row | _Pending] = []
+    # then the rows to grade are graded, maybe by several processes, and come back in that order.
     seen_students: dict[int, int] = {}
     seen_variants: dict[tuple[int | None, str], tuple[int, str]] = {}
 
     def get(cells: list[str], index: int | None) -> str:
         return cells[index].strip() if index is not None and index < len(cells) else ""
 
-    for line, cells in rows:
-        if not any(c.strip() for c in cells):
-            continue  # a blank line between rows is not a student
-        student, code, name = get(cells, header.student), get(cells, header.code), get(cells, header.name)
-        try:
-            if len(cells) < header.width:
-                raise _RowProblem(
-                    f"{len(cells)} cells where the header has {header.width}: missing cells (an empty "
-                    "answer is an empty cell between commas)"
-                )
-            if any(c.strip() for c in cells[header.width :]):
-                raise _RowProblem(f"{len(cells)} cells where the header has {header.width}")
-            longest = max(len(c) for c in cells)
-            if longest > MAX_CELL_CHARS:
-                raise _RowProblem(
-                    f"cell too long ({longest:,} characters; a cell holds at most {MAX_CELL_CHARS:,})"
-                )
-            seed, shown = _seed_of(student, code, master_seed, students)
-            _check_once(student, seed, shown, line, seen_students, seen_variants)
-        except _RowProblem as problem:
-            out.append(Row(line, student, name, code, problem=str(problem)))
-            continue
-        except QuizError as exc:  # e.g. a code that is not a variant code
-            out.append(Row(line, student, name, code, problem=str(exc)))
-            continue
-        out.append(_Pending(line, student, name, code, shown, seed, cells))
-    pending = [row for row in out if isinstance(row, _Pending)]
+    def checked() -> Iterator[Row | _Pending]:
+        for line, cells in rows:
+            if not any(c.strip() for c in cells):
+                continue  # a blank line between rows is not a student
+            student, code, name = get(cells, header.student), get(cells, header.code), get(cells, header.name)
+            try:
+                if len(cells) < header.width:
+                    raise _RowProblem(
+                        f"{len(cells)} cells where the header has {header.width}: missing cells (an empty "
+                        "answer is an empty cell between commas)"
+                    )
+                if any(c.strip() for c in cells[header.width :]):
+                    raise _RowProblem(f"{len(cells)} cells where the header has {header.width}")
+                longest = max(len(c) for c in cells)
+                if longest > MAX_CELL_CHARS:
+                    raise _RowProblem(
+                        f"cell too long ({longest:,} characters; a cell holds at most {MAX_CELL_CHARS:,})"
+                    )
+                seed, shown = _seed_of(student, code, master_seed, students)
+                _check_once(student, seed, shown, line, seen_students, seen_variants)
+            except _RowProblem as problem:
+                yield Row(line, student, name, code, problem=str(problem))
+                continue
+            except QuizError as exc:  # e.g. a code that is not a variant code
+                yield Row(line, student, name, code, problem=str(exc))
+                continue
+            yield _Pending(line, student, name, code, shown, seed, cells)
+
     grader = _RowGrader(columns, entries, decimal_comma, header.headings, header.marks, mark_only)
     # Workers pay for themselves from a few thousand cells (a cell takes about 0.2 ms).
     enough = -(-_PARALLEL_CELLS // max(1, len(columns)))
@@ -790,11 +424,15 @@ def _graded(
         # A code cell runs a sandbox (about 0.1 s of CPU): two rows already pay for the workers, and
         # a row a message keeps them evenly busy.
         enough, chunk = 2, 1
-    graded = iter(ordered_map(_grade_row, grader, pending, jobs=jobs, min_tasks=enough, chunk=chunk))
-    marked = tuple(next(graded) if isinstance(row, _Pending) else row for row in out)
-    return ClassMarks(
-        bank.name, file, item_ids, marked, has_names=header.name is not None, delimiter=delimiter, bom=bom
+
+    def graded() -> Generator[Row, None, None]:
+        # A row refused by the checks passes through the workers as it is, keeping its place.
+        yield from ordered_map(_grade_row, grader, checked(), jobs=jobs, min_tasks=enough, chunk=chunk)
+
+    marks = ClassColumns(
+        bank.name, file, item_ids, has_names=header.name is not None, delimiter=delimiter, bom=bom
     )
+    return marks, graded()
 
 
 _PARALLEL_CELLS = 3000
@@ -830,9 +468,12 @@ class _RowGrader:
     mark_only: frozenset[str]
 
 
-def _grade_row(grader: _RowGrader, row: _Pending) -> Row:
+def _grade_row(grader: _RowGrader, row: _Pending | Row) -> Row:
     """One row's graded `Row`, or the row with the reason it cannot be graded (a task of `_graded`,
-    maybe in a worker process: every problem is returned as text, never raised)."""
+    maybe in a worker process: every problem is returned as text, never raised); a row the checks
+    refused is returned as it is."""
+    if isinstance(row, Row):
+        return row
     try:
         graded = tuple(
             _row_cells(
@@ -880,108 +521,36 @@ def grade_file(
     bank: Bank, path: Path, *, master_seed: int | None = None, students: int | None = None, jobs: int = 1
 ) -> ClassMarks:
     """Grade an answers file on disk (``jobs``: processes at once for a large class)."""
-    try:
-        data = read_capped(path, MAX_FILE_BYTES)
-    except TooLarge as exc:
-        raise AnswersFileError(f"{path}: {exc.said('an answers file')}") from None
-    except OSError as exc:
-        raise AnswersFileError(f"{path}: cannot read the answers file ({exc.strerror or exc})") from exc
-    return grade_text(
-        bank,
-        decode(data, str(path)),
-        file=str(path),
-        master_seed=master_seed,
-        students=students,
-        bom=data.startswith(codecs.BOM_UTF8),
-        jobs=jobs,
-    )
+    with graded_file(bank, path, master_seed=master_seed, students=students, jobs=jobs) as (columns, rows):
+        return columns.marks(tuple(rows))
 
 
-# ---------------------------------------------------------------------------------------------
-# Writing
-# ---------------------------------------------------------------------------------------------
-
-
-# A spreadsheet runs a cell that starts with one of these as a formula (OWASP: CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
-
-
-def _text_cell(text: str) -> str:
-    """A text cell as OWASP advises: one that a spreadsheet would run as a formula gets a leading ``'``.
-
-    A plain number (``-3``) is left as it is: a spreadsheet reads it as that number, never a formula.
-    """
-    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
-        return "'" + text
-    return text
-
-
-def marks_csv(marks: ClassMarks) -> str:
-    """The marks as CSV: who, the marks of each question (its score times what it is worth: a part
-    its weight), total, out of, the named mistakes, notes.
-
-    Written in the answers file's own dialect: its delimiter, and a decimal comma in a ``;`` file.
-    """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=marks.delimiter, lineterminator="\n")
-
-    def number(score: float) -> str:
-        text = f"{score:.3f}".rstrip("0").rstrip(".")
-        return text.replace(".", ",") if marks.decimal_comma else text
-
-    writer.writerow(["line", "student", "name", "code", *marks.items, "total", "out_of", "mistakes", "notes"])
-    out_of = number(marks.out_of)
-    for row in marks.rows:
-        who = [row.line, _text_cell(row.student), _text_cell(row.name), _text_cell(row.code)]
-        if not row.graded:
-            blanks = [""] * len(marks.items)
-            note = _text_cell(f"not graded: {row.problem}")
-            writer.writerow([*who, *blanks, "", out_of, "", note])
-            continue
-        mistakes = "; ".join(f"{c.item}: {c.mistake}" for c in row.cells if c.mistake)
-        said = {"blank": "no answer", "invalid": "could not be read", "unmarked": "awaits a mark by hand"}
-        notes = "; ".join(
-            f"{c.item}: not graded: {c.problem}"
-            if c.problem
-            else f"{c.item}: {AWAITS_REVIEW} ({c.review})"
-            if c.status == "review"
-            else f"{c.item}: {said[c.status]}"
-            for c in row.cells
-            if c.problem or c.status in said or c.status == "review"
-        )
-        # An answer awaiting its mark or the scan's review, or whose mark is not one, has no score
-        # yet (an empty cell, not a 0 that looks like one).
-        scores = ["" if c.status in _AWAITING or c.problem else number(c.marks) for c in row.cells]
-        writer.writerow([*who, *scores, number(row.total), out_of, _text_cell(mistakes), _text_cell(notes)])
-    return buffer.getvalue()
-
-
-def plain_number(value: float) -> float | int:
-    """A number of marks as JSON writes it: 2 rather than 2.0 when it is whole."""
-    return int(value) if float(value).is_integer() else value
-
-
-def marks_file(marks: ClassMarks) -> bytes:
-    """The bytes of ``marks.csv``: `marks_csv` in UTF-8, with the byte-order mark if the answers had one."""
-    return (codecs.BOM_UTF8 if marks.bom else b"") + marks_csv(marks).encode("utf-8")
+@contextlib.contextmanager
+def graded_file(
+    bank: Bank, path: Path, *, master_seed: int | None = None, students: int | None = None, jobs: int = 1
+) -> Iterator[tuple[ClassColumns, Iterator[Row]]]:
+    """`graded_stream` of an answers file on disk, read a row at a time (checked whole first:
+    `attnquiz.engine.classwork.answers_file.opened`)."""
+    with (
+        opened(path) as (text, bom),
+        graded_stream(
+            bank, text, str(path), master_seed=master_seed, students=students, bom=bom, jobs=jobs
+        ) as (
+            columns,
+            rows,
+        ),
+    ):
+        yield columns, rows
 
 
 __all__ = [
-    "AWAITS_REVIEW",
-    "ID_COLUMNS",
-    "AnswersFileError",
-    "Cell",
-    "ClassMarks",
-    "ItemSummary",
-    "Row",
-    "Summary",
-    "decode",
+    "MAX_CELL_CHARS",
+    "UNDER_REVIEW",
+    "ClassColumns",
     "grade_file",
     "grade_text",
-    "marks_csv",
-    "marks_file",
-    "plain_number",
+    "graded_file",
+    "graded_stream",
+    "is_under_review",
     "review_feedback",
-    "review_summary",
 ]

@@ -10,8 +10,10 @@ worked solutions of their own variants, rebuilt from their variant codes. ``*.cs
 tables for a spreadsheet. Charts are inline SVG; there is no JavaScript and nothing from the network.
 Everything that comes from a bank or an answers file is escaped for HTML.
 
-It reads `quiz grade`'s results through `attnquiz.engine.classwork.grading`'s public API (`ClassMarks`,
-`Row`, `Cell`) only.
+It reads `quiz grade`'s results through `attnquiz.engine.classwork.class_marks`'s public API
+(`ClassMarks`, `Row`, `Cell`) only, as a `MarkedClass`: its rows are read a few times, in file
+order, and never held together (a large class's rows are read back from disk), and its pages are
+written as they are made.
 """
 
 from __future__ import annotations
@@ -20,15 +22,17 @@ import csv
 import io
 import math
 import re
+from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
+from typing import Protocol
 
 from attnquiz.engine.answers.kinds import LETTERS, ChoiceAnswer, ExplainAnswer
 from attnquiz.engine.bank.loaded import Bank
-from attnquiz.engine.classwork.grading import AWAITS_REVIEW, ClassMarks, Row, review_summary
+from attnquiz.engine.classwork.class_marks import AWAITS_REVIEW, Row, review_summary
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code
 from attnquiz.engine.variant import Question
@@ -86,75 +90,120 @@ def _question(bank: Bank, item: str, code: str) -> Question | None:
         return None
 
 
-def item_stats(bank: Bank, marks: ClassMarks) -> list[ItemStats]:
-    """Each column's facility, discrimination, status counts, named mistakes and option shares."""
-    graded = [row for row in marks.rows if row.graded]
+class MarkedClass(Protocol):
+    """What the report reads of a marked class: a `ClassMarks`, or a class graded as a stream whose
+    rows are read back from disk (``rows`` is read several times, in file order each time)."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def items(self) -> tuple[str, ...]: ...
+
+    @property
+    def rows(self) -> Iterable[Row]: ...
+
+
+def _graded(marks: MarkedClass) -> Iterator[Row]:
+    return (row for row in marks.rows if row.graded)
+
+
+def item_stats(bank: Bank, marks: MarkedClass) -> list[ItemStats]:
+    """Each column's facility, discrimination, status counts, named mistakes and option shares.
+
+    One pass over the rows keeps, of each graded row, its total and each marked cell's score
+    (numbers, not the rows); the rest is counted as the rows go."""
     ids = {entry.id for entry in bank.items}
-    totals = [row.total for row in graded]
-    ranked = sorted(range(len(graded)), key=lambda k: totals[k])
-    group = max(1, round(0.27 * len(graded))) if len(graded) >= 4 else 0
+    columns = [column_item(column, ids) for column in marks.items]
+    totals: list[float] = []
+    # Per column: the graded rows whose cell is marked (their index among the graded rows) and its score.
+    marked: list[array[int]] = [array("l") for _ in columns]
+    scores: list[array[float]] = [array("d") for _ in columns]
+    counts: list[Counter[str]] = [Counter() for _ in columns]
+    tags: list[Counter[str]] = [Counter() for _ in columns]
+    feedback: list[dict[str, str]] = [{} for _ in columns]
+    options = [_OptionShares(bank, item, label) for item, label in columns]
+    for k, row in enumerate(_graded(marks)):
+        totals.append(row.total)
+        for index, cell in enumerate(row.cells):
+            counts[index][cell.status] += 1
+            if cell.status not in ("unmarked", "review"):
+                marked[index].append(k)
+                scores[index].append(cell.score)
+            if cell.mistake:
+                tags[index][cell.mistake] += 1
+                feedback[index].setdefault(cell.mistake, cell.feedback)
+            options[index].add(row.code, cell.response)
+    ranked = sorted(range(len(totals)), key=lambda k: totals[k])
+    group = max(1, round(0.27 * len(totals))) if len(totals) >= 4 else 0
     lower, upper = set(ranked[:group]), set(ranked[-group:]) if group else set()
     out: list[ItemStats] = []
-    for index, column in enumerate(marks.items):
-        item, label = column_item(column, ids)
+    for index, (column, (item, _)) in enumerate(zip(marks.items, columns, strict=True)):
         try:
             topic = bank.get(item).item.topic
         except QuizError:
             topic = ""
-        cells = [row.cells[index] for row in graded]
-        marked = [k for k, c in enumerate(cells) if c.status not in ("unmarked", "review")]
-        scores = [cells[k].score for k in marked]
-        facility = sum(scores) / len(scores) if scores else 0.0
-        rest = [totals[k] - cells[k].score for k in marked]
-        pb = pearson(scores, rest)
+        score_of = dict(zip(marked[index], scores[index], strict=True))
+        column_scores = list(scores[index])
+        facility = sum(column_scores) / len(column_scores) if column_scores else 0.0
+        rest = [totals[k] - score for k, score in score_of.items()]
+        pb = pearson(column_scores, rest)
         ul = None
         if group:
-            up = [cells[k].score for k in upper if k in marked]
-            low = [cells[k].score for k in lower if k in marked]
+            up = [score_of[k] for k in upper if k in score_of]
+            low = [score_of[k] for k in lower if k in score_of]
             if up and low:
                 ul = sum(up) / len(up) - sum(low) / len(low)
-        stats = ItemStats(
-            column, item, topic, len(scores), facility, pb, ul, dict(Counter(c.status for c in cells))
-        )
-        tags: Counter[str] = Counter(c.mistake for c in cells if c.mistake)
-        feedback: dict[str, str] = {}
-        for c in cells:
-            if c.mistake and c.mistake not in feedback:
-                feedback[c.mistake] = c.feedback
+        stats = ItemStats(column, item, topic, len(column_scores), facility, pb, ul, dict(counts[index]))
         stats.mistakes = [
-            (tag, n, feedback[tag]) for tag, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))
+            (tag, n, feedback[index][tag])
+            for tag, n in sorted(tags[index].items(), key=lambda kv: (-kv[1], kv[0]))
         ]
-        stats.options = _option_shares(bank, item, label, graded, cells)
+        stats.options = options[index].shares()
         out.append(stats)
     return out
 
 
-def _option_shares(
-    bank: Bank, item: str, label: str, rows: Sequence[Row], cells: Sequence[object]
-) -> list[tuple[str, bool, int]]:
-    """How many chose each option of a choice question, by the option's text (letters are shuffled)."""
-    chosen: Counter[str] = Counter()
-    correct: dict[str, bool] = {}
-    order: list[str] = []
-    for row, cell in zip(rows, cells, strict=True):
-        question = _question(bank, item, row.code)
+class _OptionShares:
+    """How many chose each option of a choice question, by the option's text (letters are shuffled),
+    counted a row at a time; none for a question that is not one for every row."""
+
+    def __init__(self, bank: Bank, item: str, label: str) -> None:
+        self.bank, self.item, self.label = bank, item, label
+        self.chosen: Counter[str] = Counter()
+        self.correct: dict[str, bool] = {}
+        self.order: list[str] = []
+        self.dead = False
+
+    def add(self, code: str, response: str) -> None:
+        """Count one graded row's answer (``code``: its variant code)."""
+        if self.dead:
+            return
+        question = _question(self.bank, self.item, code)
         if question is None:
-            return []
+            self.dead = True
+            return
         answer = question.answer
-        if label:
-            parts = [p for p in question.variant.parts if p.label == label]
+        if self.label:
+            parts = [p for p in question.variant.parts if p.label == self.label]
             answer = parts[0].answer if parts else answer
         if not isinstance(answer, ChoiceAnswer):
-            return []
+            self.dead = True
+            return
         for option in answer.options:
-            if option.text not in correct:
-                correct[option.text] = option.correct
-                order.append(option.text)
-        letters = {ch for ch in getattr(cell, "response", "").upper() if ch in LETTERS}
+            if option.text not in self.correct:
+                self.correct[option.text] = option.correct
+                self.order.append(option.text)
+        letters = {ch for ch in response.upper() if ch in LETTERS}
         for k, option in enumerate(answer.options):
             if LETTERS[k] in letters:
-                chosen[option.text] += 1
-    return [(text, correct[text], chosen[text]) for text in order]
+                self.chosen[option.text] += 1
+
+    def shares(self) -> list[tuple[str, bool, int]]:
+        """(option text, whether it is right, chosen by), in the order the options were first seen."""
+        if self.dead:
+            return []
+        return [(text, self.correct[text], self.chosen[text]) for text in self.order]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,24 +292,27 @@ def _student_file(row: Row) -> str:
     return "students/" + re.sub(r"[^A-Za-z0-9_-]", "_", key) + ".html"
 
 
-def index_html(bank: Bank, marks: ClassMarks, stats: Sequence[ItemStats]) -> str:
-    graded = [row for row in marks.rows if row.graded]
-    totals = [row.total for row in graded]
+def index_html(bank: Bank, marks: MarkedClass, stats: Sequence[ItemStats]) -> str:
+    totals: list[float] = []
+    problems = waiting = 0
+    for row in marks.rows:
+        if not row.graded:
+            problems += 1
+            continue
+        totals.append(row.total)
+        waiting += sum(cell.status == "review" for cell in row.cells)
     out_of = len(marks.items)
     mean = sum(totals) / len(totals) if totals else 0.0
     sd = math.sqrt(sum((t - mean) ** 2 for t in totals) / len(totals)) if totals else 0.0
     median = sorted(totals)[len(totals) // 2] if totals else 0.0
     body = [f"<h1>Class report: {escape(bank.title)}</h1>"]
     body.append(
-        f"<p>{len(graded)} students graded from <code>{escape(marks.file)}</code>; "
+        f"<p>{len(totals)} students graded from <code>{escape(marks.file)}</code>; "
         f"mean {mean:.2f} of {out_of} "
         f"(median {median:.2f}, standard deviation {sd:.2f}).</p>"
     )
-    if marks.problems:
-        body.append(
-            f'<p class="low">{len(marks.problems)} row(s) could not be graded (see the marks file).</p>'
-        )
-    waiting = marks.summary().review
+    if problems:
+        body.append(f'<p class="low">{problems} row(s) could not be graded (see the marks file).</p>')
     if waiting:
         columns = [s.column for s in stats if s.counts.get("review")]
         body.append(f'<p class="low">{escape(review_summary(waiting, columns))}</p>')
@@ -335,7 +387,7 @@ def index_html(bank: Bank, marks: ClassMarks, stats: Sequence[ItemStats]) -> str
         )
     body.append("</table>")
     body.append("<h2>Students</h2><table><tr><th>student</th><th>name</th><th>code</th><th>total</th></tr>")
-    for row in graded:
+    for row in _graded(marks):
         body.append(
             f'<tr><td><a href="{escape(_student_file(row))}">{escape(row.student or "—")}</a></td>'
             f"<td>{escape(row.name)}</td><td><code>{escape(row.code)}</code></td>"
@@ -374,7 +426,7 @@ def _content(source: str) -> str:
         return f"<p>{escape(source)}</p>"
 
 
-def student_html(bank: Bank, marks: ClassMarks, row: Row) -> str:
+def student_html(bank: Bank, marks: MarkedClass, row: Row) -> str:
     """One student's result page: each answer, the right one, the mistake explained, the worked solution."""
     ids = {entry.id for entry in bank.items}
     who = f"Student {row.student}" if row.student else f"Variant {row.code}"
@@ -455,96 +507,126 @@ def _csv(rows: Sequence[Sequence[object]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def report_files(bank: Bank, marks: ClassMarks) -> dict[str, bytes]:
+def report_files(bank: Bank, marks: MarkedClass) -> dict[str, bytes]:
     """Every file of the report, by its path inside the report folder."""
+    return dict(report_pages(bank, marks))
+
+
+def report_pages(bank: Bank, marks: MarkedClass) -> Iterator[tuple[str, bytes]]:
+    """Every file of the report (its path inside the report folder, its bytes), made one at a time:
+    a student's page is made when it is asked for, so a class's pages are never in memory together."""
     stats = item_stats(bank, marks)
-    files = {"index.html": index_html(bank, marks, stats).encode("utf-8")}
-    files["items.csv"] = _csv(
-        [
+    yield "index.html", index_html(bank, marks, stats).encode("utf-8")
+    yield (
+        "items.csv",
+        _csv(
             [
-                "question",
-                "item",
-                "topic",
-                "answers",
-                "facility",
-                "point_biserial",
-                "upper_minus_lower",
-                "correct",
-                "partial",
-                "wrong",
-                "invalid",
-                "blank",
-                "unmarked",
-                "review",
+                [
+                    "question",
+                    "item",
+                    "topic",
+                    "answers",
+                    "facility",
+                    "point_biserial",
+                    "upper_minus_lower",
+                    "correct",
+                    "partial",
+                    "wrong",
+                    "invalid",
+                    "blank",
+                    "unmarked",
+                    "review",
+                ]
             ]
-        ]
-        + [
-            [
-                s.column,
-                s.item,
-                s.topic,
-                s.n,
-                round(s.facility, 4),
-                "" if s.point_biserial is None else round(s.point_biserial, 4),
-                "" if s.upper_lower is None else round(s.upper_lower, 4),
-                *(
-                    s.counts.get(k, 0)
-                    for k in ("correct", "partial", "wrong", "invalid", "blank", "unmarked", "review")
-                ),
+            + [
+                [
+                    s.column,
+                    s.item,
+                    s.topic,
+                    s.n,
+                    round(s.facility, 4),
+                    "" if s.point_biserial is None else round(s.point_biserial, 4),
+                    "" if s.upper_lower is None else round(s.upper_lower, 4),
+                    *(
+                        s.counts.get(k, 0)
+                        for k in ("correct", "partial", "wrong", "invalid", "blank", "unmarked", "review")
+                    ),
+                ]
+                for s in stats
             ]
-            for s in stats
-        ]
+        ),
     )
-    files["mistakes.csv"] = _csv(
-        [["question", "mistake", "count", "share", "feedback"]]
-        + [
-            [s.column, tag, n, round(n / s.n, 4) if s.n else "", feedback]
-            for s in stats
-            for tag, n, feedback in s.mistakes
-        ]
+    yield (
+        "mistakes.csv",
+        _csv(
+            [["question", "mistake", "count", "share", "feedback"]]
+            + [
+                [s.column, tag, n, round(n / s.n, 4) if s.n else "", feedback]
+                for s in stats
+                for tag, n, feedback in s.mistakes
+            ]
+        ),
     )
-    files["options.csv"] = _csv(
-        [["question", "option", "correct", "chosen_by", "share"]]
-        + [
-            [s.column, text, correct, n, round(n / s.n, 4) if s.n else ""]
-            for s in stats
-            for text, correct, n in s.options
-        ]
+    yield (
+        "options.csv",
+        _csv(
+            [["question", "option", "correct", "chosen_by", "share"]]
+            + [
+                [s.column, text, correct, n, round(n / s.n, 4) if s.n else ""]
+                for s in stats
+                for text, correct, n in s.options
+            ]
+        ),
     )
-    files["topics.csv"] = _csv(
-        [["topic", "questions", "mean_facility"]] + [[t, n, round(f, 4)] for t, f, n in topic_rows(stats)]
+    yield (
+        "topics.csv",
+        _csv(
+            [["topic", "questions", "mean_facility"]] + [[t, n, round(f, 4)] for t, f, n in topic_rows(stats)]
+        ),
     )
-    graded = [row for row in marks.rows if row.graded]
-    files["students.csv"] = _csv(
-        [["student", "name", "code", "total", "out_of", "page"]]
-        + [[r.student, r.name, r.code, round(r.total, 4), len(marks.items), _student_file(r)] for r in graded]
+    yield (
+        "students.csv",
+        _csv(
+            [["student", "name", "code", "total", "out_of", "page"]]
+            + [
+                [r.student, r.name, r.code, round(r.total, 4), len(marks.items), _student_file(r)]
+                for r in _graded(marks)
+            ]
+        ),
     )
-    for row in graded:
-        files[_student_file(row)] = student_html(bank, marks, row).encode("utf-8")
-    return files
+    for row in _graded(marks):
+        yield _student_file(row), student_html(bank, marks, row).encode("utf-8")
 
 
 def write_report(
-    bank: Bank, marks: ClassMarks, folder: Path, marks_file: tuple[Path, bytes] | None = None
+    bank: Bank, marks: MarkedClass, folder: Path, marks_file: tuple[Path, bytes] | None = None
 ) -> list[Path]:
     """Write the report into ``folder``, and the ``marks_file`` (its path and bytes) if given, as
     one set (`attnquiz.engine.classwork.report_set`): after any stop, the old set or the new one. The first
-    path is ``index.html``."""
+    path is ``index.html``. The files are written as they are made (`report_pages`)."""
     from attnquiz.engine.classwork.report_set import write_set
 
-    files = report_files(bank, marks)
-    written = write_set(folder, files, marks_file)
-    return [written / name for name in files]
+    names: list[str] = []
+
+    def pages() -> Iterator[tuple[str, bytes]]:
+        for name, data in report_pages(bank, marks):
+            names.append(name)
+            yield name, data
+
+    written = write_set(folder, pages(), marks_file)
+    return [written / name for name in names]
 
 
 __all__ = [
     "ItemStats",
+    "MarkedClass",
     "column_item",
     "histogram_svg",
     "index_html",
     "item_stats",
     "pearson",
     "report_files",
+    "report_pages",
     "student_html",
     "write_report",
 ]

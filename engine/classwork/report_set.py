@@ -4,10 +4,11 @@
 are made from those marks. Written one after the other, a kill between them would leave new marks
 beside the old report, a teacher reading last week's pages against this week's marks. So:
 
-1. everything is made in memory first (marks and pages), then *staged*: the report's files in a new
-   sibling folder ``.rep.PID.new`` (with ``manifest.json``: each file's digest, and the digest and
-   path of the marks it was made from), the marks in a temporary file beside ``marks.csv``. A stop
-   now leaves the old set; the staged files are removed (or swept by the next run);
+1. everything is *staged*: the report's files, each written as it is made, in a new sibling
+   folder ``.rep.PID.new`` (with ``manifest.json``: each file's digest, and the digest and path of
+   the marks it was made from), the marks (made in memory) in a temporary file beside
+   ``marks.csv``. A stop now leaves the old set; the staged files are removed (or swept by the
+   next run);
 2. the *commit point*: a journal ``.rep.quiz-commit`` beside the report, naming what is staged,
    written to a temporary name and renamed into place (one rename: it is there or not);
 3. the journal is *applied*: the new report folder takes the old one's place in one step (Linux's
@@ -36,7 +37,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -223,13 +224,14 @@ def _remove_staged_marks(staged: Path) -> None:
 
 def write_set(
     report: Path,
-    files: Mapping[str, bytes],
+    files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
     marks: tuple[Path, bytes] | None = None,
     *,
     step: Step = _no_step,
 ) -> Path:
-    """Write the report ``files`` (by their paths inside it) into the folder ``report`` and the
-    ``marks`` file, as one set (see the module docstring); the report's folder, resolved."""
+    """Write the report ``files`` (by their paths inside it; a mapping, or pairs made as they are
+    written) into the folder ``report`` and the ``marks`` file, as one set (see the module
+    docstring); the report's folder, resolved."""
     report = report.resolve()
     if report.exists() and not report.is_dir():
         raise ReportSetError(f"{report} is a file: --report needs a folder")
@@ -263,11 +265,14 @@ def write_set(
                     staged = Path(tempfile.mkdtemp(dir=report.parent, prefix=prefix, suffix=".new"))
                 step("stage-report")
                 manifest: dict[str, Any] = {"format": "quiz class report", "version": 1, "token": token}
-                for name, data in files.items():
+                hashes: dict[str, str] = {}
+                # Each file is written as it comes (a report's pages are made one at a time).
+                for name, data in files.items() if isinstance(files, Mapping) else files:
                     target = staged / name
                     target.parent.mkdir(parents=True, exist_ok=True)
                     _write_file(target, data)
-                manifest["files"] = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+                    hashes[name] = hashlib.sha256(data).hexdigest()
+                manifest["files"] = hashes
                 if marks is not None and marks_path is not None:
                     manifest["marks"] = {
                         "path": str(marks_path),

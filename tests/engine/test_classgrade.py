@@ -11,7 +11,9 @@ import pytest
 from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
-from attnquiz.engine.classwork.grading import AnswersFileError, grade_file, grade_text, marks_csv
+from attnquiz.engine.classwork.answers_file import AnswersFileError
+from attnquiz.engine.classwork.grading import grade_file, grade_text
+from attnquiz.engine.classwork.marks_writer import marks_csv
 from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.engine.plan.columns import template_csv
 

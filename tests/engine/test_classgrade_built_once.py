@@ -11,7 +11,8 @@ from collections.abc import Collection
 import pytest
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.classwork.grading import grade_text, marks_csv
+from attnquiz.engine.classwork.grading import grade_text
+from attnquiz.engine.classwork.marks_writer import marks_csv
 from attnquiz.engine.plan.class_plan import plan_class, student_seed
 from attnquiz.engine.plan.columns import template_csv
 from tests.builds import counted_builds
@@ -77,7 +78,7 @@ def test_rows_and_cells_come_back_from_a_worker_whole() -> None:
     import dataclasses
     import pickle
 
-    from attnquiz.engine.classwork.grading import Cell, Row
+    from attnquiz.engine.classwork.class_marks import Cell, Row
 
     cell = Cell("additive-score", "0.5", "wrong", 0.25, "forgot-tanh", "feedback", 0.25, 1, 2.0, "")
     row = Row(7, "s1", "Ann", "0000-007E", (cell, dataclasses.replace(cell, item="mha")), "")

@@ -13,16 +13,9 @@ import pytest
 from attnquiz.engine.answers.kinds import NumericAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
-from attnquiz.engine.classwork.grading import (
-    MAX_CELL_CHARS,
-    Cell,
-    ClassMarks,
-    Row,
-    grade_file,
-    grade_text,
-    marks_csv,
-    marks_file,
-)
+from attnquiz.engine.classwork.class_marks import Cell, ClassMarks, Row
+from attnquiz.engine.classwork.grading import MAX_CELL_CHARS, grade_file, grade_text
+from attnquiz.engine.classwork.marks_writer import marks_csv, marks_file
 from attnquiz.engine.plan.class_plan import plan_class
 
 SEED = 2026

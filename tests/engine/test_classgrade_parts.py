@@ -13,7 +13,9 @@ from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.check.parts import perturbed
-from attnquiz.engine.classwork.grading import AnswersFileError, grade_text, marks_csv
+from attnquiz.engine.classwork.answers_file import AnswersFileError
+from attnquiz.engine.classwork.grading import grade_text
+from attnquiz.engine.classwork.marks_writer import marks_csv
 from attnquiz.engine.plan.class_plan import plan_class
 from attnquiz.engine.plan.columns import template_csv
 from attnquiz.main import app

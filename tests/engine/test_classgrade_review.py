@@ -14,13 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.classwork.grading import (
-    AWAITS_REVIEW,
-    ClassMarks,
-    grade_text,
-    marks_csv,
-    review_feedback,
-)
+from attnquiz.engine.classwork.class_marks import AWAITS_REVIEW, ClassMarks
+from attnquiz.engine.classwork.grading import grade_text, review_feedback
+from attnquiz.engine.classwork.marks_writer import marks_csv
 from attnquiz.engine.classwork.report import report_files
 from attnquiz.main import app
 

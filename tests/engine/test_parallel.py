@@ -92,6 +92,33 @@ def test_results_come_in_task_order_from_workers() -> None:
     assert found["me"] not in found["pids"]  # done by workers, not here
 
 
+def test_tasks_are_read_as_the_work_goes() -> None:
+    """A generator of tasks (a class's rows read from its file) is read a few chunks ahead of the
+    results, never whole before the first one."""
+    found = fresh_json(
+        """
+        import json, os
+        from attnquiz.engine import parallel
+        from tests.engine.test_parallel import _square_and_where
+        drawn = []
+        def tasks():
+            for task in range(400):
+                drawn.append(task)
+                yield task
+        results = parallel.ordered_map(_square_and_where, 0, tasks(), jobs=2, chunk=3)
+        first = next(results)
+        ahead = len(drawn)
+        rest = list(results)
+        print(json.dumps({"first": first[0], "ahead": ahead, "values": [v for v, _ in rest],
+                          "pids": sorted({p for _, p in rest}), "me": os.getpid()}))
+        """
+    )
+    assert found["first"] == 0
+    assert found["ahead"] <= 5 * 3  # two chunks a worker sent, one more once a result is back
+    assert found["values"] == [t * t for t in range(1, 400)]
+    assert found["me"] not in found["pids"]
+
+
 @pytest.mark.parametrize(
     ("jobs", "tasks", "min_tasks"),
     [(1, 60, 2), (2, 1, 2), (2, 10, 11)],
@@ -165,7 +192,8 @@ def test_a_class_graded_by_workers_gets_the_marks_of_one_process() -> None:
         """
         import json, os
         from attnquiz.engine.bank import finding as banks
-        from attnquiz.engine.classwork.grading import grade_text, marks_csv
+        from attnquiz.engine.classwork.grading import grade_text
+        from attnquiz.engine.classwork.marks_writer import marks_csv
         from tests.engine.test_parallel import class_answers
         bank = banks.load("week1")
         text = class_answers(students=40)  # 40 rows × every item: above the cells that pay for workers
@@ -203,7 +231,8 @@ def test_a_class_of_code_cells_is_graded_by_workers_from_a_few_rows() -> None:
         """
         import csv, io, json, os
         from attnquiz.engine.bank import finding as banks
-        from attnquiz.engine.classwork.grading import grade_text, marks_csv
+        from attnquiz.engine.classwork.grading import grade_text
+        from attnquiz.engine.classwork.marks_writer import marks_csv
         right = (
             "import numpy as np\\n\\ndef attention(Q, K, V):\\n    s = Q @ K.T / np.sqrt(Q.shape[-1])\\n"
             "    w = np.exp(s - s.max(axis=-1, keepdims=True))\\n"
