@@ -78,7 +78,11 @@ def test_every_yaml_example_loads_and_passes_quiz_check(line: int, source: str, 
     problems = [f"{i.item} [{f.check}] seed {f.seed}: {f.message}" for i in report.items for f in i.failures]
     assert report.ok, "\n".join(problems)
     for item in report.items:
-        assert not item.warnings, f"{item.item}: {item.warnings}"
+        # An item that needs an optional package (PyTorch) missing here is checked without its
+        # sandbox run, and `quiz check` says so: the one warning such an example may give.
+        missing_extra = bank.get(item.item).unavailable
+        unexpected = [w for w in item.warnings if not (missing_extra and w.startswith(missing_extra))]
+        assert not unexpected, f"{item.item}: {unexpected}"
 
 
 def test_every_original_in_the_guide_gives_the_papers_answer(plugin_dir: Path) -> None:
