@@ -111,3 +111,14 @@ def shapes_of(arguments: Sequence[str], args: Args) -> dict[str, str]:
                 "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
             )
     return found
+
+
+# Feedback shared by the NumPy masked softmax and the PyTorch class: the same mistakes, said once.
+MASK_ZERO = (
+    "You set the hidden scores to 0 instead of $-\\infty$; $e^0 = 1$, so the hidden keys still get "
+    "weight. Only $e^{-\\infty} = 0$ removes them."
+)
+MASK_AFTER = (
+    "You masked after the softmax, so the rows no longer sum to 1. Mask the scores with $-\\infty$ "
+    "before the softmax, which renormalises over the visible keys."
+)

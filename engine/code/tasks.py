@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from attnquiz.engine.code import reference as ref
-from attnquiz.engine.code.task_model import Args, CodeTask, Mutant
+from attnquiz.engine.code.task_model import MASK_AFTER, MASK_ZERO, Args, CodeTask, Mutant
 from attnquiz.engine.code.torch_attention import SELF_ATTENTION
 
 
@@ -81,14 +81,6 @@ WRONG_TRIANGLE = (
     "the mask is lower-triangular: `np.tril`."
 )
 STRICT = "A token may look at itself: the diagonal is kept (`np.tril`, not `np.tril(..., k=-1)`)."
-MASK_ZERO = (
-    "You set the hidden scores to 0 instead of $-\\infty$; $e^0 = 1$, so the hidden keys still get "
-    "weight. Only $e^{-\\infty} = 0$ removes them."
-)
-MASK_AFTER = (
-    "You masked after the softmax, so the rows no longer sum to 1. Mask the scores with $-\\infty$ "
-    "before the softmax, which renormalises over the visible keys."
-)
 MASKED_ROW_NAN = (
     "A row with every key masked gives `nan` (`exp(-inf)` sums to 0 and 0/0 is `nan`); such a row "
     "(a padding query) must get zero weights."

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from attnquiz.engine.code import reference as ref
-from attnquiz.engine.code.task_model import Args, CodeTask, Mutant
+from attnquiz.engine.code.task_model import MASK_AFTER, MASK_ZERO, Args, CodeTask, Mutant
 
 # The harness is the trusted half of a test, sent to the sandbox as text and run there (the sandbox's
 # child runs with the standard library, numpy and the packages the task preloads; not quiz).
@@ -203,14 +203,6 @@ OUTPUT_ONLY = "Return both, as the notes' `forward` does: `return out, weights`.
 MASK_IGNORED = (
     "Your `forward` ignores the mask: where `mask == 0` the score must become $-\\infty$ before the "
     'softmax: `scores.masked_fill(mask == 0, float("-inf"))`.'
-)
-MASK_ZERO = (
-    "You set the hidden scores to 0 instead of $-\\infty$; $e^0 = 1$, so the hidden keys still get "
-    "weight. Only $e^{-\\infty} = 0$ removes them."
-)
-MASK_AFTER = (
-    "You masked after the softmax, so the rows no longer sum to 1. Mask the scores with $-\\infty$ "
-    "before the softmax, which renormalises over the visible keys."
 )
 MASK_INVERTED = (
     "You hid the keys the mask keeps: its 1s are what a token may see. Fill where `mask == 0`, not "
