@@ -243,6 +243,16 @@ class _Worker:
     closed: bool = False
 
 
+def _reap(worker: _Worker) -> None:
+    """Wait a moment for a worker to end, kill it if it does not, and free its pipe and process."""
+    worker.process.join(STOP_SECONDS)
+    if worker.process.is_alive():
+        worker.process.kill()
+        worker.process.join()
+    worker.connection.close()
+    worker.process.close()
+
+
 class Workers:
     """``count`` worker processes for the pieces of the class ``recipe`` describes (a context manager).
 
@@ -368,12 +378,7 @@ class Workers:
 
     def _replace(self, worker: _Worker) -> None:
         """Reap a worker that is leaving and start another in its place."""
-        worker.process.join(STOP_SECONDS)
-        if worker.process.is_alive():
-            worker.process.kill()
-            worker.process.join()
-        worker.connection.close()
-        worker.process.close()
+        _reap(worker)
         self.workers[self.workers.index(worker)] = self._start()
 
     def _receive(self, finished: dict[int, bytes]) -> list[_Worker]:
@@ -427,12 +432,7 @@ class Workers:
             if worker.process.is_alive():
                 worker.process.terminate()
         for worker in self.workers:
-            worker.process.join(STOP_SECONDS)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
-            worker.connection.close()
-            worker.process.close()
+            _reap(worker)
         self.workers = []
 
 
