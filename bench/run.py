@@ -24,10 +24,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.install import normal_install
 from bench.layout import installed_layout
+
+if TYPE_CHECKING:
+    from attnquiz.engine.plan.class_plan import Sheet
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_QUESTION = re.compile(r"Give |Choose one|Select all")
@@ -1332,20 +1335,25 @@ def class_answers(work: Path, students: int = 300) -> Path:
         out = csv.writer(handle)
         out.writerow(["student", "name", "code", *plan.items])
         for sheet in plan.sheets:
-            row = [str(sheet.student), f"Student {sheet.student}", sheet.code]
-            for number, question in enumerate(sheet.questions):
-                mistakes = question.variant.mistakes
-                kind = (sheet.student + number) % 4
-                if kind == 0 and mistakes:
-                    row.append(mistakes[0].format(question.answer))
-                elif kind == 1:
-                    row.append("no idea")
-                elif kind == 2:
-                    row.append("")
-                else:
-                    row.append(question.answer.format())
-            out.writerow(row)
+            out.writerow([str(sheet.student), f"Student {sheet.student}", sheet.code, *class_cells(sheet)])
     return path
+
+
+def class_cells(sheet: Sheet) -> list[str]:
+    """A student's answers, by turns a named mistake, junk, a blank and the right answer."""
+    cells = []
+    for number, question in enumerate(sheet.questions):
+        mistakes = question.variant.mistakes
+        kind = (sheet.student + number) % 4
+        if kind == 0 and mistakes:
+            cells.append(mistakes[0].format(question.answer))
+        elif kind == 1:
+            cells.append("no idea")
+        elif kind == 2:
+            cells.append("")
+        else:
+            cells.append(question.answer.format())
+    return cells
 
 
 CODE_CLASS = 300

@@ -24,6 +24,7 @@ from attnquiz.engine.classwork.grading import grade_file
 from attnquiz.engine.classwork.marks_writer import marks_file
 from attnquiz.engine.classwork.report import report_files, report_pages
 from attnquiz.engine.plan.class_plan import plan_class
+from bench.run import class_cells
 
 
 @pytest.fixture(scope="module")
@@ -43,19 +44,7 @@ def _answers(bank: Bank, students: int, *, delimiter: str = ",", bom: bool = Fal
     writer.writerow(["999", "Nobody", "", *[""] * len(plan.items)])  # an unknown student
     writer.writerow(["x", "=Not a number", "", *[""] * len(plan.items)])
     for sheet in plan.sheets:
-        row = [str(sheet.student), f"Student {sheet.student}", sheet.code]
-        for number, question in enumerate(sheet.questions):
-            kind = (sheet.student + number) % 4
-            mistakes = question.variant.mistakes
-            if kind == 0 and mistakes:
-                row.append(mistakes[0].format(question.answer))
-            elif kind == 1:
-                row.append("no idea")
-            elif kind == 2:
-                row.append("")
-            else:
-                row.append(question.answer.format())
-        writer.writerow(row)
+        writer.writerow([str(sheet.student), f"Student {sheet.student}", sheet.code, *class_cells(sheet)])
     writer.writerow(["1", "Student 1 again", "", *[""] * len(plan.items)])
     return (codecs.BOM_UTF8 if bom else b"") + out.getvalue().encode("utf-8")
 
