@@ -552,7 +552,7 @@ def build_history(path: Path, attempts: int) -> None:
     from attnquiz.engine.practice import review
     from attnquiz.engine.practice.store import Store
 
-    items = [(b.name, e.id, e.item.topic, e.item.source) for found in banks.discover()
+    items = [(b.name, e.id, e.topic, e.source) for found in banks.discover()
              for b in [banks.load(str(found.path))] for e in b.items]  # fmt: skip
     Store.open(path).close()  # the schema, as quiz creates it
     rng = random.Random(2026)

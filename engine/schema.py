@@ -6,7 +6,6 @@ signature is checked by `attnquiz.engine.bank.loader` against the registry, whic
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
@@ -134,12 +133,6 @@ NOTE_DESCRIPTION = (
     "{text: ..., for: students} for a note students see with the question, and on: original (or "
     "variants) for a note about those instances only. A list holds several notes."
 )
-
-
-def note_text(notes: Iterable[Note], audience: NoteAudience, *, original: bool) -> str:
-    """The notes for ``audience`` about the original (or about a variant), as one paragraph."""
-    skipped = "variants" if original else "original"
-    return " ".join(n.text for n in notes if n.audience == audience and n.on != skipped)
 
 
 class GeneratorItem(StrictModel):

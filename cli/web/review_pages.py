@@ -57,7 +57,7 @@ class ReviewPages(QuizState):
             except StoreError as exc:
                 problems.append(str(exc))
                 cards = []
-            titles = {(b.name, e.id): e.item.source for b in loaded for e in b.items}
+            titles = {(b.name, e.id): e.source for b in loaded for e in b.items}
             for card in cards:
                 started.add((card.bank, card.item))
                 row = {

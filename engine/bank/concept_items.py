@@ -11,25 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pydantic
-
 from attnquiz.engine.answers.kinds import ExplainAnswer
-from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import plain
-from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import GeneratorSpec
-from attnquiz.engine.schema import ExplainItem
 from attnquiz.engine.variant import Variant
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from attnquiz.engine.schema import ExplainItem
+
 Loc = tuple[str | int, ...]
-
-
-class _NoInputs(pydantic.BaseModel):
-    # Built when first used to validate, not at import (a cached bank's concept items never are).
-    model_config = pydantic.ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True)
@@ -71,8 +63,10 @@ class Explain:
 
     def spec(self) -> GeneratorSpec:
         """The item as a generator spec, so that a bank item runs it like any generator."""
+        # No inputs: its (empty) params model is built only if something validates with it, so a
+        # cached bank's concept items never import pydantic.
         return GeneratorSpec(
-            name="explain", fn=self.generate, params_model=_NoInputs, summary=self.summary(), module=self.file
+            name="explain", fn=self.generate, summary=self.summary(), module=self.file, fields={}
         )
 
     def texts(self) -> list[tuple[Loc, str]]:
@@ -89,6 +83,9 @@ def check_explain(
 ) -> Explain | None:
     """The compiled item, or None after reporting each text outside the supported Markdown and TeX
     (with the line in the text, when the reader names the line a Markdown problem is on)."""
+    from attnquiz.engine.markup import markdown as md
+    from attnquiz.engine.markup import tex as markup
+
     explain = Explain.of(item, file)
     ok = True
     for loc, text in explain.texts():

@@ -8,7 +8,8 @@ to the first question). The cache is an optimisation only, never a source of tru
 - an entry is used only if the bank file's path and its exact bytes (a SHA-256 digest, so an edit
   within the file system's mtime granularity still counts), the name errors show it by, and a
   fingerprint of the running engine's code (the size and mtime of every module, so any upgrade or
-  edit of quiz) and the versions of Python, pydantic and numpy are all as when it was written;
+  edit of quiz), the versions of Python and numpy and pydantic's installed version file are all as
+  when it was written;
   built-in generators are stored by name and looked up in the running code;
 - banks with ``plugins:`` are never cached (their Python code must run at every load);
 - a missing, corrupt, foreign or unwritable cache only means that the YAML is read again;
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank
 
 SUFFIXES = (".yaml", ".yml")
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 """Bumped whenever what a cache entry holds changes shape."""
 CACHE_ENTRIES = 64
 """At most this many banks are kept (the least recently written go first): banks loaded once by
@@ -292,13 +293,13 @@ def bank_listing(bank: Bank) -> BankListing:
         items.append(
             ListedItem(
                 entry.id,
-                entry.item.source,
-                entry.item.topic,
+                entry.source,
+                entry.topic,
                 kind,
                 multiple,
                 entry.has_original,
                 entry.spec.summary,
-                ",".join(getattr(entry.item, "requires", ())),
+                ",".join(entry.facts.requires),
             )
         )
     return BankListing(bank.title, tuple(items))
@@ -416,8 +417,7 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
 
 def _stamp(resolved: Path, data: bytes, shown: str) -> dict[str, Any]:
     """Everything a cache entry must match to be used instead of reading the file."""
-    import numpy
-    import pydantic
+    import numpy  # a question needs it anyway: the bank's module imports it to build variants
 
     return {
         "format": CACHE_FORMAT,
@@ -425,10 +425,28 @@ def _stamp(resolved: Path, data: bytes, shown: str) -> dict[str, Any]:
         "sha256": hashlib.sha256(data).hexdigest(),
         "shown_as": shown,
         "python": sys.version,
-        "pydantic": pydantic.VERSION,
+        "pydantic": installed_version_file("pydantic"),
         "numpy": numpy.__version__,
         "code": code_fingerprint(),
     }
+
+
+def installed_version_file(package: str) -> tuple[str, int, int] | str:
+    """The path, size and mtime of ``package``'s ``version.py`` where Python would import it from,
+    without importing it (pydantic costs a fifth of the first question's start-up, and a question
+    built from the cache reads no pydantic model); any upgrade rewrites that file. A package found
+    some other way (a zip, a namespace) is imported to ask its version instead."""
+    for entry in sys.path:
+        folder = Path(entry or ".") / package
+        if not (folder / "__init__.py").is_file():
+            continue
+        with contextlib.suppress(OSError):
+            info = (folder / "version.py").stat()
+            return (str(folder.resolve()), info.st_size, info.st_mtime_ns)
+        break
+    import importlib
+
+    return str(getattr(importlib.import_module(package), "__version__", "unknown"))
 
 
 def entry_path(folder: Path, stamp: dict[str, Any], suffix: str = ".pickle") -> Path:

@@ -14,14 +14,15 @@ import numpy as np
 
 from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.bank import tracebacks
+from attnquiz.engine.bank.item_facts import ItemFacts
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
 from attnquiz.engine.extras import unavailable
 
 if TYPE_CHECKING:
     from attnquiz.engine.bank.concept_items import Explain
     from attnquiz.engine.formula.items import Formula
+    from attnquiz.engine.schema import Item
 from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
-from attnquiz.engine.schema import GeneratorItem, Item, note_text
 from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
 from attnquiz.engine.variant import Question, Variant
 
@@ -31,6 +32,10 @@ _PARAMETERS = "pickled_parameters"
 """Where a pickled item keeps its parameters (``kwargs`` and ``original_kwargs``), pickled apart."""
 _HAS_ORIGINAL = "pickled_has_original"
 """Where a pickled item keeps whether it has an original, so that asking needs no parameters."""
+_ITEM = "pickled_item"
+"""Where a pickled item keeps its validated model (pydantic), pickled apart."""
+_FACTS = "item_facts"
+"""Where an item keeps its `ItemFacts` (pickled with it, as plain data)."""
 
 
 class NoOriginalError(QuizError):
@@ -61,11 +66,15 @@ class BankItem:
     # imports the module of its own generator, not those of all the bank's items (a fifth of the
     # cached bank's start-up). Its parameters are pickled apart and read back when first used too:
     # they hold the generators' own classes (statement pools, pydantic models), whose modules only
-    # the items asked for need.
+    # the items asked for need. Its validated model is pickled apart as well: what a question needs
+    # of it is in its `facts` (plain data), so a question built from the cache imports no pydantic.
     def __getstate__(self) -> dict[str, Any]:
         import pickle
 
         state = dict(self.__dict__)
+        state[_FACTS] = self.facts
+        if "item" in state:  # else still pickled, as read back
+            state[_ITEM] = pickle.dumps(state.pop("item"), protocol=pickle.HIGHEST_PROTOCOL)
         spec = state.get("spec")
         if isinstance(spec, GeneratorSpec) and is_builtin(spec):
             del state["spec"]
@@ -93,6 +102,13 @@ class BankItem:
                 spec = builtin_spec(builtin)
                 object.__setattr__(self, "spec", spec)
                 return spec
+            if name == "item" and _ITEM in self.__dict__:
+                import pickle
+
+                item = pickle.loads(self.__dict__[_ITEM])
+                object.__setattr__(self, "item", item)
+                del self.__dict__[_ITEM]
+                return item
             pickled = self.__dict__.get(_PARAMETERS)
             if name in {"kwargs", "original_kwargs"} and pickled is not None:
                 import pickle
@@ -105,15 +121,34 @@ class BankItem:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
+    def facts(self) -> ItemFacts:
+        """What questions need of the validated item, as plain data (`attnquiz.engine.bank.item_facts`)."""
+        facts = self.__dict__.get(_FACTS)
+        if not isinstance(facts, ItemFacts):
+            facts = ItemFacts.of(self.item)
+            object.__setattr__(self, _FACTS, facts)
+        return facts
+
+    @property
     def id(self) -> str:
         """The item's id."""
-        return self.item.id
+        return self.facts.id
+
+    @property
+    def topic(self) -> str:
+        """The item's topic."""
+        return self.facts.topic
+
+    @property
+    def source(self) -> str:
+        """Where the item comes from, as the notes cite it."""
+        return self.facts.source
 
     @property
     def unavailable(self) -> str:
         """Why this item is not offered here ("" when it is): an optional package its bank says it
         ``requires`` (PyTorch) is not installed (`attnquiz.engine.extras`)."""
-        return unavailable(getattr(self.item, "requires", ()))
+        return unavailable(self.facts.requires)
 
     @property
     def has_original(self) -> bool:
@@ -131,7 +166,7 @@ class BankItem:
         """The past paper's own instance, with its inputs."""
         if self.original_kwargs is None:
             # The notes about the original say why it is missing ("the paper's wording is not in the notes").
-            why = " ".join(n.text for n in self.item.note if n.on != "variants")
+            why = self.facts.notes_not_on("variants")
             raise NoOriginalError(
                 f"{self.id}: this item has no original instance"
                 + (f" ({why})" if why else "")
@@ -180,33 +215,37 @@ class BankItem:
         return self._apply_overrides(variant)
 
     def _apply_overrides(self, variant: Variant) -> Variant:
-        if not isinstance(self.item, GeneratorItem):
+        facts = self.facts
+        if not facts.overrides_answer:
             return variant  # a formula item builds its answer with its own tolerance
         answer = variant.answer
-        if self.item.tolerance is not None and not isinstance(
-            answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer
+        tolerance = facts.tolerance
+        # Rebuilding re-checks every mistake: only when the tolerance differs.
+        if (
+            tolerance is not None
+            and not isinstance(answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer)
+            and tolerance != answer.tolerance
         ):
-            tolerance = self.item.tolerance.to_tolerance()
-            if tolerance != answer.tolerance:  # rebuilding re-checks every mistake: only when it differs
-                answer = dataclasses.replace(answer, tolerance=tolerance)
-        if self.item.scoring is not None and isinstance(answer, ChoiceAnswer):
-            answer = dataclasses.replace(answer, scoring=self.item.scoring)
+            answer = dataclasses.replace(answer, tolerance=tolerance)
+        if facts.scoring is not None and isinstance(answer, ChoiceAnswer):
+            answer = dataclasses.replace(answer, scoring=facts.scoring)
         if answer is variant.answer:
             return variant
         return dataclasses.replace(variant, answer=answer)
 
     def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
+        facts = self.facts
         return Question(
             bank=self.bank,
             folder=self.folder,
-            item_id=self.id,
-            source=self.item.source,
-            topic=self.item.topic,
+            item_id=facts.id,
+            source=facts.source,
+            topic=facts.topic,
             seed=seed,
             code=code,
             variant=variant,
-            student_note=note_text(self.item.note, "students", original=seed is None),
-            instructor_note=note_text(self.item.note, "instructors", original=seed is None),
+            student_note=facts.note_text("students", original=seed is None),
+            instructor_note=facts.note_text("instructors", original=seed is None),
         )
 
 
@@ -241,7 +280,7 @@ class Bank:
 
     def topics(self) -> list[str]:
         """The bank's topics, in the order they first appear."""
-        return list(dict.fromkeys(e.item.topic for e in self.items))
+        return list(dict.fromkeys(e.topic for e in self.items))
 
     def check_topic(self, topic: str) -> str:
         """``topic`` if the bank has it, else an error that suggests the closest topics."""

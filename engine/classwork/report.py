@@ -140,7 +140,7 @@ def item_stats(bank: Bank, marks: MarkedClass) -> list[ItemStats]:
     out: list[ItemStats] = []
     for index, (column, (item, _)) in enumerate(zip(marks.items, columns, strict=True)):
         try:
-            topic = bank.get(item).item.topic
+            topic = bank.get(item).topic
         except QuizError:
             topic = ""
         score_of = dict(zip(marked[index], scores[index], strict=True))

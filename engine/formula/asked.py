@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from attnquiz.engine.answers.kinds import (
     IntegerAnswer,
@@ -26,10 +26,12 @@ from attnquiz.engine.answers.values import MistakeValue
 from attnquiz.engine.formula.expressions import RESERVED, Expression
 from attnquiz.engine.formula.templates import Loc, Placeholder, Template, checked_expression, checked_template
 from attnquiz.engine.formula.values import ExpressionError, Value, is_whole, kind_of
-from attnquiz.engine.schema import FormulaAnswer as AnswerSpec
-from attnquiz.engine.schema import FormulaMistake as MistakeSpec
-from attnquiz.engine.schema import FormulaPart as PartSpec
-from attnquiz.engine.schema import ToleranceSpec
+
+if TYPE_CHECKING:
+    from attnquiz.engine.schema import FormulaAnswer as AnswerSpec
+    from attnquiz.engine.schema import FormulaMistake as MistakeSpec
+    from attnquiz.engine.schema import FormulaPart as PartSpec
+    from attnquiz.engine.schema import ToleranceSpec
 
 AnswerKind = Literal["number", "integer", "vector", "matrix", "shape", "expression"]
 

@@ -15,14 +15,16 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from attnquiz.engine.figures import Figure, FigureError, Heatmap, LinePlot, Series, Where
 from attnquiz.engine.formula.expressions import Expression
 from attnquiz.engine.formula.values import ExpressionError, Value, to_python
-from attnquiz.engine.schema import FormulaHeatmap, FormulaLinePlot
 
 Loc = tuple[str | int, ...]
+if TYPE_CHECKING:
+    from attnquiz.engine.schema import FormulaHeatmap, FormulaLinePlot
+
 X_NAME = "x"
 """The name under which a curve's ``y`` expression sees the x values."""
 CAUSAL: Literal["causal"] = "causal"
@@ -79,6 +81,9 @@ def compile_figures(
 ) -> tuple[Recipe, ...]:
     """Every figure of an item compiled (``text`` and ``expression`` compile a template and an
     expression of the item's parameters, adding what is wrong to ``problems``)."""
+    # The bank format, needed only where a bank is validated (a cached bank's figures are compiled).
+    from attnquiz.engine.schema import FormulaHeatmap
+
     recipes: list[Recipe] = []
     for index, spec in enumerate(specs):
         loc: Loc = ("figures", index)

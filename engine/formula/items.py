@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pydantic
 
 from attnquiz.engine.answers.kinds import ExpressionAnswer, Mistake, Part, PartsAnswer, SingleAnswer
 from attnquiz.engine.answers.values import Formula as WrittenFormula
@@ -56,12 +55,12 @@ from attnquiz.engine.formula.values import (
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import GeneratorSpec
-from attnquiz.engine.schema import FormulaItem
 from attnquiz.engine.seeding import question_rng
 from attnquiz.engine.variant import Variant
 
 if TYPE_CHECKING:
     from attnquiz.engine.figures import Figure
+    from attnquiz.engine.schema import FormulaItem
 
 MAX_TRIES = 1000
 """Draws of the parameters tried before a ``where:`` condition that none meets is an error."""
@@ -136,12 +135,6 @@ class Instance:
     values: Mapping[str, Value]
     coinciding: tuple[str, ...]
     """Tags of the mistakes whose value is graded as the answer in this variant (so they were dropped)."""
-
-
-class _NoInputs(pydantic.BaseModel):
-    """A formula item takes no generator parameters: its original's values are checked by the formula."""
-
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True)
@@ -502,9 +495,9 @@ class Formula:
         return GeneratorSpec(
             name="formula",
             fn=self.generate,
-            params_model=_NoInputs,
             summary=self.summary(),
             module=self.file,
+            fields={},  # no inputs: the (empty) params model is built only if something validates with it
         )
 
     # -- checking ------------------------------------------------------------------------------

@@ -10,17 +10,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attnquiz.engine.formula.expressions import RESERVED, Expression, compile_expression
 from attnquiz.engine.formula.templates import PLACEHOLDER_EXPRESSION, Loc
 from attnquiz.engine.formula.values import ExpressionError, Value, from_python, is_number, kind_of, plain
-from attnquiz.engine.schema import NAME, ParamSpec
+
+if TYPE_CHECKING:
+    from attnquiz.engine.schema import ParamSpec
 
 MAX_RANGE_VALUES = 10**12
-PARAM_NAME = re.compile(NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,11 +121,13 @@ def _exact(value: Value) -> Fraction:
 
 def compile_params(specs: Mapping[str, ParamSpec], problems: list[tuple[Loc, str]]) -> tuple[Param, ...]:
     """The item's parameters compiled in order; the problems found are added to ``problems``."""
+    from attnquiz.engine.schema import NAME  # the bank format, needed only where a bank is validated
+
     params: list[Param] = []
     every = list(specs)
     for position, (name, spec) in enumerate(specs.items()):
         loc: Loc = ("params", name)
-        if not PARAM_NAME.match(name):
+        if not re.match(NAME, name):
             problems.append((loc, "a parameter name is letters, digits and _, starting with a letter"))
             continue
         if name in RESERVED:
@@ -237,7 +240,6 @@ def random_inputs(expression: Expression, params: Sequence[Param]) -> frozenset[
 
 __all__ = [
     "MAX_RANGE_VALUES",
-    "PARAM_NAME",
     "Param",
     "compile_params",
     "original_values",

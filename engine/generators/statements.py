@@ -8,107 +8,75 @@ so that one option does not give another away. Statements that carry the past pa
 rebuild the paper's own question, in its order, with ``paper_order: true``.
 
 The pool is checked as a whole when the bank loads (both truths present, no statement repeated,
-letters A, B, C, ... without gaps, TeX within the `attnquiz.engine.markup.tex` subset), so a slip in the YAML
-is
-reported at its own line rather than when a variant happens to draw it.
+letters A, B, C, ... without gaps, TeX within the `attnquiz.engine.markup.tex` subset, by
+`attnquiz.engine.generators.statement_models`), so a slip in the YAML is reported at its own line
+rather than when a variant happens to draw it.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Self
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator, model_validator
 
 from attnquiz.engine.answers.kinds import LETTERS, ChoiceAnswer, Option
-from attnquiz.engine.markup import markdown as md
-from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
 
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
-class Statement(BaseModel):
-    """One statement of a pool: its text, whether it is true, and why (shown when it is misjudged).
-
-    ``defer_build``: the validator is built when a bank file is first validated, not at import, so a
-    bank read back from the cache (whose items hold pools) builds none, as `attnquiz.engine.schema`'s.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    text: str = Field(min_length=1, description="The statement as the option shows it.")
-    true: bool = Field(description="Whether the statement is true.")
-    why: str = Field(
-        default="",
-        description="The explanation shown with the solution (and when a false one is ticked).",
-    )
-    letter: str | None = Field(
-        default=None, pattern=r"^[A-Z]$", description="Its letter in the past paper, where the notes give it."
-    )
-    group: str | None = Field(
-        default=None,
-        min_length=1,
-        description=(
-            "Statements with the same group are versions of one claim (a fact and its negation, or "
-            "paraphrases): a variant shows at most one of them, so one option cannot give another away."
-        ),
-    )
-
-    @field_validator("text", "why")
-    @classmethod
-    def _supported_markup(cls, value: str) -> str:
-        try:
-            md.check(value)
-        except markup.MarkupError as exc:
-            raise ValueError(str(exc)) from None
-        return value
+    from attnquiz.engine.generators.statement_models import PoolSpec
 
 
-def _same_wording(text: str) -> str:
-    """The text with case, spacing and end punctuation ignored: what makes two options look alike."""
-    return re.sub(r"\s+", " ", text).strip().rstrip(".").casefold()
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One statement of a pool: its text, whether it is true, why (shown when it is misjudged), its
+    letter in the past paper and its group (`attnquiz.engine.generators.statement_models.StatementSpec`
+    says what each field may hold)."""
+
+    text: str
+    true: bool
+    why: str = ""
+    letter: str | None = None
+    group: str | None = None
 
 
 # A statement with its group: the group name, or its own index when it has none.
 Keyed = list[tuple[str | int, Statement]]
 
 
-class Pool(RootModel[list[Statement]]):
-    """The statements of an item, with the checks that need all of them at once."""
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """The statements of an item, checked as a whole when the bank is validated.
 
-    model_config = ConfigDict(frozen=True, defer_build=True)
+    Plain data: a bank's validated parameters hold a `Pool`, and a bank read back from the cache
+    builds its questions without pydantic. pydantic validates one through
+    `attnquiz.engine.generators.statement_models.PoolSpec` (the same checks and messages, at the
+    same places in the file), which is imported only then.
+    """
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Self:
-        statements = self.root
-        if not any(s.true for s in statements) or all(s.true for s in statements):
-            raise ValueError("a pool needs at least one true and one false statement")
-        seen: dict[str, int] = {}
-        for index, statement in enumerate(statements):
-            key = _same_wording(statement.text)
-            if key in seen:
-                raise ValueError(
-                    f"statement [{index}] repeats statement [{seen[key]}] ({statement.text[:50]!r}); "
-                    "a variant could show the same option twice"
-                )
-            seen[key] = index
-        owners: dict[str, int] = {}
-        for index, statement in enumerate(statements):
-            if statement.letter is None:
-                continue
-            if statement.letter in owners:
-                raise ValueError(
-                    f"letter {statement.letter} is given to statements [{owners[statement.letter]}] "
-                    f"and [{index}]"
-                )
-            owners[statement.letter] = index
-        letters = "".join(sorted(owners))
-        if letters and letters != LETTERS[: len(letters)]:
-            raise ValueError(
-                f"the paper's letters must run A, B, C, ... without gaps (got {', '.join(letters)})"
-            )
-        return self
+    root: tuple[Statement, ...]
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        from pydantic_core import core_schema
+
+        from attnquiz.engine.generators.statement_models import PoolSpec
+
+        def validate(value: Any, check: core_schema.ValidatorFunctionWrapHandler) -> Pool:
+            # A pool already validated (parameters merged again) is kept; anything else is checked
+            # by the bank format's model, whose errors are reported unchanged.
+            return value if isinstance(value, Pool) else cls.of(check(value))
+
+        return core_schema.no_info_wrap_validator_function(validate, handler.generate_schema(PoolSpec))
+
+    @classmethod
+    def of(cls, spec: PoolSpec) -> Pool:
+        """The pool of a validated `PoolSpec`, as plain data."""
+        return cls(tuple(Statement(s.text, s.true, s.why, s.letter, s.group) for s in spec.root))
 
     @property
     def true(self) -> list[Statement]:
@@ -239,7 +207,7 @@ def statements(
         raise ValueError(f"options must be 2 to {size} (the pool's size), not {options}")
     shown = _paper(pool, multiple) if paper_order else _draw(rng, pool, options, multiple)
     # Each statement's place in the pool, by identity: the pool's wordings are distinct (checked
-    # at load), so this is list.index without comparing pydantic models field by field.
+    # at load), so this is list.index without comparing statements field by field.
     position = {id(s): i for i, s in enumerate(pool.root)}
     answer = ChoiceAnswer(tuple(Option(s.text, s.true, s.why) for s in shown), multiple=multiple)
     solution = []

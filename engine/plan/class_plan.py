@@ -195,7 +195,7 @@ def select_items(
     chosen = [
         entry
         for entry in bank.items
-        if (not items and not topics) or entry.id in items or entry.item.topic in topics
+        if (not items and not topics) or entry.id in items or entry.topic in topics
     ]
     skipped: list[str] = []
     if original:
@@ -225,7 +225,7 @@ def _per_topic(chosen: list[BankItem], per_topic: int, master_seed: int | None) 
     rng = np.random.default_rng(derive_seed(master_seed or 0, "topics"))
     topics: dict[str, list[int]] = {}
     for index, entry in enumerate(chosen):
-        topics.setdefault(entry.item.topic, []).append(index)
+        topics.setdefault(entry.topic, []).append(index)
     keep: set[int] = set()
     for indices in topics.values():  # topics in bank order, so the draw does not depend on a set's order
         if len(indices) <= per_topic:

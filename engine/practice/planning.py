@@ -153,7 +153,7 @@ def plan_practice(
     pool = list(bank.items)
     if topic is not None:
         bank.check_topic(topic)
-        pool = [e for e in pool if e.item.topic == topic]
+        pool = [e for e in pool if e.topic == topic]
     if items:
         chosen = [bank.get(i) for i in items]
         for entry in chosen:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
 from attnquiz.engine.errors import BankError
@@ -426,3 +427,113 @@ def test_a_cached_bank_whose_image_changed_is_read_and_checked_again(
     image.write_text(SVG.replace('width="4" height="4"/>', 'width="3" height="4"/>'), encoding="utf-8")
     assert fresh_load(path).images[0][0] == "figures/map.svg"
     assert len(reads) == 4
+
+
+OVERRIDES = """bank: facts
+title: Facts
+items:
+  - id: score
+    source: "Notes, worked problem 1"
+    topic: additive-attention
+    generator: additive_score
+    params: {dim: 2}
+    original: {h: [1, 0], s_proj: [1, 2], v: [1, 1]}
+    tolerance: {sigfigs: 2}
+    tags: [kept]
+    note:
+      - {text: "Said to students on variants.", for: students, on: variants}
+      - {text: "Said to students on the original.", for: students, on: original}
+      - "Said to instructors on every instance."
+  - id: pick
+    source: "Notes, worked problem 2"
+    topic: facts
+    generator: statements
+    scoring: all-or-nothing
+    params:
+      options: 2
+      multiple: true
+      pool:
+        - {text: "Softmax weights sum to one.", true: true, why: "They are normalised."}
+        - {text: "Softmax weights can be negative.", true: false, why: "exp is positive."}
+        - {text: "A weight is at most one.", true: true, why: "They sum to one."}
+  - id: ffn
+    kind: formula
+    source: "Notes, worked problem 3"
+    topic: parameter-count
+    params:
+      d: {choice: [256, 512]}
+    prompt: "An FFN has $d = {{d}}$ and $4d$ hidden units."
+    answer: {kind: integer, value: "8*d*d + 5*d"}
+    solution: ["$8 \\\\cdot {{d}}^2 + 5 \\\\cdot {{d}}$"]
+    original: {d: 512}
+    note: {text: "Only the original's numbers are the paper's.", on: original}
+  - id: why-scale
+    kind: explain
+    source: "Notes, interview 1"
+    topic: scaling
+    prompt: "Why divide by $\\\\sqrt{d_k}$?"
+    answer: "So the scores' variance stays near one."
+    points: ["the variance of a dot product grows with d_k", "softmax saturates otherwise"]
+"""
+# Builds every question of a bank (five seeds, and each original) and prints them with whether
+# pydantic and the bank format were imported; then reads a field only the validated model has.
+BUILD_ALL = (
+    "import json, sys\n"
+    "from attnquiz.engine.bank import finding as banks\n"
+    "bank = banks.load(sys.argv[1])\n"
+    "shown = [e.question(s).to_json() for e in bank.items for s in range(5)]\n"
+    "shown += [e.original().to_json() for e in bank.items if e.has_original]\n"
+    "facts = [(e.id, e.topic, e.source, e.unavailable) for e in bank.items]\n"
+    "before = sorted({'pydantic', 'attnquiz.engine.schema'} & set(sys.modules))\n"
+    "tags = [e.item.tags for e in bank.items]\n"
+    "print(json.dumps({'questions': shown, 'facts': facts, 'imported': before, 'tags': tags,"
+    " 'loader': 'attnquiz.engine.bank.loader' in sys.modules}))\n"
+)
+
+
+@pytest.mark.parametrize("bank", ["week1", "week2", "code", "overrides"])
+def test_a_bank_from_the_cache_builds_every_question_without_pydantic(tmp_path: Path, bank: str) -> None:
+    """Issue 43: the cache holds what questions need as plain data; the validated models (pydantic)
+    are read back only when a field that is not among those is asked for. Tolerance and scoring
+    overrides, notes for each audience and instance, formula and explain items come out the same."""
+    if bank == "overrides":
+        bank = str(bank_file(tmp_path, OVERRIDES))
+    env = {**os.environ, "QUIZ_HOME": str(tmp_path / "home")}
+    env.pop("QUIZ_NO_CACHE", None)
+
+    def run(**extra: str) -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-c", BUILD_ALL, bank],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        result: dict[str, object] = json.loads(done.stdout)
+        return result
+
+    cold, warm, uncached = run(), run(), run(QUIZ_NO_CACHE="1")
+    assert cold["loader"] is True
+    assert warm["loader"] is False
+    assert cold["imported"] == ["attnquiz.engine.schema", "pydantic"]
+    assert warm["imported"] == []  # no pydantic model read back, none validated
+    for key in ("questions", "facts", "tags"):
+        assert warm[key] == cold[key] == uncached[key], key
+
+
+def test_an_overridden_tolerance_and_scoring_and_the_notes_reach_the_question(
+    tmp_path: Path, home: Path
+) -> None:
+    path = bank_file(tmp_path, OVERRIDES)
+    for bank in (fresh_load(path), fresh_load(path)):  # read from the file, then from the cache
+        score, pick = bank.get("score"), bank.get("pick")
+        assert score.question(3).variant.answer.tolerance.describe() == "to 2 significant figures"
+        choice = pick.question(3).variant.answer
+        assert isinstance(choice, ChoiceAnswer)
+        assert choice.scoring == "all-or-nothing"
+        original, variant = score.original(), score.question(3)
+        assert original.student_note == "Said to students on the original."
+        assert variant.student_note == "Said to students on variants."
+        assert original.instructor_note == variant.instructor_note == "Said to instructors on every instance."
+        assert bank.get("ffn").original().instructor_note == "Only the original's numbers are the paper's."
+        assert bank.get("ffn").question(1).instructor_note == ""
