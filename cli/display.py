@@ -19,12 +19,13 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from attnquiz.folding import NBSP, put
+from attnquiz.folding import put
+from attnquiz.line_breaks import NBSP
 from attnquiz.terminal import plain_mode, strip_control, unboxed
-from attnquiz.wording import LABELS, MARKS, kind_name
+from attnquiz.wording import LABELS, MARKS, SEP, kind_name
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     from attnquiz.engine.answers.kinds import Answer, ExplainAnswer, Part
     from attnquiz.engine.grading.outcome import Grade
@@ -96,10 +97,6 @@ def rule(target: Console, title: str) -> None:
         target.print(Rule(title, align="left", style="dim"))
 
 
-SEP = "  ·  "
-"""Separates the facts of one line (a header, a verdict)."""
-
-
 def markdown_paragraphs(markdown: str) -> list[str]:
     """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
     from attnquiz.engine.markup.plain import to_terminal
@@ -120,37 +117,24 @@ def kind_label(answer: Answer) -> str:
     return kind_name(answer.kind, multiple=isinstance(answer, ChoiceAnswer) and answer.multiple)
 
 
-def item_table(title: str, rows: list[dict[str, Any]]) -> None:
-    """The items of a bank, grouped by topic (the names that --topic and --item take)."""
-    put(console, Text.assemble((title, "bold"), (f"{SEP}{len(rows)} items", "dim")))
-    topics: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        topics.setdefault(row["topic"], []).append(row)
-    id_width = max((len(row["id"]) for row in rows), default=0)
-    kind_width = max((len(row["kind"]) for row in rows), default=0)
-    hang = id_width + kind_width + 4
-    # Too narrow for three columns: the source goes under its item.
-    beside = console.width - 2 - hang >= 24
-    for topic, members in topics.items():
-        console.print()
-        console.print(Text.assemble((topic, "bold cyan"), (f"  ({len(members)})", "dim")))
-        for row in members:
-            source = row["source"] + ("" if row["original"] else f"{NBSP}*")
-            source += f"{NBSP}†" if row.get("unavailable") else ""
-            line = Text.assemble(
-                "  ", (row["id"].ljust(id_width), "bold"), "  ", row["kind"].ljust(kind_width), "  "
-            )
-            if beside:
-                put(console, line + Text(source), hang=hang)
-            else:
-                put(console, line)
-                put(console, f"    {source}", style="dim")
-    if not all(row["original"] for row in rows):
-        console.print()
-        put(console, "* no --original: the notes give no fixed statement or numbers to rebuild", style="dim")
-    for reason in dict.fromkeys(row["unavailable"] for row in rows if row.get("unavailable")):
-        console.print()
-        put(console, f"† not offered by quiz run: {reason}", style="yellow")
+class RichLines:
+    """`attnquiz.item_listing`'s lines drawn by rich: where `attnquiz.light_lines` declines."""
+
+    def __init__(self, target: Console) -> None:
+        self.target = target
+        self.width = target.width
+
+    def blank(self) -> None:
+        """An empty line."""
+        self.target.print()
+
+    def line(self, runs: Sequence[tuple[str, str]]) -> None:
+        """``runs`` on one line as they are."""
+        self.target.print(Text.assemble(*runs))
+
+    def put(self, runs: Sequence[tuple[str, str]], *, hang: int = 0) -> None:
+        """``runs`` folded to the width (`attnquiz.folding.put`)."""
+        put(self.target, Text.assemble(*runs), hang=hang)
 
 
 def variant_label(question: Question, *, seed: bool = True) -> str:

@@ -10,69 +10,12 @@ a rich renderable without rich's padding. Below `attnquiz.display` and
 from __future__ import annotations
 
 import itertools
-import re
 
-from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from attnquiz.line_breaks import NBSP, line_spans
 from attnquiz.terminal import can_encode, to_ascii
-
-NBSP = "\u00a0"
-"""A space that `fold` never breaks at (printed as an ordinary space)."""
-# A bracketed group up to this many cells stays on one line: [0.881, 0.119], [T, 512], (Q, K, V, O).
-_KEEP_TOGETHER = 28
-_OPENING = {")": "(", "]": "[", "}": "{", "⟩": "⟨"}
-# A break goes after these (as TeX breaks inline maths), so a line never starts with one.
-_OPERATORS = frozenset("=≈≤≥≠→←↦∈⇒⇔+−×±∝≡<>·—")
-
-
-def _break_runs(line: str) -> list[tuple[int, int]]:
-    """The runs of spaces (start, end) where ``line`` may be broken."""
-    protected = [False] * len(line)
-    stack: list[tuple[str, int]] = []
-    for i, ch in enumerate(line):
-        if ch in "([{⟨":
-            stack.append((ch, i))
-        elif ch in _OPENING and stack:
-            opener, start = stack.pop()
-            if opener == _OPENING[ch] and cell_len(line[start : i + 1]) <= _KEEP_TOGETHER:
-                protected[start : i + 1] = [True] * (i + 1 - start)
-    runs = []
-    indent = len(line) - len(line.lstrip(" "))
-    for m in re.finditer(" +", line):
-        start, end = m.span()
-        if start < indent or protected[start]:
-            continue
-        follows = line[end : end + 2]
-        if len(follows) == 2 and follows[0] in _OPERATORS and follows[1] == " ":
-            continue
-        runs.append((start, end))
-    return runs
-
-
-def _line_spans(line: str, width: int, hang: int) -> list[tuple[int, int]]:
-    """Where to cut one line (no newline in it): (start, end) of each output line, greedily."""
-    spans: list[tuple[int, int]] = []
-    start, room = 0, width
-    fits: tuple[int, int] | None = None
-    for run in [*_break_runs(line), (len(line), len(line))]:
-        if cell_len(line[start : run[0]]) <= room:
-            fits = run
-            continue
-        if fits is not None:
-            spans.append((start, fits[0]))
-            start, room = fits[1], width - hang
-        fits = None
-        if cell_len(line[start : run[0]]) <= room:
-            fits = run
-        else:
-            # One word wider than the line: it gets a line of its own (rich folds it).
-            spans.append((start, run[0]))
-            start, room = run[1], width - hang
-    if start < len(line):
-        spans.append((start, len(line)))
-    return spans or [(0, 0)]
 
 
 def fold(text: Text | str, width: int, *, hang: int = 0) -> Text:
@@ -89,7 +32,7 @@ def fold(text: Text | str, width: int, *, hang: int = 0) -> Text:
     for line in text.split("\n", allow_blank=True):
         plain = line.plain
         indent = len(plain) - len(plain.lstrip(" "))
-        pieces = _line_spans(plain, max(width, 20), indent + hang)
+        pieces = line_spans(plain, max(width, 20), indent + hang)
         for number, (start, end) in enumerate(pieces):
             piece = line[start:end]
             piece.rstrip()
@@ -137,4 +80,4 @@ def print_table(target: Console, table: RenderableType) -> None:
         target.print(text, soft_wrap=True)
 
 
-__all__ = ["NBSP", "ascii_text", "fold", "print_table", "put"]
+__all__ = ["ascii_text", "fold", "print_table", "put"]

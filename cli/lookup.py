@@ -42,9 +42,9 @@ def list_bank(bank: str | None, as_json: bool) -> None:
     if as_json:
         print_json(rows)
     else:
-        from attnquiz import display  # rich: only to draw
+        from attnquiz.item_listing import item_table  # rich only where it must draw
 
-        display.item_table(listed.title, rows)
+        item_table(listed.title, rows)
 
 
 @user_errors

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from attnquiz.folding import NBSP
+from attnquiz.line_breaks import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
 from attnquiz.terminal import plain_mode
 from attnquiz.wording import clock, span

@@ -15,10 +15,11 @@ from rich.table import Table
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.display import SEP, STYLES
-from attnquiz.folding import NBSP, print_table, put
+from attnquiz.display import STYLES
+from attnquiz.folding import print_table, put
+from attnquiz.line_breaks import NBSP
 from attnquiz.terminal import plain_mode
-from attnquiz.wording import LABELS, MARKS, clock, when
+from attnquiz.wording import LABELS, MARKS, SEP, clock, when
 
 if TYPE_CHECKING:
     from attnquiz.engine.grading.outcome import Grade

@@ -28,6 +28,8 @@ MARKS = {
     "unanswered": "·",
 }
 """The verdict marks."""
+SEP = "  ·  "
+"""Separates the facts of one line (a header, a verdict, a bank's title and its count of items)."""
 
 
 def when(moment: datetime, now: datetime | None = None) -> str:

@@ -12,7 +12,8 @@ from attnquiz import display
 from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.grading.grade import grade
-from attnquiz.folding import NBSP, fold
+from attnquiz.folding import fold
+from attnquiz.line_breaks import NBSP
 
 
 def lines(text: str, width: int, hang: int = 0) -> list[str]:
