@@ -395,9 +395,17 @@ def startup_figures(repeats: int, home: Path) -> list[Figure]:
     # The interpreter's floor: no site, so no venv, .pth file or import hook can slow it.
     plain = _Startup("python -S -c pass (no site: the floor)", [plain_python, "-S", "-c", "pass"], env)
     bare = _Startup("python -c pass", [python, "-c", "pass"], env)
+    # What any command that builds a variant cannot do without: numpy and its random generators,
+    # with BLAS in one thread as quiz sets it (`attnquiz.main`); the floor under the 12× budgets.
+    numpy_floor = _Startup(
+        "python -c 'import numpy.random' (the floor of a variant)",
+        [python, "-c", "import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); import numpy.random"],
+        env,
+    )
     commands = [
         plain,
         bare,
+        numpy_floor,
         _Startup("quiz --help", [quiz, "--help"], env),
         _Startup("quiz list week1", [quiz, "list", "week1"], env),
         _Startup("quiz run week1: first question", runs, env, FIRST_QUESTION),
@@ -433,14 +441,18 @@ def startup_figures(repeats: int, home: Path) -> list[Figure]:
             )
         )
         budget = STARTUP_RATIO_BUDGETS.get(command.name)
-        if budget is not None:
+        if budget is not None or command is numpy_floor:
             figures.append(
                 Figure(
                     f"{command.name}, × bare python",
                     "×",
                     [r.cpu / bare.cpu() for r in command.runs],
                     budget,
-                    note="each run's CPU ÷ the median CPU of python -c pass, same venv, same run",
+                    note=(
+                        "no budget: numpy alone, under every command that builds a variant"
+                        if command is numpy_floor
+                        else "each run's CPU ÷ the median CPU of python -c pass, same venv, same run"
+                    ),
                     group="startup",
                 )
             )
