@@ -65,7 +65,7 @@ class BankItem:
     # read back looks its generator up when it is first used: the first question of `quiz run`
     # imports the module of its own generator, not those of all the bank's items (a fifth of the
     # cached bank's start-up). Its parameters are pickled apart and read back when first used too:
-    # they hold the generators' own classes (statement pools, pydantic models), whose modules only
+    # they hold the generators' own classes (statement pools, a plugin's objects), whose modules only
     # the items asked for need. Its validated model is pickled apart as well: what a question needs
     # of it is in its `facts` (plain data), so a question built from the cache imports no pydantic.
     def __getstate__(self) -> dict[str, Any]:
@@ -95,8 +95,8 @@ class BankItem:
     if not TYPE_CHECKING:  # for the type checker `spec` is a field like any other
 
         def __getattr__(self, name: str) -> Any:
-            # Called only for an attribute not set: the spec or the parameters of an item read back
-            # from the cache.
+            # Called only for an attribute not set: the spec, the parameters or the validated model
+            # of an item read back from the cache.
             builtin = self.__dict__.get(_BUILTIN_NAME)
             if name == "spec" and builtin is not None:
                 spec = builtin_spec(builtin)
