@@ -39,12 +39,17 @@ from attnquiz.engine.markup import speech as math_speech
 from attnquiz.engine.markup import tex as markup
 from attnquiz.engine.variant import Question
 
+
 # Bank text written for the platforms' own parsers, which read the stored HTML before any browser
 # does: Moodle's cloze parser finds {1:SHORTANSWER:...} anywhere in a cloze question's text (maths
 # included), its filters {mlang ...} and {GENERICO:...}; Canvas puts a blank at every [e1]; STACK
 # runs [[...]] and {@...@}. A character reference shows the same in the browser (and to MathJax,
 # which reads the decoded page) and is none of these.
-_PLATFORM_SYNTAX = str.maketrans({"{": "&#123;", "[": "&#91;"})
+def _out_of_platform_syntax(html: str) -> str:
+    """``html`` with every ``{`` and ``[`` written as a character reference. (Two replaces: a
+    translation table is looked up a character at a time: 3 % of a 300-student Moodle export.)"""
+    return html.replace("{", "&#123;").replace("[", "&#91;")
+
 
 NOT_MATH_CLASS = "tex2jax_ignore mathjax_ignore"
 """The classes MathJax 2 and 3 skip: on bank text that holds ``$`` or a backslash, whose ``$$...$$``
@@ -64,7 +69,7 @@ def _plain_html(text: str) -> str:
 
 def plain_html(text: str) -> str:
     """Bank text that is not Markdown (a note) as LMS HTML: escaped, out of every platform's syntax."""
-    return _plain_html(text).translate(_PLATFORM_SYNTAX)
+    return _out_of_platform_syntax(_plain_html(text))
 
 
 def _inlines(nodes: Iterable[md.Inline]) -> str:
@@ -137,7 +142,7 @@ def _tex_html(source: str, folder: str) -> str:
             out.append(f"<{tag}>" + "".join(f"<li>{_inlines(i)}</li>" for i in block.items) + f"</{tag}>")
         else:
             out.append(_block_html(block))
-    return "".join(out).translate(_PLATFORM_SYNTAX)
+    return _out_of_platform_syntax("".join(out))
 
 
 def tex_html_inline(source: str) -> str:
@@ -156,7 +161,7 @@ def _tex_html_inline(source: str, folder: str) -> str:
             pieces.extend(_inlines(item) for item in block.items)
         else:
             pieces.append(_block_html(block))
-    return " ".join(pieces).translate(_PLATFORM_SYNTAX)
+    return _out_of_platform_syntax(" ".join(pieces))
 
 
 _ALIGN_STYLE = {
