@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.formula.items import Formula
     from attnquiz.engine.schema import Item
 from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
-from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
+from attnquiz.engine.seeding import ORIGINAL_CODE, QuestionStreams, check_seed, question_rng, variant_code
 from attnquiz.engine.variant import Question, Variant
 
 _BUILTIN_NAME = "builtin_generator"
@@ -156,10 +156,15 @@ class BankItem:
         known = self.__dict__.get(_HAS_ORIGINAL)  # read back from the cache: known without the parameters
         return known if isinstance(known, bool) else self.original_kwargs is not None
 
-    def question(self, seed: int) -> Question:
-        """The variant of this item for ``seed``."""
+    def question(self, seed: int, streams: QuestionStreams | None = None) -> Question:
+        """The variant of this item for ``seed`` (``streams``: the seed's, when a caller builds many
+        items of one seed: the same stream, seeded with the others)."""
         check_seed(seed)
-        variant = self._run(question_rng(seed, self.bank, self.id), self.kwargs, seed)
+        if streams is not None and streams.seed == seed:
+            rng = streams.rng(self.bank, self.id)
+        else:
+            rng = question_rng(seed, self.bank, self.id)
+        variant = self._run(rng, self.kwargs, seed)
         return self._wrap(variant, seed, variant_code(seed))
 
     def original(self) -> Question:
