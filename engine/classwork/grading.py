@@ -30,7 +30,7 @@ import functools
 import io
 import re
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -253,11 +253,12 @@ def _row_cells(
     marks: dict[str, tuple[int, str, int | None]] | None = None,
     mark_only: frozenset[str] = frozenset(),
     streams: QuestionStreams | None = None,
+    concepts: dict[str, Question] | None = None,
 ) -> Iterator[Cell]:
     """One row's cells in column order; the parts of one question are graded together; a concept
     question's answer is kept, with the mark from its mark column (``marks``), if any (``mark_only``:
     the concept questions whose only column is the mark); ``streams``: the seed's random streams of
-    the row's items, seeded at once."""
+    the row's items, seeded at once; ``concepts``: the concept questions built for earlier rows."""
     by_part: dict[str, list[Cell]] = {}
     built: dict[str, Question] = {}  # a question in parts has a column per part: built once a row
     for index, item, label in columns:
@@ -268,7 +269,14 @@ def _row_cells(
                 # it is not built (a class leaves many blanks, and building is most of the work).
                 yield _blank(item)
                 continue
-            built[item] = _question(entry, seed, streams)
+            if entry.explain is not None and seed is not None and concepts is not None:
+                # A concept question is the same for every seed (`attnquiz.engine.bank.concept_items`):
+                # built for the first row that has one, and its answer's key points read by the others.
+                if item not in concepts:
+                    concepts[item] = _question(entry, seed, streams)
+                built[item] = concepts[item]
+            else:
+                built[item] = _question(entry, seed, streams)
         question = built[item]
         if label is None and isinstance(question.answer, ExplainAnswer):
             response = "" if item in mark_only else cells[index]
@@ -469,6 +477,8 @@ class _RowGrader:
     headings: dict[tuple[str, str], str]
     marks: dict[str, tuple[int, str, int | None]]
     mark_only: frozenset[str]
+    concepts: dict[str, Question] = field(default_factory=dict)
+    """The concept questions built so far, by item (each the same for every seed)."""
 
     @functools.cached_property
     def streams_of(self) -> tuple[tuple[str, str], ...]:
@@ -494,6 +504,7 @@ def _grade_row(grader: _RowGrader, row: _Pending | Row) -> Row:
                 grader.marks,
                 grader.mark_only,
                 None if row.seed is None else QuestionStreams(row.seed, grader.streams_of),
+                grader.concepts,
             )
         )
     except _RowProblem as problem:
