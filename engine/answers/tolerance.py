@@ -79,11 +79,18 @@ class Tolerance:
         """
         if not (math.isfinite(target) and math.isfinite(value)):
             return False
-        if self.mode == "exact":
+        mode = self.mode
+        if mode == "exact":
             return value == target
-        if self.mode != "sigfigs":  # a width that does not jump with the target's place
-            gap = abs(value - target) - self.half_width(target)
-            if abs(gap) > _EDGE * max(abs(target), abs(value), self.half_width(target)):
+        if mode != "sigfigs":  # a width that does not jump with the target's place
+            # `half_width`, inline: mistakes are compared with each other for every variant drawn.
+            width = (
+                0.51 * 10.0 ** (-self.places)
+                if mode == "decimals"
+                else max(self.rtol * abs(target), self.atol)
+            )
+            gap = abs(value - target) - width
+            if abs(gap) > _EDGE * max(abs(target), abs(value), width):
                 return gap < 0  # far from the edge: float noise cannot change the decision
         settled = self._settled(target)
         typed = Decimal(repr(float(value)))
