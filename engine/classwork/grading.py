@@ -201,6 +201,7 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
     return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
 
 
+@functools.lru_cache(maxsize=1024)  # one cell an item, the same in every row (a Cell is immutable)
 def _blank(item: str) -> Cell:
     return Cell(item, "", "blank", 0.0, None, "No answer.")
 
