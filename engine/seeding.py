@@ -64,27 +64,28 @@ class QuestionStreams:
         index = self._index.get((bank, item))
         if self._words is None or index is None:
             return question_rng(self.seed, bank, item)
-        entropy = (self.seed, _crc(bank), _crc(item))
-        return np.random.Generator(np.random.PCG64(_SeededWords(self._words[index], entropy)))
+        return np.random.Generator(np.random.PCG64(_SeededWords(self._words[index], self.seed, bank, item)))
 
 
 class _SeededWords(ISpawnableSeedSequence):
     """A seed sequence whose state words for PCG64 are known: what `SeedSequence(entropy)` gives,
     and its own for anything else asked of it (spawning, other words), made when first asked."""
 
-    def __init__(self, words: NDArray[np.uint64], entropy: tuple[int, int, int]) -> None:
+    def __init__(self, words: NDArray[np.uint64], seed: int, bank: str, item: str) -> None:
         self._known = words
-        self._entropy = entropy
+        self._of = (seed, bank, item)
         self._own: np.random.SeedSequence | None = None
 
     def _sequence(self) -> np.random.SeedSequence:
         if self._own is None:
-            self._own = np.random.SeedSequence(np.array(self._entropy, dtype=np.uint32))
+            seed, bank, item = self._of
+            self._own = np.random.SeedSequence(np.array([seed, _crc(bank), _crc(item)], dtype=np.uint32))
         return self._own
 
     def generate_state(self, n_words: int, dtype: Any = np.uint32) -> NDArray[Any]:
         """The state words, as `SeedSequence.generate_state` gives them."""
-        if n_words == _PCG64_WORDS and np.dtype(dtype) == np.uint64:
+        # PCG64 asks with the type itself: told apart without making a dtype of it.
+        if n_words == _PCG64_WORDS and (dtype is np.uint64 or np.dtype(dtype) == np.uint64):
             return self._known.copy()
         return self._sequence().generate_state(n_words, dtype)
 
