@@ -89,7 +89,7 @@ class _SeededWords(ISpawnableSeedSequence):
             return self._known.copy()
         return self._sequence().generate_state(n_words, dtype)
 
-    def spawn(self, n_children: int) -> list[np.random.SeedSequence]:
+    def spawn(self, n_children: int) -> list[Any]:  # SeedSequences: the children numpy's own has
         """Children, as the `SeedSequence` of the entropy spawns them."""
         return self._sequence().spawn(n_children)
 
