@@ -184,18 +184,22 @@ def _sorted_mistakes(
         value = mistake.value
         if _is_nonfinite(value) or matches(value):
             continue
-        if not as_is and matches(_written(value, rounded)):
+        written = value if as_is else _written(value, rounded)
+        # A value equal to the one just checked is graded as it is (0.5 and 0.50, 3 and 3.0): only a
+        # value that rounding changed is checked again.
+        rounds = written is not value and written != value
+        if rounds and matches(written):
             # Outside the tolerance, but written at the precision asked for it reads as the answer.
             continue
         if kept:
             # As written at the precision asked for, it may read as an earlier one too (14.65 and 14.74
             # both write 14.7): the student's text can then name only the earlier misconception.
-            written = value if as_is else _written(value, rounded)
             earlier = next(
                 (
                     k
                     for k in kept
-                    if values_close(tolerance, k.value, value) or values_close(tolerance, k.value, written)
+                    if values_close(tolerance, k.value, value)
+                    or (rounds and values_close(tolerance, k.value, written))
                 ),
                 None,
             )

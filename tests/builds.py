@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from attnquiz.engine.bank.loaded import BankItem
+from attnquiz.engine.seeding import QuestionStreams
 from attnquiz.engine.variant import Question
 
 
@@ -15,9 +16,9 @@ def counted_builds(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, int]]:
     builds: Counter[tuple[str, int]] = Counter()
     build = BankItem.question
 
-    def question(self: BankItem, seed: int) -> Question:
+    def question(self: BankItem, seed: int, streams: QuestionStreams | None = None) -> Question:
         builds[self.id, seed] += 1
-        return build(self, seed)
+        return build(self, seed, streams)
 
     monkeypatch.setattr(BankItem, "question", question)
     return builds

@@ -8,6 +8,7 @@ formulas (`attnquiz.engine.answers.read_formulas`) alike.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 
@@ -139,6 +140,7 @@ def similar_symbols(text: str, names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*found, *close]))[:3]
 
 
+@functools.lru_cache(maxsize=4096)  # the few names of a bank's shapes, asked for at every shape graded
 def canonical_symbol(name: str) -> str:
     """A dimension name without subscript marks, so ``d_model``, ``dmodel`` and ``d_{model}`` agree.
 

@@ -7,6 +7,7 @@ precision asked for, rounding half up as a person does.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
@@ -78,11 +79,18 @@ class Tolerance:
         """
         if not (math.isfinite(target) and math.isfinite(value)):
             return False
-        if self.mode == "exact":
+        mode = self.mode
+        if mode == "exact":
             return value == target
-        if self.mode != "sigfigs":  # a width that does not jump with the target's place
-            gap = abs(value - target) - self.half_width(target)
-            if abs(gap) > _EDGE * max(abs(target), abs(value), self.half_width(target)):
+        if mode != "sigfigs":  # a width that does not jump with the target's place
+            # `half_width`, inline: mistakes are compared with each other for every variant drawn.
+            width = (
+                0.51 * 10.0 ** (-self.places)
+                if mode == "decimals"
+                else max(self.rtol * abs(target), self.atol)
+            )
+            gap = abs(value - target) - width
+            if abs(gap) > _EDGE * max(abs(target), abs(value), width):
                 return gap < 0  # far from the edge: float noise cannot change the decision
         settled = self._settled(target)
         typed = Decimal(repr(float(value)))
@@ -198,6 +206,12 @@ def _fixed(value: float, places: int) -> str:
     Rounding goes by the number as written (its shortest repr), the way a person rounds it:
     0.125 → 0.13 and 2.675 → 2.68, where binary floats and Python's format would give 0.12 and 2.67.
     """
+    if type(value) is float:
+        return _fixed_float(value, places)
+    return _fixed_number(value, places)
+
+
+def _fixed_number(value: float, places: int) -> str:
     if not math.isfinite(value):
         return str(value)
     if abs(value) >= _SCIENTIFIC:
@@ -208,6 +222,12 @@ def _fixed(value: float, places: int) -> str:
     rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
     text = f"{rounded:f}" if places > 0 else str(int(rounded))
     return _strip_negative_zero(text)
+
+
+_fixed_float = functools.lru_cache(maxsize=8192)(_fixed_number)
+"""`_fixed` of a float, remembered: a class's variants write the same few thousand numbers (the
+given inputs, the weights at two places) over and over, nine times in ten one written before. Two
+floats that are equal (0.0 and -0.0 among them) are written alike, so sharing their text is safe."""
 
 
 def _format_sigfigs(value: float, n: int) -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.formula.items import Formula
     from attnquiz.engine.schema import Item
 from attnquiz.engine.registry import GeneratorSpec, builtin_spec, generators, is_builtin
-from attnquiz.engine.seeding import ORIGINAL_CODE, check_seed, question_rng, variant_code
+from attnquiz.engine.seeding import ORIGINAL_CODE, QuestionStreams, check_seed, question_rng, variant_code
 from attnquiz.engine.variant import Question, Variant
 
 _BUILTIN_NAME = "builtin_generator"
@@ -36,6 +36,9 @@ _ITEM = "pickled_item"
 """Where a pickled item keeps its validated model (pydantic), pickled apart."""
 _FACTS = "item_facts"
 """Where an item keeps its `ItemFacts` (pickled with it, as plain data)."""
+_NOTES = "question_notes"
+"""Where an item keeps its notes for students and instructors, by original or variant, once joined
+(for every question built; never pickled: worked out again from the facts)."""
 
 
 class NoOriginalError(QuizError):
@@ -72,6 +75,7 @@ class BankItem:
         import pickle
 
         state = dict(self.__dict__)
+        state.pop(_NOTES, None)
         state[_FACTS] = self.facts
         if "item" in state:  # else still pickled, as read back
             state[_ITEM] = pickle.dumps(state.pop("item"), protocol=pickle.HIGHEST_PROTOCOL)
@@ -156,10 +160,15 @@ class BankItem:
         known = self.__dict__.get(_HAS_ORIGINAL)  # read back from the cache: known without the parameters
         return known if isinstance(known, bool) else self.original_kwargs is not None
 
-    def question(self, seed: int) -> Question:
-        """The variant of this item for ``seed``."""
+    def question(self, seed: int, streams: QuestionStreams | None = None) -> Question:
+        """The variant of this item for ``seed`` (``streams``: the seed's, when a caller builds many
+        items of one seed: the same stream, seeded with the others)."""
         check_seed(seed)
-        variant = self._run(question_rng(seed, self.bank, self.id), self.kwargs, seed)
+        if streams is not None and streams.seed == seed:
+            rng = streams.rng(self.bank, self.id)
+        else:
+            rng = question_rng(seed, self.bank, self.id)
+        variant = self._run(rng, self.kwargs, seed)
         return self._wrap(variant, seed, variant_code(seed))
 
     def original(self) -> Question:
@@ -233,8 +242,25 @@ class BankItem:
             return variant
         return dataclasses.replace(variant, answer=answer)
 
+    def _notes(self, original: bool) -> tuple[str, str]:
+        """The notes a question of this item carries, for students and for instructors."""
+        notes: dict[bool, tuple[str, str]] | None = self.__dict__.get(_NOTES)
+        if notes is None:
+            notes = {}
+            object.__setattr__(self, _NOTES, notes)
+        joined = notes.get(original)
+        if joined is None:
+            facts = self.facts
+            joined = (
+                facts.note_text("students", original=original),
+                facts.note_text("instructors", original=original),
+            )
+            notes[original] = joined
+        return joined
+
     def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
         facts = self.facts
+        student_note, instructor_note = self._notes(seed is None)
         return Question(
             bank=self.bank,
             folder=self.folder,
@@ -244,8 +270,8 @@ class BankItem:
             seed=seed,
             code=code,
             variant=variant,
-            student_note=facts.note_text("students", original=seed is None),
-            instructor_note=facts.note_text("instructors", original=seed is None),
+            student_note=student_note,
+            instructor_note=instructor_note,
         )
 
 

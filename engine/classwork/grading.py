@@ -26,10 +26,11 @@ every row (`grade_text`, `grade_file`: a `ClassMarks`). Its summary is gathered 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -49,7 +50,7 @@ from attnquiz.engine.grading.outcome import Status
 from attnquiz.engine.grading.parts import grade_parts
 from attnquiz.engine.parallel import ordered_map
 from attnquiz.engine.plan.class_plan import student_seed
-from attnquiz.engine.seeding import ORIGINAL_CODE, seed_from_code, variant_code
+from attnquiz.engine.seeding import ORIGINAL_CODE, QuestionStreams, seed_from_code, variant_code
 from attnquiz.engine.typed_numbers import whole
 from attnquiz.engine.variant import Question
 
@@ -185,8 +186,8 @@ def _seed_of(
     return seed, variant_code(seed)
 
 
-def _question(entry: BankItem, seed: int | None) -> Question:
-    return entry.original() if seed is None else entry.question(seed)
+def _question(entry: BankItem, seed: int | None, streams: QuestionStreams | None = None) -> Question:
+    return entry.original() if seed is None else entry.question(seed, streams)
 
 
 def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cell:
@@ -200,6 +201,7 @@ def _cell(question: Question, response: str, decimal_comma: bool = False) -> Cel
     return Cell(question.item_id, text, _cell_status(result.status), result.score, mistake, result.feedback)
 
 
+@functools.lru_cache(maxsize=1024)  # one cell an item, the same in every row (a Cell is immutable)
 def _blank(item: str) -> Cell:
     return Cell(item, "", "blank", 0.0, None, "No answer.")
 
@@ -251,10 +253,13 @@ def _row_cells(
     headings: dict[tuple[str, str], str],
     marks: dict[str, tuple[int, str, int | None]] | None = None,
     mark_only: frozenset[str] = frozenset(),
+    streams: QuestionStreams | None = None,
+    concepts: dict[str, Question] | None = None,
 ) -> Iterator[Cell]:
     """One row's cells in column order; the parts of one question are graded together; a concept
     question's answer is kept, with the mark from its mark column (``marks``), if any (``mark_only``:
-    the concept questions whose only column is the mark)."""
+    the concept questions whose only column is the mark); ``streams``: the seed's random streams of
+    the row's items, seeded at once; ``concepts``: the concept questions built for earlier rows."""
     by_part: dict[str, list[Cell]] = {}
     built: dict[str, Question] = {}  # a question in parts has a column per part: built once a row
     for index, item, label in columns:
@@ -265,7 +270,14 @@ def _row_cells(
                 # it is not built (a class leaves many blanks, and building is most of the work).
                 yield _blank(item)
                 continue
-            built[item] = _question(entry, seed)
+            if entry.explain is not None and seed is not None and concepts is not None:
+                # A concept question is the same for every seed (`attnquiz.engine.bank.concept_items`):
+                # built for the first row that has one, and its answer's key points read by the others.
+                if item not in concepts:
+                    concepts[item] = _question(entry, seed, streams)
+                built[item] = concepts[item]
+            else:
+                built[item] = _question(entry, seed, streams)
         question = built[item]
         if label is None and isinstance(question.answer, ExplainAnswer):
             response = "" if item in mark_only else cells[index]
@@ -466,6 +478,13 @@ class _RowGrader:
     headings: dict[tuple[str, str], str]
     marks: dict[str, tuple[int, str, int | None]]
     mark_only: frozenset[str]
+    concepts: dict[str, Question] = field(default_factory=dict)
+    """The concept questions built so far, by item (each the same for every seed)."""
+
+    @functools.cached_property
+    def streams_of(self) -> tuple[tuple[str, str], ...]:
+        """The (bank, item) of every item of the columns, whose random streams a row seeds at once."""
+        return tuple(dict.fromkeys((entry.bank, entry.id) for entry in self.entries.values()))
 
 
 def _grade_row(grader: _RowGrader, row: _Pending | Row) -> Row:
@@ -485,6 +504,8 @@ def _grade_row(grader: _RowGrader, row: _Pending | Row) -> Row:
                 grader.headings,
                 grader.marks,
                 grader.mark_only,
+                None if row.seed is None else QuestionStreams(row.seed, grader.streams_of),
+                grader.concepts,
             )
         )
     except _RowProblem as problem:

@@ -138,17 +138,51 @@ def _completes(keyed: Keyed, indices: list[int], used: set[str | int], n_true: i
     return max(0, n_true - count[1]) + max(0, n_false - count[2]) <= count[3]
 
 
-def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) -> list[Statement]:
+@dataclass(frozen=True, slots=True)
+class _Drawing:
+    """What every draw of a pool for a number of options starts from (the same for every variant)."""
+
+    pool: Pool
+    keyed: Keyed
+    groups: int
+    feasible: list[int]
+    position: dict[int, int]
+
+
+_DRAWINGS: dict[tuple[int, int, bool], _Drawing] = {}
+"""`_drawing` by (id of the pool, options, multiple); each entry holds its pool, so the id stays its."""
+
+
+def _drawing(pool: Pool, options: int, multiple: bool) -> _Drawing:
+    """The pool's statements with their groups, the counts of true options it allows and each
+    statement's place: worked out once a pool (a class draws each pool once a student)."""
+    key = (id(pool), options, multiple)
+    drawing = _DRAWINGS.get(key)
+    if drawing is not None and drawing.pool is pool:
+        return drawing
     keyed = pool.keyed()
     everything = _kinds(keyed, set())
     counts = range(1, options) if multiple else range(1, 2)
     # Every count of true options the pool allows (keeping one of each truth) is equally likely,
     # so a student cannot learn that "about half" or "all but one" is usually right.
     feasible = [n for n in counts if _feasible(everything, n, options - n)]
+    # Each statement's place in the pool, by identity: the pool's wordings are distinct (checked
+    # at load), so this is list.index without comparing statements field by field.
+    position = {id(s): i for i, s in enumerate(pool.root)}
+    drawing = _Drawing(pool, keyed, len(everything), feasible, position)
+    if len(_DRAWINGS) >= 1024:  # pools of banks loaded and let go: forgotten, never grown without end
+        _DRAWINGS.clear()
+    _DRAWINGS[key] = drawing
+    return drawing
+
+
+def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) -> list[Statement]:
+    drawing = _drawing(pool, options, multiple)
+    keyed, feasible = drawing.keyed, drawing.feasible
     if not feasible:
         kind = "multiple-select" if multiple else "single-choice"
         raise ValueError(
-            f"the pool ({len(pool.true)} true, {len(pool.false)} false, {len(everything)} groups) cannot "
+            f"the pool ({len(pool.true)} true, {len(pool.false)} false, {drawing.groups} groups) cannot "
             f"fill a {kind} item of {options} options with one statement per group"
         )
     n_true = feasible[int(rng.integers(len(feasible)))]
@@ -206,9 +240,7 @@ def statements(
     if not paper_order and not 2 <= options <= size:
         raise ValueError(f"options must be 2 to {size} (the pool's size), not {options}")
     shown = _paper(pool, multiple) if paper_order else _draw(rng, pool, options, multiple)
-    # Each statement's place in the pool, by identity: the pool's wordings are distinct (checked
-    # at load), so this is list.index without comparing statements field by field.
-    position = {id(s): i for i, s in enumerate(pool.root)}
+    position = _drawing(pool, options, multiple).position
     answer = ChoiceAnswer(tuple(Option(s.text, s.true, s.why) for s in shown), multiple=multiple)
     solution = []
     for letter, s in zip(LETTERS, shown, strict=False):

@@ -43,10 +43,16 @@ def test_grading_builds_each_students_variant_of_each_item_once(monkeypatch: pyt
     assert not marks.problems
     assert len(marks.rows) == STUDENTS
     seeds = {student_seed(2026, student) for student in range(1, STUDENTS + 1)}  # plan.sheets would build
-    # The header reads each concept question once at seed 0 (the same for every seed) for its key points.
+    # The header reads each concept question once at seed 0 (the same for every seed) for its key points,
+    # and the rows build it once for the class (for the first row), not once a student.
+    concepts = {item for item in plan.items if bank.get(item).explain is not None}
+    assert concepts
     students = Counter({key: n for key, n in builds.items() if key[1] in seeds})
-    assert len(students) == STUDENTS * len(plan.items)
+    assert len([key for key in students if key[0] not in concepts]) == STUDENTS * (
+        len(plan.items) - len(concepts)
+    )
     assert set(students.values()) == {1}, [key for key, n in students.items() if n > 1]
+    assert Counter(item for item, _ in students if item in concepts) == dict.fromkeys(concepts, 1)
 
 
 def test_a_blank_answer_is_graded_without_building_its_variant(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -127,14 +127,15 @@ def test_a_question_in_parts_is_built_once_per_row_not_once_per_part_column(
     """Each part has its own column; the row's variant of the chain is built once for all of them
     (a class of 3000 took twice as long when every part column rebuilt it)."""
     from attnquiz.engine.bank.loaded import BankItem
+    from attnquiz.engine.seeding import QuestionStreams
 
     text, _ = _filled(bank)
     built: list[tuple[str, int]] = []
     real = BankItem.question
 
-    def counted(self: BankItem, seed: int) -> object:
+    def counted(self: BankItem, seed: int, streams: QuestionStreams | None = None) -> object:
         built.append((self.id, seed))
-        return real(self, seed)
+        return real(self, seed, streams)
 
     monkeypatch.setattr(BankItem, "question", counted)
     marks = grade_text(bank, text, master_seed=11)

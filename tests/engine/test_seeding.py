@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 from attnquiz.engine.errors import VariantCodeError
 from attnquiz.engine.seeding import (
     MAX_SEED,
+    QuestionStreams,
     check_seed,
     derive_seed,
     question_rng,
@@ -203,6 +206,36 @@ def test_stream_does_not_depend_on_hash_randomisation() -> None:
 
     expected = np.random.default_rng([7, zlib.crc32(b"week1"), zlib.crc32(b"additive-score")]).random(3)
     assert _draw(7, "week1", "additive-score")[:3] == expected.tolist()
+
+
+@given(
+    st.integers(min_value=0, max_value=MAX_SEED),
+    st.lists(st.tuples(st.text(max_size=12), st.text(max_size=40)), min_size=1, max_size=6, unique=True),
+)
+@settings(max_examples=200, deadline=None)
+def test_streams_seeded_at_once_are_question_rng_streams(seed: int, items: list[tuple[str, str]]) -> None:
+    streams = QuestionStreams(seed, items)
+    for bank, item in items:
+        assert streams.rng(bank, item).random(4).tolist() == question_rng(seed, bank, item).random(4).tolist()
+
+
+@pytest.mark.parametrize("seed", EDGE_SEEDS)
+def test_streams_seeded_at_once_match_for_every_item_of_a_bank(seed: int) -> None:
+    items = [("week1", f"item-{n}") for n in range(40)] + [("week2", "additive-score")]
+    streams = QuestionStreams(seed, items)
+    for bank, item in [*items, ("week1", "not-given")]:
+        assert streams.rng(bank, item).integers(2**62, size=3).tolist() == (
+            question_rng(seed, bank, item).integers(2**62, size=3).tolist()
+        )
+
+
+def test_a_stream_seeded_at_once_spawns_and_tells_its_entropy_as_numpy_does() -> None:
+    ours = QuestionStreams(7, [("week1", "additive-score")]).rng("week1", "additive-score")
+    numpy = question_rng(7, "week1", "additive-score")
+    assert ours.spawn(2)[1].random() == numpy.spawn(2)[1].random()
+    entropies = [cast(Any, rng.bit_generator.seed_seq).entropy for rng in (ours, numpy)]
+    assert list(entropies[0]) == list(entropies[1])
+    assert ours.bit_generator.state == numpy.bit_generator.state
 
 
 # ---------------------------------------------------------------------------------------------
