@@ -83,12 +83,7 @@ class Tolerance:
         if mode == "exact":
             return value == target
         if mode != "sigfigs":  # a width that does not jump with the target's place
-            # `half_width`, inline: mistakes are compared with each other for every variant drawn.
-            width = (
-                0.51 * 10.0 ** (-self.places)
-                if mode == "decimals"
-                else max(self.rtol * abs(target), self.atol)
-            )
+            width = self.half_width(target)  # once: mistakes are compared with each other for every variant
             gap = abs(value - target) - width
             if abs(gap) > _EDGE * max(abs(target), abs(value), width):
                 return gap < 0  # far from the edge: float noise cannot change the decision
