@@ -6,15 +6,18 @@ No typer here: their arguments are declared in `attnquiz.lookup_commands`, and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from attnquiz.common import fail, new_seed, print_json, user_errors
+
+if TYPE_CHECKING:
+    from attnquiz.engine.bank.finding import BankListing
 
 
 @user_errors
 def list_bank(bank: str | None, as_json: bool) -> None:
     """`quiz list [BANK] [--json]`: a bank's items, or every bank found."""
     from attnquiz.engine.bank import finding as banks
-    from attnquiz.engine.extras import unavailable
-    from attnquiz.wording import kind_name
 
     if bank is None:
         from attnquiz.authoring import list_banks
@@ -25,7 +28,21 @@ def list_bank(bank: str | None, as_json: bool) -> None:
     # From the bank's listing index when it is current: no numpy, pydantic or yaml to import. Never
     # with the bank's plugins: listing runs no code a bank names, so a plugin item's kind is unknown.
     listed = banks.listing(bank)
-    rows = [
+    rows = listing_rows(listed)
+    if as_json:
+        print_json(rows)
+    else:
+        from attnquiz.item_listing import item_table  # rich only where it must draw
+
+        item_table(listed.title, rows)
+
+
+def listing_rows(listed: BankListing) -> list[dict[str, Any]]:
+    """A row for each item of a bank's listing: what `quiz list` prints (and its ``--json``)."""
+    from attnquiz.engine.extras import unavailable
+    from attnquiz.wording import kind_name
+
+    return [
         {
             "id": item.id,
             "source": item.source,
@@ -39,12 +56,6 @@ def list_bank(bank: str | None, as_json: bool) -> None:
         }
         for item in listed.items
     ]
-    if as_json:
-        print_json(rows)
-    else:
-        from attnquiz.item_listing import item_table  # rich only where it must draw
-
-        item_table(listed.title, rows)
 
 
 @user_errors

@@ -20,11 +20,10 @@ import pytest
 
 from attnquiz.display import RichLines, TerminalConsole
 from attnquiz.engine.bank import finding as banks
-from attnquiz.engine.extras import unavailable
 from attnquiz.item_listing import draw_items
 from attnquiz.light_lines import LightLines
+from attnquiz.lookup import listing_rows
 from attnquiz.terminal import ERRORS
-from attnquiz.wording import kind_name
 
 DECIDING = ("COLUMNS", "LINES", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TERM", "QUIZ_PLAIN")
 """The variables that decide the width, colour and escapes of what is printed."""
@@ -73,17 +72,7 @@ items:
 def rows_of(bank: str) -> tuple[str, list[dict[str, Any]]]:
     """The title and rows `attnquiz.lookup.list_bank` draws for ``bank``."""
     listed = banks.listing(bank)
-    rows = [
-        {
-            "id": item.id,
-            "source": item.source,
-            "topic": item.topic,
-            "kind": kind_name(item.kind, multiple=item.multiple),
-            "original": item.original,
-            "unavailable": unavailable(item.requires.split(",")) if item.requires else "",
-        }
-        for item in listed.items
-    ]
+    rows = listing_rows(listed)
     # One row that is not offered, whether or not PyTorch is installed here (its footnote is yellow).
     rows.append(
         {**rows[-1], "id": "needs-torch", "unavailable": "needs PyTorch (pip install 'attnquiz[torch]')"}
