@@ -92,9 +92,11 @@ class Pool:
         """Each statement with its group (a statement without one is a group of its own)."""
         return [(s.group if s.group is not None else i, s) for i, s in enumerate(self.root)]
 
-    def lettered(self) -> list[Statement]:
-        """The statements that carry the paper's letters, in the paper's order."""
-        return sorted((s for s in self.root if s.letter), key=lambda s: s.letter or "")
+    def lettered(self) -> list[int]:
+        """The places of the statements that carry the paper's letters, in the paper's order."""
+        return sorted(
+            (i for i, s in enumerate(self.root) if s.letter), key=lambda i: self.root[i].letter or ""
+        )
 
 
 def _kinds(keyed: Keyed, used: set[str | int]) -> list[tuple[bool, bool]]:
@@ -138,57 +140,24 @@ def _completes(keyed: Keyed, indices: list[int], used: set[str | int], n_true: i
     return max(0, n_true - count[1]) + max(0, n_false - count[2]) <= count[3]
 
 
-@dataclass(frozen=True, slots=True)
-class _Drawing:
-    """What every draw of a pool for a number of options starts from (the same for every variant)."""
-
-    pool: Pool
-    keyed: Keyed
-    groups: int
-    feasible: list[int]
-    position: dict[int, int]
-
-
-_DRAWINGS: dict[tuple[int, int, bool], _Drawing] = {}
-"""`_drawing` by (id of the pool, options, multiple); each entry holds its pool, so the id stays its."""
-
-
-def _drawing(pool: Pool, options: int, multiple: bool) -> _Drawing:
-    """The pool's statements with their groups, the counts of true options it allows and each
-    statement's place: worked out once a pool (a class draws each pool once a student)."""
-    key = (id(pool), options, multiple)
-    drawing = _DRAWINGS.get(key)
-    if drawing is not None and drawing.pool is pool:
-        return drawing
+def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) -> list[int]:
+    """The places in the pool of the statements shown, in the order shown."""
     keyed = pool.keyed()
     everything = _kinds(keyed, set())
     counts = range(1, options) if multiple else range(1, 2)
     # Every count of true options the pool allows (keeping one of each truth) is equally likely,
     # so a student cannot learn that "about half" or "all but one" is usually right.
     feasible = [n for n in counts if _feasible(everything, n, options - n)]
-    # Each statement's place in the pool, by identity: the pool's wordings are distinct (checked
-    # at load), so this is list.index without comparing statements field by field.
-    position = {id(s): i for i, s in enumerate(pool.root)}
-    drawing = _Drawing(pool, keyed, len(everything), feasible, position)
-    if len(_DRAWINGS) >= 1024:  # pools of banks loaded and let go: forgotten, never grown without end
-        _DRAWINGS.clear()
-    _DRAWINGS[key] = drawing
-    return drawing
-
-
-def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) -> list[Statement]:
-    drawing = _drawing(pool, options, multiple)
-    keyed, feasible = drawing.keyed, drawing.feasible
     if not feasible:
         kind = "multiple-select" if multiple else "single-choice"
         raise ValueError(
-            f"the pool ({len(pool.true)} true, {len(pool.false)} false, {drawing.groups} groups) cannot "
+            f"the pool ({len(pool.true)} true, {len(pool.false)} false, {len(everything)} groups) cannot "
             f"fill a {kind} item of {options} options with one statement per group"
         )
     n_true = feasible[int(rng.integers(len(feasible)))]
     need = {True: n_true, False: options - n_true}
     used: set[str | int] = set()
-    chosen: list[Statement] = []
+    chosen: list[int] = []  # places in the pool (`keyed` is in pool order)
     order = rng.permutation(len(keyed)).tolist()
     for position, index in enumerate(order):
         key, statement = keyed[index]
@@ -199,21 +168,22 @@ def _draw(rng: np.random.Generator, pool: Pool, options: int, multiple: bool) ->
         # completion always exists, so the walk never gets stuck. Nothing left to find is always
         # feasible, and then the walk is over.
         if not (need[True] or need[False]):
-            chosen.append(statement)
+            chosen.append(index)
             break
         if _completes(keyed, order[position + 1 :], used | {key}, need[True], need[False]):
             used.add(key)
-            chosen.append(statement)
+            chosen.append(index)
         else:
             need[statement.true] += 1
     return [chosen[i] for i in rng.permutation(len(chosen))]
 
 
-def _paper(pool: Pool, multiple: bool) -> list[Statement]:
+def _paper(pool: Pool, multiple: bool) -> list[int]:
+    """The places in the pool of the statements with the paper's letters, in the paper's order."""
     lettered = pool.lettered()
     if len(lettered) < 2:
         raise ValueError("paper_order needs at least two statements with the paper's letters (A, B, ...)")
-    right = sum(s.true for s in lettered)
+    right = sum(pool.root[i].true for i in lettered)
     if right == 0:
         raise ValueError("paper_order: none of the lettered statements is true")
     if not multiple and right != 1:
@@ -239,8 +209,8 @@ def statements(
     size = len(pool.root)
     if not paper_order and not 2 <= options <= size:
         raise ValueError(f"options must be 2 to {size} (the pool's size), not {options}")
-    shown = _paper(pool, multiple) if paper_order else _draw(rng, pool, options, multiple)
-    position = _drawing(pool, options, multiple).position
+    places = _paper(pool, multiple) if paper_order else _draw(rng, pool, options, multiple)
+    shown = [pool.root[i] for i in places]
     answer = ChoiceAnswer(tuple(Option(s.text, s.true, s.why) for s in shown), multiple=multiple)
     solution = []
     for letter, s in zip(LETTERS, shown, strict=False):
@@ -252,6 +222,6 @@ def statements(
         prompt=stem,
         answer=answer,
         solution=solution,
-        inputs={"shown": [position[id(s)] for s in shown]},
+        inputs={"shown": places},
         hint=hint,
     )
