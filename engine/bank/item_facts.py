@@ -43,18 +43,16 @@ class ItemFacts:
     tolerance: Tolerance | None
     """A generator item's own tolerance for numeric answers (None: the generator's)."""
     scoring: Scoring | None
-    """A generator item's own scoring of a multiple-select answer (None: the generator's)."""
-    overrides_answer: bool
-    """Whether it is a generator item (whose ``tolerance`` and ``scoring`` override its generator's);
-    formula and explain items build their answers themselves."""
+    """A generator item's own scoring of a multiple-select answer (None: the generator's). Formula
+    and explain items build their answers themselves: both are None for them."""
 
     @classmethod
     def of(cls, item: Item) -> ItemFacts:
         """The facts of a validated item."""
         from attnquiz.engine.schema import GeneratorItem
 
-        generator_item = isinstance(item, GeneratorItem)
-        tolerance = item.tolerance if isinstance(item, GeneratorItem) else None
+        given = item if isinstance(item, GeneratorItem) else None
+        tolerance = given.tolerance if given is not None else None
         return cls(
             id=item.id,
             topic=item.topic,
@@ -62,8 +60,7 @@ class ItemFacts:
             notes=tuple(NoteFacts(n.text, n.audience, n.on) for n in item.note),
             requires=tuple(getattr(item, "requires", ())),
             tolerance=tolerance.to_tolerance() if tolerance is not None else None,
-            scoring=item.scoring if isinstance(item, GeneratorItem) else None,
-            overrides_answer=generator_item,
+            scoring=given.scoring if given is not None else None,
         )
 
     def note_text(self, audience: NoteAudience, *, original: bool) -> str:

@@ -36,9 +36,6 @@ _ITEM = "pickled_item"
 """Where a pickled item keeps its validated model (pydantic), pickled apart."""
 _FACTS = "item_facts"
 """Where an item keeps its `ItemFacts` (pickled with it, as plain data)."""
-_NOTES = "question_notes"
-"""Where an item keeps its notes for students and instructors, by original or variant, once joined
-(for every question built; never pickled: worked out again from the facts)."""
 
 
 class NoOriginalError(QuizError):
@@ -75,7 +72,6 @@ class BankItem:
         import pickle
 
         state = dict(self.__dict__)
-        state.pop(_NOTES, None)
         state[_FACTS] = self.facts
         if "item" in state:  # else still pickled, as read back
             state[_ITEM] = pickle.dumps(state.pop("item"), protocol=pickle.HIGHEST_PROTOCOL)
@@ -224,9 +220,7 @@ class BankItem:
         return self._apply_overrides(variant)
 
     def _apply_overrides(self, variant: Variant) -> Variant:
-        facts = self.facts
-        if not facts.overrides_answer:
-            return variant  # a formula item builds its answer with its own tolerance
+        facts = self.facts  # a formula or concept item overrides nothing: it builds its own answer
         answer = variant.answer
         tolerance = facts.tolerance
         # Rebuilding re-checks every mistake: only when the tolerance differs.
@@ -242,25 +236,8 @@ class BankItem:
             return variant
         return dataclasses.replace(variant, answer=answer)
 
-    def _notes(self, original: bool) -> tuple[str, str]:
-        """The notes a question of this item carries, for students and for instructors."""
-        notes: dict[bool, tuple[str, str]] | None = self.__dict__.get(_NOTES)
-        if notes is None:
-            notes = {}
-            object.__setattr__(self, _NOTES, notes)
-        joined = notes.get(original)
-        if joined is None:
-            facts = self.facts
-            joined = (
-                facts.note_text("students", original=original),
-                facts.note_text("instructors", original=original),
-            )
-            notes[original] = joined
-        return joined
-
     def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
         facts = self.facts
-        student_note, instructor_note = self._notes(seed is None)
         return Question(
             bank=self.bank,
             folder=self.folder,
@@ -270,8 +247,8 @@ class BankItem:
             seed=seed,
             code=code,
             variant=variant,
-            student_note=student_note,
-            instructor_note=instructor_note,
+            student_note=facts.note_text("students", original=seed is None),
+            instructor_note=facts.note_text("instructors", original=seed is None),
         )
 
 
