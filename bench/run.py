@@ -1071,28 +1071,17 @@ def _rexams_marginal(
         f"each variant beyond the first 60: R/exams {1000 * r_cpu:.1f} ms, quiz {1000 * q_cpu:.2f} ms "
         f"of CPU (wall {1000 * r_wall:.1f} and {1000 * q_wall:.2f} ms)"
     )
-    if q_cpu <= 0:  # quiz's difference is within the noise of its 30-student runs: no ratio to give
-        return [
-            whole,
-            Figure(
-                f"  … {fmt}: each added variant, quiz cheaper than R/exams",
-                "×",
-                note=f"not measurable; {note}",
-                group="rexams",
-            ),
-        ]
-    return [
-        whole,
-        Figure(
-            f"  … {fmt}: each added variant, quiz cheaper than R/exams",
-            "×",
-            [r_cpu / q_cpu],
-            budget=REXAMS_ADDED_BUDGET,
-            higher_is_better=True,
-            note=note,
-            group="rexams",
-        ),
-    ]
+    measurable = q_cpu > 0  # else quiz's difference is within the noise of its 30-student runs
+    added_figure = Figure(
+        f"  … {fmt}: each added variant, quiz cheaper than R/exams",
+        "×",
+        [r_cpu / q_cpu] if measurable else [],
+        budget=REXAMS_ADDED_BUDGET,
+        higher_is_better=True,
+        note=note if measurable else f"not measurable; {note}",
+        group="rexams",
+    )
+    return [whole, added_figure]
 
 
 PDF_MEMORY_BUDGET_MB = 400  # issue 17: the whole week-1 bank for 1000 students in PDF

@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from rich.cells import cell_len
@@ -48,7 +48,7 @@ def _codes(style: str, *, colour: bool) -> str | None:
     return ";".join(codes)
 
 
-def _is_terminal(stream: TextIO, environ: os._Environ[str] | dict[str, str]) -> bool:
+def _is_terminal(stream: TextIO, environ: Mapping[str, str]) -> bool:
     """rich's `Console.is_terminal` for a console writing to ``stream`` (no notebook, no IDLE)."""
     compatible = environ.get("TTY_COMPATIBLE", "")
     if compatible in ("0", "1"):
@@ -63,7 +63,7 @@ def _is_terminal(stream: TextIO, environ: os._Environ[str] | dict[str, str]) -> 
         return False
 
 
-def _width(environ: os._Environ[str] | dict[str, str], dumb: bool) -> int:
+def _width(environ: Mapping[str, str], dumb: bool) -> int:
     """rich's `Console.width` for a console made with these variables (POSIX, no notebook)."""
     columns, lines = environ.get("COLUMNS"), environ.get("LINES")
     given = int(columns) if columns is not None and columns.isdigit() else None
