@@ -85,19 +85,21 @@ def _answer(item: str, seed: int) -> CodeAnswer:
     return answer
 
 
-@pytest.mark.parametrize("seed", [3, 17])
-@pytest.mark.parametrize("item", sorted(SCIPY))
-def test_a_scipy_solution_is_right(item: str, seed: int) -> None:
-    pytest.importorskip("scipy", reason="SciPy is not installed: its solutions cannot be run here")
-    graded = grade_code(_answer(item, seed), SCIPY[item])
-    assert (graded.status, graded.score) == ("correct", 1.0), graded.feedback
+LIBRARIES = {
+    "scipy": (SCIPY, "SciPy is not installed: its solutions cannot be run here"),
+    "torch": (TORCH, "PyTorch is an optional extra: pip install 'attnquiz[torch]'"),
+}
 
 
 @pytest.mark.parametrize("seed", [3, 17])
-@pytest.mark.parametrize("item", sorted(TORCH))
-def test_a_pytorch_solution_of_a_numpy_item_is_right(item: str, seed: int) -> None:
-    pytest.importorskip("torch", reason="PyTorch is an optional extra: pip install 'attnquiz[torch]'")
-    graded = grade_code(_answer(item, seed), TORCH[item])
+@pytest.mark.parametrize(
+    ("library", "item"),
+    [(library, item) for library, (solutions, _) in LIBRARIES.items() for item in sorted(solutions)],
+)
+def test_a_solution_written_with_a_library_is_right(library: str, item: str, seed: int) -> None:
+    solutions, missing = LIBRARIES[library]
+    pytest.importorskip(library, reason=missing)
+    graded = grade_code(_answer(item, seed), solutions[item])
     assert (graded.status, graded.score) == ("correct", 1.0), graded.feedback
 
 
