@@ -12,13 +12,15 @@ import sys
 import zlib
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.random.bit_generator import ISpawnableSeedSequence
-from numpy.typing import NDArray
 
 from attnquiz.engine.errors import VariantCodeError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 MAX_SEED = 2**32 - 1
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford: no I, L, O, U

@@ -537,3 +537,28 @@ def test_an_overridden_tolerance_and_scoring_and_the_notes_reach_the_question(
         assert original.instructor_note == variant.instructor_note == "Said to instructors on every instance."
         assert bank.get("ffn").original().instructor_note == "Only the original's numbers are the paper's."
         assert bank.get("ffn").question(1).instructor_note == ""
+
+
+def test_the_stamp_follows_a_librarys_installed_version_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's stamp names pydantic by its version file where Python would import it from
+    (without importing it): an upgrade rewrites the file, and the stamp changes with it."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, version in ((first, "1.0"), (second, "2.0.0")):
+        (folder / "fakelib").mkdir(parents=True)
+        (folder / "fakelib" / "__init__.py").write_text(f"__version__ = {version!r}\n", encoding="utf-8")
+        (folder / "fakelib" / "version.py").write_text(f"VERSION = {version!r}\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "empty"), str(first), str(second), *sys.path])
+    found = banks.installed_version_file("fakelib")
+    assert isinstance(found, tuple)
+    assert found[0] == str((first / "fakelib").resolve())  # the first on the path, as import finds it
+    assert "fakelib" not in sys.modules
+    (first / "fakelib" / "version.py").write_text("VERSION = '1.0.1'\n", encoding="utf-8")
+    assert banks.installed_version_file("fakelib") != found
+    # Without a version file, the package is imported to ask its version.
+    (first / "fakelib" / "version.py").unlink()
+    try:
+        assert banks.installed_version_file("fakelib") == "1.0"
+    finally:
+        sys.modules.pop("fakelib", None)
