@@ -387,10 +387,10 @@ def cache_dir() -> Path | None:
     home = os.environ.get("QUIZ_HOME", "").strip()
     if home:
         return Path(home).expanduser() / "cache" / "banks"
-    import platformdirs  # only without QUIZ_HOME: it is not needed otherwise
+    from attnquiz.engine.user_folders import user_cache_dir  # only without QUIZ_HOME
 
     try:
-        folder = platformdirs.user_cache_dir("quiz", appauthor=False)
+        folder = user_cache_dir("quiz")
     except (RuntimeError, KeyError, OSError):
         return None  # no home folder (HOME unset, no passwd entry): run without the cache
     return Path(folder) / "banks" if Path(folder).is_absolute() else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnswer
-from attnquiz.engine.bank import tracebacks
 from attnquiz.engine.bank.item_facts import ItemFacts
 from attnquiz.engine.errors import GeneratorRunError, ItemNotFoundError, QuizError
 from attnquiz.engine.extras import unavailable
@@ -186,6 +184,9 @@ class BankItem:
         try:
             variant: object = self.spec.fn(rng, **kwargs)  # a plugin may return anything
         except BaseException as exc:
+            # Imported on failure only: tracebacks and its traceback module are not on a variant's path.
+            from attnquiz.engine.bank import tracebacks
+
             # A formula item's error: its module is imported with the bank's first formula item, so
             # when it is not, none was raised (a bank of generators never imports the formula language).
             if "attnquiz.engine.formula.items" in sys.modules:
@@ -212,6 +213,8 @@ class BankItem:
             )
             raise GeneratorRunError("\n".join([message, *tracebacks.format_frames(frames)])) from None
         if not isinstance(variant, Variant):  # a plugin that forgot its return (its annotation says Variant)
+            from attnquiz.engine.bank import tracebacks
+
             where = tracebacks.definition(self.spec.fn)
             raise GeneratorRunError(
                 f"{where + ': ' if where else ''}item {self.id!r}: generator {self.spec.name!r} returned "
@@ -275,6 +278,8 @@ class Bank:
         for entry in self.items:
             if entry.id == item_id:
                 return entry
+        import difflib  # only to suggest a name for one that is not found
+
         close = difflib.get_close_matches(item_id, [e.id for e in self.items], n=3, cutoff=0.5)
         hint = (
             f" (did you mean {', '.join(close)}?)" if close else f"; `quiz list {self.name}` shows its items"
@@ -290,6 +295,8 @@ class Bank:
         known = self.topics()
         if topic in known:
             return topic
+        import difflib  # only to suggest a name for one that is not found
+
         close = difflib.get_close_matches(topic, known, n=3, cutoff=0.5)
         hint = f" (did you mean {', '.join(close)}?)" if close else f" (topics: {', '.join(known)})"
         raise ItemNotFoundError(f"bank {self.name!r} has no topic {topic!r}{hint}")

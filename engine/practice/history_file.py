@@ -42,10 +42,10 @@ def default_path(explicit: str | os.PathLike[str] | None = None, env: dict[str, 
     home = environ.get("QUIZ_HOME", "").strip()
     if home:
         return Path(home).expanduser() / DB_NAME
-    import platformdirs  # only when neither override is given: it is not needed otherwise
+    from attnquiz.engine.user_folders import user_data_dir  # only when neither override is given
 
     try:
-        folder = platformdirs.user_data_dir(APP_NAME, appauthor=False)
+        folder = user_data_dir(APP_NAME)
     except (RuntimeError, KeyError, OSError):
         folder = ""
     if not folder or not Path(folder).is_absolute():

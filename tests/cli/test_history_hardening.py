@@ -207,6 +207,8 @@ def test_default_path_without_a_home_raises_a_store_error(monkeypatch: pytest.Mo
         raise RuntimeError("could not determine the home directory")
 
     monkeypatch.setattr(platformdirs, "user_data_dir", no_home)
+    monkeypatch.delenv("HOME", raising=False)  # with no HOME, platformdirs is asked (and finds none)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     with pytest.raises(StoreError, match="set QUIZ_HOME"):
         default_path(env={})
     _ = QUIZ
