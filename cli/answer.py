@@ -125,12 +125,19 @@ def _per_part(text: str, count: int) -> list[str]:
 
 def show_grade(question: Question, result: Grade, response: str = "") -> None:
     """A grade as a session shows it: the variant, the verdict, how the response was read, the feedback."""
-    from attnquiz.display import console, print_grade, print_model_answer, question_header
     from attnquiz.engine.answers.kinds import ExplainAnswer
-    from attnquiz.folding import put
+    from attnquiz.light_lines import print_without_rich
+    from attnquiz.question_lines import Writer, draw_grade, draw_model_answer, header_runs
 
-    put(console, question_header(question, seed=False))
-    print_grade(console, result, response, echo=True)
-    if isinstance(question.answer, ExplainAnswer):
-        console.print()
-        print_model_answer(console, question.answer)
+    def draw(out: Writer) -> None:
+        out.put(header_runs(question, seed=False))
+        draw_grade(out, result, response, echo=True)
+        if isinstance(question.answer, ExplainAnswer):
+            out.blank()
+            draw_model_answer(out, question.answer)
+
+    if print_without_rich(draw):  # without rich's console where it prints the same bytes (issue 43)
+        return
+    from attnquiz.display import RichLines, console
+
+    draw(RichLines(console))

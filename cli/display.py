@@ -12,7 +12,6 @@ operator, continuation lines hanging under their first word, and no trailing spa
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -20,14 +19,21 @@ from rich.segment import Segment
 from rich.text import Text
 
 from attnquiz.folding import put
-from attnquiz.line_breaks import NBSP
+from attnquiz.question_lines import (
+    draw_grade,
+    draw_model_answer,
+    draw_note,
+    draw_question,
+    draw_shown,
+    verdict_runs,
+)
 from attnquiz.terminal import plain_mode, strip_control, unboxed
-from attnquiz.wording import LABELS, MARKS, SEP, kind_name
+from attnquiz.wording import kind_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from attnquiz.engine.answers.kinds import Answer, ExplainAnswer, Part
+    from attnquiz.engine.answers.kinds import Answer, ExplainAnswer
     from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.variant import Question
 
@@ -64,16 +70,6 @@ class TerminalConsole(Console):
 console = TerminalConsole(soft_wrap=False)
 errors = TerminalConsole(stderr=True)
 
-STYLES = {
-    "correct": "bold green",
-    "partial": "bold yellow",
-    "wrong": "bold red",
-    "invalid": "bold magenta",
-    "unscored": "bold cyan",
-    "skipped": "dim",
-    "unanswered": "dim",
-}
-
 
 def print_markdown(target: Console, markdown: str, **options: Any) -> None:
     """`attnquiz.markdown_terminal.print_markdown`, imported when first used: it brings the Markdown
@@ -97,14 +93,6 @@ def rule(target: Console, title: str) -> None:
         target.print(Rule(title, align="left", style="dim"))
 
 
-def markdown_paragraphs(markdown: str) -> list[str]:
-    """Markdown text as terminal paragraphs (blank lines dropped: the terminal is dense enough)."""
-    from attnquiz.engine.markup.plain import to_terminal
-
-    rendered = to_terminal(markdown, spoken=plain_mode())
-    return [p for p in rendered.split("\n\n") if p.strip()]
-
-
 # ---------------------------------------------------------------------------------------------
 # Items and questions
 # ---------------------------------------------------------------------------------------------
@@ -118,7 +106,8 @@ def kind_label(answer: Answer) -> str:
 
 
 class RichLines:
-    """`attnquiz.item_listing`'s lines drawn by rich: where `attnquiz.light_lines` declines."""
+    """Lines drawn by rich (`attnquiz.item_listing`, `attnquiz.question_lines`): where
+    `attnquiz.light_lines` declines, and wherever a session draws."""
 
     def __init__(self, target: Console) -> None:
         self.target = target
@@ -136,84 +125,34 @@ class RichLines:
         """``runs`` folded to the width (`attnquiz.folding.put`)."""
         put(self.target, Text.assemble(*runs), hang=hang)
 
+    def markdown(
+        self,
+        text: str,
+        *,
+        first: Sequence[tuple[str, str]] = (),
+        hang: int = 0,
+        indent: int = 0,
+        folder: str = "",
+    ) -> None:
+        """Bank Markdown, tables, code and images too (`attnquiz.markdown_terminal.print_markdown`)."""
+        lead = Text.assemble(*first) if first else None
+        print_markdown(self.target, text, first=lead, hang=hang, indent=indent, folder=folder)
 
-def variant_label(question: Question, *, seed: bool = True) -> str:
-    """``variant 3NP1-C5EW (seed 7)``, or ``original`` for the past paper's own question."""
-    if question.is_original:
-        return "original"
-    label = f"variant{NBSP}{question.code}"
-    return f"{label} (seed{NBSP}{question.seed})" if seed else label
-
-
-def question_header(question: Question, *, seed: bool = True, variant: bool = True) -> Text:
-    """Source, item and variant code on one line (the seed too, unless ``seed`` is False)."""
-    header = Text()
-    header.append(question.source, style="bold cyan")
-    header.append(f"{SEP}{question.item_id}", style="dim")
-    if variant:
-        header.append(f"{SEP}{variant_label(question, seed=seed)}", style="dim")
-    return header
+    def figures(self, question: Question, where: str, *, indent: int = 0) -> None:
+        """The variant's figures that belong ``where``, drawn for the terminal."""
+        print_figures(self.target, question, where, indent=indent)
 
 
 def print_question(
     target: Console, question: Question, *, variant: bool = True, seed: bool = True, note: bool = True
 ) -> None:
-    """The header, the prompt, the options of a choice item, the precision asked for, and the note.
-
-    Args:
-        target: Where to print.
-        question: The question.
-        variant: Show the variant code in the header (a session shows it in its rule instead).
-        seed: Show the variant's seed beside its code.
-        note: Show the item's note for students (never its note for instructors). A session shows
-            it after the answer: notes can name the facts a question asks for.
-    """
-    from attnquiz.engine.answers.kinds import ChoiceAnswer
-    from attnquiz.engine.markup.plain import to_terminal
-
-    put(target, question_header(question, seed=seed, variant=variant))
-    target.print()
-    print_markdown(target, question.variant.stem, folder=question.folder)
-    print_figures(target, question, "prompt")
-    for part in question.variant.parts:  # a question in parts: each part under the stem, shown once
-        target.print()
-        print_part(target, part)
-    if question.variant.parts:
-        target.print()
-    answer = question.answer
-    if isinstance(answer, ChoiceAnswer):
-        for letter, option in zip(answer.letters, answer.options, strict=False):
-            label = f"  {letter}. "
-            put(
-                target,
-                Text.assemble((label, "bold"), to_terminal(option.text, spoken=plain_mode())),
-                hang=len(label) - 2,
-            )
-        target.print()
-    put(target, answer.instructions(), style="italic")
-    if note and question.student_note:
-        print_note(target, question)
-
-
-def print_part(target: Console, part: Part) -> None:
-    """One part of a question in parts: its label and prompt, its options, the precision it asks for."""
-    from attnquiz.engine.answers.kinds import ChoiceAnswer
-    from attnquiz.engine.markup.plain import to_terminal
-
-    label = f"({part.label}) "
-    print_markdown(target, part.prompt, first=Text(label, style="bold"), hang=len(label))
-    if isinstance(part.answer, ChoiceAnswer):
-        for letter, option in zip(part.answer.letters, part.answer.options, strict=False):
-            option_label = f"    {letter}. "
-            line = Text.assemble((option_label, "bold"), to_terminal(option.text, spoken=plain_mode()))
-            put(target, line, hang=len(option_label))
-    put(target, " " * len(label) + part.answer.instructions(), style="italic", hang=len(label))
+    """`attnquiz.question_lines.draw_question`, drawn by rich on ``target``."""
+    draw_question(RichLines(target), question, variant=variant, seed=seed, note=note)
 
 
 def print_note(target: Console, question: Question, *, indent: int = 0) -> None:
-    """The item's note for students, dim (a note for instructors is only for `quiz show`)."""
-    if question.student_note:
-        put(target, " " * indent + f"Note: {question.student_note}", style="dim")
+    """`attnquiz.question_lines.draw_note`, drawn by rich on ``target``."""
+    draw_note(RichLines(target), question, indent=indent)
 
 
 def print_solution(
@@ -261,37 +200,17 @@ def print_figures(target: Console, question: Question, where: str, *, indent: in
 
 
 def print_model_answer(target: Console, answer: ExplainAnswer, *, indent: int = 0) -> None:
-    """A concept question's model answer, then its key points as a list, as one block."""
-    from attnquiz.engine.markup.plain import to_terminal
-
-    margin = " " * indent
-    target.print(Text(margin + "Model answer", style="bold green"))
-    for paragraph in markdown_paragraphs(answer.value):
-        put(target, "\n".join(margin + "  " + line for line in paragraph.splitlines()))
-    target.print(Text(margin + "Key points", style="bold green"))
-    for point in answer.points:
-        # Each point hangs under its first word, so the list reads as a list when folded.
-        put(
-            target,
-            Text(margin + "  • ") + Text(" ".join(to_terminal(point, spoken=plain_mode()).split())),
-            hang=2,
-        )
+    """`attnquiz.question_lines.draw_model_answer`, drawn by rich on ``target``."""
+    draw_model_answer(RichLines(target), answer, indent=indent)
 
 
 def show_question(question: Question, *, with_answer: bool, with_solution: bool) -> None:
-    """A question as `quiz show` prints it."""
-    from attnquiz.engine.answers.kinds import ExplainAnswer
+    """A question as `quiz show` prints it, drawn by rich (`attnquiz.lookup` draws it without rich
+    where it can): up to its answer as `attnquiz.question_lines.draw_shown` draws it, then the
+    solution and the known mistakes."""
     from attnquiz.engine.markup.plain import to_terminal
 
-    print_question(console, question)
-    if question.instructor_note:  # quiz show is an inspection tool: the instructors' note, labelled so
-        put(console, f"Note for instructors: {question.instructor_note}", style="dim")
-    if with_answer:
-        console.print()
-        if isinstance(question.answer, ExplainAnswer):
-            print_model_answer(console, question.answer)
-        else:
-            put(console, Text.assemble(("Answer: ", "bold green"), question.answer.format()))
+    draw_shown(RichLines(console), question, with_answer=with_answer)
     if with_solution and (question.variant.solution or question.variant.parts):
         console.print()
         print_solution(console, question, title="Solution")
@@ -317,77 +236,11 @@ def show_question(question: Question, *, with_answer: bool, with_solution: bool)
 # ---------------------------------------------------------------------------------------------
 
 
-def score_text(value: float) -> str:
-    """A score as people write it: 1, 0, 0.67."""
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value % 1 else f"{int(value)}"
-
-
 def verdict(grade: Grade) -> Text:
-    """``✗ Wrong  ·  mistake: no-sqrt-dk``: the status, the score when it is partial, the named mistake."""
-    status = grade.status
-    line = Text(f"{MARKS[status]} {LABELS[status]}", style=STYLES[status])
-    if status == "partial":
-        line.append(f"{SEP}score {score_text(grade.score)}", style="dim")
-    if grade.mistake is not None:
-        line.append(f"{SEP}mistake: ", style="dim")
-        line.append(grade.mistake.tag, style="bold yellow")
-    return line
-
-
-def _same_reading(read_as: str, response: str) -> bool:
-    """Whether echoing the reading would only repeat the response (up to spaces, commas and case)."""
-
-    def squeeze(text: str) -> str:
-        return re.sub(r"[\s,]", "", text).lower()
-
-    return squeeze(read_as) == squeeze(response)
-
-
-def grade_remarks(grade: Grade) -> list[str]:
-    """The grader's feedback and the mistake's explanation, without what the verdict line already says."""
-    redundant = {
-        "Correct.",
-        f"Partly right: score {grade.score:.2f}.",
-        "Not correct: that is not the answer, within the precision asked for.",
-    }
-    remarks = [p for p in markdown_paragraphs(grade.feedback) if p.strip() not in redundant]
-    mistake = grade.mistake
-    if mistake is not None and mistake.feedback and mistake.feedback not in grade.feedback:
-        remarks += markdown_paragraphs(mistake.feedback)
-    return remarks
+    """`attnquiz.question_lines.verdict_runs` as rich text (a session's outcome line holds it)."""
+    return Text.assemble(*verdict_runs(grade))
 
 
 def print_grade(target: Console, grade: Grade, response: str, *, echo: bool = False) -> None:
-    """The verdict, how the response was read, and the feedback.
-
-    Args:
-        target: Where to print.
-        grade: The grade.
-        response: What was typed.
-        echo: Always show how the response was read (`quiz answer`); otherwise only when the
-            reading says more than the response (an expression's value, a reordered list).
-    """
-    if grade.parts:  # a question in parts: a verdict per part, then its reading and feedback
-        for part in grade.parts:
-            line = Text(f"({part.label}) ", style="bold")
-            put(target, line + verdict(part.grade), hang=4)
-            if part.grade.read_as:
-                put(target, f"    read as: {part.grade.read_as}", style="dim", hang=13)
-            for remark in grade_remarks(part.grade):
-                put(target, "    " + remark, hang=4)
-        if len(grade.parts) > 1:  # the whole question; a part answered on its own has its verdict above
-            put(target, Text(f"Score {score_text(grade.score)}", style="bold"))
-        return
-    if grade.status == "invalid":
-        put(target, Text.assemble((f"{MARKS['invalid']} {LABELS['invalid']}", STYLES["invalid"])))
-    else:
-        put(target, verdict(grade))
-    if grade.status == "unscored":  # a concept answer is kept as typed, not read as a value
-        if echo:
-            put(target, f"your answer: {grade.read_as or '(none: thought through)'}", style="dim", hang=13)
-    elif grade.read_as and (echo or not _same_reading(grade.read_as, response)):
-        put(target, f"read as: {grade.read_as}", style="dim", hang=9)
-    for remark in grade_remarks(grade):
-        put(target, remark)
-    if grade.status == "invalid":
-        put(target, "Nothing was counted; try again.", style="dim")
+    """`attnquiz.question_lines.draw_grade`, drawn by rich on ``target``."""
+    draw_grade(RichLines(target), grade, response, echo=echo)

@@ -7,11 +7,10 @@ start-up of `quiz list`, issue 43) wherever it can print the very bytes rich wou
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from attnquiz.light_lines import LightLines, Run
+from attnquiz.light_lines import Run, print_without_rich
 from attnquiz.line_breaks import NBSP
 from attnquiz.wording import SEP
 
@@ -30,14 +29,8 @@ class Lines(Protocol):
 
 def item_table(title: str, rows: list[dict[str, Any]]) -> None:
     """Print the items of a bank (the names that --topic and --item take) on standard output."""
-    light = LightLines.for_stdout()
-    if light is not None:
-        draw_items(light, title, rows)
-        text = light.text()
-        if text is not None:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            return
+    if print_without_rich(lambda light: draw_items(light, title, rows)):
+        return
     from attnquiz.display import RichLines, console
 
     draw_items(RichLines(console), title, rows)

@@ -1,13 +1,15 @@
 """Styled lines printed without rich's console, byte for byte as `attnquiz.display`'s console prints them.
 
-`quiz list BANK` is typed often and prints a few dozen lines in four styles; importing rich's
-console would cost it more than everything else it does (issue 43: a third of its start-up). This
-writer folds, styles and cleans text exactly as `attnquiz.folding.put` and
-`attnquiz.display.TerminalConsole` do, and it declines wherever it cannot be sure of printing the
-same bytes: on Windows, in a notebook or IDLE, for a style other than bold, dim and the eight
-standard colours, for text holding a tab, newline or other non-printing character (rich expands,
-splits or strips them), and for a line wider than the terminal (rich would fold it again). Then
-`text` gives None and the caller draws with rich. Tests compare the two over widths, encodings and
+`quiz list BANK`, `quiz show` and `quiz answer` are typed often and print a few dozen lines in a
+few styles; importing rich's console would cost them more than a tenth of their start-up (a third
+of `quiz list`'s, issue 43). This writer folds, styles and cleans text exactly as
+`attnquiz.folding.put` and `attnquiz.display.TerminalConsole` do, and it declines wherever it
+cannot be sure of printing the same bytes: on Windows, in a notebook or IDLE, for a style other
+than bold, dim, italic and the eight standard colours, for text holding a tab or other
+non-printing character (rich expands or strips them; a newline starts a line, as in `fold`), for
+a line wider than the terminal (rich would fold it again), and for bank Markdown holding a table,
+a code block or an image, or a figure to draw. Then `text` gives None and the caller draws with
+rich. Tests compare the two over widths, encodings and
 the variables that decide colour.
 """
 
@@ -17,19 +19,22 @@ import builtins
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.cells import cell_len
 
 from attnquiz.line_breaks import NBSP, line_spans
 from attnquiz.terminal import can_encode, plain_mode, strip_control, to_ascii, unboxed
 
+if TYPE_CHECKING:
+    from attnquiz.engine.variant import Question
+
 Run = tuple[str, str]
 """A piece of text and its style as rich names it (``"bold cyan"``; ``""`` for none)."""
 
 # rich's SGR codes: attributes first, in rich's order, then the foreground colour. The eight
 # standard colours have the same codes in every colour system rich uses outside Windows.
-_ATTRIBUTES = {"bold": "1", "dim": "2"}
+_ATTRIBUTES = {"bold": "1", "dim": "2", "italic": "3"}
 _COLOURS = {
     name: str(30 + number)
     for number, name in enumerate(("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"))
@@ -125,23 +130,47 @@ class LightLines:
         self._add([_merged(runs)])
 
     def put(self, runs: Sequence[Run], *, hang: int = 0) -> None:
-        """``runs`` folded to the width as `attnquiz.folding.put` folds them (in ASCII where the
-        stream cannot encode them, each run spelled on its own as `folding.ascii_text` does)."""
+        """``runs`` folded to the width as `attnquiz.folding.put` folds them: each line of their text
+        on its own, in ASCII where the stream cannot encode them (each run spelled on its own, as
+        `folding.ascii_text` does)."""
         pieces = _merged(runs)
         if not can_encode(self._stream, "".join(text for text, _ in pieces)):
             pieces = [(to_ascii(text), style) for text, style in pieces]
         plain = "".join(text for text, _ in pieces)
-        if not _printable(plain):
+        if not _printable(plain.replace("\n", "")):
             self._lines = None
             return
-        indent = len(plain) - len(plain.lstrip(" "))
         folded: list[list[Run]] = []
-        for number, (start, end) in enumerate(line_spans(plain, max(self.width, 20), indent + hang)):
-            piece = _rstripped(_sliced(pieces, start, end))
-            if number:
-                piece = [(" " * (indent + hang), ""), *piece]
-            folded.append([(text.replace(NBSP, " "), style) for text, style in piece])
+        offset = 0
+        for line in plain.split("\n"):
+            line_runs = _sliced(pieces, offset, offset + len(line))
+            offset += len(line) + 1
+            indent = len(line) - len(line.lstrip(" "))
+            for number, (start, end) in enumerate(line_spans(line, max(self.width, 20), indent + hang)):
+                piece = _rstripped(_sliced(line_runs, start, end))
+                if number:
+                    piece = [(" " * (indent + hang), ""), *piece]
+                folded.append([(text.replace(NBSP, " "), style) for text, style in piece])
         self._add(folded)
+
+    def markdown(
+        self, text: str, *, first: Sequence[Run] = (), hang: int = 0, indent: int = 0, folder: str = ""
+    ) -> None:
+        """Bank Markdown of paragraphs and lists, folded after ``first`` as
+        `attnquiz.markdown_terminal.print_markdown` prints it; a table, a code block or an image
+        is left to rich (declined). ``indent`` and ``folder`` only matter to those."""
+        from attnquiz.engine.markup.markdown import has_blocks
+        from attnquiz.engine.markup.plain import to_terminal
+
+        if has_blocks(text):
+            self._lines = None
+            return
+        self.put([*first, (to_terminal(text, spoken=self._plain), "")], hang=hang)
+
+    def figures(self, question: Question, where: str, *, indent: int = 0) -> None:
+        """A variant's figures are drawn by rich: declined where there is one to draw ``where``."""
+        if any(figure.where == where for figure in question.variant.figures):
+            self._lines = None
 
     def _add(self, lines: list[list[Run]]) -> None:
         if self._lines is None:
@@ -169,6 +198,21 @@ class LightLines:
     def text(self) -> str | None:
         """Everything to print, each line ended by a newline; None where rich must print it."""
         return None if self._lines is None else "".join(line + "\n" for line in self._lines)
+
+
+def print_without_rich(draw: Callable[[LightLines], None]) -> bool:
+    """Draw with a light writer and print it on standard output; False where it declined (nothing
+    is printed then, and the caller draws with rich)."""
+    light = LightLines.for_stdout()
+    if light is None:
+        return False
+    draw(light)
+    text = light.text()
+    if text is None:
+        return False
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return True
 
 
 def _printable(text: str) -> bool:
@@ -208,4 +252,4 @@ def _rstripped(runs: list[Run]) -> list[Run]:
     return _sliced(runs, 0, keep)
 
 
-__all__ = ["LightLines", "Run"]
+__all__ = ["LightLines", "Run", "print_without_rich"]

@@ -83,7 +83,13 @@ def show_item(
         question = entry.question(seed if seed is not None else new_seed())
     if as_json:
         print_json(question.to_json())
-    else:
-        from attnquiz import display  # rich: only to draw
+        return
+    if not solution:  # without rich's console where it prints the same bytes (issue 43)
+        from attnquiz.light_lines import print_without_rich
+        from attnquiz.question_lines import draw_shown
 
-        display.show_question(question, with_answer=True, with_solution=solution)
+        if print_without_rich(lambda light: draw_shown(light, question, with_answer=True)):
+            return
+    from attnquiz import display  # rich: where the light writer declines, and for the solution
+
+    display.show_question(question, with_answer=True, with_solution=solution)

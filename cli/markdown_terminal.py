@@ -31,15 +31,6 @@ MAX_CODE_LINES = 400
 """Lines of a code block shown in the terminal (a longer block says how many it left out)."""
 
 
-def has_blocks(markdown: str) -> bool:
-    """Whether ``markdown`` holds a table, a code block or an image (else `put` prints it as before)."""
-    if "|" not in markdown and "```" not in markdown and "~~~" not in markdown and "![" not in markdown:
-        return False
-    from attnquiz.engine.markup import markdown as md
-
-    return any(isinstance(b, md.Table | md.CodeBlock | md.Image) for b in md.blocks(markdown))
-
-
 def print_markdown(
     target: Console,
     markdown: str,
@@ -53,7 +44,7 @@ def print_markdown(
     indented by ``indent`` + ``hang``; ``folder``: the bank's folder, where images are."""
     from attnquiz.engine.markup import markdown as md
 
-    if not has_blocks(markdown):
+    if not md.has_blocks(markdown):
         put(target, (first or Text()) + Text(plain.to_terminal(markdown, spoken=plain_mode())), hang=hang)
         return
     margin = " " * (indent + hang)
@@ -245,4 +236,4 @@ def strip_control_lines(text: str) -> list[str]:
     return [strip_control(line.expandtabs(4)) for line in text.split("\n")]
 
 
-__all__ = ["CONTINUED", "fold_code_line", "has_blocks", "print_markdown"]
+__all__ = ["CONTINUED", "fold_code_line", "print_markdown"]

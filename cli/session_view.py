@@ -15,9 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from attnquiz import display
-from attnquiz.display import STYLES
 from attnquiz.folding import print_table, put
 from attnquiz.line_breaks import NBSP
+from attnquiz.question_lines import STYLES, grade_remarks, score_text, variant_label
 from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, SEP, clock, when
 
@@ -60,7 +60,7 @@ EXAM_LETTERS = "A command letter is never an answer: to choose option B alone, t
 
 
 def _score(value: float) -> str:
-    return display.score_text(value)
+    return score_text(value)
 
 
 def _duration(seconds: float) -> str:
@@ -174,7 +174,7 @@ class SessionView:
         if slot.planned.reason:
             title += f" · {slot.planned.reason}"
         # The code (not the seed) is what rebuilds this variant: quiz show BANK ITEM --code CODE.
-        title += f" · {display.variant_label(question, seed=False)}".replace(NBSP, " ")
+        title += f" · {variant_label(question, seed=False)}".replace(NBSP, " ")
         c.print()
         display.rule(c, title)
         display.print_question(c, question, variant=False, note=False)
@@ -349,7 +349,7 @@ class SessionView:
                 ),
             )
             if grade is not None:
-                for remark in display.grade_remarks(grade):
+                for remark in grade_remarks(grade):
                     put(c, "\n".join("   " + line for line in remark.splitlines()))
             if solutions != "never":
                 display.print_solution(c, question, indent=3)

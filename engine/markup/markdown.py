@@ -204,6 +204,14 @@ class _AtRow(Exception):
         self.quoted = row if quoted is None else quoted
 
 
+def has_blocks(text: str) -> bool:
+    """Whether ``text`` holds a table, a code block or an image: what a terminal cannot print as
+    folded paragraphs (and the characters without which it holds none, checked first: cheaply)."""
+    if "|" not in text and "```" not in text and "~~~" not in text and "![" not in text:
+        return False
+    return any(isinstance(b, Table | CodeBlock | Image) for b in blocks(text))
+
+
 def check(text: str) -> None:
     """Raise `markup.MarkupError` if ``text`` uses TeX or Markdown outside the supported subset (a
     `MarkdownError`, with the line, for Markdown found on one line)."""
@@ -590,6 +598,7 @@ __all__ = [
     "Table",
     "blocks",
     "check",
+    "has_blocks",
     "image_sources",
     "plain_text",
 ]

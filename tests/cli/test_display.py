@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from attnquiz import display
+from attnquiz import display, question_lines
 from attnquiz.engine.answers.kinds import ChoiceAnswer
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.grading.grade import grade
@@ -108,14 +108,14 @@ def test_grade_remarks_drop_what_the_verdict_already_says() -> None:
     question = banks.load("week1").get("scaling-effects").question(17)
     partial = grade(question, question.answer.format().split(",")[0])
     assert "Partly right: score" in partial.feedback
-    remarks = display.grade_remarks(partial)
+    remarks = question_lines.grade_remarks(partial)
     assert remarks
     assert not any(r.startswith("Partly right") for r in remarks)
     additive = banks.load("week1").get("additive-score").original()
     wrong = grade(additive, "0.5")
     assert wrong.status == "wrong"
     assert wrong.mistake is None
-    assert display.grade_remarks(wrong) == []
+    assert question_lines.grade_remarks(wrong) == []
 
 
 def test_the_reading_is_echoed_only_when_it_says_more_than_the_response() -> None:
