@@ -19,14 +19,14 @@ from __future__ import annotations
 import errno
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
+
+from msgspec import Struct, field
 
 Kind = Literal["flag", "whole", "text", "texts", "choice"]
 
 
-@dataclass(frozen=True)
-class PlainOption:
+class PlainOption(Struct, frozen=True):
     """An option parsed here: its parameter, the names it is given by, and its kind of value."""
 
     name: str
@@ -39,8 +39,7 @@ class PlainOption:
     """For a choice: the values taken as typed (any other spelling is left to typer)."""
 
 
-@dataclass(frozen=True)
-class PlainCommand:
+class PlainCommand(Struct, frozen=True):
     """A command parsed here: its work, its positional arguments and its options."""
 
     module: str

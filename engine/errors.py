@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
 class QuizError(Exception):
     """Base of every error caused by the user's input rather than by a bug in quiz."""
 
 
-@dataclass(frozen=True, order=True)
-class Issue:
+class Issue(Struct, frozen=True, order=True):
     """One problem in a bank file, located as precisely as the file allows."""
 
     file: str

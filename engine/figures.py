@@ -20,8 +20,10 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from attnquiz.engine.markup.tex import MarkupError, Math, to_unicode
 from attnquiz.engine.markup.tex import Text as MarkupText
@@ -54,8 +56,7 @@ class FigureError(ValueError):
     """
 
 
-@dataclass(frozen=True, slots=True)
-class Heatmap:
+class Heatmap(Struct, frozen=True):
     """A matrix drawn as shaded cells, each with its value printed at ``decimals`` decimals.
 
     ``rows`` and ``cols`` label the rows and columns (e.g. the query and key tokens);
@@ -78,9 +79,9 @@ class Heatmap:
     high: float | None = None
     masked_text: str = "−∞"
     where: Where = "solution"
-    kind: Literal["heatmap"] = field(default="heatmap", init=False)
-    # `bounds`, worked out once: `shade` needs them for every cell.
-    _ends: tuple[float, float] = field(default=(0.0, 1.0), init=False, repr=False, compare=False)
+    kind: ClassVar[Literal["heatmap"]] = "heatmap"
+    # `bounds`, worked out once by `__post_init__` (whatever is given): `shade` needs them for every cell.
+    _ends: tuple[float, float] = (0.0, 1.0)
 
     def __post_init__(self) -> None:
         what = f"heatmap {self.title!r}" if self.title else "heatmap"
@@ -120,18 +121,18 @@ class Heatmap:
         for name in ("low", "high"):
             bound = getattr(self, name)
             if bound is not None:
-                object.__setattr__(self, name, _number(bound, f"{what}: {name}", masked=False))
+                force_setattr(self, name, _number(bound, f"{what}: {name}", masked=False))
         if self.low is not None and self.high is not None and not self.low < self.high:
             raise FigureError(f"{what}: low ({self.low}) must be below high ({self.high})")
         _where(self.where, what)
-        object.__setattr__(self, "values", values)
-        object.__setattr__(self, "rows", rows)
-        object.__setattr__(self, "cols", cols)
-        object.__setattr__(self, "mask", mask)
+        force_setattr(self, "values", values)
+        force_setattr(self, "rows", rows)
+        force_setattr(self, "cols", cols)
+        force_setattr(self, "mask", mask)
         for name in ("title", "caption", "row_title", "col_title"):
-            object.__setattr__(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
-        object.__setattr__(self, "masked_text", _text(self.masked_text, "masked_text", what, 8))
-        object.__setattr__(self, "_ends", self._bounds())
+            force_setattr(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
+        force_setattr(self, "masked_text", _text(self.masked_text, "masked_text", what, 8))
+        force_setattr(self, "_ends", self._bounds())
 
     def is_masked(self, i: int, j: int) -> bool:
         """Whether the cell at row ``i``, column ``j`` is masked."""
@@ -161,8 +162,7 @@ class Heatmap:
         return format_value(self.values[i][j], self.decimals)
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
+class Series(Struct, frozen=True):
     """One labelled curve of a `LinePlot`: a y value per x value."""
 
     label: str
@@ -170,14 +170,11 @@ class Series:
 
     def __post_init__(self) -> None:
         what = f"series {self.label!r}"
-        object.__setattr__(self, "label", _text(self.label, "label", what, MAX_LABEL))
-        object.__setattr__(
-            self, "values", tuple(_number(v, what, masked=False) for v in _seq(self.values, what))
-        )
+        force_setattr(self, "label", _text(self.label, "label", what, MAX_LABEL))
+        force_setattr(self, "values", tuple(_number(v, what, masked=False) for v in _seq(self.values, what)))
 
 
-@dataclass(frozen=True, slots=True)
-class LinePlot:
+class LinePlot(Struct, frozen=True):
     """One or more labelled curves over shared x values, with axis labels and a title."""
 
     x: Sequence[float]
@@ -187,7 +184,7 @@ class LinePlot:
     x_label: str = ""
     y_label: str = ""
     where: Where = "solution"
-    kind: Literal["line"] = field(default="line", init=False)
+    kind: ClassVar[Literal["line"]] = "line"
 
     def __post_init__(self) -> None:
         what = f"line plot {self.title!r}" if self.title else "line plot"
@@ -211,10 +208,10 @@ class LinePlot:
                     f"{what}: series {s.label!r} has {len(s.values)} values for {len(x)} x values"
                 )
         _where(self.where, what)
-        object.__setattr__(self, "x", x)
-        object.__setattr__(self, "series", series)
+        force_setattr(self, "x", x)
+        force_setattr(self, "series", series)
         for name in ("title", "caption", "x_label", "y_label"):
-            object.__setattr__(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
+            force_setattr(self, name, _text(getattr(self, name), name, what, MAX_TEXT))
 
     def y_bounds(self) -> tuple[float, float]:
         """The smallest and largest y values of every series (widened when they are equal)."""

@@ -8,10 +8,10 @@ shape [..., T, d], ``W`` applied on the right (``x @ W``), softmax over the last
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from msgspec import Struct
 from numpy.typing import ArrayLike, NDArray
 
 Array = NDArray[np.float64]
@@ -225,8 +225,7 @@ def encoder_layer(
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Counted:
+class Counted(Struct, frozen=True):
     """What a parameter count includes. The notes' "fully counted" layer (as PyTorch) includes all."""
 
     biases: bool = True

@@ -23,11 +23,11 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec import Struct
 
 from attnquiz.engine.errors import GeneratorSpecError
 from attnquiz.engine.variant import Variant
@@ -123,8 +123,7 @@ class GeneratorSpec:
         return (_rebuild_spec, (self.name, self.fn, model, self.summary, self.module, self._fields))
 
 
-@dataclass(frozen=True)
-class Parameter:
+class Parameter(Struct, frozen=True):
     """One keyword parameter of a generator, as `quiz generators` lists it."""
 
     name: str

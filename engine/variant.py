@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import force_setattr, replace
 
 from attnquiz.engine.answers.carry import with_rounded_steps
 from attnquiz.engine.answers.kinds import (
@@ -24,8 +26,7 @@ from attnquiz.engine.answers.values import values_close
 from attnquiz.engine.figures import Figure, check_figures, figure_json
 
 
-@dataclass(frozen=True, slots=True)
-class Variant:
+class Variant(Struct, frozen=True):
     """One concrete instance of a question family, as its generator built it.
 
     ``prompt``, ``solution`` steps and ``hint`` are Markdown with TeX maths in ``$...$`` (the
@@ -49,38 +50,47 @@ class Variant:
     # A question in parts: the prompt without its parts (a renderer that lays the parts out itself
     # shows this, then each part). ``prompt`` and ``solution`` then hold every part, labelled (a),
     # (b), ..., so that a renderer that knows nothing of parts still shows all of the question.
-    stem: str = field(default="", init=False, compare=False)
+    # Made by `__post_init__` from ``prompt`` (whatever is given), and not compared (`__eq__`).
+    stem: str = ""
     # The mistakes as the generator listed them, before `kept_mistakes` (the item's, then each
     # part's with its label), so that `duplicates` can say which were dropped for another's value.
-    listed: tuple[tuple[str, Answer, tuple[Mistake, ...]], ...] = field(
-        default=(), init=False, compare=False, repr=False
-    )
+    # Made by `__post_init__`, and not compared either.
+    listed: tuple[tuple[str, Answer, tuple[Mistake, ...]], ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "solution", tuple(self.solution))
+        force_setattr(self, "solution", tuple(self.solution))
         listed = [("", self.answer, tuple(self.mistakes))]
         if isinstance(self.answer, PartsAnswer):
             listed += [(p.label, p.answer, tuple(p.mistakes)) for p in self.answer.parts]
-        object.__setattr__(self, "listed", tuple(listed))
-        object.__setattr__(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
-        object.__setattr__(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
-        object.__setattr__(self, "figures", check_figures(self.figures))
+        force_setattr(self, "listed", tuple(listed))
+        force_setattr(self, "mistakes", kept_mistakes(self.answer, self.mistakes))
+        force_setattr(self, "inputs", {k: _jsonable(v) for k, v in self.inputs.items()})
+        force_setattr(self, "figures", check_figures(self.figures))
         stem = self.prompt
         if isinstance(self.answer, PartsAnswer):
             parts = tuple(_kept_part(p) for p in self.answer.parts)
             # Where a later part from the rounded earlier ones differs from its exact answer, its
             # worked solution says so, so that the key never contradicts itself.
             parts = with_rounded_steps(parts) or parts
-            object.__setattr__(self, "answer", replace(self.answer, parts=parts))
-            # Idempotent, since `dataclasses.replace` runs this again on a composed prompt.
+            force_setattr(self, "answer", replace(self.answer, parts=parts))
+            # Idempotent, since `replace` runs this again on a composed prompt.
             suffix = "".join(f"\n\n**({p.label})** {p.prompt}" for p in parts)
             stem = self.prompt.removesuffix(suffix)
-            object.__setattr__(self, "prompt", stem + suffix)
+            force_setattr(self, "prompt", stem + suffix)
             steps = tuple(f"**({p.label})** {step}" for p in parts for step in p.solution)
             solution = tuple(self.solution)
             own = solution[: len(solution) - len(steps)] if solution[-len(steps) :] == steps else solution
-            object.__setattr__(self, "solution", own + steps if steps else own)
-        object.__setattr__(self, "stem", stem)
+            force_setattr(self, "solution", own + steps if steps else own)
+        force_setattr(self, "stem", stem)
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.prompt, self.answer, self.solution, self.mistakes, self.inputs, self.hint, self.figures)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Variant and other._compared() == self._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())  # a TypeError, as ``inputs`` is a dict: a variant is not hashed
 
     @property
     def duplicates(self) -> list[tuple[str, str, str]]:
@@ -248,8 +258,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
+class Question(Struct, frozen=True):
     """A variant of one bank item, with everything needed to show, grade, store and rebuild it."""
 
     bank: str
@@ -264,7 +273,26 @@ class Question:
     student_note: str = ""
     instructor_note: str = ""
     # The bank's folder: where the images of its texts are found (`attnquiz.engine.bank.images`).
-    folder: str = field(default="", compare=False)
+    folder: str = ""  # not compared (`__eq__`)
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (
+            self.bank,
+            self.item_id,
+            self.source,
+            self.topic,
+            self.seed,
+            self.code,
+            self.variant,
+            self.student_note,
+            self.instructor_note,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Question and other._compared() == self._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     def _image_figures(self) -> list[dict[str, Any]]:
         """The images of the prompt (with its parts and options) and of the solution, each once."""

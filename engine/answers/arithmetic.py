@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.parse import (
     CONSTANTS,
@@ -223,8 +224,7 @@ def _malformed_reason(text: str) -> str:
     return f"{shown} is not a number as written."
 
 
-@dataclass(frozen=True, slots=True)
-class _Literal:
+class _Literal(Struct, frozen=True):
     value: Num
     text: str
     last_place: int
@@ -274,8 +274,7 @@ def read_literal(raw: str) -> _Literal:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Val:
+class Val(Struct, frozen=True):
     """A value while an expression is evaluated: the number, its text, and the literal it is, if one."""
 
     num: Num

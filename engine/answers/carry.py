@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.kinds import (
     Answer,
@@ -34,8 +35,7 @@ from attnquiz.engine.answers.kinds import (
 from attnquiz.engine.answers.values import format_value
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(Struct, frozen=True):
     """One part of the rounded chain: its answer as the rounding student computes it (``target``),
     the values of the parts it used, as that student typed them, and whether it differs from the
     part's exact answer as the key writes it (``differs``)."""
@@ -136,7 +136,7 @@ def with_rounded_steps(parts: Sequence[Part]) -> tuple[Part, ...] | None:
     """The parts with a step for each part whose answer from the rounded earlier ones differs (the
     steps are added once: parts that have them already are returned as they are); None when no part
     needs one."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     answer = PartsAnswer(tuple(parts))
     added = False

@@ -1,6 +1,7 @@
 """Answer kinds: what a correct answer is, how close is close enough, and the recognisable wrong answers.
 
-Every kind is a frozen dataclass holding plain Python values (no numpy), so that variants compare,
+Every kind is a frozen struct (msgspec's: made at import without compiling code, issue 43) holding
+plain Python values (no numpy), so that variants compare,
 hash and serialise the same way everywhere. Parsing a student's text is the job of
 `attnquiz.engine.answers.parse` and its readers, and scoring it is `attnquiz.engine.grading`'s;
 this module only says what the target is. How close is close enough is
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
+
+from msgspec import Struct
+from msgspec.structs import force_setattr, replace
 
 from attnquiz.engine.answers.tolerance import DEFAULT_REAL_TOLERANCE, EXACT, Tolerance
 from attnquiz.engine.answers.values import (
@@ -47,8 +50,7 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class NumericAnswer:
+class NumericAnswer(Struct, frozen=True):
     """A real number, graded within a tolerance."""
 
     kind: ClassVar[str] = "numeric"
@@ -57,7 +59,7 @@ class NumericAnswer:
     allow_percent: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value", float(self.value))
+        force_setattr(self, "value", float(self.value))
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
@@ -78,8 +80,7 @@ class NumericAnswer:
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class IntegerAnswer:
+class IntegerAnswer(Struct, frozen=True):
     """A count, graded exactly (parameters, entries, volumes)."""
 
     kind: ClassVar[str] = "integer"
@@ -90,7 +91,7 @@ class IntegerAnswer:
         given: Any = self.value
         if isinstance(given, float) and not given.is_integer():
             raise ValueError(f"an integer answer cannot be {given!r}")
-        object.__setattr__(self, "value", int(given))
+        force_setattr(self, "value", int(given))
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
@@ -109,8 +110,7 @@ class IntegerAnswer:
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class VectorAnswer:
+class VectorAnswer(Struct, frozen=True):
     """A vector, graded entry by entry within a tolerance."""
 
     kind: ClassVar[str] = "vector"
@@ -118,7 +118,7 @@ class VectorAnswer:
     tolerance: Tolerance = DEFAULT_REAL_TOLERANCE
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", as_vector(self.values))
+        force_setattr(self, "values", as_vector(self.values))
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` would be graded as this answer."""
@@ -137,8 +137,7 @@ class VectorAnswer:
         return list(self.values)
 
 
-@dataclass(frozen=True, slots=True)
-class MatrixAnswer:
+class MatrixAnswer(Struct, frozen=True):
     """A matrix, graded entry by entry within a tolerance."""
 
     kind: ClassVar[str] = "matrix"
@@ -149,7 +148,7 @@ class MatrixAnswer:
         rows = as_matrix(self.rows)
         if not rows or len({len(r) for r in rows}) != 1:
             raise ValueError("a matrix answer needs rows of one length")
-        object.__setattr__(self, "rows", rows)
+        force_setattr(self, "rows", rows)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -190,8 +189,7 @@ def symbols(**named: int | None) -> Symbols:
     return tuple((name, None if value is None else int(value)) for name, value in named.items())
 
 
-@dataclass(frozen=True, slots=True)
-class ShapeAnswer:
+class ShapeAnswer(Struct, frozen=True):
     """A tensor shape: integers, or symbols such as ``T`` where the item is symbolic.
 
     ``symbols`` declares every dimension name the prompt uses, with the number it stands for where
@@ -204,20 +202,26 @@ class ShapeAnswer:
     kind: ClassVar[str] = "shape"
     dims: ShapeValue
     tolerance: Tolerance = EXACT
-    # How responses may name dimensions, not part of the answer's value: not compared.
-    symbols: Symbols = field(default=(), compare=False)
+    # How responses may name dimensions, not part of the answer's value: not compared (`__eq__`).
+    symbols: Symbols = ()
     # Names the prompt states as products of others, e.g. (("d_model", "h*d_k"),) for d_model = h·d_k:
     # a response's [B, T, h*d_k] is then [B, T, d_model]. Not compared either.
-    products: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    products: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         dims = tuple(d if isinstance(d, str) else int(d) for d in self.dims)
-        object.__setattr__(self, "dims", dims)
+        force_setattr(self, "dims", dims)
         declared = {name for name, _ in self.symbols}
         implicit = tuple(
             (d, None) for d in dict.fromkeys(d for d in dims if isinstance(d, str)) if d not in declared
         )
-        object.__setattr__(self, "symbols", tuple((str(n), v) for n, v in self.symbols) + implicit)
+        force_setattr(self, "symbols", tuple((str(n), v) for n, v in self.symbols) + implicit)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is ShapeAnswer and (other.dims, other.tolerance) == (self.dims, self.tolerance)
+
+    def __hash__(self) -> int:
+        return hash((self.dims, self.tolerance))
 
     @property
     def symbolic(self) -> bool:
@@ -247,8 +251,11 @@ class ShapeAnswer:
         return list(self.dims)
 
 
-@dataclass(frozen=True, slots=True)
-class ExpressionAnswer:
+_UNREAD = Formula("", ())
+"""An expression answer's formula before `ExpressionAnswer.__post_init__` reads its value."""
+
+
+class ExpressionAnswer(Struct, frozen=True):
     """A formula in symbols the item declares (``12*d^2 + 13*d`` in ``d``), equal when algebraically equal.
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
@@ -261,16 +268,18 @@ class ExpressionAnswer:
     value: str
     symbols: tuple[str, ...]
     tolerance: Tolerance = EXACT
-    formula: Formula = field(init=False, compare=False, repr=False)
+    # Always the reading of ``value`` (made by `__post_init__`, whatever is given): equal when the
+    # value is, so comparing it compares nothing more.
+    formula: Formula = _UNREAD
 
     def __post_init__(self) -> None:
         symbols_ = tuple(str(s) for s in self.symbols)
         if not symbols_:
             raise ValueError("an expression answer declares the symbols it uses")
-        object.__setattr__(self, "symbols", symbols_)
+        force_setattr(self, "symbols", symbols_)
         formula = Formula.of(self.value, symbols_)
-        object.__setattr__(self, "formula", formula)
-        object.__setattr__(self, "value", formula.text)
+        force_setattr(self, "formula", formula)
+        force_setattr(self, "value", formula.text)
 
     def matches(self, value: MistakeValue) -> bool:
         """Whether ``value`` (a `Formula`) would be graded as this answer (the grader's own decision:
@@ -300,8 +309,7 @@ class ExpressionAnswer:
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(Struct, frozen=True):
     """One option of a choice item; ``why`` explains a false option (shown when it is ticked)."""
 
     text: str
@@ -309,8 +317,7 @@ class Option:
     why: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class ChoiceAnswer:
+class ChoiceAnswer(Struct, frozen=True):
     """Single choice (exactly one option is right) or multiple select (any number, at least one)."""
 
     kind: ClassVar[str] = "choice"
@@ -320,7 +327,7 @@ class ChoiceAnswer:
     tolerance: Tolerance = EXACT
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", tuple(self.options))
+        force_setattr(self, "options", tuple(self.options))
         if not 2 <= len(self.options) <= len(LETTERS):
             raise ValueError(f"a choice item needs 2 to 26 options, not {len(self.options)}")
         right = sum(o.correct for o in self.options)
@@ -379,8 +386,7 @@ SingleAnswer = (
 """The answer of one question, or of one part of a question in parts."""
 
 
-@dataclass(frozen=True, slots=True)
-class Mistake:
+class Mistake(Struct, frozen=True):
     """A wrong answer that a named misconception produces, and what to tell a student who gives it."""
 
     tag: str
@@ -389,7 +395,7 @@ class Mistake:
     score: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value", normalise_value(self.value))
+        force_setattr(self, "value", normalise_value(self.value))
 
     def format(self, answer: Answer) -> str:
         """The mistaken value written the way the answer is written."""
@@ -416,8 +422,7 @@ generator builds it from `attnquiz.engine.numerics`, so that a carried-forward v
 the same reference numerics as the answer."""
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(Struct, frozen=True):
     """One part, (a), (b), ..., of a question in parts: its own prompt, answer, steps and mistakes.
 
     ``uses`` names earlier parts whose values this part's answer is computed from, and ``recompute``
@@ -433,12 +438,12 @@ class Part:
     mistakes: Sequence[Mistake] = ()
     weight: float = 1.0
     uses: tuple[PartLabel, ...] = ()
-    recompute: Recompute | None = field(default=None, compare=False, repr=False)
+    recompute: Recompute | None = None  # a function: not compared (`__eq__`)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "solution", tuple(self.solution))
-        object.__setattr__(self, "mistakes", tuple(self.mistakes))
-        object.__setattr__(self, "uses", tuple(self.uses))
+        force_setattr(self, "solution", tuple(self.solution))
+        force_setattr(self, "mistakes", tuple(self.mistakes))
+        force_setattr(self, "uses", tuple(self.uses))
         if not (self.label.isascii() and self.label.isalnum() and self.label.islower()):
             raise ValueError(f"a part's label is a lower-case letter such as a, not {self.label!r}")
         if not (math.isfinite(self.weight) and self.weight > 0):
@@ -447,6 +452,15 @@ class Part:
             raise ValueError(f"part ({self.label}) uses {', '.join(self.uses)} but has no recompute function")
         if self.uses and isinstance(self.answer, ChoiceAnswer | ExpressionAnswer):
             raise ValueError(f"part ({self.label}): a {self.answer.kind} answer cannot be recomputed")
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.label, self.prompt, self.answer, self.solution, self.mistakes, self.weight, self.uses)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Part and other._compared() == self._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     def answer_for(self, value: Any) -> SingleAnswer:
         """This part's answer with ``value`` in place of its own (a carried-forward target)."""
@@ -509,8 +523,7 @@ def carried_share(score: float) -> str:
     return f"{score * 100:.3g} % of"
 
 
-@dataclass(frozen=True, slots=True)
-class PartsAnswer:
+class PartsAnswer(Struct, frozen=True):
     """The answer of a question in parts (a), (b), (c)...: one answer per part.
 
     ``carried_score`` is what a part earns when it is right only given the student's own wrong
@@ -525,7 +538,7 @@ class PartsAnswer:
 
     def __post_init__(self) -> None:
         parts = tuple(self.parts)
-        object.__setattr__(self, "parts", parts)
+        force_setattr(self, "parts", parts)
         if not parts:
             raise ValueError("a question in parts needs at least one part")
         seen: list[str] = []
@@ -582,8 +595,7 @@ class PartsAnswer:
         return [p.answer.json_value() for p in self.parts]
 
 
-@dataclass(frozen=True, slots=True)
-class ExplainAnswer:
+class ExplainAnswer(Struct, frozen=True):
     """A concept question's answer: a model answer and its 2-6 key points (Markdown with TeX).
 
     It is never scored automatically: a response is kept as written, the student compares it with
@@ -599,7 +611,7 @@ class ExplainAnswer:
 
     def __post_init__(self) -> None:
         points = tuple(str(p) for p in self.points)
-        object.__setattr__(self, "points", points)
+        force_setattr(self, "points", points)
         if not str(self.value).strip():
             raise ValueError("a concept question needs a model answer")
         if not MIN_POINTS <= len(points) <= MAX_POINTS:
@@ -637,8 +649,7 @@ CODE_TOLERANCE = Tolerance.relative(1e-4, 1e-6)
 computes in float32 or float64 (rtol 1e-5 refuses a few float32 attention outputs that are right)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CodeAnswer:
+class CodeAnswer(Struct, frozen=True):
     """A code question's answer: a function to write, graded by running it (`attnquiz.engine.code.grading`).
 
     ``task`` names the code task (`attnquiz.engine.code.tasks`): its reference and its mutants (the

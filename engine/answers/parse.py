@@ -44,9 +44,10 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal, ParamSpec, TypeVar
+
+from msgspec import Struct
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -82,8 +83,7 @@ _NOT_FINITE = {"nan", "inf", "infinity", "infty", "oo"}
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(Struct, frozen=True):
     """A response that cannot be graded: ``reason`` says why (Markdown); ``read_as`` echoes what was read.
 
     ``read_as`` is plain text (not markup), empty when nothing could be read.
@@ -93,8 +93,7 @@ class Invalid:
     read_as: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(Struct, frozen=True):
     """One number as read: its value (exact where possible) and how precisely it was written.
 
     ``text`` is the response normalised (``2*tanh(2)``, ``589824``). For a plain literal such as
@@ -346,8 +345,7 @@ def as_written(clean: str) -> str:
 TokenKind = Literal["num", "name", "op", "open", "close", "sep", "nl", "sqrt", "sup", "bad"]
 
 
-@dataclass(slots=True)
-class Token:
+class Token(Struct):
     kind: TokenKind
     text: str
     pos: int

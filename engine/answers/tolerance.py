@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any, Literal
+
+from msgspec import Struct
 
 ToleranceMode = Literal["decimals", "sigfigs", "relative", "exact"]
 
 
-@dataclass(frozen=True, slots=True)
-class Tolerance:
+class Tolerance(Struct, frozen=True):
     """How far a number may be from the target and still be right.
 
     - ``decimals n``: |x - t| <= 0.51 * 10**-n, i.e. the target rounded to n places, with a

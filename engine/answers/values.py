@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.tolerance import Tolerance
 
@@ -19,8 +20,7 @@ Dim = int | str
 ShapeValue = tuple[Dim, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Formula:
+class Formula(Struct, frozen=True):
     """A formula as a value (an `expression` answer's mistakes; a response read as a formula).
 
     ``text`` is the formula as the reader writes it back (``12*d^2 + 13*d``); ``tree`` is what the
@@ -28,7 +28,17 @@ class Formula:
     """
 
     text: str
-    tree: tuple[object, ...] = field(compare=False, repr=False)
+    tree: tuple[object, ...]
+
+    # Compared, hashed and shown by its text alone: the tree is how that text was read.
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Formula and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"Formula(text={self.text!r})"
 
     @classmethod
     def of(cls, text: str, symbols: Sequence[str]) -> Formula:

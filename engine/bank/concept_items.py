@@ -8,8 +8,9 @@ Markdown and TeX subset of `attnquiz.engine.markup.tex`), each problem at its ow
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.markup import plain
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 Loc = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Explain:
+class Explain(Struct, frozen=True):
     """A compiled explain item: its texts, which `generate` returns as the one variant there is."""
 
     item_id: str

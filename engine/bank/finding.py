@@ -39,16 +39,16 @@ and rebuilt from the bank. Banks with plugins get no index, as they get no entry
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
 import re
 import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, structs
 
 # MAX_BANK_BYTES is re-exported: callers that read bank files know the limit as banks.MAX_BANK_BYTES.
 from attnquiz.engine.bank.file_text import MAX_BANK_BYTES as MAX_BANK_BYTES
@@ -61,15 +61,14 @@ if TYPE_CHECKING:
     from attnquiz.engine.bank.loaded import Bank
 
 SUFFIXES = (".yaml", ".yml")
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 """Bumped whenever what a cache entry holds changes shape."""
 CACHE_ENTRIES = 64
 """At most this many banks are kept (the least recently written go first): banks loaded once by
 path, such as a test's temporary ones, must not pile up."""
 
 
-@dataclass(frozen=True)
-class BankFile:
+class BankFile(Struct, frozen=True):
     """A bank file found on disk, before it is loaded."""
 
     name: str
@@ -186,6 +185,8 @@ def load(name_or_path: str, *, plugins: bool = False) -> Bank:
     if bank is None:
         bank = _load_file(found.path, resolved, plugins=plugins)
         if bank.origin != found.origin:
+            import dataclasses  # the loaded bank is a dataclass; only here is it remade
+
             bank = dataclasses.replace(bank, origin=found.origin)
         _cache[key] = bank
     return bank
@@ -230,8 +231,7 @@ MAX_LISTING_BYTES = 4 * MAX_BANK_BYTES
 """A listing index larger than this is not read (it is rebuilt): a listing is smaller than its bank."""
 
 
-@dataclass(frozen=True)
-class ListedItem:
+class ListedItem(Struct, frozen=True):
     """What the listing of a bank says of one item."""
 
     id: str
@@ -250,8 +250,7 @@ class ListedItem:
     while the bank does not."""
 
 
-@dataclass(frozen=True)
-class BankListing:
+class BankListing(Struct, frozen=True):
     """A bank's title and its items as `quiz list` shows them."""
 
     title: str
@@ -320,7 +319,7 @@ def _listing_stamp(resolved: Path, data: bytes, shown: str) -> dict[str, Any]:
 
 
 _LISTED_FIELDS: dict[str, type] = {
-    field.name: {"str": str, "bool": bool}[str(field.type)] for field in dataclasses.fields(ListedItem)
+    name: {"str": str, "bool": bool}[hint] for name, hint in ListedItem.__annotations__.items()
 }
 """Each field of a listed item and the JSON type an index must hold for it."""
 
@@ -366,7 +365,7 @@ def _write_listing(folder: Path, stamp: dict[str, Any], built: BankListing) -> N
     """Store a bank's listing index for the next `quiz list` (a failure only costs the speed-up)."""
     stored = {
         "stamp": stamp,
-        "listing": {"title": built.title, "items": [dataclasses.asdict(item) for item in built.items]},
+        "listing": {"title": built.title, "items": [structs.asdict(item) for item in built.items]},
     }
     data = json.dumps(stored, separators=(",", ":")).encode("ascii")  # \u escapes: any text round-trips
     _write_entry(folder, entry_path(folder, stamp, LISTING_SUFFIX), data)

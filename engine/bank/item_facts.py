@@ -10,8 +10,9 @@ field that is not here (`attnquiz.engine.bank.loaded.BankItem.item`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from attnquiz.engine.answers.kinds import Scoring
@@ -22,8 +23,7 @@ NoteAudience = Literal["instructors", "students"]
 NoteScope = Literal["every", "original", "variants"]
 
 
-@dataclass(frozen=True)
-class NoteFacts:
+class NoteFacts(Struct, frozen=True):
     """A note about an item: its text, who reads it and which instances it is about."""
 
     text: str
@@ -31,8 +31,7 @@ class NoteFacts:
     on: NoteScope
 
 
-@dataclass(frozen=True)
-class ItemFacts:
+class ItemFacts(Struct, frozen=True):
     """The fields of a validated item that building, showing and grading its questions read."""
 
     id: str

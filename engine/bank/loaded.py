@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec.structs import replace
 
 from attnquiz.engine.answers.kinds import ChoiceAnswer, IntegerAnswer, ShapeAnswer
 from attnquiz.engine.bank.item_facts import ItemFacts
@@ -232,12 +232,12 @@ class BankItem:
             and not isinstance(answer, ChoiceAnswer | IntegerAnswer | ShapeAnswer)
             and tolerance != answer.tolerance
         ):
-            answer = dataclasses.replace(answer, tolerance=tolerance)
+            answer = replace(answer, tolerance=tolerance)
         if facts.scoring is not None and isinstance(answer, ChoiceAnswer):
-            answer = dataclasses.replace(answer, scoring=facts.scoring)
+            answer = replace(answer, scoring=facts.scoring)
         if answer is variant.answer:
             return variant
-        return dataclasses.replace(variant, answer=answer)
+        return replace(variant, answer=answer)
 
     def _wrap(self, variant: Variant, seed: int | None, code: str) -> Question:
         facts = self.facts

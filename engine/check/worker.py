@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from msgspec import structs
+
 from attnquiz.engine import errors
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import BankItem
@@ -48,7 +50,13 @@ def main() -> None:
         with watchdog():
             bank = banks.load(request["bank"], plugins=True)
     except BankError as exc:
-        send({"event": "errors", "issues": [vars(issue) for issue in exc.issues], "source": exc.source})
+        send(
+            {
+                "event": "errors",
+                "issues": [structs.asdict(issue) for issue in exc.issues],
+                "source": exc.source,
+            }
+        )
         return
     send({"event": "imported"})
     index_of = {entry.id: index for index, entry in enumerate(bank.items)}

@@ -6,8 +6,9 @@ Each answer kind's module builds its grade with the functions here (`invalid`, `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.kinds import Answer, Mistake, SingleAnswer
 from attnquiz.engine.answers.rounding import ROUNDED_EARLY
@@ -31,8 +32,7 @@ GENERIC_TAGS = (PRECISION, SIGN, POWER_OF_TEN, PERCENT, TRANSPOSED, REVERSED, RO
 intermediates its answer is computed from."""
 
 
-@dataclass(frozen=True, slots=True)
-class Grade:
+class Grade(Struct, frozen=True):
     """The outcome of grading one response.
 
     ``score`` is 0..1 (0 for wrong and invalid unless a recognised mistake carries a score);
@@ -63,7 +63,7 @@ class Grade:
 
     def rated(self, rating: str | None) -> Grade:
         """This (unscored) grade with the student's own rating of their answer."""
-        from dataclasses import replace
+        from msgspec.structs import replace
 
         if rating is not None and rating not in SELF_RATINGS:
             raise ValueError(f"a self-rating is one of {', '.join(SELF_RATINGS)}, not {rating!r}")
@@ -89,8 +89,7 @@ SELF_RATINGS = ("again", "hard", "good", "easy")
 """What a student may rate their own answer to a concept question (FSRS's four ratings, in order)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PartGrade:
+class PartGrade(Struct, frozen=True):
     """One part's grade, with what it was graded against.
 
     ``expected`` is the answer the response was compared with: the part's own, or the one recomputed

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from attnquiz.engine.answers import parse
 from attnquiz.engine.answers.kinds import IntegerAnswer, Part, PartsAnswer, ShapeAnswer, SingleAnswer
@@ -108,8 +109,7 @@ NOTHING_CARRIED = "Nothing can be carried forward from"
 accepts (a zero to divide by, a value too large to compute with): the part stands on its own."""
 
 
-@dataclass(slots=True)
-class _Chain:
+class _Chain(Struct):
     """What the student's earlier parts stand for, as the later parts are graded.
 
     ``typed``: each readable response's value, exactly as it was read, and ``shown``: as the feedback
@@ -126,8 +126,7 @@ class _Chain:
     kept: dict[str, tuple[tuple[Any, bool], ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class _Target:
+class _Target(Struct, frozen=True):
     """An answer a part is right against: ``carried`` lists the student's values it follows from
     (empty for the part's own answer), ``unrounded`` whether they are the unrounded ones."""
 
@@ -315,7 +314,7 @@ _LONGEST_TARGET = 40
 
 
 def _with_feedback(grade: Grade, feedback: str) -> Grade:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(grade, feedback=feedback)
 

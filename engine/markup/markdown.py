@@ -24,9 +24,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+from msgspec import Struct
 
 from attnquiz.engine.markup import image_refs
 from attnquiz.engine.markup import tex as markup
@@ -40,36 +41,31 @@ _ORDERED = re.compile(r"^\s{0,3}\d{1,3}[.)]\s+(.*)$")
 _PUNCTUATION = set("\\`*_{}[]()#+-.!$|<>~\"'")
 
 
-@dataclass(frozen=True, slots=True)
-class Plain:
+class Plain(Struct, frozen=True):
     """Literal text."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Strong:
+class Strong(Struct, frozen=True):
     """Bold text."""
 
     children: tuple[Inline, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Emph:
+class Emph(Struct, frozen=True):
     """Italic text."""
 
     children: tuple[Inline, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(Struct, frozen=True):
     """Monospaced code."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Formula:
+class Formula(Struct, frozen=True):
     """A formula, parsed by `attnquiz.engine.markup.tex`."""
 
     math: markup.Math
@@ -78,23 +74,20 @@ class Formula:
 Inline = Plain | Strong | Emph | Code | Formula
 
 
-@dataclass(frozen=True, slots=True)
-class Paragraph:
+class Paragraph(Struct, frozen=True):
     """A paragraph of inline content (single newlines inside it are spaces)."""
 
     inlines: tuple[Inline, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ListBlock:
+class ListBlock(Struct, frozen=True):
     """A bulleted or numbered list; each item is a run of inline content."""
 
     ordered: bool
     items: tuple[tuple[Inline, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(Struct, frozen=True):
     """A pipe table: header cells, each column's alignment, and rows with as many cells as the header."""
 
     header: tuple[tuple[Inline, ...], ...]
@@ -102,16 +95,14 @@ class Table:
     rows: tuple[tuple[tuple[Inline, ...], ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class CodeBlock:
+class CodeBlock(Struct, frozen=True):
     """A fenced code block: its language (may be empty) and its text, verbatim, lines kept."""
 
     language: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
+class Image(Struct, frozen=True):
     """An image file next to the bank, on a line of its own: alternative text, relative path and
     the width it is shown at (``![alt](file.png){width=5cm}``; "" for the file's own size, within
     the page). A width is `IMAGE_WIDTH`: centimetres, millimetres, inches or a percentage of the

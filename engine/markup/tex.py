@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 
 class MarkupError(ValueError):
@@ -58,23 +59,20 @@ BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "E": "𝔼"}
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sym:
+class Sym(Struct, frozen=True):
     """A letter, number, operator or symbol (``kind`` is ident, number, op, func or text)."""
 
     text: str
     kind: str = "ident"
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(Struct, frozen=True):
     """A sequence of nodes (a brace group, or a whole formula)."""
 
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
-class Scripts:
+class Scripts(Struct, frozen=True):
     """A base with a subscript and/or a superscript."""
 
     base: Node
@@ -82,32 +80,28 @@ class Scripts:
     sup: Node | None
 
 
-@dataclass(frozen=True)
-class Frac:
+class Frac(Struct, frozen=True):
     """numerator over denominator."""
 
     num: Node
     den: Node
 
 
-@dataclass(frozen=True)
-class Sqrt:
+class Sqrt(Struct, frozen=True):
     """A square root (or an n-th root when ``index`` is given)."""
 
     body: Node
     index: Node | None = None
 
 
-@dataclass(frozen=True)
-class Accent:
+class Accent(Struct, frozen=True):
     """A hat, bar, tilde or arrow over a node."""
 
     name: str
     body: Node
 
 
-@dataclass(frozen=True)
-class Matrix:
+class Matrix(Struct, frozen=True):
     """A matrix environment: rows of cells, and its delimiters."""
 
     rows: tuple[tuple[Node, ...], ...]
@@ -118,15 +112,13 @@ class Matrix:
 Node = Sym | Group | Scripts | Frac | Sqrt | Accent | Matrix
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(Struct, frozen=True):
     """Plain Markdown text between formulas."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class Math:
+class Math(Struct, frozen=True):
     """A formula; ``display`` for ``$$...$$``."""
 
     tree: Group

@@ -6,9 +6,10 @@ session goes on without it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from attnquiz.engine.practice import review
 from attnquiz.engine.practice.history_file import StoreError

@@ -221,7 +221,7 @@ def test_the_key_says_how_c_follows_from_the_rounded_b() -> None:
     params = banks.load("week1").get("params-chain").question(0)
     assert not any("rounded" in step for step in params.variant.solution)
     # Rebuilding the variant adds the step once.
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     again = replace(question.variant, hint="again")
     assert again.solution == question.variant.solution

@@ -6,10 +6,10 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import replace
 from html import unescape
 
 import pytest
+from msgspec.structs import replace
 
 from attnquiz.engine.answers.kinds import (
     ChoiceAnswer,

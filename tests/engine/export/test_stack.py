@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 from typer.testing import CliRunner
 
 from attnquiz.engine.answers.kinds import (
@@ -487,7 +487,7 @@ def test_explain_answers_are_not_units() -> None:
     answer = ExplainAnswer("Because the scores grow.", ("one", "two"))
     with pytest.raises(TypeError):
         stack_inputs.units(lms_model.build(_question("Why?", answer)))
-    replace(answer)  # frozen dataclass stays usable
+    replace(answer)  # a frozen struct stays usable
 
 
 def test_every_chain_step_of_both_banks_has_its_maxima_form() -> None:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 import pytest
+from msgspec.structs import replace
 from typer.testing import CliRunner
 
 from attnquiz.engine.answers.carry import rounded_chain

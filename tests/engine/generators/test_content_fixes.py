@@ -9,10 +9,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
+from msgspec.structs import replace
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.bank.loaded import Bank
