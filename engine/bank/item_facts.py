@@ -2,7 +2,7 @@
 
 A bank's items are validated as pydantic models (`attnquiz.engine.schema`) when the YAML is read.
 Everything a session, `quiz show` or `quiz answer` needs of an item besides its generator is here,
-in frozen dataclasses, so that a bank read back from the cache (`attnquiz.engine.bank.finding`)
+in frozen structs, so that a bank read back from the cache (`attnquiz.engine.bank.finding`)
 builds a question without importing pydantic (a fifth of the first question's start-up); the
 validated model itself is kept in the cache apart and read back only where something asks for a
 field that is not here (`attnquiz.engine.bank.loaded.BankItem.item`).
