@@ -12,11 +12,12 @@ import re
 import signal
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Literal, TextIO
+
+from msgspec import Struct
 
 from attnquiz.line_breaks import NBSP
 from attnquiz.session_view import SessionView, has_solution, json_line
@@ -82,8 +83,7 @@ COMMAND_LETTERS = {
 """The single letters that are commands in each mode (an option with such a letter is typed ``(b)``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Struct, frozen=True):
     """What a line typed at the prompt means."""
 
     name: CommandName

@@ -29,10 +29,11 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.kinds import PartsAnswer
 from attnquiz.engine.errors import QuizError
@@ -67,8 +68,7 @@ def exams_folder(history: str | os.PathLike[str]) -> Path:
     return path.with_name(f"{path.stem}-exams")
 
 
-@dataclass(frozen=True, slots=True)
-class SavedExam:
+class SavedExam(Struct, frozen=True):
     """An exam in progress found on disk: what a list of exams to resume shows, and what `resume` reads."""
 
     path: Path

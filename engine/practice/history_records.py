@@ -7,9 +7,10 @@ is time order in SQL comparisons (`time_text`, `time_from_text`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from msgspec import Struct
 
 
 def utc_now() -> datetime:
@@ -37,8 +38,7 @@ class DamagedRow(ValueError):
     """A stored row whose values cannot be decoded (skipped and counted by the store)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Attempt:
+class Attempt(Struct, frozen=True):
     """One graded answer to one question, as the history keeps it.
 
     ``session`` and ``position`` identify the question within a session: recording the same pair
@@ -89,8 +89,7 @@ class Attempt:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class CardRecord:
+class CardRecord(Struct, frozen=True):
     """An item's review card: its scheduler state (opaque JSON), when it is due, and when it began."""
 
     bank: str
@@ -107,8 +106,7 @@ CardUpdate = Callable[[CardRecord | None], CardRecord | None]
 """Given the item's current card (None if it has none), the card to store (None: leave it)."""
 
 
-@dataclass(frozen=True, slots=True)
-class GroupStats:
+class GroupStats(Struct, frozen=True):
     """Attempts of one bank or one topic of a bank: how many, how well, when last."""
 
     bank: str
@@ -131,8 +129,7 @@ class GroupStats:
         return self.score / self.scored if self.scored else 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class MistakeStats:
+class MistakeStats(Struct, frozen=True):
     """How often a named misconception was made, where, and when last."""
 
     tag: str
@@ -141,8 +138,7 @@ class MistakeStats:
     last: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class DayStats:
+class DayStats(Struct, frozen=True):
     """The attempts of one local calendar day."""
 
     day: str

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+from msgspec import Struct
 
 from attnquiz.engine.errors import QuizError
 from attnquiz.engine.practice import review
@@ -36,8 +36,7 @@ class SelectionError(QuizError):
     """The options select no questions (an unknown topic, no original instances, ...)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
+class Planned(Struct, frozen=True):
     """One question of a plan: an item and the seed of its variant (None: the past paper's own)."""
 
     entry: BankItem
@@ -52,8 +51,7 @@ class Planned:
         return self.entry.original() if self.seed is None else self.entry.question(self.seed)
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(Struct, frozen=True):
     """What a session will ask, and how to ask it again."""
 
     title: str

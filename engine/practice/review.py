@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from attnquiz.engine.practice.history_records import CardRecord, CardUpdate
 
@@ -241,9 +242,8 @@ def skip_update(*, bank: str, item: str, topic: str, when: datetime) -> CardUpda
     A skip says "not now", not "I forgot": the item's FSRS state is kept (a new item gets a new
     card), and only its due time comes forward, so that ``quiz review`` brings it back.
     """
-    from dataclasses import replace
-
     from fsrs import Card
+    from msgspec.structs import replace
 
     def update(current: CardRecord | None) -> CardRecord:
         if current is not None:
@@ -307,8 +307,7 @@ def start_of_day(now: datetime) -> datetime:
     return datetime.combine(local.date(), time(0), tzinfo=local.tzinfo)
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewSlot:
+class ReviewSlot(Struct, frozen=True):
     """One question of a review queue: the item, why it is there, and when it fell due."""
 
     bank: str

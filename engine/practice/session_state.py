@@ -10,9 +10,10 @@ import re
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Self
+
+from msgspec import Struct, field
 
 from attnquiz.engine.practice.history_records import CardRecord, utc_now
 
@@ -30,8 +31,7 @@ RowStatus = Literal["correct", "partial", "wrong", "unscored", "skipped", "unans
 _BANK_PLACE = re.compile(r"^.*?:\d+: [\w\[\].]+: ")
 
 
-@dataclass(slots=True)
-class Slot:
+class Slot(Struct):
     """One question of a running session and what happened to it."""
 
     position: int

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from attnquiz.engine.answers.kinds import ExplainAnswer
 from attnquiz.engine.practice.session_history import RecordingSession
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.practice.session_state import Ending, RowStatus
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryRow:
+class SummaryRow(Struct, frozen=True):
     """One question in the end-of-session table."""
 
     position: int
@@ -63,8 +63,7 @@ class SummaryRow:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(Struct, frozen=True):
     """The end of a session: score, time, a row per question, what to revisit, and what to type next."""
 
     title: str

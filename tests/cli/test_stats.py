@@ -6,11 +6,11 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 from fsrs import Rating
+from msgspec.structs import replace
 
 from attnquiz.engine.practice import review
 from attnquiz.engine.practice.history_records import Attempt, CardRecord, CardUpdate, utc_now

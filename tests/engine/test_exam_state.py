@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.practice.exam_state import (

@@ -8,11 +8,11 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from attnquiz.engine.practice import history_schema
 from attnquiz.engine.practice import store as store_module
@@ -253,7 +253,7 @@ def test_the_path_comes_from_db_then_quiz_home_then_the_user_data_dir(tmp_path: 
 WRITER = textwrap.dedent(
     """
     import sys
-    from dataclasses import replace
+    from msgspec.structs import replace
     from datetime import UTC, datetime
     from attnquiz.engine.practice.history_records import Attempt, CardRecord
     from attnquiz.engine.practice.store import Store
