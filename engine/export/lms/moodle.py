@@ -187,12 +187,15 @@ def _mistake_fraction(wrong: Wrong, where: str) -> str:
     return fraction_text(wrong.credit, f"{where}: mistake {wrong.tag!r}")
 
 
-def _header(question: Question, qtype: str) -> list[str]:
+def _header(question: Question, qtype: str, text: str | None = None) -> list[str]:
+    """The opening lines of a question; ``text``: its question text's HTML (`lms.question_html` by
+    default: a cloze question writes its own, with its blanks, and is not made to render this one too)."""
     name = lms.question_name(question)
+    html = lms.question_html(question) if text is None else text
     return [
         f'  <question type="{qtype}">',
         f"    <name>{_text(name, html=False)}</name>",
-        f'    <questiontext format="html">{_text(lms.question_html(question))}</questiontext>',
+        f'    <questiontext format="html">{_text(html)}</questiontext>',
         f'    <generalfeedback format="html">{_text(lms.solution_html(question))}</generalfeedback>',
         "    <defaultgrade>1</defaultgrade>",
         "    <penalty>0</penalty>",
@@ -264,11 +267,7 @@ def _true_false(question: Question, answer: ChoiceAnswer) -> list[str]:
         blank = f"{{1:MULTICHOICE_H:={right}{why}~{wrong}{why}}}"
         rows.append(f"<li><strong>{letter}.</strong> {lms.tex_html_inline(option.text)} {blank}</li>")
     html = lms.question_html(question, "Decide for each statement: true or false?")
-    lines = _header(question, "cloze")
-    lines[2] = (
-        f'    <questiontext format="html">{_text(html + "<ul>" + "".join(rows) + "</ul>")}</questiontext>'
-    )
-    return lines + lms.question_end(question)
+    return _header(question, "cloze", html + "<ul>" + "".join(rows) + "</ul>") + lms.question_end(question)
 
 
 # Characters that end or split a cloze alternative, escaped as Moodle's multianswer parser expects.
@@ -427,10 +426,8 @@ def _cloze(model: LmsQuestion, where: str, warnings: lms.Notes) -> list[str]:
             html += _group_html(group, where, group_weights)
         if question.student_note:
             html += f"<p><small>Note: {lms.plain_html(question.student_note)}</small></p>"
-    lines = _header(question, "cloze")
     # Cloze questions carry their answers inside the question text.
-    lines[2] = f'    <questiontext format="html">{_text(html)}</questiontext>'
-    return lines + lms.question_end(question)
+    return _header(question, "cloze", html) + lms.question_end(question)
 
 
 MARKED_BY_HAND = (
@@ -463,8 +460,7 @@ def _by_hand(model: LmsQuestion, warnings: lms.Notes) -> list[str]:
     question = model.question
     for limit in model.by_hand:  # marked by hand: nothing is read as a number
         warnings.append((limit.message("Moodle"), question.item_id))
-    lines = _header(question, "essay")
-    lines[2] = f'    <questiontext format="html">{_text(lms_hand.question_html(model))}</questiontext>'
+    lines = _header(question, "essay", lms_hand.question_html(model))
     return _essay_lines(question, lines, lms_hand.response_lines(model), lms_hand.grader_html(model))
 
 

@@ -32,7 +32,7 @@ from attnquiz.engine.answers.tolerance import Tolerance
 from attnquiz.engine.bank import images
 from attnquiz.engine.export.figures import table as figure_table
 from attnquiz.engine.export.text.html import table_html
-from attnquiz.engine.figures import plain
+from attnquiz.engine.figures import Figure, plain
 from attnquiz.engine.formula import tex as formula_tex
 from attnquiz.engine.markup import markdown as md
 from attnquiz.engine.markup import speech as math_speech
@@ -286,13 +286,30 @@ def figure_files(question: Question, where: str) -> list[tuple[str, bytes]]:
     drawn = [f for f in question.variant.figures if f.where == where]
     if not drawn:
         return []
+    return [_figure_file(figure) for figure in drawn]
+
+
+_FIGURE_FILES: dict[int, tuple[Figure, tuple[str, bytes]]] = {}
+"""The last figures' files, by the figure object's id (the figure kept with it, so that the id
+stays its own): a question's figures are drawn for its HTML and again for the files the export
+embeds beside it (`figures_html`, then the writer's `figure_files`)."""
+_FIGURE_FILES_KEPT = 16
+
+
+def _figure_file(figure: Figure) -> tuple[str, bytes]:
+    """One figure's SVG file, (name, bytes), drawn once however often a question asks for it.
+    By the object, not by value: figures equal as values (0.0 and -0.0) may be drawn apart."""
+    found = _FIGURE_FILES.get(id(figure))
+    if found is not None and found[0] is figure:
+        return found[1]
     from attnquiz.engine.export.figures.svg import svg_file
 
-    files = []
-    for figure in drawn:
-        data = svg_file(figure)
-        files.append((f"figure-{hashlib.sha256(data).hexdigest()[:16]}.svg", data))
-    return files
+    data = svg_file(figure)
+    made = (f"figure-{hashlib.sha256(data).hexdigest()[:16]}.svg", data)
+    if len(_FIGURE_FILES) >= _FIGURE_FILES_KEPT:
+        _FIGURE_FILES.clear()
+    _FIGURE_FILES[id(figure)] = (figure, made)
+    return made
 
 
 def figures_html(question: Question, where: str) -> str:

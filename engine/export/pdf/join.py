@@ -479,20 +479,23 @@ class _Copier:
 
 _OBJECT_HEADER = re.compile(rb"\s*(\d+)\s+0\s+obj")
 _DELIMITER = rb"(?=[\s()<>\[\]{}/%]|$)"
+# Each alternative starts with a character, its lookbehind after it (``\d(?<![\w.#+\-]\d)`` is a digit
+# with no word character, dot or sign before it): so the regular expression engine skips to the
+# next possible first character instead of trying every position (twice as fast, the same matches).
 _TOKEN = re.compile(
-    rb"(?P<ref>(?<![\w.#+\-])(?P<number>\d+)\s+\d+\s+R" + _DELIMITER + rb")"
+    rb"(?P<ref>(?P<number>\d(?<![\w.#+\-]\d)\d*)\s+\d+\s+R" + _DELIMITER + rb")"
     rb"|(?P<key>(?P<name>/StructParents?)" + _DELIMITER + rb"\s*(?P<value>\d+)" + _DELIMITER + rb")"
     rb"|(?P<string>\()"
-    rb"|(?P<hex>(?<!<)<(?!<))"
+    rb"|(?P<hex><(?<!<<)(?!<))"
     rb"|(?P<comment>%[^\r\n]*)"
-    rb"|(?P<stream>(?<![\w#/])stream" + _DELIMITER + rb")"
-    rb"|(?P<endobj>(?<![\w#/])endobj" + _DELIMITER + rb")"
+    rb"|(?P<stream>s(?<![\w#/]s)tream" + _DELIMITER + rb")"
+    rb"|(?P<endobj>e(?<![\w#/]e)ndobj" + _DELIMITER + rb")"
 )
 """What renumbering an object's bytes must see: a reference, a parent-tree key, the start of a
 string (skipped whole: its bytes are never tokens), a hex string (a ``<`` not of ``<<``), a
 comment, a stream (copied through pypdf) and the object's end."""
 _REFERENCE_OR_KEY = re.compile(_TOKEN.pattern.split(b"|(?P<string>")[0])
-_SPECIAL = re.compile(rb"[(%]|(?<!<)<(?!<)|stream")
+_SPECIAL = re.compile(rb"[(%]|<(?<!<<)(?!<)|stream")
 """What an object copied by one substitution of references and keys must not hold."""
 _STRING_PART = re.compile(rb"[()\\]")
 

@@ -58,7 +58,7 @@ from pathlib import Path
 from types import TracebackType
 
 from attnquiz.engine.errors import QuizError
-from attnquiz.engine.export.pdf.piece import Document, Piece, make_piece
+from attnquiz.engine.export.pdf.piece import Document, Piece, RecentSheets, make_piece
 from attnquiz.engine.plan.class_plan import ClassPlan, ClassSheets, ExportError
 
 PREFETCH = 2
@@ -171,7 +171,10 @@ def serve(connection: Connection, recipe: ClassRecipe, docs: tuple[Document, ...
     from attnquiz.engine import errors
 
     errors.notice = _quiet
-    plan: ClassPlan | None = None
+    # The class, and its sheets as this worker reads them: its pieces come in class order too, so a
+    # key piece reads again the sheets of the worksheet pieces it made just before (kept, as in the
+    # main process, not built again).
+    rebuilt: tuple[ClassPlan, RecentSheets] | None = None
     while True:
         try:
             task = connection.recv()
@@ -181,9 +184,10 @@ def serve(connection: Connection, recipe: ClassRecipe, docs: tuple[Document, ...
             return
         reply: tuple[str, object, bool]
         try:
-            if plan is None:
+            if rebuilt is None:
                 plan = rebuild(recipe)
-            made = make_piece(plan, docs[task.document], plan.sheets, task)
+                rebuilt = (plan, RecentSheets(plan.sheets, sum(doc.per_piece for doc in docs)))
+            made = make_piece(rebuilt[0], docs[task.document], rebuilt[1], task)
             reply = ("ok", made, peak_mb() > WORKER_MEMORY_MB)
         except QuizError as exc:
             reply = ("error", str(exc), True)

@@ -22,16 +22,16 @@ are made one after another in this process, by the same function.
 from __future__ import annotations
 
 import io
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import TYPE_CHECKING, BinaryIO, overload
+from typing import TYPE_CHECKING, BinaryIO
 
 # Document, Piece, compile_typst, make_piece and default_jobs are re-exported: callers know them as this
 # module's.
 from attnquiz.engine.export.pdf.piece import Document as Document
 from attnquiz.engine.export.pdf.piece import Piece as Piece
+from attnquiz.engine.export.pdf.piece import RecentSheets
 from attnquiz.engine.export.pdf.piece import compile_typst as compile_typst
 from attnquiz.engine.export.pdf.piece import make_piece as make_piece
 from attnquiz.engine.export.stopping import Terminated, terminated_as_exception
@@ -54,10 +54,12 @@ questions four students. Small pieces keep Typst's memory low and compile fastes
 shares the fonts the pieces have in common."""
 GRID_PIECE_STUDENTS = 20  # students per piece of a marking grid: a bounded table (its compile holds it whole)
 BRIEF_PIECE_QUESTIONS = 240  # answers per piece of a brief key: a few pages of two columns
-MIN_PIECES_PER_WORKER = 3
+MIN_PIECES_PER_WORKER = 6
 """Worker processes are started only for exports of at least this many pieces per worker: starting
-one (an interpreter with numpy, pydantic and Typst, and the bank) costs about as much as compiling
-two or three pieces, so a small export is made faster in this process alone."""
+them (the fork server's interpreter with numpy, pydantic and Typst, then in each worker the bank
+and Typst's first compile) costs about as much as compiling six pieces of six questions for four
+students (measured on two CPUs: 30 students, ten pieces, took 1.0 s of CPU in this process alone
+and 1.45 s with two workers, and no less time), so a small export is made faster in this process alone."""
 
 
 def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
@@ -216,44 +218,6 @@ def write_documents(
             _join(order, _made_here(order, made_first, guess, here), outputs, progress, here, guess)
 
 
-class RecentSheets(Sequence[Sheet]):
-    """``sheets`` with the last ``keep`` sheets read kept: reading one again does not build it again.
-
-    The pieces of the documents are made in class order (`pieces`), so the key piece of a student
-    comes at most one piece of each document after the worksheet piece that built the sheet: keeping
-    a piece's worth of students per document builds each sheet once, and memory stays that of a few
-    pieces whatever the size of the class. ``builds`` counts the sheets actually read from ``sheets``.
-    """
-
-    def __init__(self, sheets: Sequence[Sheet], keep: int) -> None:
-        self.sheets = sheets
-        self.keep = max(1, keep)
-        self.kept: OrderedDict[int, Sheet] = OrderedDict()
-        self.builds = 0
-
-    def __len__(self) -> int:
-        return len(self.sheets)
-
-    @overload
-    def __getitem__(self, index: int) -> Sheet: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Sheet]: ...
-    def __getitem__(self, index: int | slice) -> Sheet | Sequence[Sheet]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        position = index + len(self) if index < 0 else index
-        sheet = self.kept.get(position)
-        if sheet is not None:
-            self.kept.move_to_end(position)
-            return sheet
-        sheet = self.sheets[position]
-        self.builds += 1
-        self.kept[position] = sheet
-        if len(self.kept) > self.keep:
-            self.kept.popitem(last=False)
-        return sheet
-
-
 def _merged(
     order: Sequence[Piece], ready: dict[Piece, bytes], made: Iterator[tuple[Piece, bytes]]
 ) -> Iterator[tuple[Piece, bytes]]:
@@ -393,7 +357,6 @@ __all__ = [
     "Document",
     "PageGuess",
     "Piece",
-    "RecentSheets",
     "Terminated",
     "compile_typst",
     "default_jobs",

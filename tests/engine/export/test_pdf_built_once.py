@@ -11,6 +11,7 @@ import pytest
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export.files import write as write_files
 from attnquiz.engine.export.pdf import worksheets as pdf
+from attnquiz.engine.export.pdf.piece import RecentSheets
 from attnquiz.engine.plan.class_plan import KeyStyle, Sheet, plan_class
 from tests.builds import counted_builds
 
@@ -53,7 +54,7 @@ def test_recent_sheets_keeps_only_the_last_ones_read() -> None:
             reads.append(index)
             return Sheet(index + 1, None, "original", ())
 
-    recent = pdf.RecentSheets(Counting(), keep=3)
+    recent = RecentSheets(Counting(), keep=3)
     assert [recent[i].student for i in (0, 1, 2, 0, 3, 4, 0, -1)] == [1, 2, 3, 1, 4, 5, 1, 10]
     assert reads == [0, 1, 2, 3, 4, 9]  # 0 read again while kept; 1 and 2 dropped in order
     assert len(recent.kept) == 3

@@ -48,8 +48,10 @@ def _folder(path: Path) -> dict[str, bytes]:
 
 
 def test_thirty_students_give_the_same_bytes_with_one_job_or_two_worker_processes(
-    tmp_path: Path, worker_pids: list[int]
+    tmp_path: Path, worker_pids: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Workers however few the pieces (the grid's ten would otherwise be made in this process).
+    monkeypatch.setattr(pdf, "MIN_PIECES_PER_WORKER", 1)
     plan = plan_class(banks.load("week1", plugins=True), students=30, master_seed=2026, count=6)
     outputs = {}
     for jobs in (1, 2):
@@ -72,6 +74,7 @@ def test_the_pieces_come_in_order_and_whole_whatever_the_workers_do(monkeypatch:
     plan = plan_class(banks.load("week1", plugins=True), students=14, master_seed=7, count=6)
     one = pdf.worksheets(plan, plan.sheets, jobs=1)
     monkeypatch.setattr(pdf_workers, "WORKER_MEMORY_MB", 0)  # every worker leaves after one piece
+    monkeypatch.setattr(pdf, "MIN_PIECES_PER_WORKER", 1)  # workers for the four pieces
     assert pdf.worksheets(plan, plan.sheets, jobs=2, bank="week1") == one
     assert pdf.worksheets(plan, plan.sheets, jobs=3, bank="week1") == one
 
