@@ -21,6 +21,6 @@ JobsOpt = Annotated[
         min=1,
         max=256,
         help="Worker processes at once: export's PDF pieces, check's items, grade's rows (default: every "
-        "CPU; 1: no workers, all in this process).",
+        "CPU; 1: all in this process, but a large PDF's pieces, made by one worker to keep memory flat).",
     ),
 ]

@@ -1,4 +1,4 @@
-"""Worker processes that make a class's PDF pieces on every CPU (`pdf.write_documents` with jobs > 1).
+"""Worker processes that make a class's PDF pieces on every CPU, or on one (`pdf.write_documents`).
 
 Each worker does its share end to end. It is handed a small description of the class (the bank
 file and its SHA-256, the item ids, the master seed, the number of students: `ClassRecipe`) and the
@@ -7,7 +7,7 @@ of students). It loads the bank itself, as the main process did (`banks.load(pat
 the same files, the same trust rules, its plugins imported in the worker; the notice that a bank
 runs plugin code is said once, by the main process, and not again by each worker), builds those
 students' variants from their seeds, writes the Typst source and compiles it
-(`pdf_piece.make_piece`, the very function the main process runs with one job), and sends the PDF back.
+(`pdf_piece.make_piece`, the very function the main process runs for a small export), and sends the PDF back.
 The main process only joins the pieces, in order, as they come (`pdfjoin`), so the bytes are the
 same whatever the number of workers. An earlier design that built the variants and the Typst source
 in the main process and shipped them to workers was slower than one process: that work was more

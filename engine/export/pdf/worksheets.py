@@ -11,12 +11,16 @@ does not grow with the class. The pieces are joined, in order, into the output f
 (`pdfjoin.PdfJoin`, which streams). The piece boundaries depend on the class alone and the join
 takes the pieces in order, so the bytes are the same whatever ``jobs`` is.
 
-With ``jobs`` above 1 the pieces are made by worker processes (`pdf_workers`): each is told only
-which bank, items, seed and students a piece holds, and builds those students' variants, the Typst
-source and the PDF itself, so every part of the work but the join runs on every CPU. (The `typst`
-wheel holds the GIL while it compiles, so threads in one process take turns: measured, no faster
-than one.) With ``jobs`` 1, or an export too small to be worth starting processes for, the pieces
-are made one after another in this process, by the same function.
+The pieces are made by worker processes (`pdf_workers`): each is told only which bank, items, seed
+and students a piece holds, and builds those students' variants, the Typst source and the PDF
+itself, so every part of the work but the join runs on every CPU. (The `typst` wheel holds the GIL
+while it compiles, so threads in one process take turns: measured, no faster than one.) With
+``jobs`` 1 there is one worker: not for speed but for memory, since Typst keeps what it has laid
+out for as long as its process lives (the wheel has no way to free it), and a worker is replaced
+once its memory has grown, where this process, joining the whole class, would grow with it. An
+export too small to be worth starting a process for, or one the workers could not rebuild (no
+bank to load, sheets that are not the plan's), is made one piece after another in this process,
+by the same function.
 """
 
 from __future__ import annotations
@@ -60,6 +64,12 @@ them (the fork server's interpreter with numpy, pydantic and Typst, then in each
 and Typst's first compile) costs about as much as compiling six pieces of six questions for four
 students (measured on two CPUs: 30 students, ten pieces, took 1.0 s of CPU in this process alone
 and 1.45 s with two workers, and no less time), so a small export is made faster in this process alone."""
+LONE_WORKER_MIN_PIECES = 24
+"""With one job, a worker of its own is started only for an export of at least this many pieces.
+It is there for memory, not speed: Typst keeps what it has laid out (roughly 9 MB a piece) in the
+process that compiled it, which is replaced as that grows; this process, joining the whole class,
+would grow with it (426 MiB for the whole bank at 300 students, against a budget of 400). A shorter
+export leaves this process little to keep and is made faster here, without a process to start."""
 
 
 def piece_students(plan: ClassPlan, style: KeyStyle | None = None) -> int:
@@ -172,12 +182,15 @@ def write_documents(
     """Make each document in pieces and write it, joined in order, to ``open_file(name)``.
 
     ``jobs``: pieces made at once, by as many worker processes (default: every CPU, see
-    `default_jobs`). Workers rebuild the class from a description, so they need ``bank``, the
-    reference the plan's bank was loaded by (`attnquiz.engine.bank.finding.load(bank, plugins=True)`),
-    and the plan's own sheets (`ClassSheets`); without them, or for a small export, the pieces are
-    made in this process. A file is opened at its first piece and closed after its last (a split
-    class of a thousand students never has two thousand files open). A document of one piece is
-    written exactly as Typst made it (tagged PDF); a longer one is joined, its tags merged.
+    `default_jobs`); with 1, by one worker, which is replaced as Typst's memory grows, so that this
+    process never compiles and its memory stays flat. Workers rebuild the class from a description,
+    so they need ``bank``, the reference the plan's bank was loaded by
+    (`attnquiz.engine.bank.finding.load(bank, plugins=True)`), and the plan's own sheets
+    (`ClassSheets`); without them, or for an export of fewer than `MIN_PIECES_PER_WORKER` pieces,
+    the pieces are made in this process. A file is opened at its first piece and closed after its
+    last (a split class of a thousand students never has two thousand files open). A document of
+    one piece is written exactly as Typst made it (tagged PDF); a longer one is joined, its tags
+    merged.
     ``sheets`` defaults to the plan's. SIGTERM while this runs (in the main thread) stops it as
     Ctrl-C does: workers stopped, no file left, `Terminated` raised.
     """
@@ -191,13 +204,17 @@ def write_documents(
     order = list(pieces(docs, len(chosen)))
     total = len(order)
     workers = min(jobs, total // MIN_PIECES_PER_WORKER)
+    if workers == 1 and total < LONE_WORKER_MIN_PIECES:
+        workers = 0  # a lone worker is for memory: a short export is made here, and faster
     if progress is not None:
         progress(0, total)
     with _Outputs(docs, open_file, len(chosen)) as outputs, terminated_as_exception():
         recipe = None
-        if workers > 1 and bank is not None and given is plan.sheets:
+        # One worker too (jobs 1, a long export): Typst's memory then grows in a process that is
+        # replaced, not here.
+        if workers >= 1 and bank is not None and given is plan.sheets:
             from attnquiz.engine.export.pdf import (
-                workers as pdf_workers,  # the process pool, only for jobs above 1
+                workers as pdf_workers,  # the process pool, only for an export worth a process
             )
 
             recipe = pdf_workers.recipe(plan, bank)

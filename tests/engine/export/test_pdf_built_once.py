@@ -1,5 +1,6 @@
-"""Issue 28: made in one process (``--jobs 1``), the worksheets and the key of a PDF export build each
-student's variants once, with the same bytes as when each document built its own."""
+"""Issue 28: made in one process (here: no bank for a worker to rebuild the class from), the
+worksheets and the key of a PDF export build each student's variants once, with the same bytes as
+when each document built its own."""
 
 from __future__ import annotations
 

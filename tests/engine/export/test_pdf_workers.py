@@ -1,10 +1,13 @@
-"""PDF pieces made by worker processes (`pdf_workers`): the same bytes with one job or several, the
-bank's plugins loaded in every worker and announced once, and every way an export can end (a variant
-that cannot be built, a worker killed, Ctrl-C, SIGTERM, the export itself killed) ending cleanly: one
-line, no file under a final name, no temporary file, no process left behind."""
+"""PDF pieces made by worker processes (`pdf_workers`): the same bytes made in this process, by one
+worker (one job) or by several, the bank's plugins loaded in every worker and announced once, and
+every way an export can end (a variant that cannot be built, a worker killed, Ctrl-C, SIGTERM, the
+export itself killed) ending cleanly: one line, no file under a final name, no temporary file, no
+process left behind."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import signal
@@ -15,11 +18,13 @@ import time
 import uuid
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import pytest
 
 from attnquiz.engine.bank import finding as banks
 from attnquiz.engine.export import files
+from attnquiz.engine.export.pdf import piece as pdf_piece
 from attnquiz.engine.export.pdf import workers as pdf_workers
 from attnquiz.engine.export.pdf import worksheets as pdf
 from attnquiz.engine.plan.class_plan import ClassPlan, ExportError, plan_class, student_seed
@@ -47,25 +52,126 @@ def _folder(path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
 
 
-def test_thirty_students_give_the_same_bytes_with_one_job_or_two_worker_processes(
-    tmp_path: Path, worker_pids: list[int], monkeypatch: pytest.MonkeyPatch
+@pytest.fixture
+def pool_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of workers of each pool the exports of a test start."""
+    sizes: list[int] = []
+    real_init = pdf_workers.Workers.__init__
+
+    def init(self: pdf_workers.Workers, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        sizes.append(self.count)
+
+    monkeypatch.setattr(pdf_workers.Workers, "__init__", init)
+    return sizes
+
+
+def test_thirty_students_give_the_same_bytes_made_here_by_one_worker_or_by_two(
+    tmp_path: Path, worker_pids: list[int], pool_sizes: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Workers however few the pieces (the grid's ten would otherwise be made in this process).
     monkeypatch.setattr(pdf, "MIN_PIECES_PER_WORKER", 1)
+    monkeypatch.setattr(pdf, "LONE_WORKER_MIN_PIECES", 1)
     plan = plan_class(banks.load("week1", plugins=True), students=30, master_seed=2026, count=6)
     outputs = {}
-    for jobs in (1, 2):
+    # Without its bank the class cannot be rebuilt by a worker: made in this process.
+    for made_by, jobs, bank in (("here", 1, None), ("one worker", 1, "week1"), ("two workers", 2, "week1")):
         for key in ("full", "grid"):
-            folder = tmp_path / f"{jobs}-{key}"
-            started = len(worker_pids)
-            files.write(plan, "pdf", folder, key=key, jobs=jobs, bank="week1")
-            # One job starts no process; two start two (and more, as workers past their memory leave).
-            assert (len(worker_pids) > started + 1) == (jobs == 2)
-            outputs[jobs, key] = _folder(folder)
+            folder = tmp_path / f"{made_by}-{key}"
+            started, pools = len(worker_pids), len(pool_sizes)
+            files.write(plan, "pdf", folder, key=key, jobs=jobs, bank=bank)
+            # Made here, no process; else a pool of ``jobs`` workers (and more processes started, as
+            # workers past their memory leave and are replaced).
+            assert pool_sizes[pools:] == ([] if bank is None else [jobs])
+            assert (len(worker_pids) > started) == (bank is not None)
+            outputs[made_by, key] = _folder(folder)
     assert os.getpid() not in worker_pids
-    assert outputs[1, "full"] == outputs[2, "full"]
-    assert outputs[1, "grid"] == outputs[2, "grid"]
-    assert sorted(outputs[2, "grid"]) == ["key.pdf", "worksheets.pdf"]  # no temporary file left
+    for key in ("full", "grid"):
+        assert outputs["here", key] == outputs["one worker", key] == outputs["two workers", key]
+    assert sorted(outputs["two workers", "grid"]) == ["key.pdf", "worksheets.pdf"]  # no temporary file left
+
+
+def _in_memory(plan: ClassPlan, docs: list[pdf.Document], **options: Any) -> dict[str, bytes]:
+    """The files `pdf.write_documents` writes, by name."""
+    buffers: dict[str, io.BytesIO] = {}
+
+    def keep(name: str) -> contextlib.AbstractContextManager[BinaryIO]:
+        buffers[name] = io.BytesIO()
+        return contextlib.nullcontext(buffers[name])
+
+    pdf.write_documents(plan, docs, keep, **options)
+    return {name: buffer.getvalue() for name, buffer in buffers.items()}
+
+
+def test_with_one_job_a_large_export_is_compiled_by_one_worker_not_here(
+    monkeypatch: pytest.MonkeyPatch, worker_pids: list[int], pool_sizes: list[int]
+) -> None:
+    """One job is one worker, not this process: Typst keeps what it laid out for as long as the
+    process that compiled lives, and only a worker is replaced as that grows. Every piece is the
+    worker's, the first piece of the marking grid (made first, to learn its pages) too; the bytes
+    are those made here and those of two workers."""
+    plan = plan_class(banks.load("week1", plugins=True), students=41, master_seed=2026, count=6)
+    docs = pdf.documents(plan, "a4", "grid")
+    count = len(list(pdf.pieces(docs, 41)))
+    assert count >= 2 * pdf.MIN_PIECES_PER_WORKER
+    # As long as a lone worker is worth its start (fewer pieces are made here, see the next test).
+    monkeypatch.setattr(pdf, "LONE_WORKER_MIN_PIECES", count)
+    assert docs[1].continuous  # the grid: numbered across its pieces
+    assert docs[1].pieces(41) > 1
+    here = _in_memory(plan, docs, jobs=1)  # no bank: made in this process
+    assert worker_pids == []
+
+    def refused(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("Typst compiled a piece in the main process")
+
+    monkeypatch.setattr(pdf_piece, "compile_typst", refused)
+    assert _in_memory(plan, docs, jobs=1, bank="week1") == here
+    assert pool_sizes == [1]
+    assert worker_pids
+    assert os.getpid() not in worker_pids
+    assert _in_memory(plan, docs, jobs=2, bank="week1") == here
+    assert pool_sizes == [1, 2]
+
+
+def test_with_one_job_a_small_export_is_made_here(
+    monkeypatch: pytest.MonkeyPatch, worker_pids: list[int]
+) -> None:
+    """Fewer pieces than a worker is worth (`MIN_PIECES_PER_WORKER`), or than a lone worker is worth
+    (`LONE_WORKER_MIN_PIECES`): no process is started, with one job as with more; from the next
+    piece on, one worker."""
+    compiled: list[str] = []
+    real_compile = pdf_piece.compile_typst
+
+    def counted(source: str, **kwargs: Any) -> bytes:
+        compiled.append(source)
+        return real_compile(source, **kwargs)
+
+    monkeypatch.setattr(pdf_piece, "compile_typst", counted)
+    bank = banks.load("week1", plugins=True)
+    small = plan_class(bank, students=8, master_seed=1, count=6)  # two pieces of four students
+    assert len(list(pdf.pieces(pdf.documents(small, "a4", None), 8))) == 2
+    big = plan_class(bank, students=12, master_seed=1, count=6)  # three pieces
+    for lone in (3, pdf.LONE_WORKER_MIN_PIECES):
+        monkeypatch.setattr(pdf, "MIN_PIECES_PER_WORKER", 3)
+        monkeypatch.setattr(pdf, "LONE_WORKER_MIN_PIECES", lone)
+        for jobs in (1, 2):
+            pdf.worksheets(small, small.sheets, jobs=jobs, bank="week1")
+        assert worker_pids == []
+        assert len(compiled) == 2 * 2
+        pdf.worksheets(
+            big, list(big.sheets), jobs=1, bank="week1"
+        )  # sheets given: no worker could rebuild them
+        assert worker_pids == []
+        compiled.clear()
+        pdf.worksheets(big, big.sheets, jobs=1, bank="week1")
+        if lone == 3:  # three pieces: as many as one worker is worth
+            assert compiled == []
+            assert worker_pids
+        else:  # the shipped threshold: three pieces are made here
+            assert len(compiled) == 3
+            assert worker_pids == []
+        compiled.clear()
+        worker_pids.clear()
 
 
 def test_the_pieces_come_in_order_and_whole_whatever_the_workers_do(monkeypatch: pytest.MonkeyPatch) -> None:
