@@ -16,6 +16,7 @@ Only the standard library is imported here: this runs before every command, `qui
 from __future__ import annotations
 
 import codecs
+import functools
 import io
 import os
 import re
@@ -66,9 +67,12 @@ _ASCII = {
     "Π": "Pi", "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
 }  # fmt: skip
 
+
 # What a root applies to when it has no brackets: a name with its scripts (√dₖ, √2, √d_model).
 # A full stop belongs to it only inside a number (√2.5), never at the end of a sentence (√dₖ.).
-_ROOT_ATOM = re.compile(r"(?:[\wᵀ′" + "".join(_SUBSCRIPTS) + "".join(_SUPERSCRIPTS) + r"]|\.(?=\d))+")
+@functools.cache
+def _root_atom() -> re.Pattern[str]:
+    return re.compile(r"(?:[\wᵀ′" + "".join(_SUBSCRIPTS) + "".join(_SUPERSCRIPTS) + r"]|\.(?=\d))+")
 
 
 def _scripts(text: str, start: int, table: dict[str, str], marker: str) -> tuple[str, int]:
@@ -95,7 +99,7 @@ def _one(text: str, start: int) -> tuple[str, int]:
         return _scripts(text, start, _SUBSCRIPTS, "_")
     if ch in "√∛∜":
         name = _ASCII[ch]
-        atom = _ROOT_ATOM.match(text, start + 1)
+        atom = _root_atom().match(text, start + 1)
         if atom is None:
             return name, start + 1  # √(x + 1) → sqrt(x + 1)
         return f"{name}({to_ascii(atom.group())})", atom.end()
@@ -200,18 +204,21 @@ def prepare_streams() -> None:
         sys.stdin.reconfigure(errors="replace")
 
 
-_CONTROL = re.compile(
-    # An escape sequence as a whole (CSI ... final byte; OSC/DCS/APC/PM/SOS ... BEL or ST, or up to
-    # the next space when rich already took its BEL; ESC x), so that nothing of it is left behind;
-    # then any other control character: C0 but tab and newline, DEL, C1, and the bidirectional
-    # overrides that reorder what a reader sees.
-    r"\x1b\[[0-?]*[ -/]*[@-~]?"
-    r"|\x1b[\]P^_X](?:[^\x07\x1b]*(?:\x07|\x1b\\)|\S*)"
-    r"|\x9b[0-?]*[ -/]*[@-~]?"
-    r"|[\x90\x9d\x9e\x9f](?:[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\S*)"
-    r"|\x1b[ -~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
-)
+@functools.cache
+def _control() -> re.Pattern[str]:
+    # Compiled when first needed: most text is printable, and is returned before it is searched.
+    return re.compile(
+        # An escape sequence as a whole (CSI ... final byte; OSC/DCS/APC/PM/SOS ... BEL or ST, or up to
+        # the next space when rich already took its BEL; ESC x), so that nothing of it is left behind;
+        # then any other control character: C0 but tab and newline, DEL, C1, and the bidirectional
+        # overrides that reorder what a reader sees.
+        r"\x1b\[[0-?]*[ -/]*[@-~]?"
+        r"|\x1b[\]P^_X](?:[^\x07\x1b]*(?:\x07|\x1b\\)|\S*)"
+        r"|\x9b[0-?]*[ -/]*[@-~]?"
+        r"|[\x90\x9d\x9e\x9f](?:[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\S*)"
+        r"|\x1b[ -~]?"
+        r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+    )
 
 
 def strip_control(text: str) -> str:
@@ -220,9 +227,9 @@ def strip_control(text: str) -> str:
     Bank text, history rows and what a user typed are data: an OSC 52 clipboard write, a cursor
     move or a carriage return in them must not reach the terminal as a command.
     """
-    if text.isprintable() or not _CONTROL.search(text):
+    if text.isprintable() or not _control().search(text):
         return text
-    return _CONTROL.sub("", text)
+    return _control().sub("", text)
 
 
 PLAIN_ENV = "QUIZ_PLAIN"
@@ -244,14 +251,16 @@ def set_plain() -> None:
     os.environ[PLAIN_ENV] = "1"
 
 
-_BOX = re.compile("[\u2500-\u259f]")
+@functools.cache
+def _box() -> re.Pattern[str]:
+    return re.compile("[\u2500-\u259f]")  # compiled when first needed: under --plain only
 
 
 def unboxed(text: str) -> str:
     """``text`` with box-drawing and block characters (U+2500–U+259F) spelled in ASCII (─ → -)."""
-    if not _BOX.search(text):
+    if not _box().search(text):
         return text
-    return _BOX.sub(lambda m: _ASCII.get(m.group(), " "), text)
+    return _box().sub(lambda m: _ASCII.get(m.group(), " "), text)
 
 
 __all__ = [

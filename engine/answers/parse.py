@@ -371,9 +371,16 @@ _NUMBER_NO_EXPONENT = (
 )
 _REST = r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<pow>\*\*)|(?P<single>[-+*/^%()\[\]{},;\n√π])"
 _REST += r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)|(?P<space> +)|(?P<bad>.)"
-_TOKEN_GROUPED = re.compile(rf"(?P<num>{_NUMBER_GROUPED}){_REST}", re.DOTALL)
-_TOKEN_PLAIN = re.compile(rf"(?P<num>{_NUMBER_PLAIN}){_REST}", re.DOTALL)
-_TOKEN_NO_EXPONENT = re.compile(rf"(?P<num>{_NUMBER_NO_EXPONENT}){_REST}", re.DOTALL)
+
+
+@functools.cache
+def _token_pattern(*, grouping: bool, exponents: bool) -> re.Pattern[str]:
+    """The tokenizer's pattern for this reading, compiled when first used: each is a large pattern
+    (about a millisecond to compile), and a command reads one kind of answer."""
+    number = _NUMBER_NO_EXPONENT if not exponents else _NUMBER_GROUPED if grouping else _NUMBER_PLAIN
+    return re.compile(rf"(?P<num>{number}){_REST}", re.DOTALL)
+
+
 _SINGLE: dict[str, TokenKind] = {
     "+": "op", "-": "op", "*": "op", "/": "op", "^": "op", "%": "op",
     "(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close",
@@ -390,7 +397,7 @@ def tokenize(text: str, *, grouping: bool, exponents: bool = True) -> list[Token
     """
     tokens: list[Token] = []
     space = False
-    pattern = _TOKEN_NO_EXPONENT if not exponents else _TOKEN_GROUPED if grouping else _TOKEN_PLAIN
+    pattern = _token_pattern(grouping=grouping and exponents, exponents=exponents)
     for m in pattern.finditer(text):
         kind, piece, pos = m.lastgroup, m.group(), m.start()
         if kind == "space":
