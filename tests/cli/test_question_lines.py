@@ -100,9 +100,11 @@ def test_a_question_and_its_answer_print_what_rich_prints(
     light_paths = 0
     shown = questions(bank)
     for question in shown:
-        light, drawn = both(
-            monkeypatch, lambda out, shown_now=question: draw_shown(out, shown_now, with_answer=True), setting
-        )
+
+        def draw(out: Writer, question: Question = question) -> None:
+            draw_shown(out, question, with_answer=True)
+
+        light, drawn = both(monkeypatch, draw, setting)
         if light is not None:
             light_paths += 1
             assert light == drawn, question.item_id

@@ -41,7 +41,7 @@ def attempt(position: int = 1, **changes: object) -> Attempt:
         seconds=12.5,
         at=T0,
     )
-    return replace(base, **changes)  # type: ignore[arg-type]
+    return replace(base, **changes)
 
 
 def card(reviews: int = 1, **changes: object) -> CardRecord:
@@ -54,7 +54,7 @@ def card(reviews: int = 1, **changes: object) -> CardRecord:
         created=T0,
         reviews=reviews,
     )
-    return replace(base, **changes)  # type: ignore[arg-type]
+    return replace(base, **changes)
 
 
 @pytest.fixture
