@@ -142,6 +142,10 @@ class RichLines:
         """The variant's figures that belong ``where``, drawn for the terminal."""
         print_figures(self.target, question, where, indent=indent)
 
+    def rule(self, title: str) -> None:
+        """A section heading (`rule`)."""
+        rule(self.target, title)
+
 
 def print_question(
     target: Console, question: Question, *, variant: bool = True, seed: bool = True, note: bool = True

@@ -10,12 +10,15 @@ a rich renderable without rich's padding. Below `attnquiz.display` and
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
-from rich.console import Console, RenderableType
 from rich.text import Text
 
 from attnquiz.line_breaks import NBSP, line_spans
 from attnquiz.terminal import can_encode, to_ascii
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
 
 
 def fold(text: Text | str, width: int, *, hang: int = 0) -> Text:

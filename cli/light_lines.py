@@ -1,7 +1,7 @@
 """Styled lines printed without rich's console, byte for byte as `attnquiz.display`'s console prints them.
 
-`quiz list BANK`, `quiz show` and `quiz answer` are typed often and print a few dozen lines in a
-few styles; importing rich's console would cost them more than a tenth of their start-up (a third
+`quiz list BANK`, `quiz show`, `quiz answer` and the first question of `quiz run` are typed often
+and print a few dozen lines in a few styles; importing rich's console would cost them more than a tenth of their start-up (a third
 of `quiz list`'s, issue 43). This writer folds, styles and cleans text exactly as
 `attnquiz.folding.put` and `attnquiz.display.TerminalConsole` do, and it declines wherever it
 cannot be sure of printing the same bytes: on Windows, in a notebook or IDLE, for a style other
@@ -194,6 +194,19 @@ class LightLines:
                 shown = unboxed(shown)
             out.append(f"\x1b[{codes}m{shown}\x1b[0m" if self._styled and codes and shown else shown)
         return "".join(out)
+
+    def rule(self, title: str) -> None:
+        """A section heading as `attnquiz.display.rule` draws it: the title alone under ``--plain``,
+        folded and dim where a rule would cut it, else rich's left-aligned ``Rule``: the title, a
+        space, then dim line characters to the width ("-" where the output is not Unicode)."""
+        if self._plain:
+            self.put([(title, "")])
+        elif self.width < len(title) + 4:
+            self.put([(title, "dim")], hang=2)
+        else:
+            encoding = (getattr(self._stream, "encoding", None) or "utf-8").lower()
+            line = "─" if encoding.startswith("utf") else "-"
+            self.line([(title + " ", ""), (line * (self.width - cell_len(title) - 1), "dim")])
 
     def text(self) -> str | None:
         """Everything to print, each line ended by a newline; None where rich must print it."""

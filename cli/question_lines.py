@@ -64,6 +64,9 @@ class Writer(Protocol):
     def figures(self, question: Question, where: str, *, indent: int = 0) -> None:
         """The variant's figures that belong ``where`` ("prompt" or "solution")."""
 
+    def rule(self, title: str) -> None:
+        """A section heading (`attnquiz.display.rule`): a dim rule with ``title`` at its left."""
+
 
 def combined(base: str, over: str) -> str:
     """The style rich gives text styled ``over`` inside text styled ``base``: attributes of both,

@@ -1,5 +1,9 @@
 """Everything a practice, exam or review session shows, drawn with rich; `attnquiz.session_loop` decides when.
 
+The session's opening and its questions are drawn by `attnquiz.session_lines`, without rich's
+console while the session has not needed it yet (the first question of `quiz run`, issue 43):
+rich's console is made when first used (`SessionView.console`).
+
 Colour only appears on a terminal without NO_COLOR (rich's own rules); piped output is plain text
 that fits the console width (80 columns when it is not a terminal). Warnings go to stderr so that
 piped and JSON output stay clean.
@@ -10,18 +14,27 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from attnquiz import display
 from attnquiz.folding import print_table, put
 from attnquiz.line_breaks import NBSP
-from attnquiz.question_lines import STYLES, grade_remarks, score_text, variant_label
+from attnquiz.question_lines import STYLES, grade_remarks, score_text
+from attnquiz.session_lines import (
+    EXAM_HELP,
+    PRACTICE_HELP,
+    draw_header,
+    draw_question_screen,
+    duration,
+)
 from attnquiz.terminal import plain_mode
 from attnquiz.wording import LABELS, MARKS, SEP, clock, when
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console
+    from rich.table import Table
+
     from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.exam_state import SavedExam
     from attnquiz.engine.practice.history_records import DayStats, GroupStats, MistakeStats
@@ -30,6 +43,7 @@ if TYPE_CHECKING:
     from attnquiz.engine.practice.session_state import Slot
     from attnquiz.engine.practice.session_summary import Summary, SummaryRow
     from attnquiz.engine.variant import Question
+    from attnquiz.question_lines import Writer
 
 __all__ = [
     "LABELS",
@@ -46,62 +60,53 @@ __all__ = [
 ]
 
 
-def _keys(*pairs: str) -> str:
-    # Each key stays beside its word when the line is folded: "? hint", never "?" then "hint".
-    return " · ".join(pair.replace(" ", NBSP, 1) for pair in pairs)
-
-
-PRACTICE_HELP = "Type your answer and press Enter.  " + _keys("? hint", "s skip", "q quit", "h help")
-EXAM_HELP = "Exam: no feedback until you submit.  " + _keys(
-    "n next", "b back", "g N go", "l list", "submit", "h help"
-)
-# Said in the exam banner: there b, n, l are commands on every question, choice questions included.
-EXAM_LETTERS = "A command letter is never an answer: to choose option B alone, type (b)."
-
-
 def _score(value: float) -> str:
     return score_text(value)
-
-
-def _duration(seconds: float) -> str:
-    total = round(seconds)
-    minutes, secs = divmod(total, 60)
-    hours, minutes = divmod(minutes, 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {secs:02d} s" if secs else f"{minutes} min"
-    return f"{secs} s"
 
 
 class SessionView:
     """Draws a session on ``console``; ``errors`` receives warnings (stderr by default)."""
 
     def __init__(self, console: Console | None = None, errors: Console | None = None) -> None:
-        self.console = console or display.console
-        self.errors = errors or display.errors
+        self._console = console
+        self._errors = errors
+
+    @property
+    def console(self) -> Console:
+        """Where the session is drawn: rich's console, made when first needed (`attnquiz.display`)."""
+        if self._console is None:
+            from attnquiz import display
+
+            self._console = display.console
+        return self._console
+
+    @property
+    def errors(self) -> Console:
+        """Where warnings go: rich's console for standard error, made when first needed."""
+        if self._errors is None:
+            from attnquiz import display
+
+            self._errors = display.errors
+        return self._errors
+
+    def _draw(self, draw: Callable[[Writer], None]) -> None:
+        """Draw on standard output without rich while nothing has needed rich's console yet (the
+        session's opening and its first question, issue 43) and the light writer prints rich's very
+        bytes; on rich's console otherwise."""
+        if self._console is None:
+            from attnquiz.light_lines import print_without_rich
+
+            if print_without_rich(draw):
+                return
+        from attnquiz.display import RichLines
+
+        draw(RichLines(self.console))
 
     # -- framing --------------------------------------------------------------------------------
 
     def header(self, plan: Plan, *, history: str | None) -> None:
         """The bank title, the mode, the number of questions and the seed (so the session can be repeated)."""
-        c = self.console
-        put(c, plan.title, style="bold")
-        facts = [plan.mode.capitalize(), f"{len(plan)} question{'s' if len(plan) != 1 else ''}"]
-        if plan.mode == "review":
-            pass  # a review is chosen by what is due, so its seed repeats nothing useful
-        elif any(p.seed is None for p in plan.questions):
-            facts.append("the past papers' own questions")
-        else:
-            facts.append(f"seed {plan.seed}")
-        if plan.time_limit is not None:
-            facts.append(f"time {_duration(plan.time_limit)}")
-        put(c, " · ".join(facts), style="dim")
-        if history is None:
-            self.note("History is off for this session: answers are not saved.")
-        self.note(EXAM_HELP if plan.mode == "exam" else PRACTICE_HELP)
-        if plan.mode == "exam":
-            self.note(EXAM_LETTERS)
+        self._draw(lambda out: draw_header(out, plan, history=history))
 
     def help(self, *, exam: bool, choice: bool) -> None:
         """Every command of the prompt."""
@@ -169,17 +174,7 @@ class SessionView:
 
     def question(self, session: Session, slot: Slot, question: Question) -> None:
         """A question: its number, source, prompt, options and the precision asked for."""
-        c = self.console
-        title = f"Question {slot.position} of {len(session.slots)}"
-        if slot.planned.reason:
-            title += f" · {slot.planned.reason}"
-        # The code (not the seed) is what rebuilds this variant: quiz show BANK ITEM --code CODE.
-        title += f" · {variant_label(question, seed=False)}".replace(NBSP, " ")
-        c.print()
-        display.rule(c, title)
-        display.print_question(c, question, variant=False, note=False)
-        if session.exam and slot.answered:
-            put(c, Text.assemble(("Your answer: ", "dim"), slot.response))
+        self._draw(lambda out: draw_question_screen(out, session, slot, question))
 
     def echo(self, line: str) -> None:
         """The response read from a pipe, so that the transcript reads like a session."""
@@ -209,6 +204,8 @@ class SessionView:
 
     def invalid(self, grade: Grade, response: str = "") -> None:
         """Why a response could not be read (it cost nothing)."""
+        from attnquiz import display
+
         display.print_grade(self.console, grade, response)
 
     def feedback(
@@ -223,6 +220,7 @@ class SessionView:
         """Correct, partly right or wrong, the named mistake, how the answer was read, the answer
         (``answer``, or the question's whole answer), and when the item comes back for review (when
         the history keeps it)."""
+        from attnquiz import display
         from attnquiz.engine.answers.kinds import ExplainAnswer
 
         c = self.console
@@ -254,6 +252,8 @@ class SessionView:
         A question without worked steps (a concept question's is its model answer, shown already)
         says so rather than print an empty heading.
         """
+        from attnquiz import display
+
         c = self.console
         if not has_solution(question):
             self.note("This question has no worked solution: its model answer and key points are above.")
@@ -266,6 +266,7 @@ class SessionView:
     def skipped(self, question: Question, next_due: datetime | None = None) -> None:
         """A skipped practice question, with its answer (a learner skips to find out): a concept
         question's model answer and key points rendered, as after an answer."""
+        from attnquiz import display
         from attnquiz.engine.answers.kinds import ExplainAnswer
 
         if isinstance(question.answer, ExplainAnswer):
@@ -302,6 +303,7 @@ class SessionView:
     def exam_results(self, session: Session, *, solutions: str) -> None:
         """After submission: each question not fully right, with the answer, the feedback and the solution
         (a concept question: the typed answer, then the model answer and its key points)."""
+        from attnquiz import display
         from attnquiz.engine.answers.kinds import ExplainAnswer
 
         c = self.console
@@ -366,6 +368,8 @@ class SessionView:
 
     def summary(self, summary: Summary) -> None:
         """Score, time, a row per question, topics to revisit, and the commands to go on with."""
+        from attnquiz import display
+
         c = self.console
         c.print()
         endings = {
@@ -382,7 +386,7 @@ class SessionView:
         elif not summary.out_of:
             # Only concept questions (answered, or skipped): no score to give, only what was rated.
             n = len(summary.rows)
-            took = _duration(summary.seconds).replace(" ", NBSP)
+            took = duration(summary.seconds).replace(" ", NBSP)
             line = Text(f"{n} concept question{'s' if n != 1 else ''}", style="bold")
             line.append(f"{SEP}self-rated, never scored{SEP}{took}")
             put(c, line)
@@ -391,7 +395,7 @@ class SessionView:
             percent = 100 * summary.score / summary.out_of if summary.out_of else 0.0
             line = Text()
             line.append(f"Score {_score(summary.score)} / {summary.out_of}", style="bold")
-            took = _duration(summary.seconds).replace(" ", NBSP)
+            took = duration(summary.seconds).replace(" ", NBSP)
             line.append(f"  ({percent:.0f}{NBSP}%){SEP}{summary.correct} correct{SEP}{took}")
             asked = len(summary.rows)
             if summary.planned > asked:
@@ -438,7 +442,7 @@ class SessionView:
                 outcome.append_text(self._result(row))
                 if row.mistake:
                     outcome.append(f"{SEP}{row.mistake}", style="yellow")
-                outcome.append(f"{SEP}{_duration(row.seconds)}", style="dim")
+                outcome.append(f"{SEP}{duration(row.seconds)}", style="dim")
                 put(c, outcome, hang=3)
         else:
             print_table(c, self._rows_table(summary))
@@ -459,6 +463,8 @@ class SessionView:
         return Text(f"{MARKS[row.status]} {_score(row.score)}", style=STYLES[row.status])
 
     def _rows_table(self, summary: Summary) -> Table:
+        from rich.table import Table
+
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         table.add_column("#", justify="right")
         # The item, not the source: several items share a source, and --item takes these names.
@@ -472,7 +478,7 @@ class SessionView:
             cells: list[str | Text] = [str(row.position), row.item, self._result(row)]
             if mistakes:
                 cells.append(row.mistake or "")
-            table.add_row(*cells, _duration(row.seconds))
+            table.add_row(*cells, duration(row.seconds))
         return table
 
     # -- statistics -----------------------------------------------------------------------------
@@ -489,6 +495,8 @@ class SessionView:
         history: str,
     ) -> None:
         """Attempts, accuracy and due reviews per bank and topic, frequent mistakes, and the last days."""
+        from rich.table import Table
+
         c = self.console
         if not banks:
             c.print(Text(f"No attempts yet in {history}.", style="dim"))
