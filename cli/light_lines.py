@@ -1,16 +1,15 @@
 """Styled lines printed without rich's console, byte for byte as `attnquiz.display`'s console prints them.
 
 `quiz list BANK`, `quiz show`, `quiz answer` and the first question of `quiz run` are typed often
-and print a few dozen lines in a few styles; importing rich's console would cost them more than a tenth of their start-up (a third
-of `quiz list`'s, issue 43). This writer folds, styles and cleans text exactly as
-`attnquiz.folding.put` and `attnquiz.display.TerminalConsole` do, and it declines wherever it
-cannot be sure of printing the same bytes: on Windows, in a notebook or IDLE, for a style other
-than bold, dim, italic and the eight standard colours, for text holding a tab or other
-non-printing character (rich expands or strips them; a newline starts a line, as in `fold`), for
-a line wider than the terminal (rich would fold it again), and for bank Markdown holding a table,
-a code block or an image, or a figure to draw. Then `text` gives None and the caller draws with
-rich. Tests compare the two over widths, encodings and
-the variables that decide colour.
+and print a few dozen lines in a few styles; importing rich's console would cost them more than a
+tenth of their start-up (a third of `quiz list`'s, issue 43). This writer folds, styles and cleans
+text exactly as `attnquiz.folding.put` and `attnquiz.display.TerminalConsole` do, and it declines
+wherever it cannot be sure of printing the same bytes: on Windows, in a notebook or IDLE, for a
+style other than bold, dim, italic and the eight standard colours, for text holding a tab or other
+non-printing character (rich expands or strips them; a newline starts a line, as in `fold`), for a
+line wider than the terminal (rich would fold it again), and for bank Markdown holding a table, a
+code block or an image, or a figure to draw. Then `text` gives None and the caller draws with rich.
+Tests compare the two over widths, encodings and the variables that decide colour.
 """
 
 from __future__ import annotations
