@@ -14,9 +14,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-
-from attnquiz.folding import print_table, put
 from attnquiz.line_breaks import NBSP
 from attnquiz.question_lines import STYLES, grade_remarks, score_text
 from attnquiz.session_lines import (
@@ -34,6 +31,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from attnquiz.engine.grading.outcome import Grade
     from attnquiz.engine.practice.exam_state import SavedExam
@@ -110,6 +108,8 @@ class SessionView:
 
     def help(self, *, exam: bool, choice: bool) -> None:
         """Every command of the prompt."""
+        from attnquiz.folding import put
+
         lines = ["Commands at the prompt:"]
         if exam:
             lines += [
@@ -160,6 +160,10 @@ class SessionView:
         Folded only on a screen: piped or logged, a warning stays one line, so that it greps and
         the command it may give (``quiz show … --seed N``) is copied whole.
         """
+        from rich.text import Text
+
+        from attnquiz.folding import put
+
         line = f"quiz: warning: {message}"
         if self.errors.is_terminal:
             put(self.errors, line, style="yellow")
@@ -168,6 +172,8 @@ class SessionView:
 
     def note(self, message: str) -> None:
         """A short dim line (a hint that is not available, a saved exam answer, ...)."""
+        from attnquiz.folding import put
+
         put(self.console, message, style="dim")
 
     # -- questions ------------------------------------------------------------------------------
@@ -178,6 +184,10 @@ class SessionView:
 
     def echo(self, line: str) -> None:
         """The response read from a pipe, so that the transcript reads like a session."""
+        from rich.text import Text
+
+        from attnquiz.folding import put
+
         put(self.console, Text.assemble(("› ", "dim"), line), hang=2)
 
     def resumed(self, saved: SavedExam) -> None:
@@ -188,7 +198,10 @@ class SessionView:
     def hint(self, text: str, step: int = 1, steps: int = 1) -> None:
         """The current question's next hint (``step`` of ``steps``: a hint, then the worked solution's
         steps but the last), or that there is none (left)."""
+        from rich.text import Text
+
         from attnquiz.engine.markup.plain import to_terminal
+        from attnquiz.folding import put
 
         if text:
             label = "Hint: " if steps <= 1 else f"Hint {step} of {steps}: "
@@ -200,6 +213,10 @@ class SessionView:
 
     def reading(self, formula: str) -> None:
         """How a formula answer is read, before it is graded."""
+        from rich.text import Text
+
+        from attnquiz.folding import put
+
         put(self.console, Text.assemble(("Read as: ", "bold"), (formula, "cyan")))
 
     def invalid(self, grade: Grade, response: str = "") -> None:
@@ -220,8 +237,11 @@ class SessionView:
         """Correct, partly right or wrong, the named mistake, how the answer was read, the answer
         (``answer``, or the question's whole answer), and when the item comes back for review (when
         the history keeps it)."""
+        from rich.text import Text
+
         from attnquiz import display
         from attnquiz.engine.answers.kinds import ExplainAnswer
+        from attnquiz.folding import put
 
         c = self.console
         if isinstance(question.answer, ExplainAnswer):
@@ -266,8 +286,11 @@ class SessionView:
     def skipped(self, question: Question, next_due: datetime | None = None) -> None:
         """A skipped practice question, with its answer (a learner skips to find out): a concept
         question's model answer and key points rendered, as after an answer."""
+        from rich.text import Text
+
         from attnquiz import display
         from attnquiz.engine.answers.kinds import ExplainAnswer
+        from attnquiz.folding import put
 
         if isinstance(question.answer, ExplainAnswer):
             put(self.console, Text("– Skipped.", style="dim"))
@@ -303,8 +326,11 @@ class SessionView:
     def exam_results(self, session: Session, *, solutions: str) -> None:
         """After submission: each question not fully right, with the answer, the feedback and the solution
         (a concept question: the typed answer, then the model answer and its key points)."""
+        from rich.text import Text
+
         from attnquiz import display
         from attnquiz.engine.answers.kinds import ExplainAnswer
+        from attnquiz.folding import put
 
         c = self.console
         c.print()
@@ -361,6 +387,8 @@ class SessionView:
 
     def time_up(self) -> None:
         """The exam's time ran out."""
+        from rich.text import Text
+
         self.console.print()
         self.console.print(Text("Time is up: the exam was submitted.", style="bold yellow"))
 
@@ -368,7 +396,10 @@ class SessionView:
 
     def summary(self, summary: Summary) -> None:
         """Score, time, a row per question, topics to revisit, and the commands to go on with."""
+        from rich.text import Text
+
         from attnquiz import display
+        from attnquiz.folding import put
 
         c = self.console
         c.print()
@@ -434,6 +465,10 @@ class SessionView:
 
     def _rows(self, c: Console, summary: Summary) -> None:
         """A row per question: a table, or stacked lines where a table would cut item names."""
+        from rich.text import Text
+
+        from attnquiz.folding import print_table, put
+
         if c.width < 60:
             # Too narrow for a table without cutting item names: a row per question, stacked.
             for row in summary.rows:
@@ -449,6 +484,8 @@ class SessionView:
         c.print()
 
     def _command(self, label: str, command: str) -> None:
+        from rich.text import Text
+
         self.console.print(Text(label, style="dim"))
         for line in command_lines(command, self.console.width):
             # Never re-wrapped by rich: the lines are shell continuations that paste as one command.
@@ -456,6 +493,8 @@ class SessionView:
 
     @staticmethod
     def _result(row: SummaryRow) -> Text:
+        from rich.text import Text
+
         if row.status in ("skipped", "unanswered"):
             return Text(f"{MARKS[row.status]} {row.status}", style=STYLES[row.status])
         if row.status == "unscored":
@@ -496,6 +535,9 @@ class SessionView:
     ) -> None:
         """Attempts, accuracy and due reviews per bank and topic, frequent mistakes, and the last days."""
         from rich.table import Table
+        from rich.text import Text
+
+        from attnquiz.folding import print_table, put
 
         c = self.console
         if not banks:
@@ -677,6 +719,8 @@ def _percent(group: GroupStats) -> str:
 def bar(fraction: float, width: int = 10) -> Text:
     """A small horizontal bar with the percentage, coloured by how good it is (under --plain the
     percentage alone)."""
+    from rich.text import Text
+
     if plain_mode():
         return Text(f"{100 * fraction:.0f} %")
     filled = round(max(0.0, min(1.0, fraction)) * width)

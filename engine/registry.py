@@ -15,7 +15,6 @@ signature rule is still checked when the function is registered, at import.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 import types
@@ -283,6 +282,8 @@ class Registry:
 
     def suggest(self, name: str) -> str | None:
         """The registered name closest to a misspelt one."""
+        import difflib  # only to suggest a name for one that is not found
+
         close = difflib.get_close_matches(name, list(self), n=1, cutoff=0.6)
         return close[0] if close else None
 
