@@ -512,13 +512,18 @@ store.close()
 
 
 def session_figures(quick: bool, home: Path) -> list[Figure]:
-    """In a session: from pressing Enter on an answer to the next question drawn and shown."""
-    env = environment(home)
+    """In a session: from pressing Enter on an answer to the next question drawn and shown.
+
+    Run by the normal install's interpreter (`bench.install`), as the start-up figures are: with
+    bytecode compiled at install, the first answer imports what `quiz run` imports then, not what
+    this checkout's interpreter compiles afresh after every change of the code."""
+    python = str(normal_install() / "bin" / "python")
+    env = installed_environment(home)
     count = 10 if quick else 30
     latencies: dict[str, list[float]] = {}
     for mode in ("cold", "warm"):
         with tempfile.TemporaryDirectory() as history:
-            out = run([sys.executable, "-c", _SESSION_CHILD, history, str(count), mode], env)
+            out = run([python, "-c", _SESSION_CHILD, history, str(count), mode], env)
         latencies[mode] = [float(line) for line in out.stdout.splitlines() if line.strip()]
     return [
         Figure(
