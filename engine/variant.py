@@ -87,7 +87,7 @@ class Variant(Struct, frozen=True):
         return (self.prompt, self.answer, self.solution, self.mistakes, self.inputs, self.hint, self.figures)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Variant and other._compared() == self._compared()
+        return type(other) is type(self) and other._compared() == self._compared()
 
     def __hash__(self) -> int:
         return hash(self._compared())  # a TypeError, as ``inputs`` is a dict: a variant is not hashed
@@ -289,7 +289,7 @@ class Question(Struct, frozen=True):
         )
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Question and other._compared() == self._compared()
+        return type(other) is type(self) and other._compared() == self._compared()
 
     def __hash__(self) -> int:
         return hash(self._compared())

@@ -1,12 +1,11 @@
 """Answer kinds: what a correct answer is, how close is close enough, and the recognisable wrong answers.
 
 Every kind is a frozen struct (msgspec's: made at import without compiling code, issue 43) holding
-plain Python values (no numpy), so that variants compare,
-hash and serialise the same way everywhere. Parsing a student's text is the job of
-`attnquiz.engine.answers.parse` and its readers, and scoring it is `attnquiz.engine.grading`'s;
-this module only says what the target is. How close is close enough is
-`attnquiz.engine.answers.tolerance`'s, and the plain values the kinds and their mistakes hold are
-`attnquiz.engine.answers.values`'.
+plain Python values (no numpy), so that variants compare, hash and serialise the same way
+everywhere. Parsing a student's text is the job of `attnquiz.engine.answers.parse` and its readers,
+and scoring it is `attnquiz.engine.grading`'s; this module only says what the target is. How close
+is close enough is `attnquiz.engine.answers.tolerance`'s, and the plain values the kinds and their
+mistakes hold are `attnquiz.engine.answers.values`'.
 """
 
 from __future__ import annotations
@@ -218,7 +217,7 @@ class ShapeAnswer(Struct, frozen=True):
         force_setattr(self, "symbols", tuple((str(n), v) for n, v in self.symbols) + implicit)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is ShapeAnswer and (other.dims, other.tolerance) == (self.dims, self.tolerance)
+        return type(other) is type(self) and (other.dims, other.tolerance) == (self.dims, self.tolerance)
 
     def __hash__(self) -> int:
         return hash((self.dims, self.tolerance))
@@ -457,7 +456,7 @@ class Part(Struct, frozen=True):
         return (self.label, self.prompt, self.answer, self.solution, self.mistakes, self.weight, self.uses)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Part and other._compared() == self._compared()
+        return type(other) is type(self) and other._compared() == self._compared()
 
     def __hash__(self) -> int:
         return hash(self._compared())

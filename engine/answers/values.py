@@ -32,7 +32,7 @@ class Formula(Struct, frozen=True):
 
     # Compared, hashed and shown by its text alone: the tree is how that text was read.
     def __eq__(self, other: object) -> bool:
-        return type(other) is Formula and other.text == self.text
+        return type(other) is type(self) and other.text == self.text
 
     def __hash__(self) -> int:
         return hash(self.text)
