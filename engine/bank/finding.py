@@ -398,7 +398,10 @@ def cache_dir() -> Path | None:
 def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
     """The size and mtime of every module of the engine, its sub-packages included: changes with any
     upgrade (a cached bank holds the engine's own classes, so any module may change what it means)."""
-    engine_dir = Path(__file__).resolve().parent.parent
+    # Plain strings, not Paths: about two hundred modules are stamped at every start that reads a
+    # bank, and a Path made and made relative per module cost three times the stat calls themselves.
+    engine_dir = str(Path(__file__).resolve().parent.parent)
+    prefix = len(engine_dir) + len(os.sep)
     entries: list[tuple[str, int, int]] = []
     folders = [engine_dir]
     while folders:
@@ -407,10 +410,10 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
             for entry in listing:
                 if entry.name.endswith(".py"):
                     info = entry.stat()
-                    shown = Path(entry.path).relative_to(engine_dir).as_posix()
+                    shown = entry.path[prefix:].replace(os.sep, "/")
                     entries.append((shown, info.st_size, info.st_mtime_ns))
                 elif entry.name != "__pycache__" and entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))
+                    folders.append(entry.path)
     return tuple(sorted(entries))
 
 
