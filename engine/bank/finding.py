@@ -185,9 +185,7 @@ def load(name_or_path: str, *, plugins: bool = False) -> Bank:
     if bank is None:
         bank = _load_file(found.path, resolved, plugins=plugins)
         if bank.origin != found.origin:
-            import dataclasses  # the loaded bank is a dataclass; only here is it remade
-
-            bank = dataclasses.replace(bank, origin=found.origin)
+            bank = bank.found_at(found.origin)
         _cache[key] = bank
     return bank
 

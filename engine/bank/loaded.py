@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +39,20 @@ class NoOriginalError(QuizError):
     """The item has no past-paper instance (its statement is not in the notes)."""
 
 
-@dataclass(frozen=True)
-class BankItem:
+class _Frozen:
+    """Read-only attributes, as a frozen dataclass has, without the dataclass machinery: a bank and
+    its items are made on every start that reads the bank cache, and `dataclasses` compiled their
+    methods at import (a few milliseconds of the first question). Attributes are set once, by
+    ``__init__`` or by a lazily filled field, through ``object.__setattr__``."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of a {type(self).__name__}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of a {type(self).__name__}")
+
+
+class BankItem(_Frozen):
     """An item of a loaded bank: its YAML, its generator and its validated parameters.
 
     A formula item has its compiled ``formula``, and a ``spec`` that runs it like a generator (its
@@ -54,10 +65,45 @@ class BankItem:
     original_kwargs: Mapping[str, Any] | None
     line: int
     bank: str
-    formula: Formula | None = None
-    explain: Explain | None = None
-    folder: str = ""
+    formula: Formula | None
+    explain: Explain | None
+    folder: str
     """The bank's folder, where the images its texts show are found (`attnquiz.engine.bank.images`)."""
+
+    def __init__(
+        self,
+        item: Item,
+        spec: GeneratorSpec,
+        kwargs: Mapping[str, Any],
+        original_kwargs: Mapping[str, Any] | None,
+        line: int,
+        bank: str,
+        formula: Formula | None = None,
+        explain: Explain | None = None,
+        folder: str = "",
+    ) -> None:
+        self.__dict__.update(
+            item=item,
+            spec=spec,
+            kwargs=kwargs,
+            original_kwargs=original_kwargs,
+            line=line,
+            bank=bank,
+            formula=formula,
+            explain=explain,
+            folder=folder,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and holds dicts: never a key
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, BankItem)
+        return all(getattr(self, name) == getattr(other, name) for name in _ITEM_FIELDS)
+
+    def __repr__(self) -> str:
+        return f"BankItem(bank={self.bank!r}, line={self.line}, id={self.id!r})"
 
     # A cached bank (`attnquiz.engine.bank.finding`) stores a built-in generator by its name, and an item
     # read back looks its generator up when it is first used: the first question of `quiz run`
@@ -255,8 +301,10 @@ class BankItem:
         )
 
 
-@dataclass(frozen=True)
-class Bank:
+_ITEM_FIELDS = ("item", "spec", "kwargs", "original_kwargs", "line", "bank", "formula", "explain", "folder")
+
+
+class Bank(_Frozen):
     """A validated bank: its name, title, where it came from, and its items in order."""
 
     name: str
@@ -264,14 +312,51 @@ class Bank:
     description: str
     path: str
     items: tuple[BankItem, ...]
-    plugins: tuple[Path, ...] = ()
+    plugins: tuple[Path, ...]
     """The bank's plugin files (Python code), whether or not this load imported them."""
-    origin: str = ""
+    origin: str
     """Where `attnquiz.engine.bank.finding` found it: built-in, QUIZ_PATH or path ("" when loaded
     directly)."""
-    images: tuple[tuple[str, int, int], ...] = ()
+    images: tuple[tuple[str, int, int], ...]
     """The image files its texts show (relative to its folder), each with the size and modification
     time (ns) it had when checked: a cached bank whose images changed is read again."""
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        description: str,
+        path: str,
+        items: tuple[BankItem, ...],
+        plugins: tuple[Path, ...] = (),
+        origin: str = "",
+        images: tuple[tuple[str, int, int], ...] = (),
+    ) -> None:
+        self.__dict__.update(
+            name=name,
+            title=title,
+            description=description,
+            path=path,
+            items=items,
+            plugins=plugins,
+            origin=origin,
+            images=images,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and holds dicts: never a key
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    def __repr__(self) -> str:
+        return f"Bank(name={self.name!r}, path={self.path!r}, {len(self.items)} items)"
+
+    def found_at(self, origin: str) -> Bank:
+        """This bank as found at ``origin`` (built-in, QUIZ_PATH or path)."""
+        fields = dict(self.__dict__, origin=origin)
+        return Bank(**fields)
 
     def get(self, item_id: str) -> BankItem:
         """The item with that id, or an error that suggests the closest ids."""
