@@ -38,7 +38,6 @@ grammar, exact values with limits) is `attnquiz.engine.answers.arithmetic`'s.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
@@ -283,14 +282,20 @@ def prepare(text: str) -> str:
 
 _APPROX = "\u2248"  # ≈, as a worked solution writes an answer: ≈ 1.93
 
+
 # A decimal times a power of ten, as people and worked solutions write one: 2.0 × 10^-9 (× is `*`
 # by now), 2.0 x 10^-9, 2.0*10^(-9), 2.0 × 10⁻⁹. Read as the literal 2.0e-9, so that its digits
-# keep their precision (2.0 has two significant figures).
-_TIMES_TEN = re.compile(
-    r"(?<![\w.])(?P<m>\d+(?:\.\d*)?|\.\d+)\s*(?:\*|[xX])\s*10\s*"
-    r"(?:(?:\^|\*\*)\s*(?:\(\s*(?P<p>[+-]?\d+)\s*\)|(?P<e>[+-]?\d+))|(?P<s>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
-    r"(?![\w.(^⁰¹²³⁴⁵⁶⁷⁸⁹]|\s*(?:\^|\*\*))"
-)
+# keep their precision (2.0 has two significant figures). Compiled when a response first holds a 10
+# (most hold none, and the pattern takes most of a millisecond to compile).
+@functools.cache
+def _times_ten() -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![\w.])(?P<m>\d+(?:\.\d*)?|\.\d+)\s*(?:\*|[xX])\s*10\s*"
+        r"(?:(?:\^|\*\*)\s*(?:\(\s*(?P<p>[+-]?\d+)\s*\)|(?P<e>[+-]?\d+))|(?P<s>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
+        r"(?![\w.(^⁰¹²³⁴⁵⁶⁷⁸⁹]|\s*(?:\^|\*\*))"
+    )
+
+
 _AFTER_OPERAND = set(")]}.") | set("0123456789")
 
 
@@ -335,7 +340,7 @@ def as_written(clean: str) -> str:
             exponent = "".join(_SUPERSCRIPTS[ch] for ch in match.group("s"))
         return f"{match.group('m')}e{exponent}"
 
-    return _TIMES_TEN.sub(literal, clean)
+    return _times_ten().sub(literal, clean)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,6 +466,8 @@ def unknown_name_reason(name: str) -> str:
         rest = name[len(fn) :]
         if lower.startswith(fn) and rest.isdigit():
             return f"Unknown name {shown}: write {fn}({rest}), with parentheses."
+    import difflib  # only to suggest a name for an unknown one
+
     close = difflib.get_close_matches(lower, [*FUNCTIONS, *CONSTANTS], n=1, cutoff=0.75)
     hint = f" Did you mean `{close[0]}`?" if close else ""
     return f"Unknown name {shown}: an answer may use only the names {ALLOWED_NAMES}.{hint}"

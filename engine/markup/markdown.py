@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from msgspec import Struct
@@ -131,38 +131,47 @@ IMAGE_WIDTH = re.compile(r"^(?:(?:[1-9]\d?|100)%|(?:\d{1,2}(?:\.\d{1,2})?)(?:cm|
 """A width an image may ask for: 1% to 100% of the text's width, or a length under 100 cm, mm or in."""
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
-# What Markdown would read as structure the renderers do not draw: refused, with a reason.
-_REFUSED_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^ {0,3}#{1,6}(\s|$)"), "headings (#) are not supported: use **bold** text"),
-    (re.compile(r"^ {0,3}>"), "block quotes (>) are not supported"),
-    (
-        re.compile(r"^ {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$"),
-        "horizontal rules (---) are not supported: leave a blank line between paragraphs",
-    ),
-    (re.compile(r"^ {0,3}=+\s*$"), "headings (a line of ===) are not supported: use **bold** text"),
-    (re.compile(r"^ {0,3}\[[^\]]+\]:"), "link definitions ([x]: url) are not supported"),
-)
-_REFUSED_SPANS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?<!!)\[[^\[\]]*\]\([^)]*\)"), "links [text](url) are not supported"),
-    (re.compile(r"(?<!!)\[[^\[\]]+\]\[[^\[\]]*\]"), "reference links [text][ref] are not supported"),
-    (
-        re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|<[^\s<>@]+@[^\s<>@]+>"),
-        "autolinks <url> are not supported: write the address as code, `https://…`",
-    ),
-    (
-        re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(\s+[A-Za-z_:][^<>]*)?\s*/?>|<!--|<\?|<![A-Za-z]"),
-        "raw HTML is not supported: write Markdown (a < that starts no tag is fine)",
-    ),
-    (
-        re.compile(r"&(#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"),
-        "HTML entities (&name;) are not supported: write the character itself",
-    ),
-    (
-        re.compile(r"!\[[^\[\]\n]*\]\([^()]*\)"),
-        "an image must stand on a line of its own: ![alt text](file.png)",
-    ),
-)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# What Markdown would read as structure the renderers do not draw: refused, with a reason. Only a
+# bank's check (strict reading) looks for them, so they are compiled when it first does: a question
+# drawn from a checked bank never needs them.
+_Refusals = tuple[tuple[re.Pattern[str], str], ...]
+
+
+@cache
+def _refusals() -> tuple[_Refusals, _Refusals, re.Pattern[str]]:
+    """What is refused on a line of its own, what is refused within a line, and a code span."""
+    refused_lines = (
+        (re.compile(r"^ {0,3}#{1,6}(\s|$)"), "headings (#) are not supported: use **bold** text"),
+        (re.compile(r"^ {0,3}>"), "block quotes (>) are not supported"),
+        (
+            re.compile(r"^ {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$"),
+            "horizontal rules (---) are not supported: leave a blank line between paragraphs",
+        ),
+        (re.compile(r"^ {0,3}=+\s*$"), "headings (a line of ===) are not supported: use **bold** text"),
+        (re.compile(r"^ {0,3}\[[^\]]+\]:"), "link definitions ([x]: url) are not supported"),
+    )
+    refused_spans = (
+        (re.compile(r"(?<!!)\[[^\[\]]*\]\([^)]*\)"), "links [text](url) are not supported"),
+        (re.compile(r"(?<!!)\[[^\[\]]+\]\[[^\[\]]*\]"), "reference links [text][ref] are not supported"),
+        (
+            re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|<[^\s<>@]+@[^\s<>@]+>"),
+            "autolinks <url> are not supported: write the address as code, `https://…`",
+        ),
+        (
+            re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(\s+[A-Za-z_:][^<>]*)?\s*/?>|<!--|<\?|<![A-Za-z]"),
+            "raw HTML is not supported: write Markdown (a < that starts no tag is fine)",
+        ),
+        (
+            re.compile(r"&(#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"),
+            "HTML entities (&name;) are not supported: write the character itself",
+        ),
+        (
+            re.compile(r"!\[[^\[\]\n]*\]\([^()]*\)"),
+            "an image must stand on a line of its own: ![alt text](file.png)",
+        ),
+    )
+    code_span = re.compile(r"(`+)(?:(?!\1).)+?\1")
+    return refused_lines, refused_spans, code_span
 
 
 @lru_cache(maxsize=8192)
@@ -369,20 +378,16 @@ def _width(given: str) -> str:
     return ""
 
 
-def _without_code(line: str) -> str:
-    """A line without its code spans and escaped characters, for the checks of what is refused."""
-    return _CODE_SPAN.sub("", re.sub(r"\\.", "", line))
-
-
 def _refuse(lines: list[str]) -> None:
+    refused_lines, refused_spans, code_span = _refusals()
     for line in lines:
-        for pattern, message in _REFUSED_LINES:
+        for pattern, message in refused_lines:
             if pattern.match(line):
                 raise _AtRow(message, line)
-        bare = _without_code(line)
+        bare = code_span.sub("", re.sub(r"\\.", "", line))  # code spans and escapes are not refused
         if _IMAGE_LINE.match(bare):
             continue
-        for pattern, message in _REFUSED_SPANS:
+        for pattern, message in refused_spans:
             found = pattern.search(bare)
             if found:
                 raise _AtRow(message, line, found.group(0))
