@@ -8,13 +8,15 @@ shape [..., T, d], ``W`` applied on the right (``x @ W``), softmax over the last
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from msgspec import Struct
-from numpy.typing import ArrayLike, NDArray
 
-Array = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing only names types: importing it costs every question a millisecond
+    from numpy.typing import ArrayLike, NDArray
+
+    Array = NDArray[np.float64]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,6 +336,8 @@ def steps_to_fall_below(per_step: float, threshold: float) -> int:
     k = max(1, math.floor(math.log(threshold) / math.log(per_step)))  # a first guess, corrected below
     # Exact powers of a k-step answer have about k times the digits; no quiz asks for that many.
     exact = k <= _EXACT_STEPS
+    from fractions import Fraction  # only this function's questions need exact powers
+
     p, t = Fraction(str(float(per_step))), Fraction(str(float(threshold)))
 
     def below(n: int) -> bool:

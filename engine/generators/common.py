@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from attnquiz.engine.answers.kinds import Answer, Mistake
 from attnquiz.engine.answers.tolerance import Tolerance, format_number
 from attnquiz.engine.answers.values import Matrix, Vector
 from attnquiz.engine.variant import kept_mistakes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 TWO_PLACES = Tolerance.decimals(2)
 THREE_PLACES = Tolerance.decimals(3)

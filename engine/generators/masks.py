@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from attnquiz.engine import numerics
 from attnquiz.engine.answers.kinds import (
@@ -22,6 +22,9 @@ from attnquiz.engine.generators.plots import score_map, weight_map
 from attnquiz.engine.generators.week2_common import fixed, tex_grid, tex_row
 from attnquiz.engine.registry import generator
 from attnquiz.engine.variant import Variant
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 WRONG_TRIANGLE = (
     r"That masks the wrong triangle: query $i$ must see keys $1, \ldots, i$ (itself and earlier "
