@@ -258,7 +258,7 @@ class ExpressionAnswer(Struct, frozen=True):
     """A formula in symbols the item declares (``12*d^2 + 13*d`` in ``d``), equal when algebraically equal.
 
     ``value`` is the formula as the reader writes it back; ``symbols`` are the names a response may
-    use (each in any spelling `attnquiz.engine.answers.read_shapes.canonical_symbol` folds). A response
+    use (each in any spelling `attnquiz.engine.answers.symbol_names.canonical_symbol` folds). A response
     is graded by `attnquiz.engine.answers.symbolic.equivalent` (exact values at random points, no sympy);
     a listed mistake is a `Formula` too.
     """

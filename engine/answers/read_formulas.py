@@ -37,7 +37,7 @@ from attnquiz.engine.answers.parse import (
     remembered,
     tokenize,
 )
-from attnquiz.engine.answers.read_shapes import canonical_symbol, similar_symbols, spell_dimensions
+from attnquiz.engine.answers.symbol_names import canonical_symbol, similar_symbols, spell_dimensions
 
 
 def example_formula(symbols: Sequence[str]) -> str:

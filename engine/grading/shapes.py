@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from attnquiz.engine.answers import parse, read_shapes
+from attnquiz.engine.answers import parse, read_shapes, symbol_names
 from attnquiz.engine.answers.kinds import Mistake, ShapeAnswer
 from attnquiz.engine.grading.outcome import REVERSED, Grade, correct, invalid, named, slip, wrong
 
 
 def _canonical(dims: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(read_shapes.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
+    return tuple(symbol_names.canonical_symbol(d) if isinstance(d, str) else d for d in dims)
 
 
 def _declared(answer: ShapeAnswer, mistakes: Sequence[Mistake]) -> dict[str, int | None]:
@@ -21,9 +21,9 @@ def _declared(answer: ShapeAnswer, mistakes: Sequence[Mistake]) -> dict[str, int
     The answer declares the names its prompt uses; names in listed mistakes are readable too, so
     that every mistake can be typed back.
     """
-    declared = {read_shapes.canonical_symbol(name): value for name, value in answer.symbols}
+    declared = {symbol_names.canonical_symbol(name): value for name, value in answer.symbols}
     for name, _ in answer.products:
-        declared.setdefault(read_shapes.canonical_symbol(name), None)
+        declared.setdefault(symbol_names.canonical_symbol(name), None)
     for mistake in mistakes:
         if isinstance(mistake.value, tuple):
             for d in mistake.value:
@@ -36,7 +36,7 @@ def _factors(dim: Any) -> list[str]:
     """The names of a dimension, canonical: one for a name, several for a product (h*d_k)."""
     if not isinstance(dim, str):
         return []
-    return [read_shapes.canonical_symbol(f.strip()) for f in dim.split("*") if not f.strip().isdigit()]
+    return [symbol_names.canonical_symbol(f.strip()) for f in dim.split("*") if not f.strip().isdigit()]
 
 
 Monomial = tuple[int, tuple[str, ...]]
@@ -62,7 +62,7 @@ def _monomial(
         if factor.isdigit():
             coefficient *= int(factor)
             continue
-        key = read_shapes.canonical_symbol(factor)
+        key = symbol_names.canonical_symbol(factor)
         value = declared.get(key)
         if value is not None:
             coefficient *= value
@@ -85,7 +85,7 @@ def _unreadable_names(
     out, where every dimension of the answer is a number.
     """
     names = [f for d in found if isinstance(d, str) for f in d.split("*") if not f.strip().isdigit()]
-    strange = [d for d in names if read_shapes.canonical_symbol(d) not in declared]
+    strange = [d for d in names if symbol_names.canonical_symbol(d) not in declared]
     spelled = [name for name, _ in answer.symbols]
     if strange:
         if not spelled:
@@ -93,14 +93,14 @@ def _unreadable_names(
                 f"{strange[0]} is not a number: this question gives every size, so each dimension is "
                 "a number."
             )
-        meant = read_shapes.similar_symbols(strange[0], spelled)
+        meant = symbol_names.similar_symbols(strange[0], spelled)
         guess = f" Did you mean {' or '.join(meant)}?" if meant else ""
         return (
             f"This question has no dimension named {strange[0]} (names are case-sensitive; it uses "
             f"{', '.join(spelled)}).{guess}"
         )
     if not answer.symbolic:
-        unknown = [d for d in names if declared.get(read_shapes.canonical_symbol(d)) is None]
+        unknown = [d for d in names if declared.get(symbol_names.canonical_symbol(d)) is None]
         if unknown:
             return (
                 f"This question asks for the sizes as numbers, and {unknown[0]} is one to work out: "
@@ -119,7 +119,7 @@ def grade_shape(answer: ShapeAnswer, response: str, mistakes: Sequence[Mistake])
     unreadable = _unreadable_names(answer, found, declared)
     if unreadable is not None:
         return invalid(answer, unreadable, read)
-    products = {read_shapes.canonical_symbol(name): text for name, text in answer.products}
+    products = {symbol_names.canonical_symbol(name): text for name, text in answer.products}
     given, target = _substituted(found, declared, products), _substituted(answer.dims, declared, products)
     if given == target:
         return correct(read)

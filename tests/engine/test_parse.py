@@ -16,6 +16,7 @@ from attnquiz.engine.answers import (
     read_matrices,
     read_numbers,
     read_shapes,
+    symbol_names,
 )
 from attnquiz.engine.answers.parse import Invalid, Number
 from attnquiz.engine.markup import markdown as md
@@ -478,10 +479,10 @@ def test_unreadable_shapes_are_invalid(text: str, words: str) -> None:
 
 
 def test_symbol_names_compare_without_subscript_marks_but_with_case() -> None:
-    assert read_shapes.canonical_symbol("d_model") == read_shapes.canonical_symbol("dmodel")
-    assert read_shapes.canonical_symbol("d_{model}") == read_shapes.canonical_symbol("d_model")
-    assert read_shapes.canonical_symbol("T") != read_shapes.canonical_symbol("t")
-    assert read_shapes.canonical_symbol("d") != read_shapes.canonical_symbol("d_model")
+    assert symbol_names.canonical_symbol("d_model") == symbol_names.canonical_symbol("dmodel")
+    assert symbol_names.canonical_symbol("d_{model}") == symbol_names.canonical_symbol("d_model")
+    assert symbol_names.canonical_symbol("T") != symbol_names.canonical_symbol("t")
+    assert symbol_names.canonical_symbol("d") != symbol_names.canonical_symbol("d_model")
 
 
 # -- letters -------------------------------------------------------------------------------------

@@ -556,10 +556,10 @@ def dimension_spellings(name: str) -> tuple[str, ...]:
     lists what quiz accepts: ``d_v``, ``dv``, ``d_{v}``, ``dᵥ``, ``d_\\text{v}``, ... Candidates
     are the usual plain, TeX and Unicode forms of a subscript; the reader decides which count.
     """
-    from attnquiz.engine.answers import read_shapes
+    from attnquiz.engine.answers import read_shapes, symbol_names
 
-    canonical = read_shapes.canonical_symbol(name)
-    plain = read_shapes.spell_dimensions(name)
+    canonical = symbol_names.canonical_symbol(name)
+    plain = symbol_names.spell_dimensions(name)
     base, _, sub = plain.partition("_")
     candidates = [name, plain, canonical]
     if base and sub:
@@ -574,7 +574,7 @@ def dimension_spellings(name: str) -> tuple[str, ...]:
             isinstance(dims, tuple)
             and len(dims) == 1
             and isinstance(dims[0], str)
-            and read_shapes.canonical_symbol(dims[0]) == canonical
+            and symbol_names.canonical_symbol(dims[0]) == canonical
         )
 
     return tuple(c for c in dict.fromkeys(candidates) if read_as_name(c))
