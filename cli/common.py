@@ -8,7 +8,6 @@ type most run without typer (`attnquiz.plain_parsing`); the parameter types are 
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
@@ -65,6 +64,8 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
 
     Escapes keep the data exact where an ASCII spelling (sqrt for √) would change it.
     """
+    import json  # only for --json output: a question's start-up never imports it
+
     from attnquiz.terminal import is_unicode
 
     separators = (",", ":") if indent is None else (",", ": ")

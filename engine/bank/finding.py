@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import stat
@@ -334,6 +333,8 @@ def _read_listing(folder: Path, stamp: dict[str, Any]) -> BankListing | None:
             data = handle.read(MAX_LISTING_BYTES + 1)
         if len(data) > MAX_LISTING_BYTES:
             return None
+        import json  # the listing is `quiz list`'s alone: a question never imports json
+
         stored = json.loads(data)
     except (OSError, ValueError, RecursionError):
         return None  # unreadable, not UTF-8, not JSON, or nested beyond the parser: rebuilt
@@ -365,6 +366,8 @@ def _write_listing(folder: Path, stamp: dict[str, Any], built: BankListing) -> N
         "stamp": stamp,
         "listing": {"title": built.title, "items": [structs.asdict(item) for item in built.items]},
     }
+    import json
+
     data = json.dumps(stored, separators=(",", ":")).encode("ascii")  # \u escapes: any text round-trips
     _write_entry(folder, entry_path(folder, stamp, LISTING_SUFFIX), data)
 
