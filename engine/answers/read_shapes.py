@@ -1,8 +1,9 @@
 """Reading tensor shapes (``[50, 512]``, ``50x512``, ``[T, d_model]``).
 
-A dimension is a whole number (or an expression giving one) or a name; `attnquiz.engine.answers.symbol_names`
-makes the ways a name is written (``d_model``, ``dmodel``, ``d_{model}``, ``dₘₒdₑₗ``) agree, for shapes
-and for formulas (`attnquiz.engine.answers.read_formulas`) alike.
+A dimension is a whole number (or an expression giving one) or a name;
+`attnquiz.engine.answers.symbol_names` makes the ways a name is written (``d_model``, ``dmodel``,
+``d_{model}``, ``dₘₒdₑₗ``) agree, for shapes and for formulas (`attnquiz.engine.answers.read_formulas`)
+alike.
 """
 
 from __future__ import annotations

@@ -40,10 +40,22 @@ class NoOriginalError(QuizError):
 
 
 class _Frozen:
-    """Read-only attributes, as a frozen dataclass has, without the dataclass machinery: a bank and
-    its items are made on every start that reads the bank cache, and `dataclasses` compiled their
-    methods at import (a few milliseconds of the first question). Attributes are set once, by
-    ``__init__`` or by a lazily filled field, through ``object.__setattr__``."""
+    """Read-only fields, equal by value and never hashed, as a frozen dataclass is, without the
+    dataclass machinery: a bank and its items are made on every start that reads the bank cache, and
+    `dataclasses` compiled their methods at import (a few milliseconds of the first question).
+
+    ``__init__`` sets the ``_FIELDS`` in ``__dict__``; a field filled lazily (an item read back from
+    the cache) is set through ``object.__setattr__``. Equality compares the ``_FIELDS`` alone, not
+    the rest of ``__dict__`` (an item's cached facts, its still-pickled parameters)."""
+
+    _FIELDS: tuple[str, ...] = ()
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and holds dicts: never a key
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"cannot assign to field {name!r} of a {type(self).__name__}")
@@ -70,6 +82,8 @@ class BankItem(_Frozen):
     folder: str
     """The bank's folder, where the images its texts show are found (`attnquiz.engine.bank.images`)."""
 
+    _FIELDS = ("item", "spec", "kwargs", "original_kwargs", "line", "bank", "formula", "explain", "folder")
+
     def __init__(
         self,
         item: Item,
@@ -93,14 +107,6 @@ class BankItem(_Frozen):
             explain=explain,
             folder=folder,
         )
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and holds dicts: never a key
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, BankItem)
-        return all(getattr(self, name) == getattr(other, name) for name in _ITEM_FIELDS)
 
     def __repr__(self) -> str:
         return f"BankItem(bank={self.bank!r}, line={self.line}, id={self.id!r})"
@@ -301,9 +307,6 @@ class BankItem(_Frozen):
         )
 
 
-_ITEM_FIELDS = ("item", "spec", "kwargs", "original_kwargs", "line", "bank", "formula", "explain", "folder")
-
-
 class Bank(_Frozen):
     """A validated bank: its name, title, where it came from, and its items in order."""
 
@@ -320,6 +323,8 @@ class Bank(_Frozen):
     images: tuple[tuple[str, int, int], ...]
     """The image files its texts show (relative to its folder), each with the size and modification
     time (ns) it had when checked: a cached bank whose images changed is read again."""
+
+    _FIELDS = ("name", "title", "description", "path", "items", "plugins", "origin", "images")
 
     def __init__(
         self,
@@ -343,20 +348,13 @@ class Bank(_Frozen):
             images=images,
         )
 
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and holds dicts: never a key
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.__dict__ == other.__dict__
-
     def __repr__(self) -> str:
         return f"Bank(name={self.name!r}, path={self.path!r}, {len(self.items)} items)"
 
     def found_at(self, origin: str) -> Bank:
         """This bank as found at ``origin`` (built-in, QUIZ_PATH or path)."""
-        fields = dict(self.__dict__, origin=origin)
-        return Bank(**fields)
+        fields = {name: getattr(self, name) for name in self._FIELDS}
+        return Bank(**{**fields, "origin": origin})
 
     def get(self, item_id: str) -> BankItem:
         """The item with that id, or an error that suggests the closest ids."""

@@ -3,6 +3,7 @@ dataclasses they replaced were: a cached bank is shared by every question built 
 
 from __future__ import annotations
 
+import inspect
 import pickle
 
 import pytest
@@ -52,3 +53,10 @@ def test_found_at_changes_the_origin_only() -> None:
     assert moved.found_at(bank.origin) == bank
     assert all(isinstance(item, BankItem) for item in moved.items)
     assert moved.items == bank.items
+
+
+@pytest.mark.parametrize("kind", [Bank, BankItem])
+def test_equality_compares_every_field_the_constructor_takes(kind: type[Bank] | type[BankItem]) -> None:
+    # A field added to __init__ but not to _FIELDS would be left out of equality and of found_at.
+    taken = tuple(inspect.signature(kind.__init__).parameters)[1:]
+    assert taken == kind._FIELDS
